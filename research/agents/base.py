@@ -1,0 +1,64 @@
+"""The Agent protocol: one call per phase, a typed result, no exceptions for agent failures."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Protocol
+
+
+class FailureKind(StrEnum):
+    """Why an agent call failed, for the retry logic."""
+
+    TIMEOUT = "timeout"
+    EXIT_NONZERO = "exit_nonzero"
+    AGENT_ERROR = "agent_error"  # exit 0, but an `error` event or a rejected permission
+    NO_OUTPUT = "no_output"
+    MISSING_FILES = "missing_files"  # set by the loop after validating the phase's files
+
+    @property
+    def transient(self) -> bool:
+        """Worth retrying the same call after a backoff."""
+        return self in (FailureKind.TIMEOUT, FailureKind.EXIT_NONZERO, FailureKind.NO_OUTPUT,
+                        FailureKind.AGENT_ERROR)
+
+
+@dataclass(frozen=True)
+class AgentCall:
+    """One phase's request to an agent."""
+
+    phase: str
+    prompt: str
+    model: str
+    timeout: float
+    cwd: Path
+    log_path: Path | None = None
+    # The template variables of the phase. Real agents ignore them; the mock agent uses
+    # them to know which files a real agent would have edited.
+    context: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class AgentResult:
+    """What happened during one agent call."""
+
+    ok: bool
+    exit_code: int | None
+    output: str = ""
+    stderr: str = ""
+    duration: float = 0.0
+    failure: FailureKind | None = None
+    error: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost: float | None = None
+
+
+class Agent(Protocol):
+    """Anything that can carry out a phase's prompt in a working directory."""
+
+    name: str
+
+    def run(self, call: AgentCall) -> AgentResult: ...
