@@ -1,0 +1,128 @@
+"""Every path of a research session, and the validation of session names."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from research.errors import UsageError
+
+NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+RESEARCH_DIR = ".research"
+REPORTS_DIR = "reports"
+
+
+def validate_name(name: str) -> str:
+    """Return `name` unchanged if it is a safe session name, else raise UsageError."""
+    if not NAME_PATTERN.fullmatch(name) or name in {".", ".."}:
+        shown = repr(name) if name else "an empty name"
+        raise UsageError(
+            f"invalid --name {shown}: use 1-64 characters of a-z, 0-9, '.', '_' or '-', "
+            "starting with a letter or digit"
+        )
+    return name
+
+
+@dataclass(frozen=True)
+class SessionPaths:
+    """The files of one session, all under `root` (the working directory)."""
+
+    root: Path
+    name: str
+
+    @property
+    def research_root(self) -> Path:
+        return self.root / RESEARCH_DIR
+
+    @property
+    def templates_dir(self) -> Path:
+        return self.research_root / "templates"
+
+    @property
+    def session_dir(self) -> Path:
+        return self.research_root / self.name
+
+    @property
+    def lock_file(self) -> Path:
+        return self.session_dir / "research.lock.json"
+
+    @property
+    def state_file(self) -> Path:
+        return self.session_dir / "state.json"
+
+    @property
+    def plan_file(self) -> Path:
+        return self.session_dir / "research_plan.md"
+
+    @property
+    def progress_index(self) -> Path:
+        return self.session_dir / "progress.md"
+
+    @property
+    def progress_dir(self) -> Path:
+        return self.session_dir / "progress"
+
+    def progress_file(self, slug: str) -> Path:
+        return self.progress_dir / f"{slug}.md"
+
+    @property
+    def accepted_file(self) -> Path:
+        return self.session_dir / "review.accepted.md"
+
+    @property
+    def rejected_file(self) -> Path:
+        return self.session_dir / "review.rejected.md"
+
+    @property
+    def recovery_notes(self) -> Path:
+        return self.session_dir / "recovery.notes.md"
+
+    @property
+    def completed_file(self) -> Path:
+        return self.session_dir / "completed.md"
+
+    @property
+    def decisions_file(self) -> Path:
+        return self.session_dir / "decisions.jsonl"
+
+    @property
+    def events_file(self) -> Path:
+        return self.session_dir / "events.jsonl"
+
+    @property
+    def sources_file(self) -> Path:
+        return self.session_dir / "sources.json"
+
+    @property
+    def citations_file(self) -> Path:
+        return self.session_dir / "citations.json"
+
+    @property
+    def logs_dir(self) -> Path:
+        return self.session_dir / "logs"
+
+    @property
+    def archive_dir(self) -> Path:
+        return self.session_dir / "archive"
+
+    @property
+    def report_dir(self) -> Path:
+        return self.root / REPORTS_DIR / self.name
+
+    @property
+    def report_file(self) -> Path:
+        return self.report_dir / "report.md"
+
+    def relative(self, path: Path) -> str:
+        """`path` relative to the working directory, as the agent is told it."""
+        return path.relative_to(self.root).as_posix()
+
+    def intermediate_files(self) -> list[Path]:
+        """Files of the session dir that are archived and removed on completion."""
+        return [
+            self.accepted_file,
+            self.rejected_file,
+            self.recovery_notes,
+            self.completed_file,
+        ]
