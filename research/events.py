@@ -1,0 +1,67 @@
+"""The structured event log (`events.jsonl`) and the Python logger of the package."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from research.fsutil import append_line
+
+logger = logging.getLogger("research")
+
+EVENT_TYPES = frozenset({
+    "run_start", "run_end", "phase_start", "phase_end", "agent_call", "retry", "recovery",
+    "plan_repair", "topic_skipped", "topic_exhausted", "decision", "research_stopped",
+    "lock_taken", "lock_released", "completion_marker", "stray_files", "citation_fix",
+    "archive", "error", "warning",
+})
+
+
+class EventLog:
+    """Appends one JSON object per event; each carries a timestamp, the iteration and a type."""
+
+    def __init__(self, path: Path, *, clock: Callable[[], float] = time.time) -> None:
+        self.path = path
+        self.clock = clock
+        self.iteration = 0
+        self.listeners: list[Callable[[dict[str, Any]], None]] = []
+
+    def emit(self, event_type: str, **fields: Any) -> dict[str, Any]:
+        if event_type not in EVENT_TYPES:
+            raise ValueError(f"unknown event type {event_type!r}")
+        record = {
+            "ts": datetime.fromtimestamp(self.clock(), UTC).isoformat(timespec="milliseconds"),
+            "iteration": self.iteration,
+            "type": event_type,
+            **fields,
+        }
+        append_line(self.path, json.dumps(record, ensure_ascii=False, default=str))
+        level = logging.WARNING if event_type in {"error", "warning"} else logging.INFO
+        logger.log(level, "%s %s", event_type, _short(fields))
+        for listener in self.listeners:
+            listener(record)
+        return record
+
+
+def _short(fields: dict[str, Any]) -> str:
+    return " ".join(f"{key}={value}" for key, value in fields.items() if key != "prompt")[:500]
+
+
+def read_events(path: Path) -> list[dict[str, Any]]:
+    """Every well-formed event of a log; a torn last line (kill mid-write) is skipped."""
+    events = []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        return []
+    for line in lines:
+        try:
+            events.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return events

@@ -1,0 +1,189 @@
+"""RWRState: the persisted state of a session (seed 003 fields plus what the loop needs)."""
+
+from __future__ import annotations
+
+import json
+from enum import StrEnum
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from research.errors import StateError
+from research.fsutil import atomic_write_text
+from research.plan import Plan, TopicStatus
+
+SCHEMA_VERSION = 1
+STATE_KIND = "research.py/state"
+
+
+class Phase(StrEnum):
+    INITIAL_PLAN = "initial_plan"
+    RESEARCH = "research"
+    REVIEW = "review"
+    SYNTHESIZE = "synthesize"
+    FINAL_REVIEW = "final_review"
+    REVISE = "revise"
+    RECOVERY = "recovery"
+    DONE = "done"
+
+
+class StopReason(StrEnum):
+    """Why the RESEARCH-REVIEW loop ended."""
+
+    ALL_DONE = "all_topics_done"
+    ALL_EXHAUSTED = "all_open_topics_exhausted"
+    ITERATION_LIMIT = "iteration_limit"
+    TIME_BUDGET = "time_budget"
+    LOW_NOVELTY = "low_novelty"
+    CIRCUIT_BREAKER = "circuit_breaker"
+
+
+class Verdict(BaseModel):
+    """The fenced JSON block of a review verdict file (SPEC §5.1)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    verdict: Literal["accepted", "rejected"]
+    summary: str
+    gaps: list[str]
+    nextSearchTopic: str | None = None  # noqa: N815 - the seed's key names
+    urlToSearch: str | None = None  # noqa: N815
+
+
+class LoopDecision(BaseModel):
+    """One record of decisions.jsonl (SPEC §5.4): the keys are exactly these."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    iteration: int
+    topic: str
+    summary: str
+    gaps: list[str]
+    shouldContinue: bool  # noqa: N815
+    reason: str
+    nextSearchTopic: str | None  # noqa: N815
+    urlToSearch: str | None  # noqa: N815
+    timeRemainingMinutes: float | None  # noqa: N815
+    novelty: float | None
+
+
+class PhaseUsage(BaseModel):
+    """Agent calls of one phase kind, summed over the run."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    calls: int = 0
+    failures: int = 0
+    seconds: float = 0.0
+    input_tokens: int | None = None
+    """None while no call of this phase reported tokens."""
+    output_tokens: int | None = None
+    cost: float | None = None
+
+
+class RWRState(BaseModel):
+    """Everything needed to resume a session exactly where its last saved phase left off."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=False)
+
+    kind: Literal["research.py/state"] = STATE_KIND
+    """Marks the file as ours, so a foreign JSON file is refused with a clear message."""
+    schema_version: int = SCHEMA_VERSION
+    name: str
+
+    # Fields of the seed's RWRState.
+    original_topic: str
+    breadth: int
+    depth: int
+    iteration: int = 0
+    current_phase: Phase = Phase.INITIAL_PLAN
+    failed_phase: Phase | None = None
+    retry_count: int = 0
+    """Recovery rounds used by the phase in flight."""
+    max_iterations: int
+    model: str
+    review_model: str
+    lock_token: str | None = None
+    start_time: float = 0.0
+    phase_history: list[str] = Field(default_factory=list)
+    last_error: str | None = None
+    is_complete: bool = False
+    mock_mode: bool = False
+    phase_recovered: bool = False
+    timeout: float
+
+    # What this specification adds.
+    plan: Plan
+    current_topic: str | None = None
+    """Slug of the topic whose RESEARCH or REVIEW is in flight."""
+    time_budget_minutes: float | None = None
+    elapsed_seconds: float = 0.0
+    """Wall-clock time used by all processes of this session, up to the last save."""
+    agent: str = "opencode"
+    review_feedback: dict[str, Verdict] = Field(default_factory=dict)
+    """The last rejection of each topic, handed to its next RESEARCH prompt."""
+    stop_reason: StopReason | None = None
+    stop_detail: str = ""
+    agent_calls: int = 0
+    agent_failures: int = 0
+    failed_phases: int = 0
+    consecutive_failed_phases: int = 0
+    recoveries: int = 0
+    usage: dict[str, PhaseUsage] = Field(default_factory=dict)
+    skipped_topics: list[str] = Field(default_factory=list)
+    """Names of proposed topics skipped as near-duplicates or for low novelty."""
+    novelty: dict[str, float] = Field(default_factory=dict)
+    consecutive_low_novelty: int = 0
+    last_decision: LoopDecision | None = None
+    duplicate_threshold: float = 0.75
+    min_novelty: float = 0.15
+    early_termination: bool = True
+    final_review_rejected: bool = False
+    final_review_accepted: bool = False
+    citation_ids_removed: list[int] = Field(default_factory=list)
+    report_fallback: bool = False
+    """True when the orchestrator compiled the report itself because SYNTHESIZE failed."""
+
+    @property
+    def exhausted_topics(self) -> list[str]:
+        return [t.name for t in self.plan.topics if t.status is TopicStatus.EXHAUSTED]
+
+
+def save_state(state: RWRState, path: Path) -> None:
+    atomic_write_text(path, state.model_dump_json(indent=2) + "\n")
+
+
+def load_state(path: Path) -> RWRState:
+    """Read a state file, turning every way it can be wrong into one clear StateError."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise StateError(
+            f"no saved session at {path}: start it without --resume, or check --name"
+        ) from None
+    except OSError as exc:
+        raise StateError(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        raw = json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise StateError(
+            f"{path} is corrupt (not valid JSON: {exc}); it was left untouched"
+        ) from None
+    if not isinstance(raw, dict) or raw.get("kind") != STATE_KIND:
+        raise StateError(f"{path} is not a research.py state file; it was left untouched")
+    version = raw.get("schema_version")
+    if not isinstance(version, int) or version > SCHEMA_VERSION:
+        raise StateError(
+            f"{path} was written by a newer research.py (schema {version!r}, this version reads "
+            f"{SCHEMA_VERSION}); upgrade research.py to resume it"
+        )
+    try:
+        return RWRState.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "(top level)"
+        raise StateError(
+            f"{path} does not have the shape of a research.py state file "
+            f"({where}: {first['msg']}); it was left untouched"
+        ) from None
