@@ -1,0 +1,665 @@
+"""The topic tree: models, `research_plan.md` parsing and rendering, BFS order, reconciliation.
+
+The orchestrator's `Plan` (kept in `state.json`) is the truth. The agent edits
+`research_plan.md`; after each phase the file is parsed leniently into a `ParsedPlan` and
+`reconcile` decides which of the agent's edits the plan takes (SPEC §4.3).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Collection, Iterable
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from research.errors import PlanParseError
+
+
+class TopicStatus(StrEnum):
+    """A topic's status, as written in `research_plan.md`."""
+
+    PENDING = "Pending"
+    IN_PROGRESS = "In Progress"
+    IN_REVIEW = "In Review"
+    COMPLETE = "Complete"
+    SKIPPED = "Skipped"
+    EXHAUSTED = "Exhausted"
+
+
+OPEN_STATUSES: frozenset[TopicStatus] = frozenset(
+    {TopicStatus.PENDING, TopicStatus.IN_PROGRESS, TopicStatus.IN_REVIEW}
+)
+RETRY_EXHAUSTED_TAG = "#RETRY_EXHAUSTED"
+
+SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
+
+
+class Topic(BaseModel):
+    """One node of the topic tree."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)
+    """The topic's name, as shown in the plan's `###` heading."""
+    slug: str = Field(pattern=SLUG_PATTERN)
+    """Unique in the plan; names `progress/{slug}.md`."""
+    depth: int = Field(ge=0)
+    """Level in the tree: 0 for top-level topics, parent's depth + 1 otherwise."""
+    parent: str | None = None
+    """The parent topic's slug, None at depth 0."""
+    status: TopicStatus = TopicStatus.PENDING
+    """Set by the orchestrator only, never taken from the agent's file."""
+    note: str | None = None
+    """Reason shown beside the status, e.g. 'duplicate of "X"' or 'low novelty'."""
+    description: str = ""
+    """One-line description of what to research."""
+    criteria: list[str] = []
+    """Acceptance criteria, one per item."""
+    attempts: int = Field(default=0, ge=0)
+    """Research attempts made so far (failed phases and rejections both count)."""
+
+
+class Plan(BaseModel):
+    """The orchestrator's model of the research plan."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    topic: str
+    """The original research topic or question."""
+    breadth: int = Field(ge=1)
+    """Maximum depth-0 topics, and maximum subtopics per topic."""
+    depth: int = Field(ge=1)
+    """Number of topic levels: topics live at depths 0..depth-1."""
+    topics: list[Topic] = []
+    """Every topic, in plan order (the order they are rendered and chosen in)."""
+
+    @model_validator(mode="after")
+    def _check_tree(self) -> Plan:
+        by_slug: dict[str, Topic] = {}
+        for topic in self.topics:
+            if topic.slug in by_slug:
+                raise ValueError(f"duplicate topic slug {topic.slug!r}")
+            by_slug[topic.slug] = topic
+        for topic in self.topics:
+            if topic.depth >= self.depth:
+                raise ValueError(f"topic {topic.slug!r} is deeper than the plan's depth")
+            if topic.parent is None:
+                if topic.depth != 0:
+                    raise ValueError(f"topic {topic.slug!r} has depth > 0 but no parent")
+                continue
+            parent = by_slug.get(topic.parent)
+            if parent is None:
+                raise ValueError(f"topic {topic.slug!r} has unknown parent {topic.parent!r}")
+            if topic.depth != parent.depth + 1:
+                raise ValueError(f"topic {topic.slug!r} is not one level below its parent")
+        return self
+
+    def get(self, slug: str) -> Topic:
+        """The topic with this slug; KeyError if there is none."""
+        for topic in self.topics:
+            if topic.slug == slug:
+                return topic
+        raise KeyError(slug)
+
+    def find_by_name(self, name: str) -> Topic | None:
+        """The topic whose name matches `name` ignoring case, spacing and markdown."""
+        key = normalize_name(name)
+        return next((t for t in self.topics if normalize_name(t.name) == key), None)
+
+    def children(self, slug: str) -> list[Topic]:
+        """The direct subtopics of `slug`, in plan order."""
+        return [t for t in self.topics if t.parent == slug]
+
+    def counts(self) -> dict[TopicStatus, int]:
+        """Number of topics per status; every status is a key."""
+        counts = dict.fromkeys(TopicStatus, 0)
+        for topic in self.topics:
+            counts[topic.status] += 1
+        return counts
+
+    def open_topics(self) -> list[Topic]:
+        """Topics still to be researched or reviewed."""
+        return [t for t in self.topics if t.status in OPEN_STATUSES]
+
+    def next_topic(self) -> Topic | None:
+        """The next topic to research, breadth-first (SPEC §4.4), or None."""
+        candidates = [
+            (topic.depth, topic.status is not TopicStatus.IN_PROGRESS, index, topic)
+            for index, topic in enumerate(self.topics)
+            if topic.status in (TopicStatus.PENDING, TopicStatus.IN_PROGRESS)
+        ]
+        return min(candidates, key=lambda c: c[:3])[3] if candidates else None
+
+    def add_topic(
+        self,
+        name: str,
+        *,
+        parent: str | None,
+        description: str = "",
+        criteria: Iterable[str] = (),
+        status: TopicStatus = TopicStatus.PENDING,
+        note: str | None = None,
+    ) -> Topic:
+        """Append a topic under `parent` (a slug, or None for depth 0) and return it.
+
+        The name is cleaned the way the parser cleans headings, so that the rendered plan
+        parses back to the same name. ValueError for an empty or already used name, or
+        one level too deep; KeyError for an unknown parent.
+        """
+        clean = clean_name(name)
+        if not clean:
+            raise ValueError(f"empty topic name: {name!r}")
+        if self.find_by_name(clean) is not None:
+            raise ValueError(f"a topic named {clean!r} is already in the plan")
+        depth = 0 if parent is None else self.get(parent).depth + 1
+        if depth >= self.depth:
+            raise ValueError(f"{clean!r} would be at depth {depth}; the plan has {self.depth}")
+        topic = Topic(
+            name=clean,
+            slug=unique_slug(slugify(clean), {t.slug for t in self.topics}),
+            depth=depth,
+            parent=parent,
+            status=status,
+            note=note,
+            description=_squash(description),
+            criteria=[c for c in (_squash(c) for c in criteria) if c],
+        )
+        self.topics.append(topic)
+        return topic
+
+
+# --- names and slugs -------------------------------------------------------------------
+
+# Letters NFKD does not decompose into ASCII.
+_TRANSLITERATE = str.maketrans(
+    {"ß": "ss", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ø": "o", "Ø": "O",
+     "đ": "d", "Đ": "D", "ł": "l", "Ł": "L", "þ": "th", "Þ": "Th", "ı": "i"}
+)  # fmt: skip
+
+
+def slugify(text: str, max_length: int = 60) -> str:
+    """A lowercase ASCII hyphenated slug of `text`, at most `max_length` long ("topic" if empty)."""
+    decomposed = unicodedata.normalize("NFKD", text.translate(_TRANSLITERATE))
+    # Accents go; any other non-ASCII character (dashes, CJK, emoji) separates words.
+    ascii_text = "".join(c for c in decomposed if not unicodedata.combining(c))
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+    if len(slug) > max_length:
+        cut = slug[:max_length]
+        if slug[max_length] != "-" and "-" in cut:
+            cut = cut[: cut.rindex("-")]
+        slug = cut.strip("-")
+    return slug or "topic"
+
+
+def unique_slug(base: str, taken: Collection[str]) -> str:
+    """`base` if free, else the first free one of `base-2`, `base-3`, ..."""
+    if base not in taken:
+        return base
+    n = 2
+    while f"{base}-{n}" in taken:
+        n += 1
+    return f"{base}-{n}"
+
+
+_NUMBERING = re.compile(r"^(?:\d+(?:\.\d+)*[.)]|\d+(?:\.\d+)+)\s+")
+_DEPTH_SUFFIX = re.compile(r"\(\s*depth\s*[:=]?\s*(\d+)\s*\)\s*$", re.IGNORECASE)
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _unwrap(text: str) -> str:
+    """Strip markdown emphasis/code that wraps the whole of `text`."""
+    text = text.strip()
+    for mark in ("**", "__", "`", "*", "_"):
+        if len(text) > 2 * len(mark) and text.startswith(mark) and text.endswith(mark):
+            text = text[len(mark) : -len(mark)].strip()
+    return text
+
+
+def clean_name(text: str) -> str:
+    """A topic name without markdown, numbering or template brackets, on one line."""
+    name = _squash(text.replace("**", "").replace("`", ""))
+    name = _NUMBERING.sub("", _unwrap(name))
+    if name.startswith("[") and name.endswith("]") and "]" not in name[1:-1]:
+        name = name[1:-1]
+    return _squash(name)
+
+
+def normalize_name(name: str) -> str:
+    """The key topic names are matched by: cleaned, case-folded, trailing punctuation dropped."""
+    return clean_name(name).casefold().rstrip(" .:;,")
+
+
+# --- parsing ---------------------------------------------------------------------------
+
+
+class ParsedTopic(BaseModel):
+    """A topic as the agent wrote it; None means the file did not say (or said nonsense)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    depth: int | None = None
+    status: TopicStatus | None = None
+    note: str | None = None
+    parent_name: str | None = None
+    description: str = ""
+    criteria: list[str] = []
+    problems: list[str] = []
+    """Lines of this topic the parser could not interpret (e.g. an unknown status)."""
+
+
+class ParsedPlan(BaseModel):
+    """The topics found in a `research_plan.md`, in file order."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    topics: list[ParsedTopic]
+    problems: list[str] = []
+    """Headings under `## Topics` that could not be read as topics."""
+
+
+_HEADING = re.compile(r"^\s{0,3}(#{1,6})(?:\s+(.*?))?(?:\s+#+)?\s*$")
+_TOPICS_TITLE = re.compile(r"^(?:research\s+)?topics\s*:?$", re.IGNORECASE)
+_BULLET = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s+(.*)$")
+_FIELD = re.compile(r"^[*_`]*\s*([A-Za-z][A-Za-z ]{0,30}?)\s*[*_`]*\s*:\s*[*_`]*\s*(.*)$")
+_CHECKBOX = re.compile(r"^\[[ xX]\]\s+")
+_FIELD_KEYS = {
+    "status": "status",
+    "parent": "parent",
+    "parent topic": "parent",
+    "description": "description",
+    "acceptance criteria": "criteria",
+    "criteria": "criteria",
+    "depth": "depth",
+}
+_STATUS_WORDS = re.compile(
+    r"^(in[\s_-]*progress|in[\s_-]*review|pending|completed?|done|skipped|exhausted)\b(.*)$",
+    re.IGNORECASE,
+)
+_STATUS_BY_WORD = {
+    "inprogress": TopicStatus.IN_PROGRESS,
+    "inreview": TopicStatus.IN_REVIEW,
+    "pending": TopicStatus.PENDING,
+    "complete": TopicStatus.COMPLETE,
+    "completed": TopicStatus.COMPLETE,
+    "done": TopicStatus.COMPLETE,
+    "skipped": TopicStatus.SKIPPED,
+    "exhausted": TopicStatus.EXHAUSTED,
+}
+_NO_PARENT = {"", "none", "n/a", "na", "-", "null", "root"}
+
+
+def _parse_status(value: str) -> tuple[TopicStatus | None, str | None]:
+    """(status, note) from a Status value; status None if the value is not understood."""
+    text = _squash(value.replace("*", "").replace("`", ""))
+    tagged = RETRY_EXHAUSTED_TAG.lower() in text.lower()
+    text = re.sub(re.escape(RETRY_EXHAUSTED_TAG), "", text, flags=re.IGNORECASE).strip()
+    if not text:
+        return (TopicStatus.EXHAUSTED, None) if tagged else (None, None)
+    match = _STATUS_WORDS.match(text)
+    if not match:
+        return None, None
+    status = _STATUS_BY_WORD[re.sub(r"[\s_-]", "", match[1].lower())]
+    rest = match[2].strip()
+    if not rest:
+        return status, None
+    if rest.startswith("(") and rest.endswith(")"):
+        return status, _squash(rest[1:-1]) or None
+    if rest[0] in "-–—:":
+        return status, _squash(rest[1:]) or None
+    return None, None  # e.g. the template's "Pending | In Progress | ..." copied verbatim
+
+
+def _parse_heading(title: str) -> tuple[str, int | None]:
+    text = title.replace("**", "").replace("`", "").strip()
+    depth = None
+    if match := _DEPTH_SUFFIX.search(text):
+        depth = int(match[1])
+        text = text[: match.start()]
+    return clean_name(text), depth
+
+
+def _parse_block(topic: ParsedTopic, lines: list[str]) -> None:
+    """Fill `topic` from the lines below its heading."""
+    mode: str | None = None  # the multi-line field being read: "description" or "criteria"
+    for line in lines:
+        if not line.strip() or line.lstrip().startswith("```"):
+            continue
+        bullet = _BULLET.match(line)
+        if bullet is None:
+            if mode == "description":
+                topic.description = _squash(f"{topic.description} {line}")
+            continue
+        indent = len(bullet[1].expandtabs(4))
+        body = bullet[2].strip()
+        field_match = _FIELD.match(body)
+        key = _FIELD_KEYS.get(_squash(field_match[1]).lower()) if field_match else None
+        if mode == "criteria" and (indent >= 2 or key is None):
+            item = _squash(_unwrap(_CHECKBOX.sub("", body)))
+            if item:
+                topic.criteria.append(item)
+            continue
+        if key is None or field_match is None:
+            continue
+        value = field_match[2].strip()
+        mode = None
+        if key == "status":
+            topic.status, topic.note = _parse_status(value)
+            if topic.status is None and value:
+                topic.problems.append(f"unknown status {value!r}")
+        elif key == "parent":
+            parent = clean_name(value)
+            topic.parent_name = None if parent.lower() in _NO_PARENT else parent
+        elif key == "description":
+            topic.description = _squash(_unwrap(value))
+            mode = "description"
+        elif key == "criteria":
+            mode = "criteria"
+            if item := _squash(_unwrap(value)):
+                topic.criteria.append(item)
+        elif key == "depth" and topic.depth is None and value.strip("*` ").isdigit():
+            topic.depth = int(value.strip("*` "))
+
+
+def parse_plan(text: str) -> ParsedPlan:
+    """Parse an agent-written `research_plan.md`; PlanParseError says why it cannot be."""
+    if not text or not text.strip():
+        raise PlanParseError("research_plan.md is empty")
+    lines = text.lstrip("\ufeff").splitlines()
+    in_topics = seen_topics_section = False
+    topics: list[ParsedTopic] = []
+    problems: list[str] = []
+    blocks: list[tuple[ParsedTopic, list[str]]] = []
+    current: tuple[ParsedTopic, list[str]] | None = None
+    last_level3: ParsedTopic | None = None
+    for line in lines:
+        heading = _HEADING.match(line)
+        level = len(heading[1]) if heading else 0
+        if heading and level <= 2:
+            in_topics = bool(_TOPICS_TITLE.match(_unwrap(heading[2] or "")))
+            seen_topics_section = seen_topics_section or in_topics
+            current = None
+            continue
+        if not in_topics:
+            continue
+        if heading and level in (3, 4):
+            name, depth = _parse_heading(heading[2] or "")
+            if not name:
+                problems.append(f"topic heading without a name: {line.strip()!r}")
+                current = None
+                continue
+            topic = ParsedTopic(name=name, depth=depth)
+            if level == 4 and last_level3 is not None:
+                # `####` under a `###` reads as a subtopic unless a Parent line says otherwise.
+                topic.parent_name = last_level3.name
+            if level == 3:
+                last_level3 = topic
+            current = (topic, [])
+            blocks.append(current)
+            topics.append(topic)
+        elif current is not None:
+            current[1].append(line)
+    if not seen_topics_section:
+        raise PlanParseError(
+            "research_plan.md has no '## Topics' section "
+            "(expected '## Topics' followed by '### Name (Depth: N)' headings)"
+        )
+    if not topics:
+        raise PlanParseError(
+            "research_plan.md has no topic headings under '## Topics' "
+            "(expected '### Name (Depth: N)')"
+        )
+    for topic, block in blocks:
+        _parse_block(topic, block)
+    return ParsedPlan(topics=topics, problems=problems)
+
+
+# --- rendering -------------------------------------------------------------------------
+
+_COMPLETION_ORDER = (
+    TopicStatus.COMPLETE,
+    TopicStatus.IN_PROGRESS,
+    TopicStatus.IN_REVIEW,
+    TopicStatus.PENDING,
+    TopicStatus.SKIPPED,
+    TopicStatus.EXHAUSTED,
+)
+
+
+def _status_text(topic: Topic) -> str:
+    text = topic.status.value
+    if topic.note and _squash(topic.note):
+        text += f" ({_squash(topic.note)})"
+    if topic.status is TopicStatus.EXHAUSTED:
+        text += f" {RETRY_EXHAUSTED_TAG}"
+    return text
+
+
+def render_plan(plan: Plan) -> str:
+    """The plan in the canonical `research_plan.md` format (seed 003)."""
+    names = {t.slug: t.name for t in plan.topics}
+    out = [
+        "# Research Plan",
+        "",
+        "## Metadata",
+        f"- Topic: {_squash(plan.topic)}",
+        f"- Breadth: {plan.breadth}",
+        f"- Depth: {plan.depth}",
+        "",
+        "## Topics",
+        "",
+    ]
+    for topic in plan.topics:
+        out += [f"### {topic.name} (Depth: {topic.depth})", f"- Status: {_status_text(topic)}"]
+        if topic.parent is not None:
+            out.append(f"- Parent: {names.get(topic.parent, topic.parent)}")
+        if description := _squash(topic.description):
+            out.append(f"- Description: {description}")
+        criteria = [c for c in (_squash(c) for c in topic.criteria) if c]
+        if criteria:
+            out.append("- Acceptance Criteria:")
+            out += [f"  - {c}" for c in criteria]
+        out.append("")
+    counts = plan.counts()
+    out += ["## Completion Status", f"- Total Topics: {len(plan.topics)}"]
+    out += [f"- {status.value}: {counts[status]}" for status in _COMPLETION_ORDER]
+    return "\n".join(out) + "\n"
+
+
+# --- reconciliation --------------------------------------------------------------------
+
+
+@dataclass
+class PlanEvent:
+    """One decision reconcile took about the agent's edit.
+
+    kind is "added", "duplicate", "rejected", "restored", "reverted" or "unparsed";
+    topic is the topic's name (as written by the agent for new topics).
+    """
+
+    kind: str
+    topic: str
+    detail: str
+
+
+@dataclass
+class ReconcileResult:
+    """The reconciled plan, what happened, and the new topics."""
+
+    plan: Plan
+    events: list[PlanEvent] = field(default_factory=list)
+    added: list[str] = field(default_factory=list)
+    """Slugs of new Pending topics (duplicates recorded as Skipped are not listed here)."""
+    duplicates: list[tuple[str, str]] = field(default_factory=list)
+    """(name, name of the topic it duplicates) for each new topic recorded as Skipped."""
+
+
+def _differences(topic: Topic, parsed: ParsedTopic, plan: Plan, *, focus: bool) -> list[str]:
+    """What the file changed on an existing topic that the plan does not take."""
+    diffs = []
+    wrote_status = (parsed.status, parsed.note)
+    if not focus and parsed.status is not None and wrote_status != (topic.status, topic.note):
+        shown = parsed.status.value + (f" ({parsed.note})" if parsed.note else "")
+        diffs.append(f"status {shown!r} -> {_status_text(topic)!r}")
+    if not focus and _squash(parsed.description) != _squash(topic.description):
+        diffs.append("description")
+    if not focus and [_squash(c) for c in parsed.criteria] != [_squash(c) for c in topic.criteria]:
+        diffs.append("acceptance criteria")
+    if parsed.depth is not None and parsed.depth != topic.depth:
+        diffs.append(f"depth {parsed.depth} -> {topic.depth}")
+    parent_name = plan.get(topic.parent).name if topic.parent else None
+    wrote = normalize_name(parsed.parent_name) if parsed.parent_name else None
+    if wrote != (normalize_name(parent_name) if parent_name else None):
+        diffs.append(f"parent {parsed.parent_name!r} -> {parent_name!r}")
+    return diffs
+
+
+def reconcile(
+    previous: Plan,
+    parsed: ParsedPlan,
+    *,
+    focus: str | None,
+    find_duplicate: Callable[[str, list[str]], str | None] | None = None,
+) -> ReconcileResult:
+    """Merge the agent's edited plan into `previous` under the rules of SPEC §4.3.
+
+    `focus` is the slug of the topic the phase was about (None for INITIAL PLAN).
+    `find_duplicate(name, existing_names)` returns the name a proposed topic duplicates.
+    `previous` is not modified.
+    """
+    if focus is not None and all(t.slug != focus for t in previous.topics):
+        raise ValueError(f"focus topic {focus!r} is not in the plan")
+    plan = previous.model_copy(deep=True)
+    result = ReconcileResult(plan=plan)
+    events = result.events
+    initial = focus is None and not previous.topics
+    focus_topic = plan.get(focus) if focus is not None else None
+
+    for problem in parsed.problems:
+        events.append(PlanEvent("unparsed", "", problem))
+
+    existing = {normalize_name(t.name): t for t in plan.topics}
+    seen: set[str] = set()
+    proposed: list[ParsedTopic] = []
+    for item in parsed.topics:
+        key = normalize_name(item.name)
+        if key in seen:
+            events.append(PlanEvent("rejected", item.name, "repeated: the name appears twice"))
+            continue
+        seen.add(key)
+        events += [PlanEvent("unparsed", item.name, p) for p in item.problems]
+        topic = existing.get(key)
+        if topic is None:
+            proposed.append(item)
+            continue
+        is_focus = topic is focus_topic
+        if is_focus:
+            if description := _squash(item.description):
+                topic.description = description
+            if criteria := [c for c in (_squash(c) for c in item.criteria) if c]:
+                topic.criteria = criteria
+        if diffs := _differences(topic, item, plan, focus=is_focus):
+            events.append(PlanEvent("reverted", topic.name, "kept the plan's " + "; ".join(diffs)))
+
+    for topic in plan.topics:
+        if normalize_name(topic.name) not in seen:
+            events.append(PlanEvent("restored", topic.name, "deleted from the file; restored"))
+
+    duplicates_recorded = 0
+    for item in proposed:
+        if initial:
+            if item.parent_name is not None or (item.depth or 0) > 0:
+                events.append(
+                    PlanEvent("rejected", item.name, "subtopics are proposed during research")
+                )
+                continue
+            parent = None
+            siblings = [t for t in plan.topics if t.depth == 0]
+        elif focus_topic is None:
+            events.append(
+                PlanEvent("rejected", item.name, "new topics are only accepted during research")
+            )
+            continue
+        elif item.parent_name is None:
+            events.append(
+                PlanEvent(
+                    "rejected",
+                    item.name,
+                    f"no parent: new topics must be subtopics of {focus_topic.name!r}",
+                )
+            )
+            continue
+        elif normalize_name(item.parent_name) != normalize_name(focus_topic.name):
+            events.append(
+                PlanEvent(
+                    "rejected",
+                    item.name,
+                    f"parent {item.parent_name!r} is not the topic being researched "
+                    f"({focus_topic.name!r})",
+                )
+            )
+            continue
+        elif focus_topic.depth + 1 >= plan.depth:
+            events.append(
+                PlanEvent(
+                    "rejected",
+                    item.name,
+                    f"depth limit: depth {focus_topic.depth + 1} is beyond the plan's "
+                    f"{plan.depth} levels",
+                )
+            )
+            continue
+        else:
+            parent = focus_topic.slug
+            siblings = plan.children(parent)
+
+        duplicate_of = (
+            find_duplicate(item.name, [t.name for t in plan.topics]) if find_duplicate else None
+        )
+        if duplicate_of is not None:
+            if duplicates_recorded >= plan.breadth:
+                events.append(
+                    PlanEvent(
+                        "rejected",
+                        item.name,
+                        f"duplicate of {duplicate_of!r}, and {plan.breadth} duplicates "
+                        "were already recorded",
+                    )
+                )
+                continue
+            note = f'duplicate of "{duplicate_of}"'
+            plan.add_topic(
+                item.name,
+                parent=parent,
+                description=item.description,
+                criteria=item.criteria,
+                status=TopicStatus.SKIPPED,
+                note=note,
+            )
+            duplicates_recorded += 1
+            result.duplicates.append((item.name, duplicate_of))
+            events.append(PlanEvent("duplicate", item.name, f"skipped: {note}"))
+            continue
+        active = sum(t.status is not TopicStatus.SKIPPED for t in siblings)
+        if active >= plan.breadth:
+            events.append(
+                PlanEvent(
+                    "rejected",
+                    item.name,
+                    f"breadth limit: already {active} of {plan.breadth} topics at this level",
+                )
+            )
+            continue
+        topic = plan.add_topic(
+            item.name, parent=parent, description=item.description, criteria=item.criteria
+        )
+        result.added.append(topic.slug)
+        where = f"under {focus_topic.name!r}" if focus_topic else "at depth 0"
+        events.append(PlanEvent("added", topic.name, f"added {where} as {topic.slug}"))
+    return result
