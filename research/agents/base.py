@@ -20,9 +20,9 @@ class FailureKind(StrEnum):
 
     @property
     def transient(self) -> bool:
-        """Worth retrying the same call after a backoff."""
-        return self in (FailureKind.TIMEOUT, FailureKind.EXIT_NONZERO, FailureKind.NO_OUTPUT,
-                        FailureKind.AGENT_ERROR)
+        """Worth retrying the same call after a backoff (SPEC §5.3: non-zero exit, timeout,
+        no output). An error event with exit 0 is not: the phase's files decide."""
+        return self in (FailureKind.TIMEOUT, FailureKind.EXIT_NONZERO, FailureKind.NO_OUTPUT)
 
 
 @dataclass(frozen=True)

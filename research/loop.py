@@ -1,0 +1,705 @@
+"""The state machine: INITIAL PLAN → (RESEARCH → REVIEW)* → SYNTHESIZE → FINAL REVIEW → [REVISE].
+
+The loop owns every decision — which topic is next, when research stops, what a failed
+phase costs — and saves the state after every phase so a kill loses at most the phase in
+flight. It drives any `Agent`; it never knows which one.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date
+
+from research import archive, phases, report
+from research.agents.base import Agent, AgentCall, AgentResult, FailureKind
+from research.budget import TimeBudget, backoff_delay, breaker_reason
+from research.errors import PhaseFailed, PlanParseError, RunFailed
+from research.events import EventLog, logger
+from research.fsutil import atomic_write_text
+from research.lock import SessionLock
+from research.paths import SessionPaths
+from research.plan import (
+    OPEN_STATUSES,
+    Plan,
+    Topic,
+    TopicStatus,
+    parse_plan,
+    reconcile,
+    render_plan,
+)
+from research.settings import (
+    HEARTBEAT_INTERVAL_SECONDS,
+    MAX_PHASE_RECOVERIES,
+    MAX_TOPIC_ATTEMPTS,
+    MAX_TRANSIENT_ATTEMPTS,
+)
+from research.similarity import content_words, find_duplicate, novelty
+from research.sources import audit_report, build_registry, format_registry
+from research.state import (
+    LoopDecision,
+    Phase,
+    PhaseUsage,
+    RWRState,
+    StopReason,
+    Verdict,
+    save_state,
+)
+from research.templates import PromptTemplates
+
+
+@dataclass
+class Clock:
+    """Time and sleep, injectable so tests run on a simulated clock."""
+
+    now: Callable[[], float] = time.time
+    sleep: Callable[[float], None] = time.sleep
+
+
+class ResearchLoop:
+    """Runs one session from its saved phase to the written report."""
+
+    def __init__(
+        self,
+        *,
+        state: RWRState,
+        paths: SessionPaths,
+        agent: Agent,
+        templates: PromptTemplates,
+        events: EventLog,
+        lock: SessionLock | None = None,
+        clock: Clock | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.state = state
+        self.paths = paths
+        self.agent = agent
+        self.templates = templates
+        self.events = events
+        self.lock = lock
+        self.clock = clock or Clock()
+        self.rng = rng or random.Random()
+        self.started = self.clock.now()
+        self.budget = TimeBudget(state.time_budget_minutes, state.elapsed_seconds, self.started)
+        self.saved_elapsed = state.elapsed_seconds
+        self.events.iteration = state.iteration
+        self.call_number = 0
+
+    # ----------------------------------------------------------------- driver
+
+    def run(self) -> RWRState:
+        """Run phases until the report is written. Saves state after every phase."""
+        state = self.state
+        steps = {
+            Phase.INITIAL_PLAN: self.initial_plan,
+            Phase.RESEARCH: self.research,
+            Phase.REVIEW: self.review,
+            Phase.SYNTHESIZE: self.synthesize,
+            Phase.FINAL_REVIEW: self.final_review,
+            Phase.REVISE: self.revise,
+        }
+        while state.current_phase is not Phase.DONE:
+            step = steps.get(state.current_phase)
+            if step is None:  # a state saved mid-RECOVERY resumes the phase that failed
+                state.current_phase = state.failed_phase or Phase.RESEARCH
+                continue
+            step()
+            self.save()
+        return state
+
+    def save(self) -> None:
+        self.state.elapsed_seconds = self.budget.elapsed(self.clock.now())
+        self.state.lock_token = self.lock.token if self.lock else None
+        save_state(self.state, self.paths.state_file)
+        self.write_plan(self.state.plan)
+
+    def write_plan(self, plan: Plan) -> None:
+        atomic_write_text(self.paths.plan_file, render_plan(plan))
+
+    def now_remaining(self) -> float | None:
+        return self.budget.remaining_minutes(self.clock.now())
+
+    # ----------------------------------------------------------------- phases
+
+    def initial_plan(self) -> None:
+        def validate(_: AgentResult) -> None:
+            text = phases.require_file(self.paths.plan_file, self.paths, what="the plan")
+            parsed = parse_plan(text)
+            result = reconcile(self.state.plan, parsed, focus=None,
+                               find_duplicate=self.duplicate_finder())
+            if not any(t.depth == 0 for t in result.plan.topics):
+                raise PhaseFailed("the plan has no depth-0 topics")
+            self.apply_reconcile(result)
+
+        outcome = self.run_phase(Phase.INITIAL_PLAN, validate, variables=self.base_variables)
+        if outcome is FAILED:
+            raise RunFailed(
+                f"the INITIAL PLAN phase failed after {MAX_PHASE_RECOVERIES} recoveries: "
+                f"{self.state.last_error}"
+            )
+        self.state.current_phase = Phase.RESEARCH
+
+    def research(self) -> None:
+        state = self.state
+        if state.current_topic is None:
+            stop = self.stop_reason()
+            if stop is not None:
+                self.stop_research(*stop)
+                return
+            topic = state.plan.next_topic()
+            assert topic is not None  # stop_reason() returns ALL_DONE otherwise
+            state.current_topic = topic.slug
+            state.iteration += 1
+            topic.attempts += 1
+            self.events.iteration = state.iteration
+        topic = state.plan.get(state.current_topic)
+        if topic.status is TopicStatus.PENDING:
+            topic.status = TopicStatus.IN_PROGRESS
+
+        def validate(_: AgentResult) -> None:
+            self.sync_plan(focus=topic.slug)
+            phases.require_file(self.paths.progress_file(topic.slug), self.paths,
+                                what="the progress file")
+
+        outcome = self.run_phase(Phase.RESEARCH, validate,
+                                 variables=lambda: self.topic_variables(topic))
+        topic = state.plan.get(topic.slug)  # reconciling replaced the plan's objects
+        if outcome is FAILED:
+            self.topic_failed(topic, f"research failed: {state.last_error}")
+            self.record_decision(topic, summary="The research phase failed.",
+                                 gaps=[state.last_error or "unknown error"], verdict=None)
+            return
+        topic.status = TopicStatus.IN_REVIEW
+        self.measure_novelty(topic)
+        state.current_phase = Phase.REVIEW
+
+    def review(self) -> None:
+        state = self.state
+        topic = state.plan.get(state.current_topic) if state.current_topic else None
+        if topic is None:  # nothing in review (e.g. state edited): go back to choosing
+            state.current_phase = Phase.RESEARCH
+            return
+        self.archive_verdicts()
+
+        def validate(_: AgentResult) -> Verdict:
+            verdict = phases.read_verdict(self.paths)
+            self.sync_plan(focus=None)
+            return verdict
+
+        outcome = self.run_phase(Phase.REVIEW, validate, model=state.review_model,
+                                 variables=lambda: self.topic_variables(topic))
+        topic = state.plan.get(topic.slug)  # reconciling replaced the plan's objects
+        if outcome is FAILED:
+            self.topic_failed(topic, f"review failed: {state.last_error}")
+            self.record_decision(topic, summary="The review phase failed.",
+                                 gaps=[state.last_error or "unknown error"], verdict=None)
+            return
+        verdict: Verdict = outcome
+        if verdict.verdict == "accepted":
+            topic.status = TopicStatus.COMPLETE
+            state.review_feedback.pop(topic.slug, None)
+        else:
+            state.review_feedback[topic.slug] = verdict
+            if topic.attempts >= MAX_TOPIC_ATTEMPTS:
+                self.exhaust(topic, "rejected by review on its last attempt")
+            else:
+                topic.status = TopicStatus.IN_PROGRESS
+        self.check_completion_marker()
+        self.record_decision(topic, summary=verdict.summary, gaps=verdict.gaps, verdict=verdict)
+        state.current_topic = None
+        state.current_phase = Phase.RESEARCH
+
+    def synthesize(self) -> None:
+        registry = self.write_registry()
+        outcome = self.run_phase(
+            Phase.SYNTHESIZE,
+            lambda _: phases.require_file(self.paths.report_file, self.paths, what="the report"),
+            variables=lambda: self.final_variables(registry),
+            final_cycle=True,
+        )
+        if outcome is FAILED:
+            self.events.emit("warning", message="synthesis failed; the orchestrator compiled "
+                             "the report from the progress files itself")
+            atomic_write_text(self.paths.report_file,
+                              report.fallback_report(self.state, self.paths, registry))
+            self.state.report_fallback = True
+            self.finish()
+            return
+        self.write_audit(registry)
+        self.state.current_phase = Phase.FINAL_REVIEW
+
+    def final_review(self) -> None:
+        if phases.read_text(self.paths.report_file) is None:
+            self.state.current_phase = Phase.SYNTHESIZE  # report lost: write it again
+            return
+        registry = self.write_registry()
+        self.archive_verdicts()
+        outcome = self.run_phase(
+            Phase.FINAL_REVIEW,
+            lambda _: phases.read_verdict(self.paths),
+            model=self.state.review_model,
+            variables=lambda: self.final_variables(registry),
+            final_cycle=True,
+        )
+        if outcome is FAILED:
+            self.events.emit("warning", message="final review failed; the report is kept "
+                             "as synthesized")
+            self.finish()
+            return
+        if outcome.verdict == "accepted":
+            self.state.final_review_accepted = True
+            self.finish()
+            return
+        self.state.final_review_rejected = True
+        self.state.current_phase = Phase.REVISE
+
+    def revise(self) -> None:
+        registry = self.write_registry()
+        before = phases.read_text(self.paths.report_file) or ""
+        outcome = self.run_phase(
+            Phase.REVISE,
+            lambda _: phases.require_file(self.paths.report_file, self.paths, what="the report"),
+            variables=lambda: self.final_variables(registry),
+            final_cycle=True,
+        )
+        if outcome is FAILED and before.strip():
+            atomic_write_text(self.paths.report_file, before)
+            self.events.emit("warning", message="revision failed; the synthesized report "
+                             "was restored")
+        self.finish()
+
+    # ----------------------------------------------------------- phase runner
+
+    def run_phase(
+        self,
+        phase: Phase,
+        validate: Callable[[AgentResult], object],
+        *,
+        variables: Callable[[], dict[str, str]],
+        model: str | None = None,
+        final_cycle: bool = False,
+    ) -> object:
+        """One phase with ralph.py's recovery: up to MAX_PHASE_RECOVERIES retries after
+        a RECOVERY call. Returns the validated value, or FAILED."""
+        state = self.state
+        state.current_phase = phase
+        rounds = MAX_PHASE_RECOVERIES
+        if final_cycle and state.stop_reason is StopReason.CIRCUIT_BREAKER:
+            rounds = 0  # the agent is failing: one attempt, then the orchestrator's fallback
+        for round_number in range(state.retry_count, rounds + 1):
+            state.retry_count = round_number
+            values = variables()
+            prompt = self.templates.render(phase.value, values)
+            if round_number > 0:
+                prompt += "\n\n" + self.templates.render("phase_recovery",
+                                                         {**values, **self.recovery_variables()})
+            started = self.clock.now()
+            self.events.emit("phase_start", phase=phase.value, topic=values.get("topic_slug"),
+                             round=round_number)
+            state.phase_history.append(phase.value)
+            result = self.call_agent(phase, prompt, model=model or state.model,
+                                     final_cycle=final_cycle, context=values)
+            try:
+                if not result.ok and result.failure is not FailureKind.AGENT_ERROR:
+                    raise PhaseFailed(self.describe_failure(result),
+                                      kind=(result.failure or FailureKind.NO_OUTPUT).value)
+                try:
+                    value = validate(result)
+                except PhaseFailed as exc:
+                    if result.failure is FailureKind.AGENT_ERROR:
+                        raise PhaseFailed(f"{self.describe_failure(result)}; {exc}",
+                                          kind=FailureKind.AGENT_ERROR.value) from None
+                    raise
+                if result.failure is FailureKind.AGENT_ERROR:
+                    self.events.emit("warning", message="the agent reported an error but the "
+                                     f"phase's files are valid: {result.error}")
+            except PhaseFailed as exc:
+                self.restore_plan_file()
+                state.last_error = str(exc)
+                state.failed_phase = phase
+                self.events.emit("phase_end", phase=phase.value, outcome="failed",
+                                 kind=exc.kind, error=str(exc),
+                                 duration=round(self.clock.now() - started, 3))
+                if round_number >= rounds:
+                    break
+                self.recover(phase, values)
+                continue
+            self.events.emit("phase_end", phase=phase.value, outcome="ok",
+                             duration=round(self.clock.now() - started, 3))
+            state.retry_count = 0
+            state.failed_phase = None
+            state.phase_recovered = round_number > 0
+            state.consecutive_failed_phases = 0
+            return value
+        state.retry_count = 0
+        state.failed_phases += 1
+        state.consecutive_failed_phases += 1
+        return FAILED
+
+    def recover(self, phase: Phase, values: dict[str, str]) -> None:
+        """ralph.py's RECOVERY phase: the agent diagnoses and writes recovery notes."""
+        state = self.state
+        state.recoveries += 1
+        state.phase_recovered = True
+        archive.archive_file(self.paths.archive_dir, self.paths.recovery_notes, self.token)
+        self.paths.recovery_notes.unlink(missing_ok=True)
+        recovery_values = {**values, **self.recovery_variables()}
+        self.events.emit("recovery", phase=phase.value, round=state.retry_count + 1,
+                         error=state.last_error)
+        prompt = self.templates.render("recovery", recovery_values)
+        self.call_agent(Phase.RECOVERY, prompt, model=state.model,
+                        final_cycle=phase in FINAL_PHASES, context=recovery_values)
+        self.restore_plan_file()
+        state.retry_count += 1
+        self.save()
+
+    def call_agent(self, phase: Phase, prompt: str, *, model: str, final_cycle: bool,
+                   context: dict[str, str]) -> AgentResult:
+        """One agent call with transient retries (exponential backoff with jitter)."""
+        state = self.state
+        result = AgentResult(ok=False, exit_code=None, failure=FailureKind.NO_OUTPUT)
+        for attempt in range(MAX_TRANSIENT_ATTEMPTS):
+            self.call_number += 1
+            timeout = self.budget.call_timeout(state.timeout, self.clock.now(),
+                                               final_cycle=final_cycle)
+            log_path = self.paths.logs_dir / (
+                f"{state.iteration:03d}-{phase.value}-{self.call_number:03d}.log")
+            call = AgentCall(phase=phase.value, prompt=prompt, model=model, timeout=timeout,
+                             cwd=self.paths.root, log_path=log_path, context=context)
+            before = self.clock.now()
+            if self.lock is not None:
+                with self.lock.keep_alive(HEARTBEAT_INTERVAL_SECONDS):
+                    result = self.agent.run(call)
+            else:
+                result = self.agent.run(call)
+            self.count_call(phase, result, self.clock.now() - before)
+            self.events.emit(
+                "agent_call", phase=phase.value, agent=self.agent.name, model=model,
+                timeout=round(timeout, 3), exit_code=result.exit_code, ok=result.ok,
+                failure=result.failure.value if result.failure else None,
+                error=result.error, duration=round(result.duration, 3),
+                input_tokens=result.input_tokens, output_tokens=result.output_tokens,
+                cost=result.cost, log=self.paths.relative(log_path),
+            )
+            if result.ok or result.failure is None or not result.failure.transient:
+                return result
+            if attempt + 1 >= MAX_TRANSIENT_ATTEMPTS:
+                break
+            if not final_cycle and self.budget.research_time_over(self.clock.now()):
+                break
+            delay = backoff_delay(attempt, self.rng)
+            self.events.emit("retry", phase=phase.value, attempt=attempt + 1,
+                             delay=round(delay, 3), failure=result.failure.value)
+            self.clock.sleep(delay)
+        return result
+
+    def count_call(self, phase: Phase, result: AgentResult, seconds: float) -> None:
+        state = self.state
+        state.agent_calls += 1
+        usage = state.usage.setdefault(phase.value, PhaseUsage())
+        usage.calls += 1
+        usage.seconds += seconds
+        if not result.ok:
+            state.agent_failures += 1
+            usage.failures += 1
+        if result.input_tokens is not None:
+            usage.input_tokens = (usage.input_tokens or 0) + result.input_tokens
+        if result.output_tokens is not None:
+            usage.output_tokens = (usage.output_tokens or 0) + result.output_tokens
+        if result.cost is not None:
+            usage.cost = (usage.cost or 0.0) + result.cost
+
+    @staticmethod
+    def describe_failure(result: AgentResult) -> str:
+        kind = result.failure.value if result.failure else "failure"
+        detail = result.error or (result.stderr.strip().splitlines() or [""])[-1]
+        if result.failure is FailureKind.TIMEOUT:
+            return "the agent call timed out"
+        if result.exit_code not in (None, 0):
+            return f"the agent exited with code {result.exit_code}: {detail}".rstrip(": ")
+        return f"the agent call failed ({kind}): {detail}".rstrip(": ")
+
+    # ------------------------------------------------------------ plan upkeep
+
+    def duplicate_finder(self) -> Callable[[str, list[str]], str | None]:
+        threshold = self.state.duplicate_threshold
+
+        def finder(name: str, existing: list[str]) -> str | None:
+            return find_duplicate(name, existing, threshold)
+
+        return finder
+
+    def sync_plan(self, *, focus: str | None) -> None:
+        """Read the agent's plan file and reconcile it with the orchestrator's plan."""
+        text = phases.read_text(self.paths.plan_file)
+        if text is None:
+            self.events.emit("plan_repair", action="restored", detail="the plan file was deleted")
+            self.write_plan(self.state.plan)
+            return
+        try:
+            parsed = parse_plan(text)
+        except PlanParseError as exc:
+            self.restore_plan_file()
+            raise PhaseFailed(f"research_plan.md could not be parsed: {exc}",
+                              kind="invalid_plan") from None
+        self.apply_reconcile(reconcile(self.state.plan, parsed, focus=focus,
+                                       find_duplicate=self.duplicate_finder()))
+
+    def apply_reconcile(self, result) -> None:  # noqa: ANN001 - plan.ReconcileResult
+        state = self.state
+        for event in result.events:
+            if event.kind == "added":
+                continue
+            if event.kind == "duplicate":
+                self.events.emit("topic_skipped", topic=event.topic, reason="duplicate",
+                                 detail=event.detail)
+                logger.info("skipped duplicate topic %r: %s", event.topic, event.detail)
+            else:
+                self.events.emit("plan_repair", action=event.kind, topic=event.topic,
+                                 detail=event.detail)
+        for name, _ in result.duplicates:
+            if name not in state.skipped_topics:
+                state.skipped_topics.append(name)
+        state.plan = result.plan
+        self.write_plan(state.plan)
+
+    def restore_plan_file(self) -> None:
+        self.write_plan(self.state.plan)
+
+    # ------------------------------------------------------ topics and limits
+
+    def topic_failed(self, topic: Topic, why: str) -> None:
+        if topic.attempts >= MAX_TOPIC_ATTEMPTS:
+            self.exhaust(topic, why)
+        else:
+            topic.status = TopicStatus.IN_PROGRESS
+        self.state.current_topic = None
+        self.state.current_phase = Phase.RESEARCH
+
+    def exhaust(self, topic: Topic, why: str) -> None:
+        topic.status = TopicStatus.EXHAUSTED
+        topic.note = None
+        self.events.emit("topic_exhausted", topic=topic.name, attempts=topic.attempts,
+                         reason=why, tag="#RETRY_EXHAUSTED")
+
+    def measure_novelty(self, topic: Topic) -> None:
+        """Novelty of the new notes against earlier topics' notes (SPEC §6.2)."""
+        state = self.state
+        text = phases.read_text(self.paths.progress_file(topic.slug)) or ""
+        seen: set[str] = set()
+        for other in state.plan.topics:
+            if other.slug != topic.slug and other.slug in state.novelty:
+                seen |= content_words(phases.read_text(self.paths.progress_file(other.slug)) or "")
+        score = novelty(text, seen)
+        state.novelty[topic.slug] = round(score, 4)
+        if not state.early_termination:
+            return
+        if score >= state.min_novelty:
+            state.consecutive_low_novelty = 0
+            return
+        state.consecutive_low_novelty += 1
+        for child in state.plan.children(topic.slug):
+            if child.status is TopicStatus.PENDING:
+                child.status = TopicStatus.SKIPPED
+                child.note = "low novelty"
+                if child.name not in state.skipped_topics:
+                    state.skipped_topics.append(child.name)
+                self.events.emit("topic_skipped", topic=child.name, reason="low_novelty",
+                                 detail=f"parent novelty {score:.2f} < {state.min_novelty}")
+                logger.info("skipped low-novelty subtopic %r", child.name)
+
+    def stop_reason(self) -> tuple[StopReason, str] | None:
+        """The rule that ends research now, if any (checked before each RESEARCH)."""
+        state = self.state
+        plan = state.plan
+        breaker = breaker_reason(state.consecutive_failed_phases, state.agent_calls,
+                                 state.agent_failures)
+        if breaker is not None:
+            return StopReason.CIRCUIT_BREAKER, breaker
+        if not plan.open_topics():
+            exhausted = [t for t in plan.topics if t.status is TopicStatus.EXHAUSTED]
+            completed = [t for t in plan.topics if t.status is TopicStatus.COMPLETE]
+            if exhausted and not completed:
+                return StopReason.ALL_EXHAUSTED, f"all {len(exhausted)} open topics were exhausted"
+            return StopReason.ALL_DONE, "no open topics remain"
+        if state.early_termination and state.consecutive_low_novelty >= state.breadth:
+            return (StopReason.LOW_NOVELTY,
+                    f"{state.consecutive_low_novelty} consecutive topics brought novelty below "
+                    f"{state.min_novelty}")
+        if self.budget.research_time_over(self.clock.now()):
+            left = self.now_remaining() or 0.0
+            return StopReason.TIME_BUDGET, f"{left:.2f} minutes left, below the synthesis reserve"
+        if state.iteration >= state.max_iterations:
+            return (StopReason.ITERATION_LIMIT,
+                    f"iteration limit of {state.max_iterations} reached")
+        return None
+
+    def stop_research(self, reason: StopReason, detail: str) -> None:
+        state = self.state
+        state.stop_reason = reason
+        state.stop_detail = detail
+        self.events.emit("research_stopped", reason=reason.value, detail=detail)
+        if reason is StopReason.ALL_DONE and phases.read_text(self.paths.completed_file) is None:
+            atomic_write_text(self.paths.completed_file, phases.COMPLETION_PROMISE + "\n")
+            self.events.emit("completion_marker", action="written_by_orchestrator")
+        state.current_phase = Phase.SYNTHESIZE
+
+    def check_completion_marker(self) -> None:
+        """Never end research on the agent's marker alone while topics remain open."""
+        if phases.read_text(self.paths.completed_file) is None:
+            return
+        open_topics = self.state.plan.open_topics()
+        if open_topics:
+            archive.archive_file(self.paths.archive_dir, self.paths.completed_file, self.token)
+            self.paths.completed_file.unlink(missing_ok=True)
+            self.events.emit("completion_marker", action="removed_false_marker",
+                             open_topics=len(open_topics))
+        else:
+            self.events.emit("completion_marker", action="accepted")
+
+    def record_decision(self, topic: Topic, *, summary: str, gaps: list[str],
+                        verdict: Verdict | None) -> None:
+        state = self.state
+        stop = self.stop_reason()
+        decision = LoopDecision(
+            iteration=state.iteration,
+            topic=topic.name,
+            summary=summary,
+            gaps=list(gaps),
+            shouldContinue=stop is None,
+            reason=stop[0].value if stop else f"{len(state.plan.open_topics())} open topics remain",
+            nextSearchTopic=verdict.nextSearchTopic if verdict else None,
+            urlToSearch=verdict.urlToSearch if verdict else None,
+            timeRemainingMinutes=(None if self.now_remaining() is None
+                                  else round(self.now_remaining() or 0.0, 3)),
+            novelty=state.novelty.get(topic.slug),
+        )
+        state.last_decision = decision
+        from research.fsutil import append_line
+
+        append_line(self.paths.decisions_file, decision.model_dump_json())
+        self.events.emit("decision", **decision.model_dump())
+
+    # ------------------------------------------------------------ final cycle
+
+    def write_registry(self):  # noqa: ANN201 - sources.SourceRegistry
+        pairs = []
+        for topic in phases.tree_order(self.state.plan):
+            text = phases.read_text(self.paths.progress_file(topic.slug))
+            if text:
+                pairs.append((topic.slug, text))
+        registry = build_registry(pairs)
+        atomic_write_text(self.paths.sources_file, registry.model_dump_json(indent=2) + "\n")
+        return registry
+
+    def write_audit(self, registry):  # noqa: ANN001, ANN201
+        text = phases.read_text(self.paths.report_file) or ""
+        audit = audit_report(text, registry)
+        atomic_write_text(self.paths.citations_file, audit.model_dump_json(indent=2) + "\n")
+        return audit
+
+    def finish(self) -> None:
+        """Make the report true (citations, methodology, banners), archive, and mark done."""
+        state = self.state
+        registry = self.write_registry()
+        state.elapsed_seconds = self.budget.elapsed(self.clock.now())
+        text = phases.read_text(self.paths.report_file) or ""
+        final_text, removed = report.finalize_report(text, state, registry)
+        if removed:
+            state.citation_ids_removed = sorted(set(state.citation_ids_removed) | set(removed))
+            self.events.emit("citation_fix", removed_ids=removed)
+            final_text, _ = report.finalize_report(text, state, registry)
+        atomic_write_text(self.paths.report_file, final_text)
+        self.write_audit(registry)
+        archived = archive.archive_session(self.paths, self.token, remove=True)
+        self.events.emit("archive", files=len(archived))
+        state.is_complete = True
+        state.current_phase = Phase.DONE
+
+    @property
+    def token(self) -> str:
+        return (self.lock.token if self.lock else None) or self.state.lock_token or "nolock"
+
+    def archive_verdicts(self) -> None:
+        for path in (self.paths.accepted_file, self.paths.rejected_file):
+            archive.archive_file(self.paths.archive_dir, path, self.token)
+        phases.clear_verdicts(self.paths)
+
+    # -------------------------------------------------------------- variables
+
+    def base_variables(self) -> dict[str, str]:
+        state, paths = self.state, self.paths
+        remaining = self.now_remaining()
+        return {
+            "original_topic": state.original_topic,
+            "name": state.name,
+            "breadth": str(state.breadth),
+            "depth": str(state.depth),
+            "iteration": str(state.iteration),
+            "max_iterations": str(state.max_iterations),
+            "model": state.model,
+            "review_model": state.review_model,
+            "timeout": str(int(state.timeout)),
+            "date": date.today().isoformat(),
+            "session_dir": paths.relative(paths.session_dir),
+            "plan_file": paths.relative(paths.plan_file),
+            "progress_index_file": paths.relative(paths.progress_index),
+            "progress_dir": paths.relative(paths.progress_dir),
+            "report_file": paths.relative(paths.report_file),
+            "accepted_file": paths.relative(paths.accepted_file),
+            "rejected_file": paths.relative(paths.rejected_file),
+            "completed_file": paths.relative(paths.completed_file),
+            "recovery_notes_file": paths.relative(paths.recovery_notes),
+            "time_remaining": "unlimited" if remaining is None else f"{remaining:.1f} minutes",
+        }
+
+    def topic_variables(self, topic: Topic) -> dict[str, str]:
+        plan = self.state.plan
+        rule, room = phases.subtopic_rule(plan, topic)
+        parent = plan.get(topic.parent).name if topic.parent else "none"
+        return {
+            **self.base_variables(),
+            "topic_name": topic.name,
+            "topic_slug": topic.slug,
+            "topic_depth": str(topic.depth),
+            "topic_parent": parent,
+            "topic_description": topic.description or "(no description)",
+            "topic_criteria": phases.criteria_text(topic),
+            "progress_file": self.paths.relative(self.paths.progress_file(topic.slug)),
+            "attempt": str(topic.attempts),
+            "max_attempts": str(MAX_TOPIC_ATTEMPTS),
+            "subtopic_rule": rule,
+            "max_subtopics": str(room),
+            "review_feedback": phases.review_feedback_text(
+                self.state.review_feedback.get(topic.slug)),
+            "searches": str(self.state.breadth),
+        }
+
+    def final_variables(self, registry) -> dict[str, str]:  # noqa: ANN001
+        report_text = phases.read_text(self.paths.report_file)
+        audit_text = "no report has been written yet"
+        if report_text is not None:
+            audit = audit_report(report_text, registry)
+            audit_text = "\n".join(f"- {d}" for d in audit.defects) or "no defects found"
+        return {
+            **self.base_variables(),
+            "source_registry": format_registry(registry),
+            "citation_audit": audit_text,
+            "topic_tree": phases.topic_tree_text(self.state.plan, self.paths),
+            "limit_note": report.limit_note(self.state),
+        }
+
+    def recovery_variables(self) -> dict[str, str]:
+        state = self.state
+        return {
+            "failed_phase": (state.failed_phase or state.current_phase).value,
+            "last_error": state.last_error or "unknown error",
+            "recovery_round": str(state.retry_count + 1),
+        }
+
+
+FAILED = object()
+FINAL_PHASES = frozenset({Phase.SYNTHESIZE, Phase.FINAL_REVIEW, Phase.REVISE})
+OPEN = OPEN_STATUSES

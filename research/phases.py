@@ -1,0 +1,143 @@
+"""What each phase must leave behind, and how the orchestrator reads it back.
+
+These functions read the files an agent wrote and either return what they mean or raise
+PhaseFailed with a message that is fed to the RECOVERY phase. They never trust the agent.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from research.errors import PhaseFailed
+from research.paths import SessionPaths
+from research.plan import Plan, Topic, TopicStatus
+from research.state import Verdict
+
+JSON_BLOCK = re.compile(r"```json[ \t]*\n(.*?)\n[ \t]*```", re.DOTALL | re.IGNORECASE)
+COMPLETION_PROMISE = "<promise>COMPLETE</promise>"
+
+
+def read_text(path: Path) -> str | None:
+    """A file's text, or None when it is missing or unreadable."""
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except (FileNotFoundError, IsADirectoryError, PermissionError):
+        return None
+
+
+def require_file(path: Path, paths: SessionPaths, *, what: str) -> str:
+    """The non-empty text of a file the phase had to write, else PhaseFailed."""
+    text = read_text(path)
+    if text is None:
+        raise PhaseFailed(f"{what} {paths.relative(path)} was not written", kind="missing_files")
+    if not text.strip():
+        raise PhaseFailed(f"{what} {paths.relative(path)} is empty", kind="missing_files")
+    return text
+
+
+def parse_verdict_file(text: str, *, expected: str, filename: str) -> Verdict:
+    """The verdict of a review file: its first fenced ```json block, validated."""
+    match = JSON_BLOCK.search(text)
+    if match is None:
+        raise PhaseFailed(f"{filename} has no fenced ```json block with the verdict")
+    try:
+        data = json.loads(match.group(1))
+    except json.JSONDecodeError as exc:
+        raise PhaseFailed(f"{filename}: the ```json block is not valid JSON ({exc})") from None
+    try:
+        verdict = Verdict.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'block'}: {err['msg']}"
+            for err in exc.errors()
+        )
+        raise PhaseFailed(f"{filename}: the verdict block is invalid ({problems})") from None
+    if verdict.verdict != expected:
+        raise PhaseFailed(
+            f"{filename} says verdict {verdict.verdict!r}; the file name says {expected!r}"
+        )
+    return verdict
+
+
+def read_verdict(paths: SessionPaths) -> Verdict:
+    """Exactly one of review.accepted.md / review.rejected.md, with a valid JSON block."""
+    accepted = read_text(paths.accepted_file)
+    rejected = read_text(paths.rejected_file)
+    if accepted is not None and rejected is not None:
+        raise PhaseFailed("both review.accepted.md and review.rejected.md were written; "
+                          "exactly one is required")
+    if accepted is None and rejected is None:
+        raise PhaseFailed("neither review.accepted.md nor review.rejected.md was written",
+                          kind="missing_files")
+    if accepted is not None:
+        return parse_verdict_file(accepted, expected="accepted", filename="review.accepted.md")
+    assert rejected is not None
+    return parse_verdict_file(rejected, expected="rejected", filename="review.rejected.md")
+
+
+def clear_verdicts(paths: SessionPaths) -> None:
+    """Remove verdict files (after they were archived) so the next review starts clean."""
+    paths.accepted_file.unlink(missing_ok=True)
+    paths.rejected_file.unlink(missing_ok=True)
+
+
+def subtopic_rule(plan: Plan, topic: Topic) -> tuple[str, int]:
+    """The sentence telling the agent which subtopics it may propose, and how many."""
+    if topic.depth + 1 >= plan.depth:
+        return ("Do not propose subtopics: this topic is at the deepest level of the plan.", 0)
+    existing = [t for t in plan.children(topic.slug) if t.status is not TopicStatus.SKIPPED]
+    room = max(0, plan.breadth - len(existing))
+    if room == 0:
+        return ("Do not propose more subtopics: this topic already has the maximum number.", 0)
+    return (
+        f"You may propose up to {room} subtopics of this topic at depth {topic.depth + 1}, "
+        f"each with `- Parent: {topic.name}`; propose fewer (or none) if fewer are worth "
+        "researching, and never one that repeats an existing topic.",
+        room,
+    )
+
+
+def review_feedback_text(verdict: Verdict | None) -> str:
+    if verdict is None:
+        return "none"
+    lines = [f"The previous review rejected this topic: {verdict.summary}"]
+    lines += [f"- Gap: {gap}" for gap in verdict.gaps]
+    if verdict.nextSearchTopic:
+        lines.append(f"- Suggested search: {verdict.nextSearchTopic}")
+    if verdict.urlToSearch:
+        lines.append(f"- Suggested URL: {verdict.urlToSearch}")
+    return "\n".join(lines)
+
+
+def topic_tree_text(plan: Plan, paths: SessionPaths) -> str:
+    """The plan as an indented list with statuses and progress files, for final-cycle prompts."""
+    lines = []
+    for topic in tree_order(plan):
+        note = f" ({topic.note})" if topic.note else ""
+        progress = paths.relative(paths.progress_file(topic.slug))
+        lines.append(
+            f"{'  ' * topic.depth}- [{topic.status.value}{note}] {topic.name} — {progress}"
+        )
+    return "\n".join(lines) if lines else "(the plan has no topics)"
+
+
+def tree_order(plan: Plan) -> list[Topic]:
+    """Topics depth-first in plan order: each topic followed by its subtree."""
+    ordered: list[Topic] = []
+
+    def visit(parent: str | None) -> None:
+        for topic in plan.topics:
+            if topic.parent == parent:
+                ordered.append(topic)
+                visit(topic.slug)
+
+    visit(None)
+    return ordered
+
+
+def criteria_text(topic: Topic) -> str:
+    return "\n".join(f"- {item}" for item in topic.criteria) or "- (none given)"

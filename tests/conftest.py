@@ -1,0 +1,58 @@
+"""Shared fixtures: every test runs in its own empty working directory, with no RESEARCH_*
+environment leaking in, and can drive the real CLI in-process."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from research.cli import app
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for key in list(os.environ):
+        if key.startswith("RESEARCH_"):
+            monkeypatch.delenv(key)
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    return work
+
+
+@pytest.fixture
+def run_cli() -> Callable[..., object]:
+    """Invoke the CLI in-process: run_cli("--mock-mode", "topic") → click Result."""
+    runner = CliRunner()
+
+    def invoke(*args: str, input: str | None = None, env: dict[str, str] | None = None):
+        return runner.invoke(app, list(args), input=input, env=env, catch_exceptions=False)
+
+    return invoke
+
+
+@pytest.fixture
+def mock_script(tmp_path: Path) -> Callable[..., Path]:
+    """Write a mock-agent script; returns its path (pass with --mock-script)."""
+
+    def write(**script: object) -> Path:
+        path = tmp_path / "mock-script.json"
+        path.write_text(json.dumps(script), encoding="utf-8")
+        return path
+
+    return write
+
+
+def read_json(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]

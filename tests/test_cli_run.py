@@ -1,0 +1,173 @@
+"""Whole sessions through the CLI with the simulated agent: files, statuses, report, exits."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from conftest import read_json, read_jsonl
+
+from research.plan import TopicStatus, parse_plan
+from research.sources import parse_citations
+
+QUESTION = "How do heat pumps perform in cold climates?"
+
+
+def session(name: str = "demo") -> Path:
+    return Path(".research") / name
+
+
+def test_mock_run_breadth_2_depth_1(run_cli) -> None:
+    result = run_cli("--mock-mode", "--name", "demo", "--breadth", "2", "--depth", "1", QUESTION)
+    assert result.exit_code == 0, result.stderr
+    state = read_json(session() / "state.json")
+    assert state["is_complete"] and state["current_phase"] == "done"
+    assert [t["status"] for t in state["plan"]["topics"]] == ["Complete", "Complete"]
+    # One rejection of the first topic: three iterations for two topics.
+    assert state["iteration"] == 3
+    assert state["stop_reason"] == "all_topics_done"
+    assert not (session() / "research.lock.json").exists()
+    plan = parse_plan((session() / "research_plan.md").read_text())
+    assert [t.status for t in plan.topics] == [TopicStatus.COMPLETE] * 2
+    assert (session() / "progress.md").exists()
+    archived = [p.name for p in (session() / "archive").iterdir()]
+    for topic in state["plan"]["topics"]:
+        assert any(name.endswith(f".{topic['slug']}.progress.md") for name in archived)
+    report = Path("reports/demo/report.md").read_text()
+    assert report.startswith(f"# {QUESTION}")
+    assert "## Methodology" in report and "## Sources" in report
+    assert "```mermaid" in report
+    assert "WARNING" not in report
+    assert parse_citations(report)
+    citations = read_json(session() / "citations.json")
+    assert citations["unknown"] == []
+    assert "Research session 'demo' complete" in result.stdout
+
+
+def test_mock_run_breadth_3_depth_2_explores_subtopics(run_cli) -> None:
+    result = run_cli("--mock-mode", "--name", "deep", "--breadth", "3", "--depth", "2",
+                     "--yes", QUESTION)
+    assert result.exit_code == 0, result.stderr
+    state = read_json(session("deep") / "state.json")
+    topics = state["plan"]["topics"]
+    depth0 = [t for t in topics if t["depth"] == 0]
+    depth1 = [t for t in topics if t["depth"] == 1]
+    assert len(depth0) == 3
+    # Every depth-0 topic got subtopics; none deeper than the depth limit allows.
+    assert {t["parent"] for t in depth1} == {t["slug"] for t in depth0}
+    assert max(t["depth"] for t in topics) == 1
+    for parent in depth0:
+        live = [t for t in depth1 if t["parent"] == parent["slug"] and t["status"] != "Skipped"]
+        assert len(live) <= 3
+    # The simulated agent proposes one near-duplicate: it is skipped, not researched.
+    skipped = [t for t in topics if t["status"] == "Skipped"]
+    assert len(skipped) == 1 and skipped[0]["note"].startswith("duplicate of")
+    assert state["skipped_topics"] == [skipped[0]["name"]]
+    assert all(t["status"] in {"Complete", "Skipped"} for t in topics)
+    # Breadth-first: every depth-0 topic was researched before any depth-1 topic.
+    researched = [e["topic"] for e in read_jsonl(session("deep") / "events.jsonl")
+                  if e["type"] == "phase_start" and e["phase"] == "research"]
+    depths = [next(t["depth"] for t in topics if t["slug"] == slug) for slug in researched]
+    assert depths == sorted(depths)
+    # The final review rejected the first draft and the report was revised.
+    assert state["final_review_rejected"] is True
+    phases = state["phase_history"]
+    assert phases[-3:] == ["synthesize", "final_review", "revise"]
+
+
+def test_default_name_is_the_slug_of_the_topic(run_cli) -> None:
+    result = run_cli("--mock-mode", "--breadth", "1", "--depth", "1", "Café prices in Paris?")
+    assert result.exit_code == 0, result.stderr
+    assert Path("reports/cafe-prices-in-paris/report.md").exists()
+
+
+def test_topics_rejected_three_times_are_exhausted(run_cli, mock_script) -> None:
+    script = mock_script(faults=[{"action": "reject", "phase": "review"}])
+    result = run_cli("--mock-mode", "--mock-script", str(script), "--name", "exh",
+                     "--breadth", "3", "--depth", "1", QUESTION)
+    assert result.exit_code == 0, result.stderr
+    state = read_json(session("exh") / "state.json")
+    assert [t["status"] for t in state["plan"]["topics"]] == ["Exhausted"] * 3
+    assert [t["attempts"] for t in state["plan"]["topics"]] == [3, 3, 3]
+    assert state["iteration"] == 9
+    assert state["stop_reason"] == "all_open_topics_exhausted"
+    plan_text = (session("exh") / "research_plan.md").read_text()
+    assert plan_text.count("Exhausted #RETRY_EXHAUSTED") == 3
+    report = Path("reports/exh/report.md").read_text()
+    for topic in state["plan"]["topics"]:
+        assert f"- {topic['name']} #RETRY_EXHAUSTED" in report
+
+
+def test_iteration_limit_ends_research_final_cycle_runs_with_banner(run_cli, mock_script) -> None:
+    # Every review rejects; breadth 2, depth 2 has 6 topics x 3 attempts > the floor of 13.
+    script = mock_script(faults=[{"action": "reject", "phase": "review"}])
+    result = run_cli("--mock-mode", "--mock-script", str(script), "--name", "lim",
+                     "--breadth", "2", "--depth", "2", "--max-iterations", "1", QUESTION)
+    assert result.exit_code == 0, result.stderr
+    assert "below the floor" in result.stderr and "using 13" in result.stderr
+    state = read_json(session("lim") / "state.json")
+    assert state["max_iterations"] == 13
+    assert state["iteration"] == 13
+    assert state["stop_reason"] == "iteration_limit"
+    assert state["phase_history"][-2:] == ["synthesize", "final_review"] or \
+        state["phase_history"][-3:] == ["synthesize", "final_review", "revise"]
+    report = Path("reports/lim/report.md").read_text()
+    assert report.startswith("---\n⚠️ **WARNING: ITERATION LIMIT REACHED**")
+    complete = sum(t["status"] == "Complete" for t in state["plan"]["topics"])
+    planned = sum(t["status"] != "Skipped" for t in state["plan"]["topics"])
+    assert f"- Topics completed: {complete} of {planned}" in report
+    assert "- Iterations executed: 13 (limit: 13)" in report
+    assert "WARNING: research ended early" in result.stdout
+
+
+def test_iteration_limit_banner_text(tmp_path: Path) -> None:
+    from research.plan import Plan
+    from research.report import banners
+    from research.state import RWRState, StopReason
+
+    plan = Plan(topic="q", breadth=2, depth=1)
+    plan.add_topic("A", parent=None).status = TopicStatus.COMPLETE
+    plan.add_topic("B", parent=None)
+    state = RWRState(name="x", original_topic="q", breadth=2, depth=1, max_iterations=9,
+                     model="m", review_model="r", timeout=10, plan=plan, iteration=9,
+                     stop_reason=StopReason.ITERATION_LIMIT)
+    (banner,) = banners(state)
+    assert banner.startswith("---\n⚠️ **WARNING: ITERATION LIMIT REACHED**")
+    assert "- Topics completed: 1 of 2" in banner
+    assert "- Iterations executed: 9 (limit: 9)" in banner
+    assert banner.endswith("---")
+
+
+def test_confirmation_needed_without_terminal(run_cli) -> None:
+    # Default breadth 3, depth 3 → 86 iterations > 20: no terminal and no --yes → exit 2.
+    result = run_cli("--mock-mode", "--name", "big", QUESTION, input="")
+    assert result.exit_code == 2
+    assert "--yes" in result.stderr
+    assert not (session("big") / "state.json").exists()
+
+
+def test_version(run_cli) -> None:
+    result = run_cli("--version")
+    assert result.exit_code == 0
+    assert re.fullmatch(r"research\.py \d+\.\d+\.\d+\n", result.stdout)
+
+
+def test_existing_session_is_not_overwritten(run_cli) -> None:
+    args = ("--mock-mode", "--name", "demo", "--breadth", "1", "--depth", "1", QUESTION)
+    assert run_cli(*args).exit_code == 0
+    before = Path("reports/demo/report.md").read_text()
+    result = run_cli(*args)
+    assert result.exit_code == 2
+    assert "--resume" in result.stderr
+    assert Path("reports/demo/report.md").read_text() == before
+
+
+@pytest.mark.parametrize("name", ["../x", "/abs", "a/b", "", "..", ".", "!!!", "Upper",
+                                  "x" * 65, "é"])
+def test_bad_names_exit_2_and_write_nothing(run_cli, name: str, isolated: Path) -> None:
+    result = run_cli("--mock-mode", "--name", name, "--breadth", "1", "--depth", "1", QUESTION)
+    assert result.exit_code == 2
+    assert "invalid --name" in result.stderr
+    assert list(isolated.iterdir()) == []
+    assert not (isolated.parent / "x").exists()
