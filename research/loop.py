@@ -114,6 +114,17 @@ class ResearchLoop:
         self.state.lock_token = self.lock.token if self.lock else None
         save_state(self.state, self.paths.state_file)
         self.write_plan(self.state.plan)
+        self.write_progress_index()
+
+    def write_progress_index(self) -> None:
+        if self.state.is_complete and not self.paths.progress_index.exists():
+            return
+        plan = self.state.plan
+        total = sum(1 for t in plan.topics if t.status is not TopicStatus.SKIPPED)
+        text = phases.progress_index_text(
+            phases.read_text(self.paths.progress_index), iteration=self.state.iteration,
+            completed=plan.counts()[TopicStatus.COMPLETE], total=total)
+        atomic_write_text(self.paths.progress_index, text)
 
     def write_plan(self, plan: Plan) -> None:
         atomic_write_text(self.paths.plan_file, render_plan(plan))

@@ -141,3 +141,18 @@ def tree_order(plan: Plan) -> list[Topic]:
 
 def criteria_text(topic: Topic) -> str:
     return "\n".join(f"- {item}" for item in topic.criteria) or "- (none given)"
+
+
+def progress_index_text(existing: str | None, *, iteration: int, completed: int,
+                        total: int) -> str:
+    """`progress.md` with a true `## Summary` (seed format); the agent's activity is kept."""
+    summary = f"## Summary\n- Iteration: {iteration}\n- Topics Completed: {completed} of {total}\n"
+    text = (existing or "").strip("\n")
+    if re.search(r"^## Summary\s*$", text, re.MULTILINE):
+        return re.sub(r"^## Summary\s*$.*?(?=^## |\Z)", summary + "\n", text,
+                      count=1, flags=re.MULTILINE | re.DOTALL).rstrip("\n") + "\n"
+    body = re.sub(r"^# Research Progress\s*$", "", text, count=1, flags=re.MULTILINE).strip()
+    if body and not re.search(r"^## Recent Activity\s*$", body, re.MULTILINE):
+        body = "## Recent Activity\n" + body
+    body = body or "## Recent Activity"
+    return f"# Research Progress\n\n{summary}\n{body}\n"

@@ -171,3 +171,17 @@ def test_bad_names_exit_2_and_write_nothing(run_cli, name: str, isolated: Path) 
     assert "invalid --name" in result.stderr
     assert list(isolated.iterdir()) == []
     assert not (isolated.parent / "x").exists()
+
+
+def test_progress_index_keeps_a_true_summary() -> None:
+    from research.phases import progress_index_text
+
+    fresh = progress_index_text(None, iteration=0, completed=0, total=2)
+    assert fresh.startswith("# Research Progress\n\n## Summary\n- Iteration: 0\n")
+    agent_wrote = fresh + "- Researched A.\n"
+    updated = progress_index_text(agent_wrote.replace("Iteration: 0", "Iteration: 7"),
+                                  iteration=2, completed=1, total=2)
+    assert "- Iteration: 2\n- Topics Completed: 1 of 2" in updated
+    assert "- Researched A." in updated
+    foreign = progress_index_text("- some notes\n", iteration=1, completed=0, total=3)
+    assert "## Recent Activity\n- some notes" in foreign
