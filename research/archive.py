@@ -237,3 +237,19 @@ def _sha256(data: bytes) -> str:
 
 def _utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+def latest_archived(archive_dir: Path, logical_name: str) -> Path | None:
+    """The newest archived copy of a logical file name, at the top level or in token folders."""
+    best: tuple[tuple[str, int], Path] | None = None
+    if not archive_dir.is_dir():
+        return None
+    for path in [*archive_dir.glob("*"), *archive_dir.glob("*/*")]:
+        match = ARCHIVE_NAME.match(path.name)
+        if match is None or match["name"] != logical_name or not path.is_file():
+            continue
+        base, _, suffix = match["stamp"].partition("-")
+        key = (base, int(suffix or 1))
+        if best is None or key > best[0]:
+            best = (key, path)
+    return best[1] if best else None

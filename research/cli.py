@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from research import __version__
-from research import settings as defaults
+from research import defaults
 from research.errors import Interrupted, ResearchError, UsageError
 
 app = typer.Typer(
@@ -42,6 +42,7 @@ def _time_budget(value: str | None) -> float | None:
 
 @app.command()
 def main_command(
+    ctx: typer.Context,
     topic: Annotated[str | None, typer.Argument(
         help="The research topic or question (not needed with --resume, --status, --list).",
         show_default=False)] = None,
@@ -154,6 +155,12 @@ def _run(**options: object) -> None:
         "agent_cmd": options["agent_cmd"],
     }
     explicit = {key: value for key, value in given.items() if value is not None}
+    ctx = options["ctx"]
+    for key in ("duplicate_threshold", "min_novelty", "early_termination"):
+        # Only thresholds the user set (flag or environment) override a resumed session's.
+        source = ctx.get_parameter_source(key)  # type: ignore[attr-defined]
+        if source is not None and source.name != "DEFAULT":
+            explicit[key] = options[key]
     if options["time_budget"] is not None:  # "unlimited" is given too, as None
         explicit["time_budget_minutes"] = _time_budget(str(options["time_budget"]))
     settings = Settings(
@@ -165,9 +172,6 @@ def _run(**options: object) -> None:
         force_resume=bool(options["force_resume"]),
         mock_mode=bool(options["mock_mode"]),
         assume_yes=bool(options["yes"]),
-        duplicate_threshold=options["duplicate_threshold"],
-        min_novelty=options["min_novelty"],
-        early_termination=bool(options["early_termination"]),
         quiet=bool(options["quiet"]),
         verbose=bool(options["verbose"]),
         **explicit,

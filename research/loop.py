@@ -132,6 +132,37 @@ class ResearchLoop:
     def now_remaining(self) -> float | None:
         return self.budget.remaining_minutes(self.clock.now())
 
+    def reopen(self) -> bool:
+        """Continue research in a finished session whose limit has since been raised.
+
+        Only a session that ended on a limit with topics still open is reopened, and only
+        when that limit no longer holds; the archived notes are put back so the new
+        report covers everything.
+        """
+        state = self.state
+        reopenable = (StopReason.ITERATION_LIMIT, StopReason.TIME_BUDGET, StopReason.LOW_NOVELTY)
+        if not state.is_complete or state.stop_reason not in reopenable:
+            return False
+        if not state.early_termination:
+            state.consecutive_low_novelty = 0
+        previous = state.stop_reason
+        if self.stop_reason() is not None:
+            return False
+        for topic in state.plan.topics:
+            copy = archive.latest_archived(self.paths.archive_dir, f"{topic.slug}.progress.md")
+            target = self.paths.progress_file(topic.slug)
+            if copy is not None and not target.exists():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(copy.read_bytes())
+        state.is_complete = False
+        state.stop_reason = None
+        state.stop_detail = ""
+        state.final_review_accepted = state.final_review_rejected = False
+        state.report_fallback = False
+        state.current_phase = Phase.RESEARCH
+        self.events.emit("run_start", reopened=True, previous_stop=previous.value)
+        return True
+
     # ----------------------------------------------------------------- phases
 
     def initial_plan(self) -> None:

@@ -140,11 +140,11 @@ def run_session(
                 events.emit("lock_taken", takeover=False, reason=acquired.reason)
             events.emit("run_start", resume=settings.resume, phase=state.current_phase.value,
                         agent=the_agent.name, max_iterations=state.max_iterations)
-            if state.is_complete:
-                events.emit("run_end", outcome="already_complete")
-                return Outcome(state, paths)
             loop = ResearchLoop(state=state, paths=paths, agent=the_agent, templates=templates,
                                 events=events, lock=lock, clock=clock)
+            if state.is_complete and not loop.reopen():
+                events.emit("run_end", outcome="already_complete")
+                return Outcome(state, paths)
             loop.save()
             loop.run()
             events.emit("run_end", outcome="complete", report=paths.relative(paths.report_file))
@@ -195,7 +195,8 @@ def resume_state(settings: Settings, paths: SessionPaths) -> RWRState:
         state.max_iterations = max(settings.max_iterations, state.max_iterations)
     if "time_budget_minutes" in overrides:
         state.time_budget_minutes = settings.time_budget_minutes
-    for field in ("model", "review_model", "timeout"):
+    for field in ("model", "review_model", "timeout", "duplicate_threshold", "min_novelty",
+                  "early_termination"):
         if field in overrides:
             setattr(state, field, getattr(settings, field))
     save_state(state, paths.state_file)

@@ -185,3 +185,37 @@ def test_progress_index_keeps_a_true_summary() -> None:
     assert "- Researched A." in updated
     foreign = progress_index_text("- some notes\n", iteration=1, completed=0, total=3)
     assert "## Recent Activity\n- some notes" in foreign
+
+
+def test_resume_with_a_higher_limit_continues_a_limited_session(run_cli, mock_script) -> None:
+    script = mock_script(faults=[{"action": "reject", "phase": "review"}])
+    args = ("--mock-mode", "--name", "more", "--breadth", "2", "--depth", "2")
+    assert run_cli(*args, "--mock-script", str(script), QUESTION).exit_code == 0
+    first = read_json(session("more") / "state.json")
+    assert first["stop_reason"] == "iteration_limit"
+    open_before = [t["slug"] for t in first["plan"]["topics"]
+                   if t["status"] in ("Pending", "In Progress")]
+    assert open_before
+
+    result = run_cli(*args, "--resume", "--max-iterations", "40")
+    assert result.exit_code == 0, result.stderr
+    state = read_json(session("more") / "state.json")
+    assert state["max_iterations"] == 40 and state["is_complete"]
+    assert state["stop_reason"] == "all_topics_done"
+    statuses = {t["slug"]: t["status"] for t in state["plan"]["topics"]}
+    assert all(statuses[slug] == "Complete" for slug in open_before)
+    report = Path("reports/more/report.md").read_text()
+    assert "ITERATION LIMIT" not in report
+    # The notes of topics researched before the limit are back in the new report's registry.
+    sources = read_json(session("more") / "sources.json")["sources"]
+    cited_topics = {slug for source in sources for slug in source["topics"]}
+    assert set(statuses) - {s for s, st in statuses.items() if st == "Skipped"} <= cited_topics
+
+
+def test_resume_of_a_finished_session_does_nothing(run_cli) -> None:
+    args = ("--mock-mode", "--name", "done", "--breadth", "1", "--depth", "1")
+    assert run_cli(*args, QUESTION).exit_code == 0
+    before = Path("reports/done/report.md").read_text()
+    result = run_cli(*args, "--resume")
+    assert result.exit_code == 0
+    assert Path("reports/done/report.md").read_text() == before
