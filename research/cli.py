@@ -9,13 +9,13 @@ from typing import Annotated
 
 import typer
 
-from research import __version__
-from research import defaults
+from research import __version__, defaults
 from research.errors import Interrupted, ResearchError, UsageError
 
 app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain help and usage errors: rich's help formatter costs ~150 ms
     context_settings={"help_option_names": ["-h", "--help"]},
     help="Breadth-first desk research driven by an AI coding agent (OpenCode).",
 )

@@ -1,4 +1,4 @@
-"""Every default in one place. Layering: built-in < RESEARCH_* environment < command-line flag."""
+"""The Settings model: one run's configuration. The defaults themselves live in `defaults`."""
 
 from __future__ import annotations
 
@@ -6,45 +6,19 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-DEFAULT_BREADTH = 3
-DEFAULT_DEPTH = 3
-BREADTH_RANGE = (1, 10)
-DEPTH_RANGE = (1, 6)
-DEFAULT_MODEL = "opencode/minimax-m2.1-free"
-DEFAULT_REVIEW_MODEL = "opencode/big-pickle"
-DEFAULT_TIMEOUT_SECONDS = 1200.0
-CONFIRM_ITERATIONS_ABOVE = 20
-
-MAX_TOPIC_ATTEMPTS = 3
-MAX_PHASE_RECOVERIES = 3
-MAX_TRANSIENT_ATTEMPTS = 3
-BACKOFF_CAP_SECONDS = 10.0
-BREAKER_CONSECUTIVE_FAILED_PHASES = 3
-BREAKER_FAILURE_RATIO = 0.5
-BREAKER_MIN_CALLS = 4
-
-DEFAULT_DUPLICATE_THRESHOLD = 0.75
-DEFAULT_MIN_NOVELTY = 0.15
-DEFAULT_EARLY_TERMINATION = True
-
-HEARTBEAT_INTERVAL_SECONDS = 30.0
-KILL_GRACE_SECONDS = 5.0
-
-# Environment variables that give defaults to the flags of the same meaning.
-ENV = {
-    "breadth": "RESEARCH_BREADTH",
-    "depth": "RESEARCH_DEPTH",
-    "model": "RESEARCH_MODEL",
-    "review_model": "RESEARCH_REVIEW_MODEL",
-    "timeout": "RESEARCH_TIMEOUT",
-    "time_budget": "RESEARCH_TIME_BUDGET",
-    "max_iterations": "RESEARCH_MAX_ITERS",
-    "agent_cmd": "RESEARCH_AGENT_CMD",
-    "duplicate_threshold": "RESEARCH_DUPLICATE_THRESHOLD",
-    "min_novelty": "RESEARCH_MIN_NOVELTY",
-    "early_termination": "RESEARCH_EARLY_TERMINATION",
-    "mock_script": "RESEARCH_MOCK_SCRIPT",
-}
+from research.defaults import *  # noqa: F403 - the defaults were first published here
+from research.defaults import (
+    BREADTH_RANGE,
+    DEFAULT_BREADTH,
+    DEFAULT_DEPTH,
+    DEFAULT_DUPLICATE_THRESHOLD,
+    DEFAULT_EARLY_TERMINATION,
+    DEFAULT_MIN_NOVELTY,
+    DEFAULT_MODEL,
+    DEFAULT_REVIEW_MODEL,
+    DEFAULT_TIMEOUT_SECONDS,
+    DEPTH_RANGE,
+)
 
 
 class Settings(BaseModel):
