@@ -110,7 +110,8 @@ class ResearchLoop:
         return state
 
     def save(self) -> None:
-        self.state.elapsed_seconds = self.budget.elapsed(self.clock.now())
+        if not self.state.is_complete:  # a finished session's time is final
+            self.state.elapsed_seconds = self.budget.elapsed(self.clock.now())
         self.state.lock_token = self.lock.token if self.lock else None
         save_state(self.state, self.paths.state_file)
         self.write_plan(self.state.plan)
@@ -655,10 +656,17 @@ class ResearchLoop:
             final_text, _ = report.finalize_report(text, state, registry)
         atomic_write_text(self.paths.report_file, final_text)
         self.write_audit(registry)
-        archived = archive.archive_session(self.paths, self.token, remove=True)
-        self.events.emit("archive", files=len(archived))
         state.is_complete = True
         state.current_phase = Phase.DONE
+        # Saved as done before the notes are archived and removed: a kill in between
+        # leaves a finished session whose cleanup is simply done again on --resume.
+        self.save()
+        self.cleanup()
+
+    def cleanup(self) -> None:
+        """Archive the intermediate files of a finished session and remove them."""
+        archived = archive.archive_session(self.paths, self.token, remove=True)
+        self.events.emit("archive", files=len(archived))
 
     @property
     def token(self) -> str:

@@ -143,6 +143,7 @@ def run_session(
             loop = ResearchLoop(state=state, paths=paths, agent=the_agent, templates=templates,
                                 events=events, lock=lock, clock=clock)
             if state.is_complete and not loop.reopen():
+                loop.cleanup()
                 events.emit("run_end", outcome="already_complete")
                 return Outcome(state, paths)
             loop.save()
