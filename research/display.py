@@ -37,6 +37,11 @@ class PlainDisplay:
             return f"{where} {event['phase'].upper().replace('_', ' ')}{label}{retry}"
         if kind == "phase_end" and event["outcome"] != "ok":
             return f"{where}   failed: {event.get('error')}"
+        if kind == "agent_call":
+            outcome = "ok" if event["ok"] else event.get("failure") or "failed"
+            usage = usage_text(event.get("input_tokens"), event.get("output_tokens"),
+                               event.get("cost"))
+            return f"{where}   agent call: {outcome} in {event['duration']:.1f}s; {usage}"
         if kind == "retry":
             return f"{where}   retrying after {event['delay']:.1f}s ({event['failure']})"
         if kind == "recovery":
@@ -53,6 +58,15 @@ class PlainDisplay:
         if kind in {"warning", "error"}:
             return f"{kind}: {event.get('message')}"
         return None
+
+
+def usage_text(input_tokens: int | None, output_tokens: int | None, cost: float | None) -> str:
+    """Tokens and cost as the agent reported them; "unknown" for what it did not report."""
+    if input_tokens is None and output_tokens is None:
+        tokens = "tokens unknown"
+    else:
+        tokens = f"tokens {input_tokens or 0:,} in / {output_tokens or 0:,} out"
+    return f"{tokens}; cost {'unknown' if cost is None else f'${cost:.4f}'}"
 
 
 def _has(state: RWRState, slug: str) -> bool:
@@ -74,8 +88,19 @@ def print_summary(state: RWRState, paths: SessionPaths, stream: TextIO | None = 
                                  if counts[s]),
         f"  iterations: {state.iteration} of {state.max_iterations}; agent calls: "
         f"{state.agent_calls} ({state.agent_failures} failed)",
+        "  " + usage_text(*_usage_totals(state)),
     ]
     if state.stop_reason is not None and state.stop_reason.value != "all_topics_done":
         lines.append(f"  WARNING: research ended early: {state.stop_detail}")
     lines.append(f"  report: {paths.relative(paths.report_file)}")
     out.write("\n".join(lines) + "\n")
+
+
+def _usage_totals(state: RWRState) -> tuple[int | None, int | None, float | None]:
+    def total(values: list[int | float | None]) -> int | float | None:
+        known = [value for value in values if value is not None]
+        return sum(known) if known else None
+
+    usage = state.usage.values()
+    return (total([u.input_tokens for u in usage]), total([u.output_tokens for u in usage]),
+            total([u.cost for u in usage]))

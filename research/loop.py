@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 
-from research import archive, phases, report
+from research import archive, phases, report, workspace
 from research.agents.base import Agent, AgentCall, AgentResult, FailureKind
 from research.budget import TimeBudget, backoff_delay, breaker_reason
 from research.errors import PhaseFailed, PlanParseError, RunFailed
@@ -412,11 +412,12 @@ class ResearchLoop:
             call = AgentCall(phase=phase.value, prompt=prompt, model=model, timeout=timeout,
                              cwd=self.paths.root, log_path=log_path, context=context)
             before = self.clock.now()
-            if self.lock is not None:
-                with self.lock.keep_alive(HEARTBEAT_INTERVAL_SECONDS):
+            with workspace.watch_for_stray_files(self.paths, self.events, phase.value):
+                if self.lock is not None:
+                    with self.lock.keep_alive(HEARTBEAT_INTERVAL_SECONDS):
+                        result = self.agent.run(call)
+                else:
                     result = self.agent.run(call)
-            else:
-                result = self.agent.run(call)
             self.count_call(phase, result, self.clock.now() - before)
             self.events.emit(
                 "agent_call", phase=phase.value, agent=self.agent.name, model=model,

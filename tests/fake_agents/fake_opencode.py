@@ -5,16 +5,34 @@ The tests install it as `opencode` first on PATH with a shebang naming their int
 FAKE_OPENCODE_MODE picks the behaviour; FAKE_OPENCODE_RECORD names a JSON file that gets
 argv, $PWD, the working directory and stdin; FAKE_OPENCODE_FILE is the file "write" creates
 (in $PWD, as OpenCode does); FAKE_OPENCODE_PIDFILE receives a spawned grandchild's pid.
+
+For whole sessions through the CLI, mode "agent" does a phase's work the way a real agent
+would: it reads the phase from the prompt's first line ("# Phase: RESEARCH — …") and the
+files to write from the prompt's `backticked` relative paths, writes them under $PWD, and
+prints JSON events with TOKENS and COST per call. FAKE_OPENCODE_SCRIPT names a JSON file
+{"research": ["exit1", "agent"], …}: the n-th call of a phase uses the n-th mode listed
+(then FAKE_OPENCODE_MODE). FAKE_OPENCODE_CALLS names a JSON Lines file that gets one record
+per call (argv, pwd, cwd, pid, phase, mode, stdin); it is also how calls are counted.
 """
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
 import time
 
 SESSION = "ses_fake"
+TOKENS = {"input": 100, "output": 20, "reasoning": 0, "cache": {"read": 0, "write": 0}}
+COST = 0.01
+SOURCE = ("Fake source page", "https://example.org/fake-source")
+TOPIC_NAMES = ["Costs and prices", "Regulation and policy", "Technology performance",
+               "Market adoption", "Environmental impact"]
+STRAY_FILE = "stray-notes.txt"
+PHASES = {"INITIAL PLAN": "initial_plan", "RESEARCH": "research", "REVIEW": "review",
+          "SYNTHESIZE": "synthesize", "FINAL REVIEW": "final_review", "REVISE": "revise",
+          "RECOVERY": "recovery"}
 
 
 def emit(kind, **data):
@@ -37,16 +55,118 @@ def spawn_grandchild():
         handle.write(str(child.pid))
 
 
+def phase_of(prompt):
+    match = re.match(r"# Phase: ([A-Z ]+?)(?: —|\s*$)", prompt.lstrip(), re.MULTILINE)
+    return PHASES.get(match.group(1).strip(), "unknown") if match else "unknown"
+
+
+def scripted_mode(phase, default):
+    """The mode of this call: FAKE_OPENCODE_SCRIPT's n-th entry for the phase, else default."""
+    calls_file = os.environ.get("FAKE_OPENCODE_CALLS")
+    script_file = os.environ.get("FAKE_OPENCODE_SCRIPT")
+    if not (calls_file and script_file):
+        return default
+    with open(script_file, encoding="utf-8") as handle:
+        modes = json.load(handle).get(phase, [])
+    earlier = 0
+    if os.path.exists(calls_file):
+        with open(calls_file, encoding="utf-8") as handle:
+            earlier = sum(json.loads(line)["phase"] == phase for line in handle if line.strip())
+    return modes[earlier] if earlier < len(modes) else default
+
+
+def log_call(phase, mode, prompt):
+    calls_file = os.environ.get("FAKE_OPENCODE_CALLS")
+    if calls_file:
+        with open(calls_file, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps({"argv": sys.argv, "pwd": os.environ.get("PWD"),
+                                     "cwd": os.getcwd(), "pid": os.getpid(), "phase": phase,
+                                     "mode": mode, "stdin": prompt}) + "\n")
+
+
+def named_paths(prompt):
+    """The relative paths the prompt names in backticks, by what they are."""
+    found = {}
+    for path in re.findall(r"`([^`\s]+\.md)`", prompt):
+        for key, pattern in (("plan", r"/research_plan\.md$"), ("progress", r"/progress/[^/]+$"),
+                             ("index", r"/progress\.md$"), ("accepted", r"review\.accepted\.md$"),
+                             ("report", r"^reports/.+/report\.md$"),
+                             ("notes", r"recovery\.notes\.md$")):
+            if re.search(pattern, path):
+                found.setdefault(key, path)
+    return found
+
+
+def write(relative, content, append=False):
+    path = os.path.join(os.environ["PWD"], relative)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "a" if append else "w", encoding="utf-8") as handle:
+        handle.write(content)
+
+
+def first(pattern, prompt, default):
+    match = re.search(pattern, prompt, re.MULTILINE)
+    return match.group(1).strip() if match else default
+
+
+VERDICT = ("The notes meet the criteria.\n\n```json\n{\"verdict\": \"accepted\", \"summary\": "
+           "\"Fine.\", \"gaps\": [], \"nextSearchTopic\": null, \"urlToSearch\": null}\n```\n")
+
+
+def do_phase_work(phase, prompt):
+    """Write what the phase's prompt asks for, like a well-behaved agent."""
+    files = named_paths(prompt)
+    question = first(r"^Research question: (.+)$", prompt, "the question")
+    if phase == "initial_plan":
+        breadth = int(first(r"breadth (\d+)", prompt, "1"))
+        blocks = "".join(
+            f"### {name} (Depth: 0)\n- Status: Pending\n- Description: About {name.lower()}.\n"
+            f"- Acceptance Criteria:\n  - Facts about {name.lower()}\n\n"
+            for name in TOPIC_NAMES[:breadth])
+        write(files["plan"], f"# Research Plan\n\n## Metadata\n- Topic: {question}\n"
+              f"- Breadth: {breadth}\n\n## Topics\n\n{blocks}## Completion Status\n")
+    elif phase == "research":
+        name = first(r"^# Phase: RESEARCH — (.+)$", prompt, "topic")
+        write(files["progress"], f"# Progress: {name}\n\n## Findings\n- A fact about {name} "
+              f"(Source: {SOURCE[1]})\n\n## Sources\n- {SOURCE[0]} — {SOURCE[1]}\n\n"
+              "## Knowledge Gaps\n- Gap: none\n\n## Notes for Subtopics\n- none\n")
+        write(files["index"], f"- {name}: one finding\n", append=True)
+    elif phase in ("review", "final_review"):
+        write(files["accepted"], VERDICT)
+    elif phase in ("synthesize", "revise"):
+        write(files["report"], f"# Report\n\nThe answer, with a source [1].\n\n## Findings\n\n"
+              f"One finding [1].\n\n## Sources\n\n[1] {SOURCE[0]} — {SOURCE[1]}\n")
+        if phase == "revise":
+            write(files["accepted"], VERDICT)
+    elif phase == "recovery":
+        write(files["notes"], "# Recovery Notes\n\n## What went wrong\n- a fake failure\n")
+
+
 def main():
-    mode = os.environ.get("FAKE_OPENCODE_MODE", "events")
     prompt = sys.stdin.read()
+    phase = phase_of(prompt)
+    mode = scripted_mode(phase, os.environ.get("FAKE_OPENCODE_MODE", "events"))
+    log_call(phase, mode, prompt)
     record = os.environ.get("FAKE_OPENCODE_RECORD")
     if record:
         with open(record, "w", encoding="utf-8") as handle:
             json.dump({"argv": sys.argv, "pwd": os.environ.get("PWD"), "cwd": os.getcwd(),
                        "stdin": prompt}, handle)
 
-    if mode == "write":
+    if mode in ("agent", "agent_no_usage", "agent_then_error", "stray"):
+        do_phase_work(phase, prompt)
+        if mode == "stray":
+            write(STRAY_FILE, "an agent that wrote outside the session\n")
+        emit("step_start", part={"type": "step-start"})
+        text(f"Did the {phase} work.")
+        if mode != "agent_no_usage":
+            step_finish(TOKENS, COST)
+        if mode == "agent_then_error":
+            emit("error", error={"name": "APIError", "data": {"message": "Connection reset"}})
+    elif mode == "text_only":
+        text("I am done (but wrote nothing).")
+        step_finish(TOKENS, COST)
+    elif mode == "write":
         path = os.path.join(os.environ["PWD"], os.environ["FAKE_OPENCODE_FILE"])
         with open(path, "w", encoding="utf-8") as handle:
             handle.write("# written by the fake agent\n")

@@ -1,0 +1,138 @@
+"""Notice files an agent wrote outside the session's directories during a call (SPEC §7.2).
+
+The agent is told to write only under `.research/{name}/` and `reports/{name}/`. Before and
+after each call the working tree is snapshotted (names, mtimes and sizes: a bounded walk, no
+file contents), and whatever appeared, changed or vanished elsewhere is reported as a
+`stray_files` event plus a warning. Nothing is ever deleted or restored: the files may be
+the user's, and the orchestrator cannot tell a stray note from wanted work.
+
+Skipped: every session's directories (`.research/*/` except `templates/`, and `reports/`),
+so sessions running side by side in one working directory do not accuse each other's agents,
+and tool caches that agents legitimately touch (`.git`, `.venv`, `node_modules`, …).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from research.events import EventLog
+from research.paths import REPORTS_DIR, RESEARCH_DIR, SessionPaths
+
+IGNORED_DIR_NAMES = frozenset({
+    ".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache",
+    ".pytest_cache", ".ruff_cache", ".tox", ".cache",
+})
+# Enough for a project checkout; a call in a huge directory (a home directory) stays cheap
+# and only reports what the bounded walk can see.
+MAX_ENTRIES = 20_000
+SHOWN_NAMES = 20
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What a bounded walk saw: relative POSIX path → (mtime in ns, size)."""
+
+    files: dict[str, tuple[int, int]]
+    complete: bool
+    """False when the walk stopped at MAX_ENTRIES (files beyond it are unknown)."""
+
+
+@dataclass(frozen=True)
+class Changes:
+    """Files created, modified and deleted between two snapshots."""
+
+    created: list[str]
+    modified: list[str]
+    deleted: list[str]
+
+    def __bool__(self) -> bool:
+        return bool(self.created or self.modified or self.deleted)
+
+
+def owned_by_sessions(relative_dir: str) -> bool:
+    """Directories the orchestrator and its agents may write: any session's, not templates."""
+    parts = relative_dir.split("/")
+    if parts[0] == REPORTS_DIR:
+        return True
+    return parts[0] == RESEARCH_DIR and len(parts) > 1 and parts[1] != "templates"
+
+
+def snapshot(root: Path, *, limit: int = MAX_ENTRIES) -> Snapshot:
+    """Names, mtimes and sizes of the files under `root`, breadth-first, at most `limit` entries.
+
+    Symbolic links are recorded, never followed; unreadable directories are skipped.
+    """
+    files: dict[str, tuple[int, int]] = {}
+    queue: deque[tuple[Path, str]] = deque([(root, "")])
+    seen = 0
+    while queue:
+        directory, prefix = queue.popleft()
+        try:
+            with os.scandir(directory) as scan:
+                entries = sorted(scan, key=lambda entry: entry.name)
+        except OSError:
+            continue
+        for entry in entries:
+            seen += 1
+            if seen > limit:
+                return Snapshot(files, complete=False)
+            relative = prefix + entry.name
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name not in IGNORED_DIR_NAMES and not owned_by_sessions(relative):
+                        queue.append((Path(entry.path), relative + "/"))
+                    continue
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            files[relative] = (info.st_mtime_ns, info.st_size)
+    return Snapshot(files, complete=True)
+
+
+def changes(before: Snapshot, after: Snapshot) -> Changes:
+    """What changed between two snapshots.
+
+    A truncated walk cannot tell a new file from one it did not reach before, or a deleted
+    file from one it did not reach after, so those lists stay empty when the walk was cut.
+    """
+    created = sorted(set(after.files) - set(before.files)) if before.complete else []
+    deleted = sorted(set(before.files) - set(after.files)) if after.complete else []
+    modified = sorted(path for path, seen in after.files.items()
+                      if path in before.files and before.files[path] != seen)
+    return Changes(created, modified, deleted)
+
+
+@contextmanager
+def watch_for_stray_files(paths: SessionPaths, events: EventLog, phase: str) -> Iterator[None]:
+    """Report files changed outside the session's directories while the block ran.
+
+    Nothing is reported when the block raises (an interrupted call is not judged).
+    """
+    before = snapshot(paths.root)
+    yield
+    found = changes(before, snapshot(paths.root))
+    if not found:
+        return
+    events.emit("stray_files", phase=phase, created=found.created[:SHOWN_NAMES],
+                modified=found.modified[:SHOWN_NAMES], deleted=found.deleted[:SHOWN_NAMES],
+                count=len(found.created) + len(found.modified) + len(found.deleted))
+    events.emit("warning", message=describe(found, paths, phase))
+
+
+def describe(found: Changes, paths: SessionPaths, phase: str) -> str:
+    """One warning line naming the stray files (a few of them) and saying they were kept."""
+    parts = []
+    for label, names in (("created", found.created), ("modified", found.modified),
+                         ("deleted", found.deleted)):
+        if names:
+            shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5
+                                             else "")
+            parts.append(f"{label} {shown}")
+    return (f"during the {phase} phase the agent changed files outside "
+            f"{paths.relative(paths.session_dir)}/ and {paths.relative(paths.report_dir)}/: "
+            f"{'; '.join(parts)} (left as they are)")
