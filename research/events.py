@@ -18,6 +18,7 @@ EVENT_TYPES = frozenset({
     "run_start", "run_end", "phase_start", "phase_end", "agent_call", "retry", "recovery",
     "plan_repair", "topic_skipped", "topic_exhausted", "decision", "research_stopped",
     "lock_taken", "lock_released", "completion_marker", "stray_files", "citation_fix",
+    "citation_audit",
     "archive", "error", "warning",
 })
 

@@ -7,6 +7,7 @@ flight. It drives any `Agent`; it never knows which one.
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from collections.abc import Callable
@@ -37,7 +38,13 @@ from research.settings import (
     MAX_TRANSIENT_ATTEMPTS,
 )
 from research.similarity import content_words, find_duplicate, novelty
-from research.sources import audit_report, build_registry, format_registry
+from research.sources import (
+    CitationAudit,
+    SourceRegistry,
+    audit_report,
+    build_registry,
+    format_registry,
+)
 from research.state import (
     LoopDecision,
     Phase,
@@ -255,7 +262,7 @@ class ResearchLoop:
         state.current_phase = Phase.RESEARCH
 
     def synthesize(self) -> None:
-        registry = self.write_registry()
+        registry = self.source_registry(rebuild=True)
         outcome = self.run_phase(
             Phase.SYNTHESIZE,
             lambda _: phases.require_file(self.paths.report_file, self.paths, what="the report"),
@@ -270,14 +277,14 @@ class ResearchLoop:
             self.state.report_fallback = True
             self.finish()
             return
-        self.write_audit(registry)
+        self.write_audit(registry, stage="synthesize")
         self.state.current_phase = Phase.FINAL_REVIEW
 
     def final_review(self) -> None:
         if phases.read_text(self.paths.report_file) is None:
             self.state.current_phase = Phase.SYNTHESIZE  # report lost: write it again
             return
-        registry = self.write_registry()
+        registry = self.source_registry()
         self.archive_verdicts()
         outcome = self.run_phase(
             Phase.FINAL_REVIEW,
@@ -299,7 +306,7 @@ class ResearchLoop:
         self.state.current_phase = Phase.REVISE
 
     def revise(self) -> None:
-        registry = self.write_registry()
+        registry = self.source_registry()
         before = phases.read_text(self.paths.report_file) or ""
         outcome = self.run_phase(
             Phase.REVISE,
@@ -307,10 +314,14 @@ class ResearchLoop:
             variables=lambda: self.final_variables(registry),
             final_cycle=True,
         )
-        if outcome is FAILED and before.strip():
-            atomic_write_text(self.paths.report_file, before)
-            self.events.emit("warning", message="revision failed; the synthesized report "
-                             "was restored")
+        if outcome is FAILED:
+            self.state.revision_failed = True
+            if before.strip():
+                atomic_write_text(self.paths.report_file, before)
+                self.events.emit("warning", message="revision failed; the synthesized report "
+                                 "was restored")
+        else:
+            self.write_audit(registry, stage="revise")
         self.finish()
 
     # ----------------------------------------------------------- phase runner
@@ -628,36 +639,66 @@ class ResearchLoop:
 
     # ------------------------------------------------------------ final cycle
 
-    def write_registry(self):  # noqa: ANN201 - sources.SourceRegistry
+    def source_registry(self, *, rebuild: bool = False) -> SourceRegistry:
+        """The numbered sources: built from the progress files (and written to sources.json)
+        at SYNTHESIZE, then read back, so the ids the report cites never shift."""
+        stored = self.stored_registry()
+        if stored is not None and not rebuild:
+            return stored
         pairs = []
         for topic in phases.tree_order(self.state.plan):
             text = phases.read_text(self.paths.progress_file(topic.slug))
             if text:
                 pairs.append((topic.slug, text))
+        if not pairs and stored is not None:  # the notes were already archived
+            return stored
         registry = build_registry(pairs)
         atomic_write_text(self.paths.sources_file, registry.model_dump_json(indent=2) + "\n")
         return registry
 
-    def write_audit(self, registry):  # noqa: ANN001, ANN201
+    def stored_registry(self) -> SourceRegistry | None:
+        text = phases.read_text(self.paths.sources_file)
+        if text is None:
+            return None
+        try:
+            return SourceRegistry.model_validate_json(text)
+        except ValueError:
+            self.events.emit("warning", message="sources.json was unreadable; it is rebuilt "
+                             "from the progress files")
+            return None
+
+    def write_audit(self, registry: SourceRegistry, *, stage: str) -> CitationAudit:
+        """Audit the report as it is now; `stage` says which phase's text was checked."""
         text = phases.read_text(self.paths.report_file) or ""
         audit = audit_report(text, registry)
-        atomic_write_text(self.paths.citations_file, audit.model_dump_json(indent=2) + "\n")
+        record = {"stage": stage, **audit.model_dump(), "ok": audit.ok,
+                  "removed_by_orchestrator": self.state.citation_ids_removed}
+        atomic_write_text(self.paths.citations_file, json.dumps(record, indent=2) + "\n")
+        self.events.emit("citation_audit", stage=stage, ok=audit.ok, unknown=audit.unknown,
+                         defects=audit.defects)
         return audit
 
     def finish(self) -> None:
-        """Make the report true (citations, methodology, banners), archive, and mark done."""
+        """Make the report true (citations, methodology, banners), archive, and mark done.
+
+        The figures the methodology states are saved before the report is written, and the
+        report is written before the session is saved as done: a crash anywhere in between
+        resumes the last phase, and finalising again gives the same report.
+        """
         state = self.state
-        registry = self.write_registry()
-        state.elapsed_seconds = self.budget.elapsed(self.clock.now())
-        text = phases.read_text(self.paths.report_file) or ""
-        final_text, removed = report.finalize_report(text, state, registry)
-        if removed:
-            state.citation_ids_removed = sorted(set(state.citation_ids_removed) | set(removed))
-            self.events.emit("citation_fix", removed_ids=removed)
-            final_text, _ = report.finalize_report(text, state, registry)
-        atomic_write_text(self.paths.report_file, final_text)
-        self.write_audit(registry)
-        state.is_complete = True
+        registry = self.source_registry()
+        body = report.final_body(phases.read_text(self.paths.report_file) or "", registry)
+        if body.removed:
+            state.citation_ids_removed = sorted(set(state.citation_ids_removed)
+                                                | set(body.removed))
+            self.events.emit("citation_fix", removed_ids=body.removed)
+        state.sources_section_rebuilt = state.sources_section_rebuilt or body.rebuilt
+        state.sources_found = len(registry.sources)
+        state.sources_cited = len(body.cited)
+        self.save()
+        atomic_write_text(self.paths.report_file, report.assemble_report(body.text, state))
+        self.write_audit(registry, stage="final")
+        state.is_complete = True  # from here on save() keeps elapsed_seconds as reported
         state.current_phase = Phase.DONE
         # Saved as done before the notes are archived and removed: a kill in between
         # leaves a finished session whose cleanup is simply done again on --resume.

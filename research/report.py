@@ -7,15 +7,25 @@ how it was made is exactly true.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from research import __version__
 from research.paths import SessionPaths
-from research.plan import RETRY_EXHAUSTED_TAG, Plan, TopicStatus
-from research.sources import SourceRegistry, audit_report, enforce_citations, render_sources_section
+from research.plan import RETRY_EXHAUSTED_TAG, Plan, Topic, TopicStatus
+from research.settings import MAX_TOPIC_ATTEMPTS
+from research.sources import (
+    SourceRegistry,
+    audit_report,
+    enforce_citations,
+    parse_citations,
+    render_sources_section,
+    strip_citations,
+)
 from research.state import RWRState, StopReason
 
 BANNER_MARK = "⚠️ **WARNING:"
 METHODOLOGY_HEADING = "## Methodology"
+LOW_NOVELTY_NOTE = "low novelty"
 
 STOP_TEXT = {
     StopReason.ALL_DONE: "every topic was completed, skipped or exhausted",
@@ -23,10 +33,9 @@ STOP_TEXT = {
     StopReason.ITERATION_LIMIT: "the iteration limit was reached",
     StopReason.TIME_BUDGET: "the time budget ran out (the synthesis reserve was kept for the "
     "final cycle)",
-    StopReason.LOW_NOVELTY: "research stopped early because new findings added too little "
-    "that was new (novelty rule)",
-    StopReason.CIRCUIT_BREAKER: "research stopped in degraded mode because too many agent "
-    "calls failed (circuit breaker)",
+    StopReason.LOW_NOVELTY: "new findings added too little that was new (novelty rule: an "
+    "early stop)",
+    StopReason.CIRCUIT_BREAKER: "too many agent calls failed (circuit breaker: degraded mode)",
 }
 
 
@@ -69,13 +78,12 @@ def banners(state: RWRState) -> list[str]:
              "--max-iterations or run again without the limit"],
         )]
     if reason is StopReason.TIME_BUDGET:
-        budget = state.time_budget_minutes or 0.0
         return [_banner(
             "TIME BUDGET REACHED",
             "This report was generated before all research topics were completed because the "
             "time budget ran out. Some findings may be incomplete or missing.",
             [completed, iterations,
-             f"- Time used: {state.elapsed_seconds / 60:.1f} minutes (budget: {budget:g} minutes)",
+             f"- Time used: {time_used(state)} (budget: {time_budget(state)})",
              "- To complete this research, resume with a larger --time budget"],
         )]
     if reason is StopReason.LOW_NOVELTY:
@@ -83,7 +91,8 @@ def banners(state: RWRState) -> list[str]:
             "RESEARCH STOPPED EARLY",
             "Research stopped before all topics were completed because the latest topics "
             "added little new information (novelty below "
-            f"{state.min_novelty:g} for {state.consecutive_low_novelty} topics in a row).",
+            f"{state.min_novelty:g} for {state.consecutive_low_novelty} topics in a row). "
+            "Some findings may be incomplete or missing.",
             [completed, iterations,
              "- To research the remaining topics, resume with --no-early-termination"],
         )]
@@ -93,7 +102,18 @@ def banners(state: RWRState) -> list[str]:
             "Search capabilities were limited; this report is based on partial information. "
             f"Research stopped because {state.stop_detail or 'too many agent calls failed'}.",
             [completed, iterations,
-             f"- Agent calls failed: {state.agent_failures} of {state.agent_calls}"],
+             f"- Agent calls failed in the whole run: {state.agent_failures} of "
+             f"{state.agent_calls}",
+             "- To complete this research, fix the agent's problem (see events.jsonl) and "
+             "run again"],
+        )]
+    if reason is StopReason.ALL_EXHAUSTED:
+        return [_banner(
+            "NO TOPIC COULD BE COMPLETED",
+            "Every research topic was abandoned after repeated failed or rejected attempts. "
+            "This report rests on unreviewed notes at best and may be incomplete or wrong.",
+            [completed, iterations,
+             f"- Topics abandoned ({RETRY_EXHAUSTED_TAG}): {counts[TopicStatus.EXHAUSTED]}"],
         )]
     return []
 
@@ -102,17 +122,38 @@ def _banner(title: str, body: str, lines: list[str]) -> str:
     return "\n".join(["---", f"{BANNER_MARK} {title}**", "", body, "", *lines, "---"])
 
 
+def time_used(state: RWRState) -> str:
+    """`state.elapsed_seconds` in words: seconds under a minute, else minutes."""
+    seconds = state.elapsed_seconds
+    return f"{seconds:.1f} seconds" if seconds < 60 else f"{seconds / 60:.1f} minutes"
+
+
+def time_budget(state: RWRState) -> str:
+    if state.time_budget_minutes is None:
+        return "unlimited"
+    return f"{state.time_budget_minutes:g} minutes"
+
+
+# --- the topic-tree picture -----------------------------------------------------------------
+
+MERMAID_LABEL_LIMIT = 60
+# Characters that would end a quoted Mermaid label, start an entity code, a markdown
+# string, or HTML, written as Mermaid entity codes ("#" first: the codes contain it).
+_MERMAID_ESCAPES = (("#", "#35;"), ('"', "#quot;"), ("`", "#96;"), ("<", "#lt;"),
+                    (">", "#gt;"), ("&", "#amp;"))
+
+
 def mermaid_tree(plan: Plan) -> str:
     """The topic tree as a Mermaid flowchart, one colour per status."""
     ids = {topic.slug: f"t{index}" for index, topic in enumerate(plan.topics)}
-    lines = ["```mermaid", "flowchart TD", f'    root["{_mermaid_text(plan.topic)}"]']
+    lines = ["```mermaid", "flowchart TD", f'    root["{mermaid_text(plan.topic)}"]']
     for topic in plan.topics:
         status = topic.status.value + (f": {topic.note}" if topic.note else "")
         if topic.status is TopicStatus.EXHAUSTED:
             status += f" {RETRY_EXHAUSTED_TAG}"
-        label = f"{_mermaid_text(topic.name)}<br/><i>{_mermaid_text(status)}</i>"
+        label = f"{mermaid_text(topic.name)}<br/><i>{mermaid_text(status)}</i>"
         lines.append(f'    {ids[topic.slug]}["{label}"]')
-        parent = ids[topic.parent] if topic.parent else "root"
+        parent = ids.get(topic.parent, "root") if topic.parent else "root"
         lines.append(f"    {parent} --> {ids[topic.slug]}")
         lines.append(f"    class {ids[topic.slug]} {_status_class(topic.status)}")
     lines += [
@@ -133,9 +174,18 @@ def _status_class(status: TopicStatus) -> str:
     }.get(status, "open")
 
 
-def _mermaid_text(text: str) -> str:
-    return (text.replace("&", "&amp;").replace('"', "#quot;").replace("<", "&lt;")
-            .replace(">", "&gt;").replace("\n", " "))
+def mermaid_text(text: str, limit: int = MERMAID_LABEL_LIMIT) -> str:
+    """Text safe inside a quoted Mermaid label: one line, at most `limit` characters
+    (before escaping), with the label-breaking characters as entity codes."""
+    text = " ".join(text.split())
+    if len(text) > limit:
+        text = text[: limit - 1].rstrip() + "\u2026"
+    for char, code in _MERMAID_ESCAPES:
+        text = text.replace(char, code)
+    return text
+
+
+# --- methodology ----------------------------------------------------------------------------
 
 
 def _usage_figures(state: RWRState) -> tuple[str, str]:
@@ -148,20 +198,54 @@ def _usage_figures(state: RWRState) -> tuple[str, str]:
     return tokens, cost
 
 
-def methodology(state: RWRState, registry: SourceRegistry, cited: list[int]) -> str:
+def skipped_kinds(plan: Plan) -> tuple[list[Topic], list[Topic], list[Topic]]:
+    """Skipped topics split into (duplicates, low novelty, other reasons)."""
+    skipped = [t for t in plan.topics if t.status is TopicStatus.SKIPPED]
+    duplicates = [t for t in skipped if (t.note or "").startswith("duplicate")]
+    low_novelty = [t for t in skipped if t.note == LOW_NOVELTY_NOTE]
+    other = [t for t in skipped if t not in duplicates and t not in low_novelty]
+    return duplicates, low_novelty, other
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+def _prose(text: str) -> str:
+    """Agent-written text (topic names, notes) made inert: a "[2020]" in a topic name must
+    not read as a citation in the report."""
+    return " ".join(text.split()).replace("[", "\\[").replace("]", "\\]")
+
+
+def _final_review_line(state: RWRState) -> str:
+    if state.report_fallback:
+        return ("- Synthesis failed; the orchestrator compiled this report from the research "
+                "notes without the agent")
+    if state.final_review_rejected and state.revision_failed:
+        return ("- Final review: rejected the first draft; the revision failed, so this is "
+                "the first draft")
+    if state.final_review_rejected:
+        return "- Final review: rejected the first draft; the report was revised"
+    if state.final_review_accepted:
+        return "- Final review: accepted"
+    return "- Final review: could not be completed"
+
+
+def methodology(state: RWRState) -> str:
     """The `## Methodology` section, every figure taken from the state."""
     plan = state.plan
     counts = plan.counts()
-    skipped = [t for t in plan.topics if t.status is TopicStatus.SKIPPED]
-    duplicates = [t for t in skipped if (t.note or "").startswith("duplicate")]
-    low_novelty = [t for t in skipped if t not in duplicates]
+    duplicates, low_novelty, other = skipped_kinds(plan)
     exhausted = [t for t in plan.topics if t.status is TopicStatus.EXHAUSTED]
-    budget = ("unlimited" if state.time_budget_minutes is None
-              else f"{state.time_budget_minutes:g} minutes")
     tokens, cost = _usage_figures(state)
     agent = state.agent + (" (simulated: --mock-mode, no real research was done)"
                            if state.mock_mode else "")
-    known_cited = [i for i in cited if registry.get(i) is not None]
+    skipped_detail = f"{len(duplicates)} duplicate, {len(low_novelty)} low novelty"
+    if other:
+        skipped_detail += f", {len(other)} other"
+    ended = ("- Research ended: unknown" if state.stop_reason is None else
+             f"- Research ended because {STOP_TEXT[state.stop_reason]}"
+             + (f" ({state.stop_detail})" if state.stop_detail else ""))
     lines = [
         METHODOLOGY_HEADING,
         "",
@@ -169,80 +253,110 @@ def methodology(state: RWRState, registry: SourceRegistry, cited: list[int]) -> 
         "(`state.json`), not by the agent.",
         "",
         f"- Agent: {agent}; model `{state.model}`, review model `{state.review_model}`",
-        f"- Breadth: {state.breadth}; depth: {state.depth} topic levels",
+        f"- Breadth: {state.breadth}; depth: {_plural(state.depth, 'topic level')}",
         f"- Iterations: {state.iteration} used of a limit of {state.max_iterations}",
-        f"- Time: {state.elapsed_seconds / 60:.1f} minutes used; budget: {budget}",
-        f"- Topics: {len(plan.topics)} in the plan — {counts[TopicStatus.COMPLETE]} complete, "
-        f"{counts[TopicStatus.SKIPPED]} skipped ({len(duplicates)} duplicates, "
-        f"{len(low_novelty)} low novelty), {counts[TopicStatus.EXHAUSTED]} exhausted, "
-        f"{len(plan.open_topics())} not finished",
-        f"- Research ended because {STOP_TEXT[state.stop_reason]}"
-        + (f" ({state.stop_detail})" if state.stop_detail else "")
-        if state.stop_reason else "- Research ended: unknown",
+        f"- Time: {time_used(state)} used; budget: {time_budget(state)}",
+        f"- Topics: {len(plan.topics)} in the plan: {counts[TopicStatus.COMPLETE]} complete, "
+        f"{counts[TopicStatus.SKIPPED]} skipped ({skipped_detail}), "
+        f"{counts[TopicStatus.EXHAUSTED]} exhausted, {len(plan.open_topics())} not finished",
+        ended,
         f"- Agent calls: {state.agent_calls} ({state.agent_failures} failed); failed phases: "
         f"{state.failed_phases}; recoveries: {state.recoveries}",
         f"- Tokens: {tokens}; cost: {cost}",
-        f"- Sources: {len(registry.sources)} found in the research notes, "
-        f"{len(known_cited)} cited in this report",
+        f"- Sources: {state.sources_found} found in the research notes, "
+        f"{state.sources_cited} cited in this report",
     ]
     if state.citation_ids_removed:
-        removed = ", ".join(f"[{i}]" for i in state.citation_ids_removed)
-        lines.append(f"- Citation check: the orchestrator removed citations {removed}, which "
-                     "matched no recorded source, and rebuilt the Sources section")
+        # Plain numbers: a bracketed id here would itself read as an unresolvable citation.
+        removed = ", ".join(str(i) for i in state.citation_ids_removed)
+        lines.append(f"- Citation check: the orchestrator removed the citation "
+                     f"{'ids' if len(state.citation_ids_removed) > 1 else 'id'} {removed}, "
+                     "which matched no recorded source, and rebuilt the Sources section")
+    elif state.sources_section_rebuilt:
+        lines.append("- Citation check: every citation resolves to a recorded source; the "
+                     "orchestrator rebuilt the Sources section to list exactly the cited sources")
     else:
-        lines.append("- Citation check: every citation resolves to a recorded source")
-    if state.report_fallback:
-        lines.append("- Synthesis failed; the orchestrator compiled this report from the "
-                     "research notes without the agent")
-    elif state.final_review_rejected:
-        lines.append("- Final review: rejected the first draft; the report was revised")
-    elif state.final_review_accepted:
-        lines.append("- Final review: accepted")
-    else:
-        lines.append("- Final review: could not be completed")
+        lines.append("- Citation check: every citation resolves to a recorded source, and the "
+                     "Sources section lists exactly the cited sources")
+    lines.append(_final_review_line(state))
     if exhausted:
-        lines += ["", "Topics abandoned after 3 attempts:", ""]
-        lines += [f"- {t.name} {RETRY_EXHAUSTED_TAG}" for t in exhausted]
+        lines += ["", f"Topics abandoned after {MAX_TOPIC_ATTEMPTS} attempts:", ""]
+        lines += [f"- {_prose(t.name)} {RETRY_EXHAUSTED_TAG}" for t in exhausted]
+    skipped = [*duplicates, *low_novelty, *other]
     if skipped:
         lines += ["", "Topics skipped:", ""]
-        lines += [f"- {t.name} ({t.note or 'skipped'})" for t in skipped]
+        lines += [f"- {_prose(t.name)} ({_prose(t.note or 'skipped')})" for t in skipped]
     lines += ["", "### Topic tree", "", mermaid_tree(plan)]
     return "\n".join(lines) + "\n"
 
 
+# --- the final report -----------------------------------------------------------------------
+
+_METHODOLOGY_TITLE = re.compile(
+    r"^#{1,2}\s+(?:\d+\.?\s+)?(?:research\s+)?methodology\s*:?\s*#*$", re.IGNORECASE)
+
+
 def strip_orchestrator_parts(text: str) -> str:
-    """Remove banners and any Methodology section: the orchestrator writes its own."""
+    """Remove banners and any Methodology section: the orchestrator writes its own.
+
+    Running it on a finalised report gives back the body it was made from, so finalising
+    twice (a crash before the state was saved, then --resume) never duplicates them.
+    """
     body = text.lstrip("\ufeff")
     while True:
-        match = re.match(r"\s*---\n" + re.escape(BANNER_MARK) + r".*?\n---[ \t]*\n", body,
-                         re.DOTALL)
+        match = re.match(r"\s*---\r?\n" + re.escape(BANNER_MARK) + r".*?\n---[ \t]*(?:\r?\n|$)",
+                         body, re.DOTALL)
         if match is None:
             break
         body = body[match.end():]
-    lines = body.splitlines()
     kept: list[str] = []
     skipping = False
-    for line in lines:
-        if re.match(r"^#{1,2}\s+Methodology\s*$", line.strip(), re.IGNORECASE):
+    fence: str | None = None
+    for line in body.splitlines():
+        stripped = line.strip()
+        if fence is None and _METHODOLOGY_TITLE.match(stripped):
             skipping = True
             continue
-        if skipping and re.match(r"^#{1,2}\s", line):
+        if fence is None and skipping and re.match(r"^#{1,2}\s", stripped):
             skipping = False
+        if stripped.startswith(("```", "~~~")):
+            marker = stripped[:3]
+            fence = None if fence == marker else (fence or marker)
         if not skipping:
             kept.append(line)
     return "\n".join(kept).strip() + "\n"
 
 
-def finalize_report(text: str, state: RWRState, registry: SourceRegistry) -> tuple[str, list[int]]:
-    """The report as written to disk: true citations, banners first, methodology last."""
+@dataclass(frozen=True)
+class FinalBody:
+    """The agent's report made true: what the orchestrator keeps of it."""
+
+    text: str
+    """Without banners or Methodology; unknown ids removed; Sources rebuilt if wrong."""
+    removed: list[int]
+    """Unknown ids the orchestrator removed."""
+    rebuilt: bool
+    """Whether the Sources section was rewritten from the registry."""
+    cited: list[int]
+    """Registry ids the text cites, in order of first appearance."""
+
+
+def final_body(text: str, registry: SourceRegistry) -> FinalBody:
+    """Strip the orchestrator's parts and enforce the citations (SPEC §9's guarantee)."""
     body = strip_orchestrator_parts(text)
-    audit = audit_report(body, registry)
     removed: list[int] = []
-    if not audit.ok:
+    rebuilt = not audit_report(body, registry).ok
+    if rebuilt:
         body, removed = enforce_citations(body, registry)
-        audit = audit_report(body, registry)
-    parts = [*banners(state), body.rstrip() + "\n", methodology(state, registry, audit.cited)]
-    return "\n\n".join(part.strip("\n") for part in parts) + "\n", removed
+    known = registry.ids()
+    cited = [i for i in parse_citations(body) if i in known]
+    return FinalBody(text=body, removed=removed, rebuilt=rebuilt, cited=cited)
+
+
+def assemble_report(body: str, state: RWRState) -> str:
+    """Banners first, the body, then the methodology: the report as written to disk."""
+    parts = [*banners(state), body, methodology(state)]
+    return "\n\n".join(part.strip("\n") for part in parts) + "\n"
 
 
 def fallback_report(state: RWRState, paths: SessionPaths, registry: SourceRegistry) -> str:
@@ -255,16 +369,19 @@ def fallback_report(state: RWRState, paths: SessionPaths, registry: SourceRegist
         "The agent could not synthesize this report, so research.py compiled it directly from "
         "the research notes. It is a faithful but unpolished collection of the findings.",
     ]
+    cited: list[int] = []
     for topic in tree_order(state.plan):
         notes = read_text(paths.progress_file(topic.slug))
         if not notes:
             continue
         ids = [s.id for s in registry.sources if topic.slug in s.topics]
-        cite = f" [{', '.join(str(i) for i in ids)}]" if ids else ""
-        findings = _section(notes, "Findings") or "(no findings recorded)"
-        lines += ["", f"{'#' * min(topic.depth + 2, 6)} {topic.name}", "",
-                  findings.strip() + cite]
-    cited = sorted({i for s in registry.sources for i in [s.id]})
+        cited += ids
+        # The notes' own "[n]" numbering would point at the wrong registry entries.
+        findings = strip_citations(_section(notes, "Findings") or "(no findings recorded)")
+        lines += ["", f"{'#' * min(topic.depth + 2, 6)} {_prose(topic.name)}", "",
+                  findings.strip()]
+        if ids:
+            lines += ["", f"Sources recorded for this topic: [{', '.join(map(str, ids))}]."]
     lines += ["", render_sources_section(cited, registry)]
     return "\n".join(lines) + "\n"
 

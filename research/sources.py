@@ -38,6 +38,9 @@ NON_FINDINGS_TITLES: frozenset[str] = SOURCES_TITLES | {
     "table of contents",
 }
 MAX_RANGE = 50
+# A bracketed number in this range that is not a registry id is most likely a year
+# ("in [2020]"): the final enforcement unbrackets it instead of deleting it.
+YEAR_LIKE = range(1500, 2101)
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _TRAILING_PROSE = ".,;:!?'\"*"
@@ -480,7 +483,8 @@ class CitationAudit(_Model):
         if self.unknown:
             out.append(
                 f"Cites {_ids(self.unknown)}, which are not in the source registry: remove "
-                "these citations or replace them with registered sources."
+                "these citations or replace them with registered sources (a year or other "
+                "number in square brackets counts as a citation: write it without brackets)."
             )
         if not self.sources_section_present:
             out.append("Has no Sources section.")
@@ -554,6 +558,9 @@ def _strip_unknown(text: str, known: set[int], removed: dict[int, None]) -> str:
         if keep:
             out.append("[" + ", ".join(map(str, keep)) + "]")
             continue
+        if all(i in YEAR_LIKE for i in ids):
+            out.append(match.group("body").strip())
+            continue
         built = "".join(out)
         if not built.strip() or _LIST_ITEM.fullmatch(built):
             # The group began the line or list item: drop the spaces after it instead.
@@ -568,9 +575,11 @@ def _strip_unknown(text: str, known: set[int], removed: dict[int, None]) -> str:
 def enforce_citations(markdown: str, registry: SourceRegistry) -> tuple[str, list[int]]:
     """Drop unknown ids from every citation and rewrite the Sources section from the registry.
 
-    Returns the new markdown and the removed ids (in order of appearance). Code is left
-    untouched; every existing Sources section is replaced by one rendered section at the
-    place of the first (appended at the end if there was none). Idempotent.
+    Returns the new markdown and the removed ids (in order of appearance). A group made
+    only of unknown year-like numbers (YEAR_LIKE, e.g. "[2020]" or "[2019-2021]") loses its
+    brackets instead of its text, so a year in prose survives. Code is left untouched;
+    every existing Sources section is replaced by one rendered section at the place of the
+    first (appended at the end if there was none). Idempotent.
     """
     known = registry.ids()
     removed: dict[int, None] = {}
@@ -602,3 +611,15 @@ def enforce_citations(markdown: str, registry: SourceRegistry) -> tuple[str, lis
         head = "".join(out).rstrip()
         out = [head + "\n\n" if head else "", section]
     return "".join(out), list(removed)
+
+
+def strip_citations(markdown: str) -> str:
+    """`markdown` without any citation group (code untouched; year-like groups unbracketed).
+
+    For quoting research notes whose own "[n]" numbering means nothing in the report.
+    """
+    removed: dict[int, None] = {}
+    return "".join(
+        (line.text if line.code else _strip_unknown(line.text, set(), removed)) + line.end
+        for line in _scan(markdown)
+    )

@@ -144,6 +144,14 @@ class RWRState(BaseModel):
     citation_ids_removed: list[int] = Field(default_factory=list)
     report_fallback: bool = False
     """True when the orchestrator compiled the report itself because SYNTHESIZE failed."""
+    revision_failed: bool = False
+    """True when REVISE failed and the synthesized report was kept."""
+    sources_found: int = 0
+    """Sources in the registry (sources.json) when the report was finalised."""
+    sources_cited: int = 0
+    """Registry ids the final report cites."""
+    sources_section_rebuilt: bool = False
+    """True when the orchestrator rewrote the report's Sources section from the registry."""
 
     @property
     def exhausted_topics(self) -> list[str]:

@@ -16,6 +16,7 @@ from research.sources import (
     normalize_url,
     parse_citations,
     render_sources_section,
+    strip_citations,
 )
 
 # --- normalize_url ------------------------------------------------------------------------
@@ -418,6 +419,11 @@ def test_enforce_replaces_every_sources_like_section_once() -> None:
         ("Costs fell [1].", "Costs fell [1]."),
         ("Costs fell [1-3].", "Costs fell [1-3]."),
         ("See [99](https://x.org) and [1-99].", "See [99](https://x.org) and [1-99]."),
+        # Unknown year-like groups keep their text: "[2020]" in prose is most likely a year.
+        ("In [2020] costs fell [99].", "In 2020 costs fell."),
+        ("Between [2019-2021] prices rose [1].", "Between 2019-2021 prices rose [1]."),
+        ("Mixed [2020, 99] goes.", "Mixed goes."),
+        ("Far [3000] goes.", "Far goes."),
     ],
 )
 def test_enforce_tidies_citation_groups(line: str, expected: str) -> None:
@@ -454,3 +460,8 @@ def test_render_sources_section() -> None:
 )
 def test_uncited_paragraphs(body: str, expected: int) -> None:
     assert audit_report(body, REGISTRY).uncited_paragraphs == expected
+
+
+def test_strip_citations_keeps_code_and_years() -> None:
+    notes = "- Fell 10% [2] in [2021] [1, 3].\n\n```\nx = a[1]\n```\n"
+    assert strip_citations(notes) == "- Fell 10% in 2021.\n\n```\nx = a[1]\n```\n"

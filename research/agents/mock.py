@@ -29,7 +29,7 @@ FaultAction = Literal[
     "both_verdicts", "no_verdict", "reject", "accept", "garbage_plan", "delete_plan",
     "many_subtopics", "too_deep", "edit_other_topics", "delete_state", "corrupt_state",
     "false_completion", "empty_report", "no_sources_section", "fabricated_citation",
-    "redundant", "duplicate_subtopics", "kill",
+    "redundant", "duplicate_subtopics", "uncited_sources", "kill",
 ]
 
 
@@ -347,7 +347,13 @@ class MockAgent:
 
     def _phase_revise(self, call: AgentCall, actions: set[str]) -> None:
         report = self._path(call, "report_file")
-        text = report.read_text(encoding="utf-8") if report.exists() else _report(call, actions)
+        defects = call.context.get("citation_audit", "no defects found") != "no defects found"
+        if defects or not report.exists():
+            # Fix the audit's defects as a careful reviser would: rewrite from the notes with
+            # registry ids only (a scripted citation fault in REVISE keeps its defect).
+            text = _report(call, actions)
+        else:
+            text = report.read_text(encoding="utf-8")
         lines = text.splitlines()
         insert_at = next((i for i, line in enumerate(lines) if line.startswith("## ")),
                          len(lines))
@@ -471,6 +477,7 @@ def _report(call: AgentCall, actions: set[str]) -> str:
              "[simulated] This report was written by the simulated agent of --mock-mode from "
              "simulated findings; it contains no real research."]
     all_ids = sorted(registry)
+    cited = set(all_ids[:1])
     if all_ids:
         lines[-1] += f" The simulated sources agree on the broad picture [{all_ids[0]}]."
     plan_path = call.cwd / ctx["plan_file"]
@@ -486,6 +493,9 @@ def _report(call: AgentCall, actions: set[str]) -> str:
         findings = re.findall(r"^- \[simulated\] (.+?) \(source: ", notes_path.read_text(),
                               re.MULTILINE)
         ids = [i for i, slugs in registry.items() if slugify(topic.name) in slugs]
+        if "uncited_sources" in actions:
+            ids = ids[:1]  # cite (and list) only one source per topic
+        cited.update(ids)
         cite = f" [{', '.join(str(i) for i in ids)}]" if ids else ""
         level = "##" if (topic.depth or 0) == 0 else "###"
         lines += ["", f"{level} {topic.name}", "",
@@ -495,7 +505,7 @@ def _report(call: AgentCall, actions: set[str]) -> str:
     if "no_sources_section" not in actions and all_ids:
         lines += ["", "## Sources", ""]
         lines += [f"[{i}] {title} — {url}" for i, (url, title) in
-                  sorted(_registry_urls(ctx.get("source_registry", "")).items())]
+                  sorted(_registry_urls(ctx.get("source_registry", "")).items()) if i in cited]
     return "\n".join(lines) + "\n"
 
 
