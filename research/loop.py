@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
+from pathlib import Path
 
 from research import archive, phases, report, workspace
 from research.agents.base import Agent, AgentCall, AgentResult, FailureKind
@@ -92,7 +93,7 @@ class ResearchLoop:
         self.budget = TimeBudget(state.time_budget_minutes, state.elapsed_seconds, self.started)
         self.saved_elapsed = state.elapsed_seconds
         self.events.iteration = state.iteration
-        self.call_number = 0
+        self.call_number = state.agent_calls
 
     # ----------------------------------------------------------------- driver
 
@@ -415,11 +416,9 @@ class ResearchLoop:
         state = self.state
         result = AgentResult(ok=False, exit_code=None, failure=FailureKind.NO_OUTPUT)
         for attempt in range(MAX_TRANSIENT_ATTEMPTS):
-            self.call_number += 1
             timeout = self.budget.call_timeout(state.timeout, self.clock.now(),
                                                final_cycle=final_cycle)
-            log_path = self.paths.logs_dir / (
-                f"{state.iteration:03d}-{phase.value}-{self.call_number:03d}.log")
+            log_path = self.new_log_path(phase)
             call = AgentCall(phase=phase.value, prompt=prompt, model=model, timeout=timeout,
                              cwd=self.paths.root, log_path=log_path, context=context)
             before = self.clock.now()
@@ -449,6 +448,16 @@ class ResearchLoop:
                              delay=round(delay, 3), failure=result.failure.value)
             self.clock.sleep(delay)
         return result
+
+    def new_log_path(self, phase: Phase) -> Path:
+        """A log file of its own for the next call; numbers continue across resumed runs, and
+        an existing log (such as an interrupted call's) is never overwritten."""
+        while True:
+            self.call_number += 1
+            path = self.paths.logs_dir / (
+                f"{self.state.iteration:03d}-{phase.value}-{self.call_number:03d}.log")
+            if not path.exists():
+                return path
 
     def count_call(self, phase: Phase, result: AgentResult, seconds: float) -> None:
         state = self.state

@@ -291,7 +291,7 @@ def test_an_interrupt_kills_the_agents_group_saves_state_and_releases_the_lock(
     fake: Path, run_cli: Callable[..., Any], script: Callable[..., None], isolated: Path,
     signum: int, code: int,
 ) -> None:
-    script(research=["grandchild"])
+    script(initial_plan=["grandchild"])
     proc = subprocess.Popen(
         [sys.executable, str(REPO / "research.py"), "--name", "demo", "--breadth", "1",
          "--depth", "1", QUESTION],
@@ -317,12 +317,14 @@ def test_an_interrupt_kills_the_agents_group_saves_state_and_releases_the_lock(
     assert_gone(calls(fake)[-1]["pid"])
     assert not (SESSION / "research.lock.json").exists()
     state = read_json(SESSION / "state.json")
-    assert state["current_phase"] == "research" and not state["is_complete"]
-    assert any("failure: interrupted" in log.read_text(encoding="utf-8")
-               for log in (SESSION / "logs").iterdir())
+    assert state["current_phase"] == "initial_plan" and not state["is_complete"]
     resumed = run_cli("--name", "demo", "--resume")
     assert resumed.exit_code == 0, resumed.stderr
     assert read_json(SESSION / "state.json")["is_complete"]
+    # The resumed run's logs are new files: the interrupted call's log is kept.
+    logs = [log.read_text(encoding="utf-8") for log in (SESSION / "logs").iterdir()]
+    assert len(logs) == len(calls(fake))
+    assert sum("failure: interrupted" in log for log in logs) == 1
 
 
 # --- files written outside the session -------------------------------------------------------
