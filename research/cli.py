@@ -101,6 +101,11 @@ def main_command(
     reorganize_archive: Annotated[bool, typer.Option(
         "--reorganize-archive", help="Group the session's archive by token, then exit.")
     ] = False,
+    status: Annotated[bool, typer.Option(
+        "--status", help="Show the session's state, topics and lock holder, then exit.")
+    ] = False,
+    list_sessions: Annotated[bool, typer.Option(
+        "--list", help="List the sessions in the working directory, then exit.")] = False,
     yes: Annotated[bool, typer.Option(
         "--yes", "-y", help="Answer yes to the many-iterations confirmation.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only errors and the "
@@ -131,12 +136,22 @@ def _run(**options: object) -> None:
     _setup_logging(bool(options["verbose"]), bool(options["quiet"]))
     topic = options["topic"]
     name = options["name"]
+    if options["list_sessions"]:
+        from research.status import list_sessions
+
+        list_sessions(Path.cwd())
+        return
     if name is None:
         if not topic:
             raise UsageError("give --name (or a topic to derive the name from)")
         name = slugify(str(topic), max_length=64)
     validate_name(str(name))
     root = Path.cwd()
+    if options["status"]:
+        from research.status import show_status
+
+        show_status(root, str(name))
+        return
     if options["reorganize_archive"]:
         from research.archive import reorganize_archive
         from research.paths import SessionPaths
@@ -176,15 +191,16 @@ def _run(**options: object) -> None:
         verbose=bool(options["verbose"]),
         **explicit,
     )
-    from research.display import attach_display, print_summary
+    from research.display import print_summary, session_display
     from research.session import run_session
 
-    outcome = run_session(
-        settings,
-        confirm=_confirm,
-        warn=lambda message: typer.echo(f"research.py: warning: {message}", err=True),
-        on_events=lambda events, state: attach_display(events, state, quiet=settings.quiet),
-    )
+    with session_display(quiet=settings.quiet, verbose=settings.verbose) as display:
+        outcome = run_session(
+            settings,
+            confirm=_confirm,
+            warn=lambda message: typer.echo(f"research.py: warning: {message}", err=True),
+            on_events=display.attach,
+        )
     print_summary(outcome.state, outcome.paths)
 
 

@@ -1,63 +1,65 @@
-"""What the user sees: progress lines while a session runs, and the completion summary."""
+"""What the user sees: a live view in a terminal, plain lines elsewhere, and the summary.
+
+The display listens to the event log (`EventLog.listeners`) and reads the live `RWRState`
+that the loop mutates in place. rich is imported only when something is rendered with it,
+so the command line stays fast for `--help` and `--version`.
+"""
 
 from __future__ import annotations
 
+import json
+import logging
+import os
+import re
 import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
-from typing import Any, TextIO
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
 
 from research.events import EventLog
 from research.paths import SessionPaths
-from research.plan import TopicStatus
-from research.state import RWRState
+from research.phases import tree_order
+from research.plan import Plan, TopicStatus
+from research.state import RWRState, StopReason
+
+if TYPE_CHECKING:
+    from rich.console import Console, RenderableType
+    from rich.live import Live
+    from rich.text import Text
+
+REFRESH_PER_SECOND = 4
+RECENT_LINES = 3
+STATUS_STYLES = {
+    TopicStatus.PENDING: "dim",
+    TopicStatus.IN_PROGRESS: "yellow",
+    TopicStatus.IN_REVIEW: "cyan",
+    TopicStatus.COMPLETE: "green",
+    TopicStatus.SKIPPED: "magenta",
+    TopicStatus.EXHAUSTED: "red",
+}
+# C0 and C1 control characters (ESC among them), which an agent's error text may carry.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
-class PlainDisplay:
-    """Timestamped plain lines, no control characters: for pipes, CI and logs."""
+# ------------------------------------------------------------------ small formatters
 
-    def __init__(self, state: RWRState, stream: TextIO | None = None) -> None:
-        self.state = state
-        self.stream = stream or sys.stderr
 
-    def __call__(self, event: dict[str, Any]) -> None:
-        line = self.describe(event)
-        if line:
-            stamp = datetime.now().strftime("%H:%M:%S")
-            self.stream.write(f"{stamp} {line}\n")
-            self.stream.flush()
+def plain(text: object) -> str:
+    """`text` as one printable line: control characters and escape sequences removed."""
+    return _CONTROL.sub("", str(text).replace("\n", " ").replace("\t", " "))
 
-    def describe(self, event: dict[str, Any]) -> str | None:
-        state = self.state
-        kind = event["type"]
-        where = f"[{state.iteration}/{state.max_iterations}]"
-        if kind == "phase_start":
-            topic = event.get("topic")
-            label = f" {state.plan.get(topic).name}" if topic and _has(state, topic) else ""
-            retry = f" (retry {event['round']})" if event.get("round") else ""
-            return f"{where} {event['phase'].upper().replace('_', ' ')}{label}{retry}"
-        if kind == "phase_end" and event["outcome"] != "ok":
-            return f"{where}   failed: {event.get('error')}"
-        if kind == "agent_call":
-            outcome = "ok" if event["ok"] else event.get("failure") or "failed"
-            usage = usage_text(event.get("input_tokens"), event.get("output_tokens"),
-                               event.get("cost"))
-            return f"{where}   agent call: {outcome} in {event['duration']:.1f}s; {usage}"
-        if kind == "retry":
-            return f"{where}   retrying after {event['delay']:.1f}s ({event['failure']})"
-        if kind == "recovery":
-            return f"{where} RECOVERY of {event['phase']}"
-        if kind == "topic_skipped":
-            return f"{where}   skipped {event['topic']!r} ({event['reason']})"
-        if kind == "topic_exhausted":
-            return f"{where}   gave up on {event['topic']!r} #RETRY_EXHAUSTED"
-        if kind == "decision":
-            verdict = "continue" if event["shouldContinue"] else f"stop: {event['reason']}"
-            return f"{where}   decision: {verdict}"
-        if kind == "research_stopped":
-            return f"research ended: {event['detail']}"
-        if kind in {"warning", "error"}:
-            return f"{kind}: {event.get('message')}"
-        return None
+
+def format_duration(seconds: float) -> str:
+    """A short human duration: '12s', '3m 05s', '2h 04m'."""
+    seconds = max(0, int(seconds))
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m {seconds % 60:02d}s"
+    return f"{seconds // 3600}h {seconds % 3600 // 60:02d}m"
 
 
 def usage_text(input_tokens: int | None, output_tokens: int | None, cost: float | None) -> str:
@@ -69,38 +71,433 @@ def usage_text(input_tokens: int | None, output_tokens: int | None, cost: float 
     return f"{tokens}; cost {'unknown' if cost is None else f'${cost:.4f}'}"
 
 
-def _has(state: RWRState, slug: str) -> bool:
-    return any(t.slug == slug for t in state.plan.topics)
+def usage_totals(state: RWRState) -> tuple[int | None, int | None, float | None]:
+    """Input tokens, output tokens and cost summed over phases; None where none was reported."""
 
-
-def attach_display(events: EventLog, state: RWRState, *, quiet: bool) -> None:
-    if not quiet:
-        events.listeners.append(PlainDisplay(state))
-
-
-def print_summary(state: RWRState, paths: SessionPaths, stream: TextIO | None = None) -> None:
-    """The completion summary: topics by status, limits, calls and the report's path."""
-    out = stream or sys.stdout
-    counts = state.plan.counts()
-    lines = [
-        f"Research session {state.name!r} " + ("complete" if state.is_complete else "stopped"),
-        "  topics: " + ", ".join(f"{counts[s]} {s.value.lower()}" for s in TopicStatus
-                                 if counts[s]),
-        f"  iterations: {state.iteration} of {state.max_iterations}; agent calls: "
-        f"{state.agent_calls} ({state.agent_failures} failed)",
-        "  " + usage_text(*_usage_totals(state)),
-    ]
-    if state.stop_reason is not None and state.stop_reason.value != "all_topics_done":
-        lines.append(f"  WARNING: research ended early: {state.stop_detail}")
-    lines.append(f"  report: {paths.relative(paths.report_file)}")
-    out.write("\n".join(lines) + "\n")
-
-
-def _usage_totals(state: RWRState) -> tuple[int | None, int | None, float | None]:
     def total(values: list[int | float | None]) -> int | float | None:
         known = [value for value in values if value is not None]
         return sum(known) if known else None
 
-    usage = state.usage.values()
+    usage = list(state.usage.values())
     return (total([u.input_tokens for u in usage]), total([u.output_tokens for u in usage]),
             total([u.cost for u in usage]))
+
+
+def counts_text(plan: Plan) -> str:
+    """'3 complete, 1 in progress, 4 pending' (statuses with no topic left out)."""
+    counts = plan.counts()
+    parts = [f"{counts[s]} {s.value.lower()}" for s in TopicStatus if counts[s]]
+    return ", ".join(parts) or "no topics yet"
+
+
+def time_text(used_seconds: float, budget_minutes: float | None) -> str:
+    """'3m 12s used, 26m 48s left of 30m' or '3m 12s used (no budget)'."""
+    used = format_duration(used_seconds)
+    if budget_minutes is None:
+        return f"{used} used (no budget)"
+    budget = budget_minutes * 60
+    left = format_duration(budget - used_seconds) if used_seconds < budget else "none"
+    return f"{used} used, {left} left of {format_duration(budget)}"
+
+
+def phase_label(phase: str) -> str:
+    return phase.upper().replace("_", " ")
+
+
+def topic_lines(plan: Plan, *, current: str | None = None,
+                max_rows: int | None = None) -> list[tuple[str, TopicStatus, bool]]:
+    """The topic tree as (indented line, status, is current) rows; a window around the
+    current topic when there are more than `max_rows`."""
+    rows = []
+    for topic in tree_order(plan):
+        note = f" ({topic.note})" if topic.note else ""
+        line = f"{'  ' * topic.depth}- {plain(topic.name)} [{topic.status.value}{plain(note)}]"
+        rows.append((line, topic.status, topic.slug == current))
+    if max_rows is None or len(rows) <= max_rows:
+        return rows
+    focus = next((i for i, row in enumerate(rows) if row[2]), 0)
+    start = max(0, min(focus - max_rows // 2, len(rows) - max_rows))
+    window = rows[start:start + max_rows]
+    if start:
+        window.insert(0, (f"  … {start} more above", TopicStatus.PENDING, False))
+    below = len(rows) - start - max_rows
+    if below > 0:
+        window.append((f"  … {below} more below", TopicStatus.PENDING, False))
+    return window
+
+
+# ------------------------------------------------------------------ consoles
+
+
+def is_terminal(stream: TextIO) -> bool:
+    """Whether `stream` is an interactive terminal that understands escape sequences."""
+    try:
+        tty = stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+    return bool(tty) and os.environ.get("TERM") != "dumb"
+
+
+def make_console(stream: TextIO) -> Console:
+    """A rich console on `stream`: colours on a terminal, never an escape code elsewhere."""
+    from rich.console import Console
+
+    if is_terminal(stream):
+        return Console(file=stream, highlight=False)
+    return Console(file=stream, force_terminal=False, no_color=True, highlight=False,
+                   width=max(100, _columns()), soft_wrap=False)
+
+
+def _columns() -> int:
+    try:
+        return int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        return 0
+
+
+def tree_text(plan: Plan, *, current: str | None = None, max_rows: int | None = None) -> Text:
+    """The topic tree as styled rich Text (status colours, current topic in bold)."""
+    from rich.text import Text
+
+    text = Text(no_wrap=True, overflow="ellipsis")
+    for index, (line, status, is_current) in enumerate(
+            topic_lines(plan, current=current, max_rows=max_rows)):
+        if index:
+            text.append("\n")
+        style = STATUS_STYLES[status] + (" bold" if is_current else "")
+        text.append(("> " if is_current else "  ") + line, style=style)
+    return text
+
+
+# ------------------------------------------------------------------ plain lines
+
+
+class PlainDisplay:
+    """Timestamped plain lines, no control characters: for pipes, CI and logs."""
+
+    def __init__(self, state: RWRState, stream: TextIO | None = None) -> None:
+        self.state = state
+        self.stream = stream or sys.stderr
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        line = describe(self.state, event)
+        if line:
+            stamp = datetime.now().strftime("%H:%M:%S")
+            self.stream.write(f"{stamp} {plain(line)}\n")
+            self.stream.flush()
+
+
+def describe(state: RWRState, event: dict[str, Any]) -> str | None:
+    """One line for a notable event, or None for events not worth a line."""
+    kind = event["type"]
+    where = f"[{state.iteration}/{state.max_iterations}]"
+    if kind == "phase_start":
+        name = topic_name(state, event.get("topic"))
+        label = f" {name}" if name else ""
+        retry = f" (retry {event['round']})" if event.get("round") else ""
+        return f"{where} {phase_label(event['phase'])}{label}{retry}"
+    if kind == "phase_end" and event["outcome"] != "ok":
+        return f"{where}   failed: {event.get('error')}"
+    if kind == "agent_call":
+        outcome = "ok" if event["ok"] else event.get("failure") or "failed"
+        usage = usage_text(event.get("input_tokens"), event.get("output_tokens"),
+                           event.get("cost"))
+        return f"{where}   agent call: {outcome} in {event['duration']:.1f}s; {usage}"
+    if kind == "retry":
+        return f"{where}   retrying after {event['delay']:.1f}s ({event['failure']})"
+    if kind == "recovery":
+        return f"{where} RECOVERY of {phase_label(event['phase'])}"
+    if kind == "topic_skipped":
+        return f"{where}   skipped {event['topic']!r} ({event['reason']})"
+    if kind == "topic_exhausted":
+        return f"{where}   gave up on {event['topic']!r} #RETRY_EXHAUSTED"
+    if kind == "decision":
+        verdict = "continue" if event["shouldContinue"] else f"stop: {event['reason']}"
+        return f"{where}   decision: {verdict}"
+    if kind == "research_stopped":
+        return f"research ended: {event['detail']}"
+    if kind == "lock_taken" and event.get("takeover"):
+        return f"took over the session lock ({event.get('reason')})"
+    if kind in {"warning", "error"}:
+        return f"{kind}: {event.get('message')}"
+    return None
+
+
+def topic_name(state: RWRState, slug: str | None) -> str | None:
+    """The name of the topic `slug` in the current plan, or None."""
+    if not slug:
+        return None
+    topic = next((t for t in state.plan.topics if t.slug == slug), None)
+    return topic.name if topic else slug
+
+
+# ------------------------------------------------------------------ live view
+
+
+class LiveView:
+    """What the live display shows, rebuilt from the state at every refresh."""
+
+    def __init__(self, state: RWRState, *, height: int = 24) -> None:
+        self.state = state
+        self.height = height
+        self.started = time.monotonic()
+        self.elapsed_before = state.elapsed_seconds
+        self.phase: str | None = state.current_phase.value
+        self.topic: str | None = state.current_topic
+        self.call_started: float | None = None
+        self.recent: list[str] = []
+        self._last: RenderableType | None = None
+        self._spinner: Any = None
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        """Follow the events: which phase runs, when an agent call starts and ends."""
+        kind = event["type"]
+        if kind == "phase_start":
+            self.phase, self.topic = event["phase"], event.get("topic")
+            self.call_started = time.monotonic()
+        elif kind == "recovery":
+            self.phase = f"recovery of {event['phase']}"
+            self.call_started = time.monotonic()
+        elif kind == "retry":
+            self.call_started = time.monotonic()
+        elif kind == "agent_call":
+            self.call_started = None
+        line = describe(self.state, event)
+        if line and kind not in {"phase_start", "agent_call"}:  # those the header shows
+            self.recent = [*self.recent, plain(line.strip())][-RECENT_LINES:]
+
+    def used_seconds(self) -> float:
+        return self.elapsed_before + time.monotonic() - self.started
+
+    def __rich__(self) -> RenderableType:
+        # Rendered from rich's refresh thread while the loop mutates the state: never let a
+        # half-updated state end the display; show the last good frame instead.
+        try:
+            self._last = self.render()
+        except Exception:  # noqa: BLE001
+            if self._last is None:
+                from rich.text import Text
+
+                return Text("…")
+        return self._last
+
+    def render(self) -> RenderableType:
+        from rich.console import Group
+        from rich.spinner import Spinner
+        from rich.text import Text
+
+        state = self.state
+        plan = state.plan  # read fresh: reconciling replaces the plan object
+        head = Text()
+        head.append(f"{phase_label(self.phase or state.current_phase.value)}", style="bold")
+        name = topic_name(state, self.topic)
+        if name:
+            head.append(f"  {plain(name)}")
+        head.append(f"   iteration {state.iteration}/{state.max_iterations}", style="dim")
+        if self.call_started is not None:
+            call = format_duration(time.monotonic() - self.call_started)
+            head.append(f"   agent call running {call}", style="cyan")
+        calls = f"agent calls {state.agent_calls} ({state.agent_failures} failed)"
+        figures = Text(
+            f"  time {time_text(self.used_seconds(), state.time_budget_minutes)} · {calls} · "
+            f"{usage_text(*usage_totals(state))}", style="dim")
+        if self._spinner is None:  # one spinner for the whole run, so that it turns
+            self._spinner = Spinner("dots", style="cyan")
+        self._spinner.update(text=head)
+        parts: list[RenderableType] = [
+            self._spinner if self.call_started is not None else Text("  ") + head,
+            figures,
+            Text(f"  topics: {counts_text(plan)}"),
+            tree_text(plan, current=self.topic, max_rows=max(4, self.height - 8)),
+        ]
+        parts.extend(Text(f"  {line}", style="dim") for line in self.recent)
+        return Group(*parts)
+
+
+class LiveDisplay:
+    """A rich Live region on a terminal, refreshed a few times a second from its own thread,
+    which `stop` ends; nothing of it outlives the run."""
+
+    def __init__(self, state: RWRState, stream: TextIO) -> None:
+        self.console = make_console(stream)
+        self.view = LiveView(state, height=self.console.size.height)
+        self.live: Live | None = None
+        self._handlers: list[tuple[logging.StreamHandler[Any], Any]] = []
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        self.view(event)
+
+    def start(self) -> None:
+        from rich.live import Live
+
+        self.live = Live(self.view, console=self.console, refresh_per_second=REFRESH_PER_SECOND,
+                         transient=True, redirect_stdout=True, redirect_stderr=True)
+        self.live.start()
+        self._route_logging()
+
+    def stop(self, *, keep_last_frame: bool) -> None:
+        """End the live region: erased after a finished run, left in place after a failure."""
+        if self.live is None:
+            return
+        self._restore_logging()
+        self.live.transient = not keep_last_frame
+        try:
+            self.live.stop()
+        finally:
+            self.live = None
+
+    def _route_logging(self) -> None:
+        """Log lines go above the live region, not through it."""
+        for handler in logging.getLogger().handlers:
+            if isinstance(handler, logging.StreamHandler) and handler.stream in (
+                    sys.__stderr__, sys.__stdout__, self.console.file):
+                self._handlers.append((handler, handler.stream))
+                handler.setStream(sys.stderr)
+
+    def _restore_logging(self) -> None:
+        for handler, stream in self._handlers:
+            handler.setStream(stream)
+        self._handlers = []
+
+
+class SessionDisplay:
+    """Chooses and owns the progress display of one run: live on a terminal, plain lines
+    otherwise (or with --verbose, whose log lines a live region would garble), none with
+    --quiet. Use as a context manager so the live region is stopped on every exit path."""
+
+    def __init__(self, *, quiet: bool, verbose: bool = False,
+                 stream: TextIO | None = None) -> None:
+        self.quiet = quiet
+        self.verbose = verbose
+        self.stream = stream or sys.stderr
+        self.live: LiveDisplay | None = None
+
+    def attach(self, events: EventLog, state: RWRState) -> None:
+        """The `on_events` hook of `run_session`: start showing this run."""
+        if self.quiet:
+            return
+        if is_terminal(self.stream) and not self.verbose:
+            self.live = LiveDisplay(state, self.stream)
+            events.listeners.append(self.live)
+            self.live.start()
+        else:
+            events.listeners.append(PlainDisplay(state, self.stream))
+
+    def __enter__(self) -> SessionDisplay:
+        return self
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if self.live is not None:
+            self.live.stop(keep_last_frame=exc_type is not None)
+            self.live = None
+
+
+@contextmanager
+def session_display(*, quiet: bool, verbose: bool = False,
+                    stream: TextIO | None = None) -> Iterator[SessionDisplay]:
+    """`with session_display(...) as display: run_session(..., on_events=display.attach)`."""
+    with SessionDisplay(quiet=quiet, verbose=verbose, stream=stream) as display:
+        yield display
+
+
+# ------------------------------------------------------------------ completion summary
+
+
+def read_json_file(path: Path) -> Any:
+    """A JSON file's content, or None when it is missing or not valid JSON."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def sources_text(paths: SessionPaths) -> str:
+    """'24 found, 18 cited' from sources.json and citations.json."""
+    registry = read_json_file(paths.sources_file)
+    audit = read_json_file(paths.citations_file)
+    if not isinstance(registry, dict):
+        return "not recorded"
+    known = {s.get("id") for s in registry.get("sources", []) if isinstance(s, dict)}
+    text = f"{len(known)} found"
+    if isinstance(audit, dict):
+        cited = {i for i in audit.get("cited", []) if i in known}
+        text += f", {len(cited)} cited"
+    return text
+
+
+def citations_text(state: RWRState, paths: SessionPaths) -> str:
+    """What the citation check found and fixed."""
+    audit = read_json_file(paths.citations_file)
+    if not isinstance(audit, dict):
+        return "not checked"
+    cited = audit.get("cited", [])
+    unknown = audit.get("unknown", [])
+    removed = state.citation_ids_removed
+    text = f"{len(set(cited))} ids checked, {len(unknown)} unknown in the report"
+    if removed:
+        text += f"; removed unknown {', '.join(f'[{i}]' for i in removed)}"
+    return text
+
+
+def ended_text(state: RWRState) -> str:
+    """Why research ended, in words."""
+    if state.stop_reason is None:
+        return "research has not ended" if not state.is_complete else "complete"
+    detail = state.stop_detail or state.stop_reason.value.replace("_", " ")
+    text = f"{state.stop_reason.value.replace('_', ' ')}: {detail}"
+    if state.report_fallback:
+        text += " (report compiled by the orchestrator: synthesis failed)"
+    return text
+
+
+def summary_rows(state: RWRState, paths: SessionPaths) -> list[tuple[str, str]]:
+    """The completion summary as (label, value) rows."""
+    exhausted = state.exhausted_topics
+    rows = [
+        ("topics", counts_text(state.plan)),
+        ("iterations", f"{state.iteration} of {state.max_iterations}"),
+        ("sources", sources_text(paths)),
+        ("citations", citations_text(state, paths)),
+        ("time", time_text(state.elapsed_seconds, state.time_budget_minutes)),
+        ("agent calls", f"{state.agent_calls} ({state.agent_failures} failed, "
+                        f"{state.recoveries} recoveries)"),
+        ("usage", usage_text(*usage_totals(state))),
+        ("research ended", ended_text(state)),
+    ]
+    if exhausted:
+        rows.append(("exhausted", "; ".join(f"{name} #RETRY_EXHAUSTED" for name in exhausted)))
+    rows.append(("report", paths.relative(paths.report_file)))
+    return rows
+
+
+def ended_early(state: RWRState) -> bool:
+    return state.stop_reason is not None and state.stop_reason is not StopReason.ALL_DONE
+
+
+def print_summary(state: RWRState, paths: SessionPaths, stream: TextIO | None = None) -> None:
+    """The completion summary: a rich table on a terminal, plain lines elsewhere."""
+    out = stream or sys.stdout
+    title = f"Research session {state.name!r} " + ("complete" if state.is_complete
+                                                   else "stopped")
+    warning = (f"WARNING: research ended early: {plain(state.stop_detail)}"
+               if ended_early(state) else None)
+    rows = summary_rows(state, paths)
+    if not is_terminal(out):
+        lines = [title, *(f"  {label}: {plain(value)}" for label, value in rows)]
+        out.write("\n".join([*lines, *([f"  {warning}"] if warning else [])]) + "\n")
+        out.flush()
+        return
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title=Text(title, style="bold"), title_justify="left", show_header=False,
+                  box=box.ROUNDED)
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column(overflow="fold")
+    for label, value in rows:
+        table.add_row(Text(label), Text(plain(value)))
+    console = make_console(out)
+    console.print(table)
+    if warning:
+        console.print(Text(warning, style="bold yellow"))

@@ -42,8 +42,8 @@ class EventLog:
             **fields,
         }
         append_line(self.path, json.dumps(record, ensure_ascii=False, default=str))
-        level = logging.WARNING if event_type in {"error", "warning"} else logging.INFO
-        logger.log(level, "%s %s", event_type, _short(fields))
+        if logger.isEnabledFor(logging.DEBUG):  # the display shows what matters; -v shows all
+            logger.debug("%s %s", event_type, _short(fields))
         for listener in self.listeners:
             listener(record)
         return record

@@ -126,6 +126,7 @@ def run_session(
     lock = SessionLock(paths.lock_file)
     acquired = lock.acquire(force=settings.force_resume)
     loop: ResearchLoop | None = None
+    events: EventLog | None = None
     try:
         with signals_raise_interrupted():
             state = (resume_state(settings, paths) if settings.resume
@@ -150,13 +151,16 @@ def run_session(
             loop.run()
             events.emit("run_end", outcome="complete", report=paths.relative(paths.report_file))
             return Outcome(state, paths)
-    except (ResearchError, Interrupted):
+    except (ResearchError, Interrupted) as exc:
         if loop is not None:
             _save_quietly(loop)
+        _emit_quietly(events, "run_end", error=str(exc) or type(exc).__name__,
+                      outcome="interrupted" if isinstance(exc, Interrupted) else "failed")
         raise
     except OSError as exc:
         if loop is not None:
             _save_quietly(loop)
+        _emit_quietly(events, "run_end", outcome="failed", error=str(exc))
         where = f" ({exc.filename})" if exc.filename else ""
         raise RunFailed(f"file system error: {exc.strerror or exc}{where}; the session can be "
                         "continued with --resume") from None
@@ -164,10 +168,22 @@ def run_session(
         if loop is not None:
             _save_quietly(loop)
             loop.events.emit("error", message=str(exc), traceback=traceback.format_exc())
+        _emit_quietly(events, "run_end", outcome="failed", error=repr(exc))
         raise RunFailed(f"internal error: {exc!r}; details are in {paths.events_file}; "
                         "the session can be continued with --resume") from exc
     finally:
         lock.release()
+        _emit_quietly(events, "lock_released")
+
+
+def _emit_quietly(events: EventLog | None, event_type: str, **fields: object) -> None:
+    """Record how the run ended without hiding the error that ended it."""
+    if events is None:
+        return
+    try:
+        events.emit(event_type, **fields)
+    except OSError as exc:
+        log.warning("could not write %s: %s", events.path, exc)
 
 
 def _save_quietly(loop: ResearchLoop) -> None:
