@@ -12,6 +12,9 @@ from research.settings import (
     CONFIRM_ITERATIONS_ABOVE,
 )
 
+MIN_CALL_SECONDS = 1.0
+"""The shortest timeout an agent call is given."""
+
 
 def iteration_floor(breadth: int, depth: int) -> int:
     """X^(Y+1) + 5: enough RESEARCH-REVIEW cycles for a full tree plus a buffer (SPEC §4.1)."""
@@ -48,10 +51,10 @@ def parse_time_budget(text: str) -> float | None:
         minutes = float(value)
     except ValueError:
         raise ValueError(
-            f"--time must be a number of minutes or 'unlimited', not {text!r}"
+            f"the time budget must be a number of minutes or 'unlimited', not {text!r}"
         ) from None
     if not minutes > 0 or minutes == float("inf"):
-        raise ValueError(f"--time must be a positive number of minutes, not {text!r}")
+        raise ValueError(f"the time budget must be a positive number of minutes, not {text!r}")
     return minutes
 
 
@@ -80,7 +83,13 @@ class TimeBudget:
         left = self.remaining_seconds(now)
         if left is None:
             return False
-        return left < synthesis_reserve_minutes(self.budget_minutes) * 60.0
+        reserve = synthesis_reserve_minutes(self.budget_minutes) * 60.0
+        return left < max(reserve, MIN_CALL_SECONDS)
+
+    def used_up(self, now: float) -> bool:
+        """True when less than one second is left: too little to start a research call."""
+        left = self.remaining_seconds(now)
+        return left is not None and left < MIN_CALL_SECONDS
 
     def call_timeout(self, timeout: float, now: float, *, final_cycle: bool) -> float:
         """min(--timeout, time left), so one call cannot overrun the budget.
@@ -93,7 +102,7 @@ class TimeBudget:
             return timeout
         if final_cycle:
             left = max(left, synthesis_reserve_minutes(self.budget_minutes) * 60.0)
-        return max(1.0, min(timeout, left))
+        return max(MIN_CALL_SECONDS, min(timeout, left))
 
 
 def backoff_delay(attempt: int, rng: random.Random) -> float:

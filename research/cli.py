@@ -40,6 +40,12 @@ def _time_budget(value: str | None) -> float | None:
         raise typer.BadParameter(str(exc)) from None
 
 
+def _check_time_budget(value: str | None) -> str | None:
+    """Refuse a bad --time or RESEARCH_TIME_BUDGET while parsing, naming both sources."""
+    _time_budget(value)
+    return value
+
+
 @app.command()
 def main_command(
     ctx: typer.Context,
@@ -61,6 +67,7 @@ def main_command(
         show_default=False)] = None,
     time_budget: Annotated[str | None, typer.Option(
         "--time", envvar=ENV["time_budget"], metavar="MINUTES|unlimited",
+        callback=_check_time_budget,
         help="Wall-clock budget for the whole run, in minutes.  [default: unlimited]",
         show_default=False)] = None,
     model: Annotated[str | None, typer.Option(

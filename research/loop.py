@@ -20,7 +20,7 @@ from research.agents.base import Agent, AgentCall, AgentResult, FailureKind
 from research.budget import TimeBudget, backoff_delay, breaker_reason
 from research.errors import PhaseFailed, PlanParseError, RunFailed
 from research.events import EventLog, logger
-from research.fsutil import atomic_write_text
+from research.fsutil import append_line, atomic_write_text
 from research.lock import SessionLock
 from research.paths import SessionPaths
 from research.plan import (
@@ -232,6 +232,9 @@ class ResearchLoop:
         if topic is None:  # nothing in review (e.g. state edited): go back to choosing
             state.current_phase = Phase.RESEARCH
             return
+        if self.budget.used_up(self.clock.now()):
+            self.review_out_of_time(topic)
+            return
         self.archive_verdicts()
 
         def validate(_: AgentResult) -> Verdict:
@@ -259,6 +262,18 @@ class ResearchLoop:
                 topic.status = TopicStatus.IN_PROGRESS
         self.check_completion_marker()
         self.record_decision(topic, summary=verdict.summary, gaps=verdict.gaps, verdict=verdict)
+        state.current_topic = None
+        state.current_phase = Phase.RESEARCH
+
+    def review_out_of_time(self, topic: Topic) -> None:
+        """The research call used the last of the budget: the notes stay unreviewed and the
+        topic open, without costing it an attempt, and the final cycle starts next."""
+        state = self.state
+        topic.status = TopicStatus.IN_PROGRESS
+        self.events.emit("warning", message=f"the review of {topic.name!r} was not run: the "
+                         "time budget is used up")
+        self.record_decision(topic, summary="Not reviewed: the time budget ran out.", gaps=[],
+                             verdict=None)
         state.current_topic = None
         state.current_phase = Phase.RESEARCH
 
@@ -377,9 +392,11 @@ class ResearchLoop:
                 self.events.emit("phase_end", phase=phase.value, outcome="failed",
                                  kind=exc.kind, error=str(exc),
                                  duration=round(self.clock.now() - started, 3))
-                if round_number >= rounds:
+                if round_number >= rounds or self.stop_recovering(phase):
                     break
                 self.recover(phase, values)
+                if self.stop_recovering(phase):
+                    break
                 continue
             self.events.emit("phase_end", phase=phase.value, outcome="ok",
                              duration=round(self.clock.now() - started, 3))
@@ -392,6 +409,21 @@ class ResearchLoop:
         state.failed_phases += 1
         state.consecutive_failed_phases += 1
         return FAILED
+
+    def stop_recovering(self, phase: Phase) -> bool:
+        """A failing RESEARCH or REVIEW gets no more recovery rounds once the time budget is
+        used up or the circuit breaker is open: research is about to stop anyway."""
+        if phase not in (Phase.RESEARCH, Phase.REVIEW):
+            return False
+        state = self.state
+        why = ("the time budget is used up" if self.budget.used_up(self.clock.now())
+               else breaker_reason(state.consecutive_failed_phases, state.agent_calls,
+                                   state.agent_failures))
+        if why is None:
+            return False
+        self.events.emit("warning", message=f"no further recovery of the {phase.value} "
+                         f"phase: {why}")
+        return True
 
     def recover(self, phase: Phase, values: dict[str, str]) -> None:
         """ralph.py's RECOVERY phase: the agent diagnoses and writes recovery notes."""
@@ -407,6 +439,8 @@ class ResearchLoop:
         self.call_agent(Phase.RECOVERY, prompt, model=state.model,
                         final_cycle=phase in FINAL_PHASES, context=recovery_values)
         self.restore_plan_file()
+        if phase in (Phase.REVIEW, Phase.FINAL_REVIEW):  # the retry must write a fresh verdict
+            self.archive_verdicts()
         state.retry_count += 1
         self.save()
 
@@ -441,9 +475,10 @@ class ResearchLoop:
                 return result
             if attempt + 1 >= MAX_TRANSIENT_ATTEMPTS:
                 break
-            if not final_cycle and self.budget.research_time_over(self.clock.now()):
-                break
             delay = backoff_delay(attempt, self.rng)
+            if not final_cycle and (self.budget.research_time_over(self.clock.now())
+                                    or self.budget.used_up(self.clock.now() + delay)):
+                break
             self.events.emit("retry", phase=phase.value, attempt=attempt + 1,
                              delay=round(delay, 3), failure=result.failure.value)
             self.clock.sleep(delay)
@@ -545,6 +580,8 @@ class ResearchLoop:
     def exhaust(self, topic: Topic, why: str) -> None:
         topic.status = TopicStatus.EXHAUSTED
         topic.note = None
+        if topic.name not in self.state.exhausted_topics:
+            self.state.exhausted_topics.append(topic.name)
         self.events.emit("topic_exhausted", topic=topic.name, attempts=topic.attempts,
                          reason=why, tag="#RETRY_EXHAUSTED")
 
@@ -633,7 +670,8 @@ class ResearchLoop:
             summary=summary,
             gaps=list(gaps),
             shouldContinue=stop is None,
-            reason=stop[0].value if stop else f"{len(state.plan.open_topics())} open topics remain",
+            reason=(f"{stop[0].value}: {stop[1]}" if stop
+                    else f"{len(state.plan.open_topics())} open topics remain"),
             nextSearchTopic=verdict.nextSearchTopic if verdict else None,
             urlToSearch=verdict.urlToSearch if verdict else None,
             timeRemainingMinutes=(None if self.now_remaining() is None
@@ -641,8 +679,6 @@ class ResearchLoop:
             novelty=state.novelty.get(topic.slug),
         )
         state.last_decision = decision
-        from research.fsutil import append_line
-
         append_line(self.paths.decisions_file, decision.model_dump_json())
         self.events.emit("decision", **decision.model_dump())
 

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from research.errors import StateError
 from research.fsutil import atomic_write_text
-from research.plan import Plan, TopicStatus
+from research.plan import Plan
 
 SCHEMA_VERSION = 1
 STATE_KIND = "research.py/state"
@@ -133,6 +133,8 @@ class RWRState(BaseModel):
     usage: dict[str, PhaseUsage] = Field(default_factory=dict)
     skipped_topics: list[str] = Field(default_factory=list)
     """Names of proposed topics skipped as near-duplicates or for low novelty."""
+    exhausted_topics: list[str] = Field(default_factory=list)
+    """Names of topics given up after MAX_TOPIC_ATTEMPTS attempts (#RETRY_EXHAUSTED)."""
     novelty: dict[str, float] = Field(default_factory=dict)
     consecutive_low_novelty: int = 0
     last_decision: LoopDecision | None = None
@@ -152,10 +154,6 @@ class RWRState(BaseModel):
     """Registry ids the final report cites."""
     sources_section_rebuilt: bool = False
     """True when the orchestrator rewrote the report's Sources section from the registry."""
-
-    @property
-    def exhausted_topics(self) -> list[str]:
-        return [t.name for t in self.plan.topics if t.status is TopicStatus.EXHAUSTED]
 
 
 def save_state(state: RWRState, path: Path) -> None:

@@ -29,7 +29,8 @@ FaultAction = Literal[
     "both_verdicts", "no_verdict", "reject", "accept", "garbage_plan", "delete_plan",
     "many_subtopics", "too_deep", "edit_other_topics", "delete_state", "corrupt_state",
     "false_completion", "empty_report", "no_sources_section", "fabricated_citation",
-    "redundant", "duplicate_subtopics", "uncited_sources", "kill",
+    "redundant", "duplicate_subtopics", "propose_subtopic", "uncited_sources",
+    "wrong_verdict_fields", "kill",
 ]
 
 
@@ -47,6 +48,8 @@ class MockFault(BaseModel):
     """Which matching calls (1-based, counted per fault) to affect; None means every one."""
     duration: float | None = None
     """Simulated seconds the call takes (a call longer than its timeout times out)."""
+    subtopic: str | None = None
+    """The name `propose_subtopic` proposes (first, before the usual proposals)."""
 
 
 class MockScript(BaseModel):
@@ -120,6 +123,8 @@ class MockAgent:
         self.clock = clock
         self.calls: list[AgentCall] = []
         self.fault_hits: dict[int, int] = {}
+        self.proposed: list[str] = []
+        """Subtopic names the current call's `propose_subtopic` faults add."""
 
     # -------------------------------------------------------------- protocol
 
@@ -128,6 +133,8 @@ class MockAgent:
         number = len(self.calls)
         faults = self._faults_for(call)
         actions = {fault.action for fault in faults}
+        self.proposed = [f.subtopic for f in faults
+                         if f.action == "propose_subtopic" and f.subtopic]
         duration = max([f.duration for f in faults if f.duration is not None],
                        default=self.script.call_seconds)
         self._record(call)
@@ -262,6 +269,7 @@ class MockAgent:
             if self.script.propose_duplicate and _is_first_topic(text, name):
                 first = proposals[0].split(": ", 1)
                 proposals.append(f"{first[1].capitalize()}: {first[0].lower()}")
+        proposals[:0] = self.proposed
         if "duplicate_subtopics" in actions and proposals:
             proposals += [p + " overview" for p in proposals]
         if "many_subtopics" in actions:
@@ -329,6 +337,8 @@ class MockAgent:
         block = json.dumps(verdict, indent=2)
         if "invalid_verdict" in actions:
             block = '{"verdict": "maybe", "summary": 3'
+        if "wrong_verdict_fields" in actions:  # valid JSON, wrong schema
+            block = json.dumps({"verdict": verdict["verdict"], "summary": 3, "gaps": "none"})
         if "no_verdict" in actions:
             return
         body = f"# Review (simulated)\n\n{verdict['summary']}\n\n```json\n{block}\n```\n"
