@@ -220,7 +220,8 @@ class ResearchLoop:
         if outcome is FAILED:
             self.topic_failed(topic, f"research failed: {state.last_error}")
             self.record_decision(topic, summary="The research phase failed.",
-                                 gaps=[state.last_error or "unknown error"], verdict=None)
+                                 gaps=[state.last_error or "unknown error"], verdict=None,
+                                 researched=False)
             return
         topic.status = TopicStatus.IN_REVIEW
         self.measure_novelty(topic)
@@ -661,7 +662,9 @@ class ResearchLoop:
             self.events.emit("completion_marker", action="accepted")
 
     def record_decision(self, topic: Topic, *, summary: str, gaps: list[str],
-                        verdict: Verdict | None) -> None:
+                        verdict: Verdict | None, researched: bool = True) -> None:
+        """Append the iteration's loop decision (SPEC §5.4); `researched` is False when this
+        iteration wrote no new notes, so it has no novelty of its own."""
         state = self.state
         stop = self.stop_reason()
         decision = LoopDecision(
@@ -676,7 +679,7 @@ class ResearchLoop:
             urlToSearch=verdict.urlToSearch if verdict else None,
             timeRemainingMinutes=(None if self.now_remaining() is None
                                   else round(self.now_remaining() or 0.0, 3)),
-            novelty=state.novelty.get(topic.slug),
+            novelty=state.novelty.get(topic.slug) if researched else None,
         )
         state.last_decision = decision
         append_line(self.paths.decisions_file, decision.model_dump_json())
