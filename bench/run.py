@@ -112,8 +112,10 @@ def phase_overheads(marks: list[tuple[str, float]],
     return out
 
 
-def bench_overhead(runs: int, breadth: int = 3, depth: int = 2) -> dict[str, Any]:
-    one_mock_run(breadth, depth)  # warm-up: imports and the templates' first read
+def bench_overhead(runs: int, breadth: int = 3, depth: int = 2, *,
+                   warm_up: bool = True) -> dict[str, Any]:
+    if warm_up:
+        one_mock_run(breadth, depth)  # imports, the templates' first read, the file cache
     results = [one_mock_run(breadth, depth) for _ in range(runs)]
     phases = len(results[0]["wall_ms"])
     wall = median([r["wall_s"] for r in results])
@@ -159,13 +161,13 @@ def heavy_imports(*args: str) -> list[str]:
     return sorted(names & {"pydantic", "pydantic_core", "rich", "httpx", "filelock", "typer"})
 
 
-def bench_startup(runs: int) -> dict[str, Any]:
+def bench_startup(runs: int, *, warm_up: bool = True) -> dict[str, Any]:
     commands = {
         "python -c pass": [sys.executable, "-c", "pass"],
         "research.py --version": [sys.executable, str(SCRIPT), "--version"],
         "research.py --help": [sys.executable, str(SCRIPT), "--help"],
     }
-    for argv in commands.values():
+    for argv in commands.values() if warm_up else ():
         timed(argv)  # warm the file cache
     samples: dict[str, list[float]] = {label: [] for label in commands}
     for _ in range(runs):  # interleaved, so a noisy moment hurts all three alike
@@ -276,11 +278,13 @@ def peak_rss_mb(argv: list[str]) -> float:
     return kilobytes / 1024
 
 
-def bench_memory(runs: int) -> dict[str, Any]:
+def bench_memory(runs: int, breadth: int = 3, depth: int = 2) -> dict[str, Any]:
     run = [sys.executable, str(SCRIPT), "--mock-mode", "--quiet", "--yes", "--name", "bench",
-           "--breadth", "3", "--depth", "2", QUESTION]
+           "--breadth", str(breadth), "--depth", str(depth), QUESTION]
     return {
         "runs": runs,
+        "breadth": breadth,
+        "depth": depth,
         "mock_run_mb": median([peak_rss_mb(run) for _ in range(runs)]),
         "python_mb": median([peak_rss_mb([sys.executable, "-c", "pass"])
                              for _ in range(runs)]),
@@ -315,8 +319,8 @@ def render(results: dict[str, Any]) -> str:
         "",
         f"orchestrator (mock, breadth {o['breadth']}, depth {o['depth']}, {o['runs']} runs, "
         f"{o['phases']} phases)",
-        f"  in-process wall time      {o['wall_s'] * 1000:8.1f} ms  "
-        f"({o['agent_wall_s'] * 1000:.1f} ms inside the mock agent; CPU {o['cpu_s'] * 1000:.1f} ms)",
+        f"  in-process wall time      {o['wall_s'] * 1000:8.1f} ms  ({o['agent_wall_s'] * 1000:.1f}"
+        f" ms inside the mock agent; CPU {o['cpu_s'] * 1000:.1f} ms)",
         f"  phases per second         {o['phases_per_s']:8.1f}",
         f"  median overhead per phase {o['median_overhead_ms']:8.2f} ms  target <= "
         f"{t['overhead_ms_per_phase']} ms  {verdict(o['median_overhead_ms'], 5.0)}",
@@ -342,8 +346,8 @@ def render(results: dict[str, Any]) -> str:
         f"novelty per {n['chars']:,} chars            {n['median_ms']:8.3f} ms  target < "
         f"{t['novelty_ms']} ms  {verdict(n['median_ms'], t['novelty_ms'])}  "
         f"(non-ASCII text {n['non_ascii_ms']:.3f} ms)",
-        f"peak RSS of a mock run             {m['mock_run_mb']:8.1f} MB  target <= "
-        f"{t['memory_mb']:.0f} MB  {verdict(m['mock_run_mb'], t['memory_mb'])}  "
+        f"peak RSS of a mock run (b{m['breadth']} d{m['depth']})   {m['mock_run_mb']:8.1f} MB  "
+        f"target <= {t['memory_mb']:.0f} MB  {verdict(m['mock_run_mb'], t['memory_mb'])}  "
         f"(python -c pass {m['python_mb']:.1f} MB)",
     ]
     return "\n".join(lines)
@@ -352,18 +356,19 @@ def render(results: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true",
-                        help="one or two repetitions of everything (a smoke test, not figures)")
+                        help="one small run of everything: a smoke test, not figures to quote")
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write results here")
     args = parser.parse_args(argv)
-    reps = 1 if args.quick else 0
+    quick = args.quick
+    size = (2, 1) if quick else (3, 2)  # breadth, depth of the mock runs
     results = {
-        "quick": args.quick,
+        "quick": quick,
         "machine": machine(),
-        "overhead": bench_overhead(runs=reps or 7),
-        "startup": bench_startup(runs=reps or 21),
-        "duplicate": bench_duplicate(repeat=reps or 15),
-        "novelty": bench_novelty(repeat=reps or 15),
-        "memory": bench_memory(runs=reps or 5),
+        "overhead": bench_overhead(1 if quick else 7, *size, warm_up=not quick),
+        "startup": bench_startup(1 if quick else 21, warm_up=not quick),
+        "duplicate": bench_duplicate(repeat=1 if quick else 15),
+        "novelty": bench_novelty(repeat=1 if quick else 15),
+        "memory": bench_memory(1 if quick else 5, *size),
         "targets": TARGETS,
     }
     print(render(results))

@@ -225,10 +225,13 @@ def _signal_name(signum: int) -> str:
 
 
 def _setup_logging(verbose: bool, quiet: bool) -> None:
-    level = logging.DEBUG if verbose else logging.WARNING
-    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(message)s",
+    """Our messages to stderr: every event and INFO/DEBUG with --verbose (libraries stay at
+    WARNING, so filelock's DEBUG lines do not drown them), only errors with --quiet."""
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(message)s",
                         stream=sys.stderr)
-    if quiet:
+    if verbose:
+        logging.getLogger("research").setLevel(logging.DEBUG)
+    elif quiet:
         logging.getLogger("research").setLevel(logging.ERROR)
 
 

@@ -12,6 +12,7 @@ import logging
 import os
 import re
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -315,13 +316,15 @@ class LiveView:
 
 
 class LiveDisplay:
-    """A rich Live region on a terminal, refreshed a few times a second from its own thread,
-    which `stop` ends; nothing of it outlives the run."""
+    """A rich Live region on a terminal, redrawn a few times a second by a thread of ours
+    that `stop` ends and joins: nothing of it outlives the run."""
 
     def __init__(self, state: RWRState, stream: TextIO) -> None:
         self.console = make_console(stream)
         self.view = LiveView(state, height=self.console.size.height)
         self.live: Live | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
         self._handlers: list[tuple[logging.StreamHandler[Any], Any]] = []
 
     def __call__(self, event: dict[str, Any]) -> None:
@@ -330,13 +333,30 @@ class LiveDisplay:
     def start(self) -> None:
         from rich.live import Live
 
-        self.live = Live(self.view, console=self.console, refresh_per_second=REFRESH_PER_SECOND,
-                         transient=True, redirect_stdout=True, redirect_stderr=True)
-        self.live.start()
+        self.live = Live(self.view, console=self.console, auto_refresh=False, transient=True,
+                         redirect_stdout=True, redirect_stderr=True)
+        self.live.start(refresh=True)
         self._route_logging()
+        self._thread = threading.Thread(target=self._redraw, name="research-live-view",
+                                        daemon=True)
+        self._thread.start()
+
+    def _redraw(self) -> None:
+        while not self._stop.wait(1 / REFRESH_PER_SECOND):
+            live = self.live
+            if live is None:
+                return
+            try:
+                live.refresh()
+            except Exception:  # noqa: BLE001 - a broken terminal must not end the run
+                return
 
     def stop(self, *, keep_last_frame: bool) -> None:
         """End the live region: erased after a finished run, left in place after a failure."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
         if self.live is None:
             return
         self._restore_logging()
@@ -443,8 +463,8 @@ def ended_text(state: RWRState) -> str:
     """Why research ended, in words."""
     if state.stop_reason is None:
         return "research has not ended" if not state.is_complete else "complete"
-    detail = state.stop_detail or state.stop_reason.value.replace("_", " ")
-    text = f"{state.stop_reason.value.replace('_', ' ')}: {detail}"
+    text = f"{state.stop_detail} ({state.stop_reason.value})" if state.stop_detail \
+        else state.stop_reason.value
     if state.report_fallback:
         text += " (report compiled by the orchestrator: synthesis failed)"
     return text

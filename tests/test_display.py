@@ -1,0 +1,293 @@
+"""The display: plain lines off a terminal, the live view on one, and the completion summary."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import select
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import REPO, read_json
+
+from research.display import (
+    LiveView,
+    PlainDisplay,
+    SessionDisplay,
+    describe,
+    format_duration,
+    plain,
+    topic_lines,
+)
+from research.errors import Interrupted
+from research.events import EventLog
+from research.plan import Plan, Topic, TopicStatus
+from research.state import RWRState
+
+ESCAPE = "\x1b"
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+TIMESTAMPED = re.compile(r"^\d\d:\d\d:\d\d \S")
+
+
+class FakeTerminal(io.StringIO):
+    """A stream that says it is a terminal, so the live view is chosen."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def make_state(topics: int = 3) -> RWRState:
+    plan = Plan(topic="Q", breadth=3, depth=2, topics=[
+        Topic(name=f"Topic {i}", slug=f"topic-{i}", depth=0) for i in range(topics)])
+    return RWRState(name="demo", original_topic="Q", breadth=3, depth=2, max_iterations=14,
+                    model="m", review_model="r", timeout=60.0, plan=plan)
+
+
+def mock_run(run_cli: Callable[..., Any], *extra: str, env: dict[str, str] | None = None):
+    return run_cli("--mock-mode", "--name", "demo", "--breadth", "2", "--depth", "2", "--yes",
+                   *extra, "How do heat pumps perform in cold climates?", env=env)
+
+
+# ------------------------------------------------------------------ off a terminal
+
+
+def test_a_run_off_a_terminal_prints_no_escape_codes_even_when_colour_is_forced(
+    run_cli: Callable[..., Any],
+) -> None:
+    result = mock_run(run_cli, env={"FORCE_COLOR": "1", "TTY_COMPATIBLE": "1",
+                                    "TERM": "xterm-256color"})
+    assert result.exit_code == 0, result.stderr
+    for text in (result.stdout, result.stderr):
+        assert ESCAPE not in text
+        assert not CONTROL.search(text.replace("\n", ""))
+    progress = result.stderr.splitlines()
+    assert progress and all(TIMESTAMPED.match(line) for line in progress)
+    assert any("RESEARCH" in line for line in progress)
+    assert any("decision: stop" in line for line in progress)
+
+
+def test_quiet_prints_only_the_summary(run_cli: Callable[..., Any]) -> None:
+    result = mock_run(run_cli, "--quiet")
+    assert result.exit_code == 0
+    assert result.stderr == ""
+    assert result.stdout.startswith("Research session 'demo' complete\n")
+
+
+def test_summary_figures_come_from_the_session_files(run_cli: Callable[..., Any]) -> None:
+    result = mock_run(run_cli, "--quiet")
+    state = read_json(Path(".research/demo/state.json"))
+    sources = read_json(Path(".research/demo/sources.json"))["sources"]
+    audit = read_json(Path(".research/demo/citations.json"))
+    rows = dict(line.strip().split(": ", 1) for line in result.stdout.splitlines()[1:])
+    complete = sum(t["status"] == "Complete" for t in state["plan"]["topics"])
+    assert rows["topics"].startswith(f"{complete} complete")
+    assert rows["iterations"] == f"{state['iteration']} of {state['max_iterations']}"
+    assert rows["sources"] == f"{len(sources)} found, {len(set(audit['cited']))} cited"
+    assert rows["citations"] == (f"{len(set(audit['cited']))} ids checked, "
+                                 f"{len(audit['unknown'])} unknown in the report")
+    assert rows["agent calls"].startswith(f"{state['agent_calls']} (")
+    assert rows["research ended"] == f"{state['stop_detail']} (all_topics_done)"
+    assert rows["report"] == "reports/demo/report.md"
+    assert "WARNING" not in result.stdout
+
+
+def test_summary_warns_when_a_limit_ended_research(
+    run_cli: Callable[..., Any], mock_script: Callable[..., Path],
+) -> None:
+    script = mock_script(faults=[{"action": "reject", "phase": "review"}])
+    result = run_cli("--mock-mode", "--mock-script", str(script), "--name", "demo",
+                     "--breadth", "1", "--depth", "1", "--quiet", "Q?")
+    assert result.exit_code == 0, result.stderr
+    state = read_json(Path(".research/demo/state.json"))
+    assert state["stop_reason"] == "all_open_topics_exhausted"
+    assert f"WARNING: research ended early: {state['stop_detail']}" in result.stdout
+    exhausted = [t["name"] for t in state["plan"]["topics"] if t["status"] == "Exhausted"]
+    assert f"exhausted: {exhausted[0]} #RETRY_EXHAUSTED" in result.stdout
+
+
+def test_plain_lines_drop_escape_sequences_from_agent_text() -> None:
+    stream = io.StringIO()
+    display = PlainDisplay(make_state(), stream)
+    display({"type": "phase_end", "outcome": "failed", "iteration": 1,
+             "error": "the agent exited with code 1: \x1b[31mboom\x1b[0m\x07 \x9b2J"})
+    display({"type": "warning", "iteration": 1, "message": "line one\nline two"})
+    text = stream.getvalue()
+    assert ESCAPE not in text and "\x07" not in text and "\x9b" not in text
+    assert "boom" in text
+    assert len(text.splitlines()) == 2
+
+
+@pytest.mark.parametrize(("seconds", "text"), [
+    (0, "0s"), (59.9, "59s"), (60, "1m 00s"), (3599, "59m 59s"), (3600, "1h 00m"),
+    (7384, "2h 03m"), (-5, "0s"),
+])
+def test_format_duration(seconds: float, text: str) -> None:
+    assert format_duration(seconds) == text
+
+
+def test_plain_removes_control_characters_and_line_breaks() -> None:
+    assert plain("a\x1b[1mb\x1b[0m\nc\td\x00") == "a[1mb[0m c d"
+
+
+def test_describe_names_the_topic_of_a_phase() -> None:
+    state = make_state()
+    line = describe(state, {"type": "phase_start", "phase": "research", "topic": "topic-1",
+                            "round": 0})
+    assert line == "[0/14] RESEARCH Topic 1"
+    assert describe(state, {"type": "phase_end", "outcome": "ok"}) is None
+
+
+# ------------------------------------------------------------------ the live view
+
+
+def rendered(view: LiveView, width: int = 100) -> str:
+    from rich.console import Console
+
+    console = Console(file=io.StringIO(), width=width, record=True, force_terminal=False)
+    console.print(view)
+    return console.export_text()
+
+
+def test_live_view_shows_phase_topic_iteration_counts_and_calls() -> None:
+    state = make_state()
+    state.iteration = 2
+    state.agent_calls, state.agent_failures = 5, 1
+    state.time_budget_minutes = 30
+    state.plan.topics[0].status = TopicStatus.COMPLETE
+    view = LiveView(state)
+    view({"type": "phase_start", "phase": "review", "topic": "topic-1", "round": 0})
+    text = rendered(view)
+    assert "REVIEW  Topic 1" in text
+    assert "iteration 2/14" in text
+    assert "agent call running" in text
+    assert "agent calls 5 (1 failed)" in text
+    assert "left of 30m 00s" in text
+    assert "topics: 2 pending, 1 complete" in text
+    assert "> - Topic 1 [Pending]" in text
+    view({"type": "agent_call", "ok": True, "duration": 1.0, "phase": "review"})
+    assert "agent call running" not in rendered(view)
+
+
+def test_live_view_reads_the_plan_afresh_each_time() -> None:
+    state = make_state(topics=1)
+    view = LiveView(state)
+    assert "Topic 0" in rendered(view)
+    state.plan = Plan(topic="Q", breadth=3, depth=2,
+                      topics=[Topic(name="Replaced", slug="replaced", depth=0)])
+    text = rendered(view)
+    assert "Replaced" in text and "Topic 0" not in text
+
+
+def test_live_view_keeps_showing_when_the_state_is_half_updated() -> None:
+    state = make_state()
+    view = LiveView(state)
+    first = rendered(view)
+    state.plan = None  # type: ignore[assignment]  # what a torn read could look like
+    assert rendered(view) == first
+
+
+def test_a_long_topic_tree_is_windowed_around_the_current_topic() -> None:
+    plan = Plan(topic="Q", breadth=10, depth=1, topics=[
+        Topic(name=f"T{i}", slug=f"t{i}", depth=0) for i in range(10)])
+    lines = [line for line, _, _ in topic_lines(plan, current="t7", max_rows=4)]
+    assert lines[0].strip() == "… 5 more above"
+    assert lines[1:5] == ["- T5 [Pending]", "- T6 [Pending]", "- T7 [Pending]",
+                          "- T8 [Pending]"]
+    assert lines[5].strip() == "… 1 more below"
+
+
+def live_threads() -> set[threading.Thread]:
+    return {t for t in threading.enumerate() if t is not threading.current_thread()}
+
+
+def test_live_display_on_a_terminal_starts_and_stops_its_thread(tmp_path: Path) -> None:
+    before = live_threads()
+    terminal = FakeTerminal()
+    events = EventLog(tmp_path / "events.jsonl")
+    state = make_state()
+    with SessionDisplay(quiet=False, stream=terminal) as display:
+        display.attach(events, state)
+        assert display.live is not None
+        assert live_threads() - before, "the live view refreshes from its own thread"
+        events.emit("phase_start", phase="research", topic="topic-0", round=0)
+        time.sleep(0.3)
+    assert live_threads() == before
+    out = terminal.getvalue()
+    assert ESCAPE in out and "RESEARCH" in out
+    assert "\x1b[?25h" in out.rpartition("RESEARCH")[2]  # the cursor is shown again
+
+
+def test_live_display_stops_and_keeps_its_last_frame_when_the_run_is_interrupted(
+    tmp_path: Path,
+) -> None:
+    before = live_threads()
+    terminal = FakeTerminal()
+    events = EventLog(tmp_path / "events.jsonl")
+    with pytest.raises(Interrupted), SessionDisplay(quiet=False, stream=terminal) as display:
+        display.attach(events, make_state())
+        events.emit("phase_start", phase="research", topic="topic-2", round=0)
+        raise Interrupted(2)
+    assert live_threads() == before
+    last_frame = terminal.getvalue().rpartition("\x1b[2K")[2]
+    assert "Topic 2" in last_frame  # not erased: the user sees where it stopped
+
+
+@pytest.mark.parametrize(("quiet", "verbose", "kind"), [
+    (False, False, "live"), (False, True, "plain"), (True, False, None),
+])
+def test_the_display_kind_follows_the_terminal_and_the_flags(
+    tmp_path: Path, quiet: bool, verbose: bool, kind: str | None,
+) -> None:
+    events = EventLog(tmp_path / "events.jsonl")
+    with SessionDisplay(quiet=quiet, verbose=verbose, stream=FakeTerminal()) as display:
+        display.attach(events, make_state())
+        chosen = ("live" if display.live is not None
+                  else "plain" if events.listeners else None)
+    assert chosen == kind
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs a Linux pty")
+def test_a_run_in_a_real_terminal_draws_the_live_view_and_the_summary_table(
+    isolated: Path,
+) -> None:
+    import pty
+
+    argv = [sys.executable, str(REPO / "research.py"), "--mock-mode", "--name", "demo",
+            "--breadth", "2", "--depth", "1", "Heat pumps?"]
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: become research.py on the pty
+        os.environ.update({"TERM": "xterm", "COLUMNS": "100", "LINES": "30"})
+        os.execv(sys.executable, argv)
+    output = read_all(fd, deadline=time.monotonic() + 60)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, output[-2000:]
+    assert "\x1b[?25l" in output and output.count("\x1b[?25h") >= 1  # live region, restored
+    assert "iteration" in output and "agent calls" in output
+    assert "╭" in output and "Research session 'demo' complete" in output
+    assert "Traceback" not in output
+    events = [json.loads(line) for line in
+              (isolated / ".research/demo/events.jsonl").read_text().splitlines()]
+    assert events[-1]["type"] == "lock_released"
+
+
+def read_all(fd: int, *, deadline: float) -> str:
+    chunks = []
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.2)
+        if not ready:
+            continue
+        try:
+            data = os.read(fd, 65536)
+        except OSError:  # the child closed the pty
+            break
+        if not data:
+            break
+        chunks.append(data)
+    return b"".join(chunks).decode("utf-8", errors="replace")
