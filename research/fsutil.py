@@ -7,12 +7,31 @@ import tempfile
 from pathlib import Path
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+# Read once, at import time, before any thread could create a file in between.
+UMASK = _umask()
+
+
 def atomic_write_text(path: Path, text: str) -> None:
-    """Write `text` to `path` through a temporary file in the same directory and a rename."""
+    """Write `text` to `path` through a temporary file in the same directory and a rename.
+
+    The file keeps its permissions, or gets the usual ones (0666 less the umask) when new,
+    not the owner-only mode of a temporary file.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        mode = 0o666 & ~UMASK
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            os.fchmod(handle.fileno(), mode)
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
@@ -23,7 +42,13 @@ def atomic_write_text(path: Path, text: str) -> None:
 
 
 def append_line(path: Path, line: str) -> None:
-    """Append one line; a single write() of a short line is not torn by a kill."""
+    """Append one line. A last line left unfinished (a kill, a full disk) is closed first,
+    so it stays the only damaged one instead of swallowing this line too."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a", encoding="utf-8") as handle:
-        handle.write(line.rstrip("\n") + "\n")
+    data = (line.rstrip("\n") + "\n").encode("utf-8")
+    with path.open("a+b") as handle:
+        if handle.seek(0, os.SEEK_END) > 0:
+            handle.seek(-1, os.SEEK_END)
+            if handle.read(1) != b"\n":
+                data = b"\n" + data
+        handle.write(data)

@@ -139,10 +139,7 @@ class SessionLock:
         if current is not None:
             reason = stale_reason(current, now=now, host=self._host)
             if reason is None and not force:
-                raise SessionLockedError(
-                    f"session '{self.path.parent.name}' is locked by {current.describe(now)}; "
-                    "if that process is gone, rerun with --force-resume"
-                )
+                raise self._locked(current, now)
             took_over, reason = current, reason or "forced"
         elif self.path.exists():
             reason = "unreadable lock file"
@@ -156,6 +153,19 @@ class SessionLock:
         self._write(info)
         self._token = info.lock_token
         return Acquired(info=info, took_over=took_over, reason=reason)
+
+    def ensure_not_held(self) -> None:
+        """Raise SessionLockedError if a live process holds the lock; changes nothing."""
+        current = self.read()
+        now = self._clock()
+        if current is not None and stale_reason(current, now=now, host=self._host) is None:
+            raise self._locked(current, now)
+
+    def _locked(self, holder: LockInfo, now: float) -> SessionLockedError:
+        return SessionLockedError(
+            f"session '{self.path.parent.name}' is locked by {holder.describe(now)}; "
+            "if that process is gone, rerun with --force-resume"
+        )
 
     def heartbeat(self) -> bool:
         """Refresh the heartbeat; False if the file no longer holds our token."""

@@ -53,6 +53,7 @@ from research.state import (
     RWRState,
     StopReason,
     Verdict,
+    kept_from_agent,
     save_state,
 )
 from research.templates import PromptTemplates
@@ -457,7 +458,8 @@ class ResearchLoop:
             call = AgentCall(phase=phase.value, prompt=prompt, model=model, timeout=timeout,
                              cwd=self.paths.root, log_path=log_path, context=context)
             before = self.clock.now()
-            with workspace.watch_for_stray_files(self.paths, self.events, phase.value):
+            with workspace.watch_for_stray_files(self.paths, self.events, phase.value), \
+                    kept_from_agent(self.paths.state_file, self.state_file_restored):
                 if self.lock is not None:
                     with self.lock.keep_alive(HEARTBEAT_INTERVAL_SECONDS):
                         result = self.agent.run(call)
@@ -494,6 +496,10 @@ class ResearchLoop:
                 f"{self.state.iteration:03d}-{phase.value}-{self.call_number:03d}.log")
             if not path.exists():
                 return path
+
+    def state_file_restored(self, what: str) -> None:
+        self.events.emit("warning", message=f"the agent {what} state.json during a call; the "
+                         "orchestrator restored it", file="state.json", repair=what)
 
     def count_call(self, phase: Phase, result: AgentResult, seconds: float) -> None:
         state = self.state

@@ -95,9 +95,13 @@ def run_session(
     paths = SessionPaths(settings.root, settings.name)
     if settings.resume:
         if not paths.state_file.exists():
+            SessionLock(paths.lock_file).ensure_not_held()  # started elsewhere, not saved yet
             raise StateError(f"no saved session named {settings.name!r} in {paths.research_root}"
                              " to resume; start it without --resume")
+        # A corrupt or foreign state is refused before anything is written.
+        check_own_state(load_state(paths.state_file), settings, paths)
     elif paths.state_file.exists():
+        SessionLock(paths.lock_file).ensure_not_held()  # a second terminal: name the holder
         raise UsageError(f"a session named {settings.name!r} already exists; continue it with "
                          "--resume, or choose another --name")
     elif not settings.topic or not settings.topic.strip():
@@ -119,10 +123,12 @@ def run_session(
         ):
             raise UsageError("not confirmed; nothing was started")
 
-    try:
-        paths.session_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise RunFailed(f"cannot create {paths.session_dir}: {exc.strerror}") from None
+    # Both directories now: a report that cannot be written must not wait for hours of research.
+    for directory in (paths.session_dir, paths.report_dir):
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise RunFailed(f"cannot create {directory}: {exc.strerror}") from None
     lock = SessionLock(paths.lock_file)
     acquired = lock.acquire(force=settings.force_resume)
     loop: ResearchLoop | None = None
@@ -202,11 +208,15 @@ def load_templates(paths: SessionPaths) -> PromptTemplates:
     return PromptTemplates.load(paths.templates_dir)
 
 
-def resume_state(settings: Settings, paths: SessionPaths) -> RWRState:
-    state = load_state(paths.state_file)
+def check_own_state(state: RWRState, settings: Settings, paths: SessionPaths) -> RWRState:
     if state.name != settings.name:
         raise StateError(f"{paths.state_file} belongs to session {state.name!r}, "
                          f"not {settings.name!r}")
+    return state
+
+
+def resume_state(settings: Settings, paths: SessionPaths) -> RWRState:
+    state = check_own_state(load_state(paths.state_file), settings, paths)
     overrides = settings.model_fields_set
     if "max_iterations" in overrides and settings.max_iterations is not None:
         state.max_iterations = max(settings.max_iterations, state.max_iterations)
@@ -216,6 +226,8 @@ def resume_state(settings: Settings, paths: SessionPaths) -> RWRState:
                   "early_termination"):
         if field in overrides:
             setattr(state, field, getattr(settings, field))
+    # Any agent may continue a session, but once part of it was simulated the report says so.
+    state.mock_mode = state.mock_mode or settings.mock_mode
     save_state(state, paths.state_file)
     return state
 

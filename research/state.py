@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 from typing import Literal
@@ -160,6 +162,29 @@ def save_state(state: RWRState, path: Path) -> None:
     atomic_write_text(path, state.model_dump_json(indent=2) + "\n")
 
 
+@contextmanager
+def kept_from_agent(path: Path, on_restore: Callable[[str], None]) -> Iterator[None]:
+    """Put `state.json` back the moment an agent call that deleted or changed it returns.
+
+    The file is the orchestrator's alone. Restoring it right away, instead of at the end of
+    the phase, keeps a crash in between from costing the whole session.
+    """
+    try:
+        before = path.read_bytes()
+    except FileNotFoundError:
+        before = None
+    yield
+    if before is None:
+        return
+    try:
+        after = path.read_bytes()
+    except FileNotFoundError:
+        after = None
+    if after != before:
+        atomic_write_text(path, before.decode("utf-8"))
+        on_restore("deleted" if after is None else "changed")
+
+
 def load_state(path: Path) -> RWRState:
     """Read a state file, turning every way it can be wrong into one clear StateError."""
     try:
@@ -170,9 +195,12 @@ def load_state(path: Path) -> RWRState:
         ) from None
     except OSError as exc:
         raise StateError(f"cannot read {path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise StateError(f"{path} is corrupt (not UTF-8 text: {exc.reason}); it was left "
+                         "untouched") from None
     try:
         raw = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except json.JSONDecodeError as exc:
         raise StateError(
             f"{path} is corrupt (not valid JSON: {exc}); it was left untouched"
         ) from None

@@ -16,12 +16,14 @@ import json
 import os
 import re
 import signal
+import time
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from research.agents.base import AgentCall, AgentResult, FailureKind
+from research.fsutil import atomic_write_text
 from research.plan import Plan, TopicStatus, parse_plan, render_plan, slugify
 
 FaultAction = Literal[
@@ -68,6 +70,8 @@ class MockScript(BaseModel):
     kill_at_call: int | None = None
     """SIGKILL the orchestrator during this call (1-based), after the call's file edits."""
     kill_before_edits: bool = False
+    sleep_seconds: float = 0.0
+    """Real seconds every call sleeps (off by default): for tests that need a live holder."""
     record_file: str | None = None
     """Append one JSON line per call (phase, model, timeout, topic) to this file."""
 
@@ -138,6 +142,8 @@ class MockAgent:
         duration = max([f.duration for f in faults if f.duration is not None],
                        default=self.script.call_seconds)
         self._record(call)
+        if self.script.sleep_seconds > 0:
+            time.sleep(self.script.sleep_seconds)
         kill_now = self.script.kill_at_call == number
         if kill_now and self.script.kill_before_edits:
             os.kill(os.getpid(), signal.SIGKILL)
@@ -238,9 +244,11 @@ class MockAgent:
             )
         text = render_plan(plan)
         if "many_subtopics" in actions:
-            text += "".join(f"\n### Extra topic {i} (Depth: 0)\n- Status: Pending\n"
-                            for i in range(50))
-        self._path(call, "plan_file").write_text(text, encoding="utf-8")
+            text = _insert_before_completion(text, "".join(
+                f"\n### Extra topic {i} (Depth: 0)\n- Status: Pending\n" for i in range(50)))
+        # The plan is saved whole (as an editor would), so crash tests see only torn files
+        # that are the orchestrator's fault.
+        atomic_write_text(self._path(call, "plan_file"), text)
 
     def _phase_research(self, call: AgentCall, actions: set[str]) -> None:
         ctx = call.context
@@ -290,7 +298,7 @@ class MockAgent:
         if "edit_other_topics" in actions:
             text = re.sub(r"- Status: Pending", "- Status: Complete", text)
         text = _insert_before_completion(text, blocks)
-        plan_path.write_text(text, encoding="utf-8")
+        atomic_write_text(plan_path, text)
 
     def _phase_review(self, call: AgentCall, actions: set[str]) -> None:
         ctx = call.context

@@ -1,0 +1,157 @@
+"""The session lock through the command line: one winner among twenty, stale locks taken
+over, live ones refused (exit 3, naming the holder) unless --force-resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import REPO, read_json, read_jsonl
+
+HOST = socket.gethostname()
+QUESTION = "How do heat pumps perform in cold climates?"
+SESSION = Path(".research") / "lk"
+
+
+def test_twenty_processes_on_one_new_session_exactly_one_runs(
+        tmp_path: Path, isolated: Path, run_cli) -> None:
+    record = tmp_path / "calls.jsonl"
+    script = tmp_path / "slow.json"
+    script.write_text(json.dumps({"simulated_clock": True, "sleep_seconds": 30,
+                                  "record_file": str(record)}))
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    spec = tmp_path / "race.json"
+    spec.write_text(json.dumps({
+        "processes": 20, "work": str(isolated), "out_dir": str(out_dir),
+        "record_file": str(record), "results": str(tmp_path / "results.json"),
+        "args": ["--mock-mode", "--mock-script", str(script), "--name", "lk", "--breadth", "2",
+                 "--depth", "1", "--quiet", QUESTION],
+    }))
+    env = {key: value for key, value in os.environ.items() if not key.startswith("RESEARCH_")}
+    env["PYTHONPATH"] = str(REPO)
+    done = subprocess.run([sys.executable, str(REPO / "tests" / "race_harness.py"), str(spec)],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    results = json.loads((tmp_path / "results.json").read_text())
+
+    winners = [r for r in results if r["exit"] != 3]
+    assert len(winners) == 1, results
+    (winner,) = winners
+    assert winner["exit"] == 143  # it ran until the harness stopped it with SIGTERM
+    for loser in (r for r in results if r["exit"] == 3):
+        (line,) = Path(loser["out"]).read_text().strip().splitlines()
+        assert line.startswith("research.py: error: session 'lk' is locked by ")
+        assert f"pid {winner['pid']} on host {HOST}" in line and "--force-resume" in line
+    events = read_jsonl(SESSION / "events.jsonl")
+    assert [e["type"] for e in events].count("run_start") == 1
+    assert len(record.read_text().splitlines()) == 1  # only the winner called the agent
+    assert not (SESSION / "research.lock.json").exists()
+
+    result = run_cli("--mock-mode", "--name", "lk", "--resume")
+    assert result.exit_code == 0, result.stderr
+    assert read_json(SESSION / "state.json")["is_complete"]
+
+
+# ------------------------------------------------------------------ stale or live holders
+
+
+@pytest.fixture
+def unfinished(run_cli, mock_script) -> Path:
+    """A session whose first run failed (exit 1) and left its state for --resume."""
+    script = mock_script(faults=[{"action": "fail", "phase": "initial_plan"}])
+    result = run_cli("--mock-mode", "--mock-script", str(script), "--name", "lk",
+                     "--breadth", "2", "--depth", "1", QUESTION)
+    assert result.exit_code == 1, result.stderr
+    assert not read_json(SESSION / "state.json")["is_complete"]
+    return SESSION / "research.lock.json"
+
+
+@pytest.fixture
+def live_pid():
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    yield proc.pid
+    proc.kill()
+    proc.wait()
+
+
+def dead_pid() -> int:
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def write_lock(path: Path, *, pid: int, host: str = HOST, age_minutes: float = 0.0) -> str:
+    beat = time.time() - age_minutes * 60
+    text = json.dumps({"lock_token": "feedfacefeedface", "pid": pid, "host": host,
+                       "created": beat - 5, "heartbeat": beat})
+    path.write_text(text)
+    return text
+
+
+def takeovers() -> list[dict]:
+    return [e for e in read_jsonl(SESSION / "events.jsonl")
+            if e["type"] == "lock_taken" and e["takeover"]]
+
+
+@pytest.mark.parametrize(("holder", "reason"), [
+    ("dead pid", r"^pid \d+ is not running$"),
+    ("old heartbeat", r"^heartbeat is 6[01] min old$"),
+    ("old heartbeat on another host", r"^heartbeat is 9[01] min old$"),
+])
+def test_a_stale_lock_is_taken_over_on_resume(unfinished: Path, live_pid: int, run_cli,
+                                              holder: str, reason: str) -> None:
+    if holder == "dead pid":
+        write_lock(unfinished, pid=dead_pid())
+    elif holder == "old heartbeat":
+        write_lock(unfinished, pid=live_pid, age_minutes=60.5)
+    else:
+        write_lock(unfinished, pid=live_pid, host="elsewhere.example", age_minutes=90.5)
+    result = run_cli("--mock-mode", "--name", "lk", "--resume")
+    assert result.exit_code == 0, result.stderr
+    (event,) = takeovers()
+    assert re.match(reason, event["reason"]), event
+    assert not unfinished.exists()
+    assert read_json(SESSION / "state.json")["is_complete"]
+
+
+@pytest.mark.parametrize(("host", "age_minutes"), [
+    (HOST, 0.0), (HOST, 59.0), ("elsewhere.example", 1.0)])
+def test_a_live_lock_is_refused_with_exit_3_naming_the_holder(
+        unfinished: Path, live_pid: int, run_cli, host: str, age_minutes: float) -> None:
+    before = write_lock(unfinished, pid=live_pid, host=host, age_minutes=age_minutes)
+    state_before = (SESSION / "state.json").read_bytes()
+    result = run_cli("--mock-mode", "--name", "lk", "--resume")
+    assert result.exit_code == 3
+    (line,) = result.stderr.strip().splitlines()
+    assert f"locked by pid {live_pid} on host {host}" in line and "--force-resume" in line
+    assert unfinished.read_text() == before
+    assert (SESSION / "state.json").read_bytes() == state_before
+    assert takeovers() == []
+
+
+def test_a_live_lock_is_taken_over_with_force_resume(unfinished: Path, live_pid: int,
+                                                     run_cli) -> None:
+    write_lock(unfinished, pid=live_pid)
+    result = run_cli("--mock-mode", "--name", "lk", "--force-resume")
+    assert result.exit_code == 0, result.stderr
+    (event,) = takeovers()
+    assert event["reason"] == "forced" and event["previous_pid"] == live_pid
+    assert not unfinished.exists()
+
+
+def test_a_new_session_cannot_start_under_a_live_lock(live_pid: int, run_cli) -> None:
+    """A second terminal starting the same new session is told who holds it (exit 3)."""
+    SESSION.mkdir(parents=True)
+    write_lock(SESSION / "research.lock.json", pid=live_pid)
+    result = run_cli("--mock-mode", "--name", "lk", "--breadth", "1", "--depth", "1", QUESTION)
+    assert result.exit_code == 3
+    assert f"locked by pid {live_pid} on host {HOST}" in result.stderr
+    assert not (SESSION / "state.json").exists()

@@ -1,0 +1,100 @@
+"""SIGINT and SIGTERM during an agent call: the agent's process group dies, state is saved,
+the lock is released, the exit code says which signal, and `--resume` continues."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import REPO, read_json
+
+from research.state import load_state
+
+FAKE_AGENT = '''
+import os, subprocess, sys, time
+from pathlib import Path
+
+pids = Path(sys.argv[1])
+grandchild = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+sys.stdin.read()
+for name, pid in (("agent", os.getpid()), ("grandchild", grandchild.pid)):
+    (pids / (name + ".tmp")).write_text(str(pid))
+    os.replace(pids / (name + ".tmp"), pids / (name + ".pid"))
+time.sleep(120)
+'''
+
+
+def alive(pid: int) -> bool:
+    """Whether `pid` runs; a zombie (dead, not yet reaped by its new parent) does not."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def wait_for(predicate, seconds: float = 20.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return predicate()
+
+
+@pytest.fixture
+def fake_agent(tmp_path: Path) -> tuple[str, Path]:
+    script = tmp_path / "fake_agent.py"
+    script.write_text(FAKE_AGENT)
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    return f"{sys.executable} {script} {pids}", pids
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc to see zombies")
+@pytest.mark.parametrize(("signum", "code", "name"), [
+    (signal.SIGINT, 130, "SIGINT"),
+    (signal.SIGTERM, 143, "SIGTERM"),
+])
+def test_signal_during_agent_call_kills_the_group_saves_and_resumes(
+        signum: int, code: int, name: str, fake_agent, isolated: Path, run_cli) -> None:
+    agent_cmd, pids = fake_agent
+    env = {key: value for key, value in os.environ.items() if not key.startswith("RESEARCH_")}
+    proc = subprocess.Popen(
+        [sys.executable, str(REPO / "research.py"), "--agent-cmd", agent_cmd, "--name", "sig",
+         "--breadth", "1", "--depth", "1", "--timeout", "300", "--quiet", "Why is the sky blue?"],
+        cwd=isolated, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert wait_for(lambda: (pids / "grandchild.pid").exists()), proc.stderr
+        agent = int((pids / "agent.pid").read_text())
+        grandchild = int((pids / "grandchild.pid").read_text())
+        assert alive(agent) and alive(grandchild)
+        proc.send_signal(signum)
+        _, stderr = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == code
+    assert "Traceback" not in stderr
+    assert stderr.strip().splitlines()[-1] == (
+        f"research.py: interrupted by {name}; state saved, continue with --resume")
+    assert wait_for(lambda: not alive(agent) and not alive(grandchild), 10)
+
+    session = isolated / ".research" / "sig"
+    assert not (session / "research.lock.json").exists()
+    state = load_state(session / "state.json")
+    assert state.current_phase.value == "initial_plan" and not state.is_complete
+    (log,) = (session / "logs").iterdir()
+    assert "interrupted" in log.read_text()
+
+    # The agent is not part of a session's identity: finish it with the simulated agent.
+    result = run_cli("--name", "sig", "--resume", "--mock-mode")
+    assert result.exit_code == 0, result.stderr
+    state = read_json(session / "state.json")
+    assert state["is_complete"]
+    assert state["mock_mode"] is True  # the report must say its research was simulated
+    assert "simulated" in (isolated / "reports" / "sig" / "report.md").read_text()
