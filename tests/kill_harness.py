@@ -16,7 +16,8 @@ stale) and killed once more, until a run finishes by itself.
 - random chains kill every run at a seeded random instant (up to a fifth of the baseline's
   duration after its start), wherever the orchestrator is;
 - fresh points kill a new session's first run at a seeded fraction of the baseline's
-  duration (possibly before the first state save), then resume it once.
+  duration, then resume it (a kill before the first state save leaves nothing to resume:
+  the session is then started again, as its user would).
 
 Right after each kill the files a resume depends on are copied to `snap-<i>/`. The harness
 writes `<root>/results-<shard>.json`; the pytest side asserts on the files left behind.
