@@ -14,8 +14,6 @@ import re
 import sys
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -412,12 +410,10 @@ class SessionDisplay:
             self.live = None
 
 
-@contextmanager
 def session_display(*, quiet: bool, verbose: bool = False,
-                    stream: TextIO | None = None) -> Iterator[SessionDisplay]:
+                    stream: TextIO | None = None) -> SessionDisplay:
     """`with session_display(...) as display: run_session(..., on_events=display.attach)`."""
-    with SessionDisplay(quiet=quiet, verbose=verbose, stream=stream) as display:
-        yield display
+    return SessionDisplay(quiet=quiet, verbose=verbose, stream=stream)
 
 
 # ------------------------------------------------------------------ completion summary

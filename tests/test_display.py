@@ -112,6 +112,20 @@ def test_summary_warns_when_a_limit_ended_research(
     assert f"exhausted: {exhausted[0]} #RETRY_EXHAUSTED" in result.stdout
 
 
+def test_summary_reports_unknown_citation_ids_the_orchestrator_removed(
+    run_cli: Callable[..., Any], mock_script: Callable[..., Path],
+) -> None:
+    script = mock_script(faults=[{"action": "fabricated_citation", "phase": "synthesize"},
+                                 {"action": "fabricated_citation", "phase": "revise"}])
+    result = run_cli("--mock-mode", "--mock-script", str(script), "--name", "demo",
+                     "--breadth", "1", "--depth", "1", "--quiet", "Q?")
+    assert result.exit_code == 0, result.stderr
+    removed = read_json(Path(".research/demo/state.json"))["citation_ids_removed"]
+    assert removed
+    ids = ", ".join(f"[{i}]" for i in removed)
+    assert f"0 unknown in the report; removed unknown {ids}" in result.stdout
+
+
 def test_plain_lines_drop_escape_sequences_from_agent_text() -> None:
     stream = io.StringIO()
     display = PlainDisplay(make_state(), stream)
