@@ -194,7 +194,7 @@ def show_status(root: Path, name: str, stream: TextIO | None = None) -> None:
     title = f"Session {state.name!r} ({paths.relative(paths.session_dir)})"
     rows = status_rows(paths, state)
     if not is_terminal(out):
-        lines = [title, *(f"  {label}: {value}" for label, value in rows), "  topic tree:"]
+        lines = [title, *(f"  {label}: {plain(value)}" for label, value in rows), "  topic tree:"]
         current = None if state.is_complete else state.current_topic
         lines += [f"  {'>' if is_current else ' '} {line}"
                   for line, _, is_current in topic_lines(state.plan, current=current)]
