@@ -13,13 +13,12 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import TypeAdapter, ValidationError
 
-from research.fsutil import atomic_write_text
+from research.fsutil import atomic_write_bytes, atomic_write_text
 from research.paths import SessionPaths
 
 INDEX_NAME = ".index.json"
@@ -180,7 +179,7 @@ def _archive_bytes(
     if known is not None:
         return archive_dir / known, False
     target = _free_target(archive_dir, timestamp(now), token, logical)
-    _write_bytes(target, data)
+    atomic_write_bytes(target, data)
     index.setdefault(digest, {})[logical] = target.relative_to(archive_dir).as_posix()
     _save_index(archive_dir, index)
     return target, True
@@ -197,20 +196,6 @@ def _free_target(archive_dir: Path, stamp: str, token: str, logical: str) -> Pat
             return archive_dir / file_name
         n += 1
         suffix = f"-{n}"
-
-
-def _write_bytes(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _save_index(archive_dir: Path, index: Index) -> None:

@@ -27,6 +27,7 @@ from research.state import RWRState, StopReason
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
     from rich.live import Live
+    from rich.table import Table
     from rich.text import Text
 
 REFRESH_PER_SECOND = 4
@@ -490,6 +491,21 @@ def ended_early(state: RWRState) -> bool:
     return state.stop_reason is not None and state.stop_reason is not StopReason.ALL_DONE
 
 
+def label_table(title: str, rows: list[tuple[str, str]]) -> Table:
+    """A two-column label/value table with a bold title (rich is imported only here)."""
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title=Text(title, style="bold"), title_justify="left", show_header=False,
+                  box=box.ROUNDED)
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column(overflow="fold")
+    for label, value in rows:
+        table.add_row(Text(label), Text(plain(value)))
+    return table
+
+
 def print_summary(state: RWRState, paths: SessionPaths, stream: TextIO | None = None) -> None:
     """The completion summary: a rich table on a terminal, plain lines elsewhere."""
     out = stream or sys.stdout
@@ -503,17 +519,9 @@ def print_summary(state: RWRState, paths: SessionPaths, stream: TextIO | None = 
         out.write("\n".join([*lines, *([f"  {warning}"] if warning else [])]) + "\n")
         out.flush()
         return
-    from rich import box
-    from rich.table import Table
     from rich.text import Text
 
-    table = Table(title=Text(title, style="bold"), title_justify="left", show_header=False,
-                  box=box.ROUNDED)
-    table.add_column(style="bold", no_wrap=True)
-    table.add_column(overflow="fold")
-    for label, value in rows:
-        table.add_row(Text(label), Text(plain(value)))
     console = make_console(out)
-    console.print(table)
+    console.print(label_table(title, rows))
     if warning:
         console.print(Text(warning, style="bold yellow"))

@@ -18,7 +18,12 @@ UMASK = _umask()
 
 
 def atomic_write_text(path: Path, text: str) -> None:
-    """Write `text` to `path` through a temporary file in the same directory and a rename.
+    """Write `text` (UTF-8) to `path` atomically; see atomic_write_bytes."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write `data` to `path` through a temporary file in the same directory and a rename.
 
     The file keeps its permissions, or gets the usual ones (0666 less the umask) when new,
     not the owner-only mode of a temporary file.
@@ -30,9 +35,9 @@ def atomic_write_text(path: Path, text: str) -> None:
         mode = 0o666 & ~UMASK
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        with os.fdopen(fd, "wb") as handle:
             os.fchmod(handle.fileno(), mode)
-            handle.write(text)
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)

@@ -21,6 +21,7 @@ from research.display import (
     counts_text,
     ended_text,
     is_terminal,
+    label_table,
     make_console,
     plain,
     time_text,
@@ -202,16 +203,9 @@ def show_status(root: Path, name: str, stream: TextIO | None = None) -> None:
             lines.append("    (no topics yet)")
         out.write("\n".join(lines) + "\n")
         return
-    from rich import box
-    from rich.table import Table
     from rich.text import Text
 
-    table = Table(title=Text(title, style="bold"), title_justify="left", show_header=False,
-                  box=box.ROUNDED)
-    table.add_column(style="bold", no_wrap=True)
-    table.add_column(overflow="fold")
-    for label, value in rows:
-        table.add_row(Text(label), Text(value))
+    table = label_table(title, rows)
     table.add_row(Text("topic tree"),
                   tree_text(state.plan, current=None if state.is_complete
                             else state.current_topic) if state.plan.topics

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -56,3 +58,34 @@ def read_json(path: Path) -> dict:
 
 def read_jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+FAKE_AGENT = Path(__file__).parent / "fake_agents" / "fake_opencode.py"
+
+
+def install_fake_agent(bin_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Put the fake agent first on PATH as `opencode` and `fake-agent`."""
+    bin_dir.mkdir()
+    body = FAKE_AGENT.read_text(encoding="utf-8").split("\n", 1)[1]
+    for name in ("opencode", "fake-agent"):
+        exe = bin_dir / name
+        exe.write_text(f"#!{sys.executable}\n{body}", encoding="utf-8")
+        exe.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    return bin_dir
+
+
+def dead_pid() -> int:
+    """The pid of a process that has exited (and been reaped)."""
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+@pytest.fixture
+def live_pid() -> Iterator[int]:
+    """The pid of a process that stays alive for the test."""
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    yield proc.pid
+    proc.kill()
+    proc.wait()

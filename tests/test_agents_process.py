@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import install_fake_agent
 
 from research.agents.base import AgentCall, FailureKind
 from research.agents.command import CommandAgent
@@ -27,14 +28,7 @@ PROMPT = 'Research "quantum dots" — it\'s 100% about $HOME & `ls`\n\nline two:
 @pytest.fixture
 def fake_bin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """`opencode` and `fake-agent` (both the fake) first on PATH."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    body = FAKE.read_text(encoding="utf-8").split("\n", 1)[1]
-    for name in ("opencode", "fake-agent"):
-        exe = bin_dir / name
-        exe.write_text(f"#!{sys.executable}\n{body}", encoding="utf-8")
-        exe.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    bin_dir = install_fake_agent(tmp_path / "bin", monkeypatch)
     monkeypatch.setenv("FAKE_OPENCODE_RECORD", str(tmp_path / "record.json"))
     monkeypatch.setenv("FAKE_OPENCODE_PIDFILE", str(tmp_path / "grandchild.pid"))
     return bin_dir

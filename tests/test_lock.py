@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import dead_pid
 
 from research.errors import SessionLockedError
 from research.lock import STALE_AFTER_SECONDS, LockInfo, SessionLock, stale_reason
@@ -26,20 +27,6 @@ def child_env() -> dict[str, str]:
 @pytest.fixture
 def lock_path(tmp_path: Path) -> Path:
     return tmp_path / ".research" / "demo" / "research.lock.json"
-
-
-@pytest.fixture
-def sleeper():
-    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
-    yield proc
-    proc.kill()
-    proc.wait()
-
-
-def dead_pid() -> int:
-    proc = subprocess.Popen([sys.executable, "-c", "pass"])
-    proc.wait()
-    return proc.pid
 
 
 def write_lock(path: Path, **fields: object) -> dict[str, object]:
@@ -113,15 +100,15 @@ def test_old_heartbeat_is_taken_over(lock_path: Path) -> None:
     assert got.took_over is not None and got.took_over.host == "elsewhere"
 
 
-def test_live_lock_is_kept_unless_forced(lock_path: Path, sleeper: subprocess.Popen) -> None:
-    write_lock(lock_path, pid=sleeper.pid)
-    with pytest.raises(SessionLockedError, match=f"pid {sleeper.pid} "):
+def test_live_lock_is_kept_unless_forced(lock_path: Path, live_pid: int) -> None:
+    write_lock(lock_path, pid=live_pid)
+    with pytest.raises(SessionLockedError, match=f"pid {live_pid} "):
         SessionLock(lock_path).acquire()
-    assert json.loads(lock_path.read_text(encoding="utf-8"))["pid"] == sleeper.pid
+    assert json.loads(lock_path.read_text(encoding="utf-8"))["pid"] == live_pid
 
     got = SessionLock(lock_path).acquire(force=True)
     assert got.reason == "forced"
-    assert got.took_over is not None and got.took_over.pid == sleeper.pid
+    assert got.took_over is not None and got.took_over.pid == live_pid
     assert got.info.pid == os.getpid()
 
 

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import REPO, read_json, read_jsonl
+from conftest import REPO, dead_pid, read_json, read_jsonl
 
 HOST = socket.gethostname()
 QUESTION = "How do heat pumps perform in cold climates?"
@@ -72,20 +72,6 @@ def unfinished(run_cli, mock_script) -> Path:
     assert result.exit_code == 1, result.stderr
     assert not read_json(SESSION / "state.json")["is_complete"]
     return SESSION / "research.lock.json"
-
-
-@pytest.fixture
-def live_pid():
-    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
-    yield proc.pid
-    proc.kill()
-    proc.wait()
-
-
-def dead_pid() -> int:
-    proc = subprocess.Popen([sys.executable, "-c", "pass"])
-    proc.wait()
-    return proc.pid
 
 
 def write_lock(path: Path, *, pid: int, host: str = HOST, age_minutes: float = 0.0) -> str:

@@ -8,7 +8,6 @@ chosen calls misbehave. Every call is recorded in calls.jsonl (argv, PWD, cwd, s
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import subprocess
@@ -19,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, read_json, read_jsonl
+from conftest import REPO, install_fake_agent, read_json, read_jsonl
 
 FAKE = Path(__file__).parent / "fake_agents" / "fake_opencode.py"
 QUESTION = "How do heat pumps perform in cold climates?"
@@ -32,14 +31,7 @@ CALL_INPUT, CALL_OUTPUT, CALL_COST = 100, 20, 0.01
 @pytest.fixture
 def fake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """`opencode` and `fake-agent` (both the fake, doing real phase work) first on PATH."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    body = FAKE.read_text(encoding="utf-8").split("\n", 1)[1]
-    for name in ("opencode", "fake-agent"):
-        exe = bin_dir / name
-        exe.write_text(f"#!{sys.executable}\n{body}", encoding="utf-8")
-        exe.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    install_fake_agent(tmp_path / "bin", monkeypatch)
     monkeypatch.setenv("FAKE_OPENCODE_MODE", "agent")
     monkeypatch.setenv("FAKE_OPENCODE_CALLS", str(tmp_path / "calls.jsonl"))
     monkeypatch.setenv("FAKE_OPENCODE_PIDFILE", str(tmp_path / "grandchild.pid"))
