@@ -24,7 +24,6 @@ from research.fsutil import append_line, atomic_write_text
 from research.lock import SessionLock
 from research.paths import SessionPaths
 from research.plan import (
-    OPEN_STATUSES,
     Plan,
     Topic,
     TopicStatus,
@@ -210,10 +209,16 @@ class ResearchLoop:
         if topic.status is TopicStatus.PENDING:
             topic.status = TopicStatus.IN_PROGRESS
 
+        progress = self.paths.progress_file(topic.slug)
+        notes_before = phases.modification_stamp(progress)
+
         def validate(_: AgentResult) -> None:
             self.sync_plan(focus=topic.slug)
-            phases.require_file(self.paths.progress_file(topic.slug), self.paths,
-                                what="the progress file")
+            phases.require_file(progress, self.paths, what="the progress file")
+            if notes_before is not None and phases.modification_stamp(progress) == notes_before:
+                # The notes of an earlier attempt must not pass for this attempt's work.
+                raise PhaseFailed(f"the progress file {self.paths.relative(progress)} was not "
+                                  "updated by this research phase", kind="missing_files")
 
         outcome = self.run_phase(Phase.RESEARCH, validate,
                                  variables=lambda: self.topic_variables(topic))
@@ -848,4 +853,3 @@ class ResearchLoop:
 
 FAILED = object()
 FINAL_PHASES = frozenset({Phase.SYNTHESIZE, Phase.FINAL_REVIEW, Phase.REVISE})
-OPEN = OPEN_STATUSES

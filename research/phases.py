@@ -6,6 +6,7 @@ PhaseFailed with a message that is fed to the RECOVERY phase. They never trust t
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -26,6 +27,15 @@ def read_text(path: Path) -> str | None:
     try:
         return path.read_text(encoding="utf-8", errors="replace")
     except (FileNotFoundError, IsADirectoryError, PermissionError):
+        return None
+
+
+def modification_stamp(path: Path) -> tuple[int, str] | None:
+    """(mtime in ns, content hash) of a file, or None when it cannot be read. Either part
+    changing means the file was written again (mtimes alone are too coarse)."""
+    try:
+        return path.stat().st_mtime_ns, hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
         return None
 
 

@@ -201,3 +201,17 @@ def test_a_report_without_a_sources_section_gets_one_listing_every_citation(run_
     listed = {int(line[1:line.index("]")]) for line in sources.splitlines()
               if line.startswith("[")}
     assert cited and cited <= listed
+
+
+def test_research_that_leaves_the_old_notes_untouched_is_a_failure(run_cli, mock_script) -> None:
+    # The first topic is rejected once (the mock's default); on its second attempt the
+    # agent writes nothing, so the notes of attempt 1 must not pass for attempt 2.
+    script = mock_script(faults=[{"action": "skip_files", "phase": "research", "calls": [2]}])
+    result = run_cli("--mock-mode", "--mock-script", str(script), "--name", "stale",
+                     "--breadth", "2", "--depth", "1", "How do heat pumps work?")
+    assert result.exit_code == 0, result.stderr
+    events = read_jsonl(Path(".research/stale/events.jsonl"))
+    failed = [e for e in events if e["type"] == "phase_end" and e["outcome"] == "failed"]
+    assert len(failed) == 1 and failed[0]["phase"] == "research"
+    assert "was not updated by this research phase" in failed[0]["error"]
+    assert any(e["type"] == "recovery" for e in events)
