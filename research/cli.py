@@ -236,12 +236,21 @@ def _setup_logging(verbose: bool, quiet: bool) -> None:
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point: every error the user can cause is one line on stderr."""
     try:
-        app()
-    except Exception as exc:  # a bug: one line for the user, the traceback with --verbose
-        if "--verbose" in sys.argv or "-v" in sys.argv:
+        code = app(standalone_mode=False)
+    except Exception as exc:
+        if hasattr(exc, "format_message") and hasattr(exc, "exit_code"):  # click's usage errors
+            sys.stderr.write(f"research.py: error: {exc.format_message()} "
+                             "(see research.py --help)\n")
+            sys.exit(exc.exit_code)
+        if "--verbose" in sys.argv or "-v" in sys.argv:  # a bug: the traceback on request
             raise
         sys.stderr.write(f"research.py: internal error: {exc!r} (rerun with --verbose for "
                          "details)\n")
         sys.exit(1)
+    except KeyboardInterrupt:  # Ctrl-C before the session's own handlers are installed
+        sys.stderr.write("research.py: interrupted\n")
+        sys.exit(130)
+    if type(code) is int:
+        sys.exit(code)

@@ -279,3 +279,5 @@ def test_bad_input_through_real_processes(tmp_path: Path) -> None:
         _, stderr = proc.communicate(timeout=60)
         assert proc.returncode == case.code, (case.id, stderr)
         assert_one_clear_line(stderr, case.message)
+        # The real entry point also drops click's "Usage:"/"Try" hint lines.
+        assert len([line for line in stderr.splitlines() if line.strip()]) == 1, stderr
