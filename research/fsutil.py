@@ -17,16 +17,31 @@ def _umask() -> int:
 UMASK = _umask()
 
 
-def atomic_write_text(path: Path, text: str) -> None:
+def atomic_write_text(path: Path, text: str, *, durable: bool = True) -> None:
     """Write `text` (UTF-8) to `path` atomically; see atomic_write_bytes."""
-    atomic_write_bytes(path, text.encode("utf-8"))
+    atomic_write_bytes(path, text.encode("utf-8"), durable=durable)
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
+def write_if_changed(path: Path, text: str) -> bool:
+    """Atomically write a file the orchestrator can always derive again (from the state),
+    only when its content differs. Not fsynced: after a power loss it is rebuilt, not read.
+    Returns whether it wrote."""
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return False
+    except (OSError, UnicodeDecodeError):
+        pass
+    atomic_write_text(path, text, durable=False)
+    return True
+
+
+def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None:
     """Write `data` to `path` through a temporary file in the same directory and a rename.
 
-    The file keeps its permissions, or gets the usual ones (0666 less the umask) when new,
-    not the owner-only mode of a temporary file.
+    A rename is atomic against a kill at any instant; `durable` also fsyncs the data
+    first, so that the file survives a power loss too. The file keeps its permissions, or
+    gets the usual ones (0666 less the umask) when new, not the owner-only mode of a
+    temporary file.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -39,7 +54,8 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
             os.fchmod(handle.fileno(), mode)
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

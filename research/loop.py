@@ -20,7 +20,7 @@ from research.agents.base import Agent, AgentCall, AgentResult, FailureKind
 from research.budget import TimeBudget, backoff_delay, breaker_reason
 from research.errors import PhaseFailed, PlanParseError, RunFailed
 from research.events import EventLog, logger
-from research.fsutil import append_line, atomic_write_text
+from research.fsutil import append_line, atomic_write_text, write_if_changed
 from research.lock import SessionLock
 from research.paths import SessionPaths
 from research.plan import (
@@ -133,10 +133,10 @@ class ResearchLoop:
         text = phases.progress_index_text(
             phases.read_text(self.paths.progress_index), iteration=self.state.iteration,
             completed=plan.counts()[TopicStatus.COMPLETE], total=total)
-        atomic_write_text(self.paths.progress_index, text)
+        write_if_changed(self.paths.progress_index, text)
 
     def write_plan(self, plan: Plan) -> None:
-        atomic_write_text(self.paths.plan_file, render_plan(plan))
+        write_if_changed(self.paths.plan_file, render_plan(plan))
 
     def now_remaining(self) -> float | None:
         return self.budget.remaining_minutes(self.clock.now())
