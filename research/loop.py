@@ -12,10 +12,9 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date
 from pathlib import Path
 
-from research import archive, phases, report, workspace
+from research import archive, phases, prompts, report, workspace
 from research.agents.base import Agent, AgentCall, AgentResult, FailureKind
 from research.budget import TimeBudget, backoff_delay, breaker_reason
 from research.errors import PhaseFailed, PlanParseError, RunFailed
@@ -25,6 +24,7 @@ from research.lock import SessionLock
 from research.paths import SessionPaths
 from research.plan import (
     Plan,
+    ReconcileResult,
     Topic,
     TopicStatus,
     parse_plan,
@@ -43,7 +43,6 @@ from research.sources import (
     SourceRegistry,
     audit_report,
     build_registry,
-    format_registry,
 )
 from research.state import (
     LoopDecision,
@@ -89,9 +88,8 @@ class ResearchLoop:
         self.lock = lock
         self.clock = clock or Clock()
         self.rng = rng or random.Random()
-        self.started = self.clock.now()
-        self.budget = TimeBudget(state.time_budget_minutes, state.elapsed_seconds, self.started)
-        self.saved_elapsed = state.elapsed_seconds
+        self.budget = TimeBudget(state.time_budget_minutes, state.elapsed_seconds,
+                                 self.clock.now())
         self.events.iteration = state.iteration
         self.call_number = state.agent_calls
 
@@ -166,8 +164,10 @@ class ResearchLoop:
         state.is_complete = False
         state.stop_reason = None
         state.stop_detail = ""
+        # What the last final cycle did describes the old report, not the next one.
         state.final_review_accepted = state.final_review_rejected = False
-        state.report_fallback = False
+        state.report_fallback = state.revision_failed = state.sources_section_rebuilt = False
+        state.citation_ids_removed = []
         state.current_phase = Phase.RESEARCH
         self.events.emit("run_start", reopened=True, previous_stop=previous.value)
         return True
@@ -558,7 +558,7 @@ class ResearchLoop:
         self.apply_reconcile(reconcile(self.state.plan, parsed, focus=focus,
                                        find_duplicate=self.duplicate_finder()))
 
-    def apply_reconcile(self, result) -> None:  # noqa: ANN001 - plan.ReconcileResult
+    def apply_reconcile(self, result: ReconcileResult) -> None:
         state = self.state
         for event in result.events:
             if event.kind == "added":
@@ -781,74 +781,16 @@ class ResearchLoop:
     # -------------------------------------------------------------- variables
 
     def base_variables(self) -> dict[str, str]:
-        state, paths = self.state, self.paths
-        remaining = self.now_remaining()
-        return {
-            "original_topic": state.original_topic,
-            "name": state.name,
-            "breadth": str(state.breadth),
-            "depth": str(state.depth),
-            "iteration": str(state.iteration),
-            "max_iterations": str(state.max_iterations),
-            "model": state.model,
-            "review_model": state.review_model,
-            "timeout": str(int(state.timeout)),
-            "date": date.today().isoformat(),
-            "session_dir": paths.relative(paths.session_dir),
-            "plan_file": paths.relative(paths.plan_file),
-            "progress_index_file": paths.relative(paths.progress_index),
-            "progress_dir": paths.relative(paths.progress_dir),
-            "report_file": paths.relative(paths.report_file),
-            "accepted_file": paths.relative(paths.accepted_file),
-            "rejected_file": paths.relative(paths.rejected_file),
-            "completed_file": paths.relative(paths.completed_file),
-            "recovery_notes_file": paths.relative(paths.recovery_notes),
-            "time_remaining": "unlimited" if remaining is None else f"{remaining:.1f} minutes",
-        }
+        return prompts.base_variables(self.state, self.paths, self.now_remaining())
 
     def topic_variables(self, topic: Topic) -> dict[str, str]:
-        plan = self.state.plan
-        rule, room = phases.subtopic_rule(plan, topic)
-        parent = plan.get(topic.parent).name if topic.parent else "none"
-        return {
-            **self.base_variables(),
-            "topic_name": topic.name,
-            "topic_slug": topic.slug,
-            "topic_depth": str(topic.depth),
-            "topic_parent": parent,
-            "topic_description": topic.description or "(no description)",
-            "topic_criteria": phases.criteria_text(topic),
-            "progress_file": self.paths.relative(self.paths.progress_file(topic.slug)),
-            "attempt": str(topic.attempts),
-            "max_attempts": str(MAX_TOPIC_ATTEMPTS),
-            "subtopic_rule": rule,
-            "max_subtopics": str(room),
-            "review_feedback": phases.review_feedback_text(
-                self.state.review_feedback.get(topic.slug)),
-            "searches": str(self.state.breadth),
-        }
+        return prompts.topic_variables(self.state, self.paths, topic, self.now_remaining())
 
-    def final_variables(self, registry) -> dict[str, str]:  # noqa: ANN001
-        report_text = phases.read_text(self.paths.report_file)
-        audit_text = "no report has been written yet"
-        if report_text is not None:
-            audit = audit_report(report_text, registry)
-            audit_text = "\n".join(f"- {d}" for d in audit.defects) or "no defects found"
-        return {
-            **self.base_variables(),
-            "source_registry": format_registry(registry),
-            "citation_audit": audit_text,
-            "topic_tree": phases.topic_tree_text(self.state.plan, self.paths),
-            "limit_note": report.limit_note(self.state),
-        }
+    def final_variables(self, registry: SourceRegistry) -> dict[str, str]:
+        return prompts.final_variables(self.state, self.paths, registry, self.now_remaining())
 
     def recovery_variables(self) -> dict[str, str]:
-        state = self.state
-        return {
-            "failed_phase": (state.failed_phase or state.current_phase).value,
-            "last_error": state.last_error or "unknown error",
-            "recovery_round": str(state.retry_count + 1),
-        }
+        return prompts.recovery_variables(self.state)
 
 
 FAILED = object()

@@ -1,0 +1,92 @@
+"""The variables each phase's prompt template is rendered with (pure functions of the state)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from research import phases, report
+from research.paths import SessionPaths
+from research.plan import Topic
+from research.settings import MAX_TOPIC_ATTEMPTS
+from research.sources import SourceRegistry, audit_report, format_registry
+from research.state import RWRState
+
+
+def base_variables(state: RWRState, paths: SessionPaths,
+                   remaining_minutes: float | None) -> dict[str, str]:
+    """What every template may use: the question, the limits, and the session's paths."""
+    return {
+        "original_topic": state.original_topic,
+        "name": state.name,
+        "breadth": str(state.breadth),
+        "depth": str(state.depth),
+        "iteration": str(state.iteration),
+        "max_iterations": str(state.max_iterations),
+        "model": state.model,
+        "review_model": state.review_model,
+        "timeout": str(int(state.timeout)),
+        "date": date.today().isoformat(),
+        "session_dir": paths.relative(paths.session_dir),
+        "plan_file": paths.relative(paths.plan_file),
+        "progress_index_file": paths.relative(paths.progress_index),
+        "progress_dir": paths.relative(paths.progress_dir),
+        "report_file": paths.relative(paths.report_file),
+        "accepted_file": paths.relative(paths.accepted_file),
+        "rejected_file": paths.relative(paths.rejected_file),
+        "completed_file": paths.relative(paths.completed_file),
+        "recovery_notes_file": paths.relative(paths.recovery_notes),
+        "time_remaining": ("unlimited" if remaining_minutes is None
+                           else f"{remaining_minutes:.1f} minutes"),
+    }
+
+
+def topic_variables(state: RWRState, paths: SessionPaths, topic: Topic,
+                    remaining_minutes: float | None) -> dict[str, str]:
+    """RESEARCH and REVIEW: the chosen topic, its notes file, and what it may propose."""
+    plan = state.plan
+    rule, room = phases.subtopic_rule(plan, topic)
+    parent = plan.get(topic.parent).name if topic.parent else "none"
+    return {
+        **base_variables(state, paths, remaining_minutes),
+        "topic_name": topic.name,
+        "topic_slug": topic.slug,
+        "topic_depth": str(topic.depth),
+        "topic_parent": parent,
+        "topic_description": topic.description or "(no description)",
+        "topic_criteria": phases.criteria_text(topic),
+        "progress_file": paths.relative(paths.progress_file(topic.slug)),
+        "attempt": str(topic.attempts),
+        "max_attempts": str(MAX_TOPIC_ATTEMPTS),
+        "subtopic_rule": rule,
+        # Not a template variable: a hint the simulated agent reads from the call context.
+        "max_subtopics": str(room),
+        "review_feedback": phases.review_feedback_text(state.review_feedback.get(topic.slug)),
+        "searches": str(state.breadth),
+    }
+
+
+def final_variables(state: RWRState, paths: SessionPaths, registry: SourceRegistry,
+                    remaining_minutes: float | None) -> dict[str, str]:
+    """SYNTHESIZE, FINAL REVIEW and REVISE: the source registry, the citation audit of the
+    report as it stands, the topic tree, and why research ended."""
+    report_text = phases.read_text(paths.report_file)
+    audit_text = "no report has been written yet"
+    if report_text is not None:
+        audit = audit_report(report_text, registry)
+        audit_text = "\n".join(f"- {d}" for d in audit.defects) or "no defects found"
+    return {
+        **base_variables(state, paths, remaining_minutes),
+        "source_registry": format_registry(registry),
+        "citation_audit": audit_text,
+        "topic_tree": phases.topic_tree_text(state.plan, paths),
+        "limit_note": report.limit_note(state),
+    }
+
+
+def recovery_variables(state: RWRState) -> dict[str, str]:
+    """RECOVERY and the phase_recovery block: what failed, and how."""
+    return {
+        "failed_phase": (state.failed_phase or state.current_phase).value,
+        "last_error": state.last_error or "unknown error",
+        "recovery_round": str(state.retry_count + 1),
+    }
