@@ -21,6 +21,7 @@ from research.errors import PhaseFailed, PlanParseError, RunFailed
 from research.events import EventLog, logger
 from research.fsutil import append_line, atomic_write_text, write_if_changed
 from research.lock import SessionLock
+from research.orphans import session_marker
 from research.paths import SessionPaths
 from research.plan import (
     Plan,
@@ -461,7 +462,8 @@ class ResearchLoop:
                                                final_cycle=final_cycle)
             log_path = self.new_log_path(phase)
             call = AgentCall(phase=phase.value, prompt=prompt, model=model, timeout=timeout,
-                             cwd=self.paths.root, log_path=log_path, context=context)
+                             cwd=self.paths.root, log_path=log_path, context=context,
+                             env=session_marker(self.paths.session_dir))
             before = self.clock.now()
             with workspace.watch_for_stray_files(self.paths, self.events, phase.value), \
                     kept_from_agent(self.paths.state_file, self.state_file_restored):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import signal
+import socket
 import sys
 import time
 import traceback
@@ -15,11 +16,12 @@ from research.agents.base import Agent
 from research.budget import effective_max_iterations, needs_confirmation
 from research.errors import Interrupted, ResearchError, RunFailed, StateError, UsageError
 from research.events import EventLog
-from research.lock import SessionLock
+from research.lock import LockInfo, SessionLock, pid_running
 from research.loop import Clock, ResearchLoop
+from research.orphans import agent_process_groups, stop_process_groups
 from research.paths import SessionPaths
 from research.plan import Plan
-from research.settings import Settings
+from research.settings import KILL_GRACE_SECONDS, Settings
 from research.state import RWRState, load_state, save_state
 from research.templates import PromptTemplates, ensure_templates
 
@@ -142,6 +144,7 @@ def run_session(
             if acquired.took_over is not None:
                 events.emit("lock_taken", takeover=True, reason=acquired.reason,
                             previous_pid=acquired.took_over.pid)
+                stop_leftover_agents(acquired.took_over, paths, events)
             else:
                 events.emit("lock_taken", takeover=False, reason=acquired.reason)
             events.emit("run_start", resume=settings.resume, phase=state.current_phase.value,
@@ -189,6 +192,19 @@ def _emit_quietly(events: EventLog | None, event_type: str, **fields: object) ->
         events.emit(event_type, **fields)
     except OSError as exc:
         log.warning("could not write %s: %s", events.path, exc)
+
+
+def stop_leftover_agents(previous: LockInfo, paths: SessionPaths, events: EventLog) -> None:
+    """A dead run's agent calls run on in process groups of their own: stop them before
+    this run starts its own agent on the same files."""
+    if previous.host != socket.gethostname() or pid_running(previous.pid):
+        return
+    groups = agent_process_groups(paths.session_dir)
+    if groups:
+        stop_process_groups(groups, grace=KILL_GRACE_SECONDS)
+        events.emit("warning", message=f"stopped {len(groups)} agent process group(s) left "
+                    f"running by the dead run (pid {previous.pid})",
+                    process_groups=sorted(groups))
 
 
 def _save_quietly(loop: ResearchLoop) -> None:

@@ -38,6 +38,8 @@ class AgentCall:
     # The template variables of the phase. Real agents ignore them; the mock agent uses
     # them to know which files a real agent would have edited.
     context: Mapping[str, str] = field(default_factory=dict)
+    env: Mapping[str, str] = field(default_factory=dict)
+    """Extra environment variables for the agent's process (on top of ours)."""
 
 
 @dataclass

@@ -185,7 +185,8 @@ def run_agent_call(
     clock = time.monotonic()
     try:
         proc = run_process(
-            argv, input_text=call.prompt, cwd=call.cwd, timeout=call.timeout, grace=grace
+            argv, input_text=call.prompt, cwd=call.cwd, timeout=call.timeout, grace=grace,
+            env={**os.environ, **call.env} if call.env else None,
         )
     except AgentUnavailable:
         raise
