@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from research.fsutil import append_line
+from research.fsutil import LineLog
 
 logger = logging.getLogger("research")
 
@@ -28,6 +28,7 @@ class EventLog:
 
     def __init__(self, path: Path, *, clock: Callable[[], float] = time.time) -> None:
         self.path = path
+        self.log = LineLog(path)
         self.clock = clock
         self.iteration = 0
         self.listeners: list[Callable[[dict[str, Any]], None]] = []
@@ -41,12 +42,16 @@ class EventLog:
             "type": event_type,
             **fields,
         }
-        append_line(self.path, json.dumps(record, ensure_ascii=False, default=str))
+        self.log.append(json.dumps(record, ensure_ascii=False, default=str))
         if logger.isEnabledFor(logging.DEBUG):  # the display shows what matters; -v shows all
             logger.debug("%s %s", event_type, _short(fields))
         for listener in self.listeners:
             listener(record)
         return record
+
+
+    def close(self) -> None:
+        self.log.close()
 
 
 def _short(fields: dict[str, Any]) -> str:

@@ -73,3 +73,51 @@ def append_line(path: Path, line: str) -> None:
             if handle.read(1) != b"\n":
                 data = b"\n" + data
         handle.write(data)
+
+
+class LineLog:
+    """An append-only file of lines, kept open between writes (one open per run, not one
+    per line). Each line goes out in a single write() on an unbuffered descriptor, so a
+    kill right after it loses nothing. If the file is replaced or deleted behind our back
+    it is opened again; after a failed write the next line starts on a line of its own."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd: int | None = None
+        self._identity: tuple[int, int] | None = None
+
+    def append(self, line: str) -> None:
+        data = (line.rstrip("\n") + "\n").encode("utf-8")
+        fd = self._open()
+        try:
+            os.write(fd, data)
+        except OSError:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            os.close(fd)
+
+    def _open(self) -> int:
+        if self._fd is not None:
+            try:
+                info = os.stat(self.path)
+                if (info.st_dev, info.st_ino) == self._identity:
+                    return self._fd
+            except FileNotFoundError:
+                pass
+            self.close()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o666)
+        try:
+            size = os.lseek(fd, 0, os.SEEK_END)
+            if size > 0 and os.pread(fd, 1, size - 1) != b"\n":
+                os.write(fd, b"\n")  # close a line a kill or a full disk left unfinished
+            info = os.fstat(fd)
+        except OSError:
+            os.close(fd)
+            raise
+        self._fd, self._identity = fd, (info.st_dev, info.st_ino)
+        return fd

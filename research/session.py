@@ -182,6 +182,8 @@ def run_session(
     finally:
         lock.release()
         _emit_quietly(events, "lock_released")
+        if events is not None:
+            events.close()
 
 
 def _emit_quietly(events: EventLog | None, event_type: str, **fields: object) -> None:
