@@ -551,6 +551,8 @@ class ResearchLoop:
             self.events.emit("plan_repair", action="restored", detail="the plan file was deleted")
             self.write_plan(self.state.plan)
             return
+        if text == render_plan(self.state.plan):  # untouched by the agent: nothing to reconcile
+            return
         try:
             parsed = parse_plan(text)
         except PlanParseError as exc:
