@@ -219,3 +219,47 @@ def test_resume_of_a_finished_session_does_nothing(run_cli) -> None:
     result = run_cli(*args, "--resume")
     assert result.exit_code == 0
     assert Path("reports/done/report.md").read_text() == before
+
+
+def test_unknown_template_variable_exits_2_before_any_agent_call(run_cli, mock_script,
+                                                                 tmp_path: Path) -> None:
+    from research.templates import ensure_templates
+
+    ensure_templates(Path(".research/templates"))
+    research_md = Path(".research/templates/research.md")
+    research_md.write_text(research_md.read_text() + "\nAlso consider $colour.\n")
+    record = tmp_path / "calls.jsonl"
+    script = mock_script(record_file=str(record))
+    result = run_cli("--mock-mode", "--mock-script", str(script), "--name", "tpl",
+                     "--breadth", "1", "--depth", "1", QUESTION)
+    assert result.exit_code == 2
+    assert "research.md" in result.stderr and "$colour" in result.stderr
+    assert not record.exists(), "no agent call may be made"
+    assert not session("tpl").exists()
+    # The user's edited template is kept as it is.
+    assert "$colour" in research_md.read_text()
+
+
+def test_templates_are_copied_once_and_never_overwritten(run_cli) -> None:
+    args = ("--mock-mode", "--breadth", "1", "--depth", "1")
+    assert run_cli(*args, "--name", "one", QUESTION).exit_code == 0
+    review_md = Path(".research/templates/review.md")
+    review_md.write_text(review_md.read_text() + "\nBe strict about dates.\n")
+    assert run_cli(*args, "--name", "two", QUESTION).exit_code == 0
+    assert review_md.read_text().endswith("Be strict about dates.\n")
+    prompts = [p.read_text() for p in Path(".research/two/logs").glob("*-review-*.log")]
+    assert prompts and all("Be strict about dates." in text for text in prompts)
+
+
+def test_reorganize_archive_groups_files_by_token(run_cli) -> None:
+    assert run_cli("--mock-mode", "--name", "arc", "--breadth", "2", "--depth", "1",
+                   QUESTION).exit_code == 0
+    archive = session("arc") / "archive"
+    top = sorted(p.name for p in archive.iterdir() if p.is_file() and p.name != ".index.json")
+    assert top
+    token = read_json(session("arc") / "state.json")["lock_token"] or top[0].split(".")[1]
+    result = run_cli("--name", "arc", "--reorganize-archive")
+    assert result.exit_code == 0, result.stderr
+    assert f"moved {len(top)} archived files" in result.stdout
+    assert sorted(p.name for p in (archive / token).iterdir()) == top
+    assert not [p for p in archive.iterdir() if p.is_file() and p.name != ".index.json"]
