@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from research.agents.base import AgentCall, AgentResult, FailureKind
 from research.fsutil import atomic_write_text
-from research.plan import Plan, TopicStatus, parse_plan, render_plan, slugify
+from research.plan import ParsedTopic, Plan, TopicStatus, parse_plan, render_plan, slugify
 
 FaultAction = Literal[
     "fail", "timeout", "no_output", "agent_error", "skip_files", "invalid_verdict",
@@ -500,7 +500,7 @@ def _report(call: AgentCall, actions: set[str]) -> str:
         lines[-1] += f" The simulated sources agree on the broad picture [{all_ids[0]}]."
     plan_path = call.cwd / ctx["plan_file"]
     try:
-        topics = parse_plan(plan_path.read_text(encoding="utf-8")).topics
+        topics = _tree_order(parse_plan(plan_path.read_text(encoding="utf-8")).topics)
     except Exception:  # noqa: BLE001 - fall back to the progress files alone
         topics = []
     progress_dir = call.cwd / ctx["progress_dir"]
@@ -525,6 +525,20 @@ def _report(call: AgentCall, actions: set[str]) -> str:
         lines += [f"[{i}] {title} — {url}" for i, (url, title) in
                   sorted(_registry_urls(ctx.get("source_registry", "")).items()) if i in cited]
     return "\n".join(lines) + "\n"
+
+
+def _tree_order(topics: list[ParsedTopic]) -> list[ParsedTopic]:
+    """Each topic followed by its subtopics, as the report's sections should be."""
+    ordered: list[ParsedTopic] = []
+
+    def visit(parent: str | None) -> None:
+        for topic in topics:
+            if topic.parent_name == parent and topic not in ordered:
+                ordered.append(topic)
+                visit(topic.name)
+
+    visit(None)
+    return ordered + [t for t in topics if t not in ordered]
 
 
 REGISTRY_LINE = re.compile(r"^\[(\d+)\]\s+(.*?)\s+—\s+(\S+)(?:\s+\(topics:\s*(.*?)\))?\s*$")
