@@ -85,6 +85,10 @@ def main_command(
     ] = False,
     mock_mode: Annotated[bool, typer.Option(
         "--mock-mode", help="Use the built-in simulated agent: no network, no keys.")] = False,
+    agent: Annotated[defaults.AgentKind, typer.Option(
+        "--agent", envvar=ENV["agent"],
+        help="The agent to drive: opencode, or mock (the same as --mock-mode).")
+    ] = defaults.AgentKind.OPENCODE,
     mock_script: Annotated[Path | None, typer.Option(
         "--mock-script", envvar=ENV["mock_script"], hidden=True,
         help="JSON script of faults for the simulated agent (tests).")] = None,
@@ -192,7 +196,7 @@ def _run(**options: object) -> None:
         depth=options["depth"],
         resume=bool(options["resume"] or options["force_resume"]),
         force_resume=bool(options["force_resume"]),
-        mock_mode=bool(options["mock_mode"]),
+        mock_mode=bool(options["mock_mode"]) or options["agent"] is defaults.AgentKind.MOCK,
         assume_yes=bool(options["yes"]),
         quiet=bool(options["quiet"]),
         verbose=bool(options["verbose"]),

@@ -7,6 +7,8 @@ RESEARCH_* environment < command-line flag.
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 DEFAULT_BREADTH = 3
 DEFAULT_DEPTH = 3
 BREADTH_RANGE = (1, 10)
@@ -40,9 +42,17 @@ ENV = {
     "timeout": "RESEARCH_TIMEOUT",
     "time_budget": "RESEARCH_TIME_BUDGET",
     "max_iterations": "RESEARCH_MAX_ITERS",
+    "agent": "RESEARCH_AGENT",
     "agent_cmd": "RESEARCH_AGENT_CMD",
     "duplicate_threshold": "RESEARCH_DUPLICATE_THRESHOLD",
     "min_novelty": "RESEARCH_MIN_NOVELTY",
     "early_termination": "RESEARCH_EARLY_TERMINATION",
     "mock_script": "RESEARCH_MOCK_SCRIPT",
 }
+
+
+class AgentKind(StrEnum):
+    """The built-in agents `--agent` selects (a generic command goes through --agent-cmd)."""
+
+    OPENCODE = "opencode"
+    MOCK = "mock"

@@ -263,3 +263,21 @@ def test_reorganize_archive_groups_files_by_token(run_cli) -> None:
     assert f"moved {len(top)} archived files" in result.stdout
     assert sorted(p.name for p in (archive / token).iterdir()) == top
     assert not [p for p in archive.iterdir() if p.is_file() and p.name != ".index.json"]
+
+
+@pytest.mark.parametrize(("args", "env", "mock"), [
+    (("--agent", "mock"), {}, True),
+    ((), {"RESEARCH_AGENT": "mock"}, True),
+    (("--agent", "opencode", "--mock-mode"), {}, True),
+])
+def test_agent_choice_from_flag_or_environment(run_cli, args, env, mock) -> None:
+    result = run_cli(*args, "--name", "ag", "--breadth", "1", "--depth", "1", QUESTION, env=env)
+    assert result.exit_code == 0, result.stderr
+    assert read_json(session("ag") / "state.json")["mock_mode"] is mock
+
+
+def test_unknown_agent_kind_is_a_usage_error(run_cli) -> None:
+    result = run_cli("--name", "ag", QUESTION, env={"RESEARCH_AGENT": "claude"})
+    assert result.exit_code == 2
+    assert "RESEARCH_AGENT" in result.stderr
+    assert not Path(".research").exists()
