@@ -1,30 +1,215 @@
-"""The real `opencode` binary, when one is installed: one cheap call that needs no provider."""
+"""The real `opencode` binary, end to end, against a local fake model provider.
+
+Skipped unless `opencode` is on PATH (`npm install -g opencode-ai`). OpenCode is configured
+only through the working directory's `opencode.json` (a provider block for
+tests/fake_agents/fake_provider.py) and the environment: HOME and XDG_* point into the test's
+temporary directory, model-list fetches, auto-update and plugin installs are off, and npm runs
+offline, so nothing here touches the real home or the network. The fake model does each
+phase's work through OpenCode's own `read` and `write` tools.
+"""
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from conftest import REPO, read_json, read_jsonl
 
 from research.agents.base import AgentCall, FailureKind
 from research.agents.opencode import OpenCodeAgent
 
+sys.path.insert(0, str(Path(__file__).parent / "fake_agents"))
+from fake_provider import OUTSIDE, FakeProvider  # noqa: E402
+
 pytestmark = pytest.mark.skipif(shutil.which("opencode") is None,
                                 reason="needs a real `opencode` on PATH")
 
+MODEL = "fake/fake-model"
+PHASES = ("initial_plan", "research", "review", "synthesize", "final_review")
+# USD per million tokens, so that OpenCode reports a cost in its step_finish events.
+PRICE = {"input": 2.0, "output": 8.0}
+REVIEW_PROMPT = ("# Phase: REVIEW — Anything\n\nWrite exactly ONE of "
+                 "`.research/x/review.accepted.md` or `.research/x/review.rejected.md`.\n")
 
-def test_real_opencode_reports_an_unknown_model_as_a_classified_failure(
-    tmp_path: Path, isolated: Path
+
+@pytest.fixture(scope="module")
+def opencode_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """OpenCode's own state (database, logs, config dir), shared by this module's tests."""
+    return tmp_path_factory.mktemp("opencode-home")
+
+
+@pytest.fixture
+def opencode_env(opencode_home: Path) -> dict[str, str]:
+    """The environment for OpenCode: isolated state, nothing fetched from the network."""
+    env = {key: value for key, value in os.environ.items()
+           if not key.startswith(("OPENCODE_", "RESEARCH_"))}
+    env.update({
+        "HOME": str(opencode_home),
+        "XDG_CONFIG_HOME": str(opencode_home / "config"),
+        "XDG_DATA_HOME": str(opencode_home / "data"),
+        "XDG_CACHE_HOME": str(opencode_home / "cache"),
+        "XDG_STATE_HOME": str(opencode_home / "state"),
+        "OPENCODE_DISABLE_AUTOUPDATE": "1",
+        "OPENCODE_DISABLE_MODELS_FETCH": "1",
+        "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
+        "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+        "OPENCODE_DISABLE_SHARE": "1",
+        # OpenCode looks up its own packages on the npm registry at start-up; offline, it
+        # skips that (the openai-compatible provider package is bundled in the binary).
+        "npm_config_offline": "true",
+    })
+    return env
+
+
+@pytest.fixture
+def start_provider(tmp_path: Path, isolated: Path) -> Iterator[Callable[..., FakeProvider]]:
+    """Start the fake provider and point the working directory's opencode.json at it."""
+    started: list[FakeProvider] = []
+
+    def start(script: dict[str, list[str]] | None = None) -> FakeProvider:
+        provider = FakeProvider(tmp_path / "provider-requests.jsonl", script=script)
+        started.append(provider.__enter__())
+        config = {
+            "$schema": "https://opencode.ai/config.json",
+            "provider": {"fake": {
+                "npm": "@ai-sdk/openai-compatible",
+                "name": "Fake provider",
+                "options": {"baseURL": provider.base_url, "apiKey": "fake-key"},
+                "models": {"fake-model": {"name": "Fake model", "cost": PRICE}},
+            }},
+            "permission": {"edit": "allow", "bash": "allow", "webfetch": "allow"},
+        }
+        (isolated / "opencode.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
+        return provider
+
+    yield start
+    for provider in started:
+        provider.__exit__(None, None, None)
+
+
+def test_a_research_session_runs_end_to_end_through_the_real_opencode(
+    tmp_path: Path, isolated: Path, opencode_env: dict[str, str],
+    start_provider: Callable[..., FakeProvider],
 ) -> None:
-    log = tmp_path / "logs" / "000-initial_plan-001.log"
-    call = AgentCall(phase="initial_plan", prompt="Reply with the single word OK.",
-                     model="research-py-test/no-such-model", timeout=60, cwd=isolated,
-                     log_path=log)
+    # The provider fails every request of the first research call with HTTP 500: OpenCode
+    # retries by itself, gives up with exit 1, and research.py retries the call.
+    provider = start_provider({"research": ["http500"]})
+    # The parent's $PWD, configured like the working directory: OpenCode, which takes its
+    # project directory from $PWD, would work there if research.py did not set PWD.
+    decoy = tmp_path / "decoy"
+    decoy.mkdir()
+    shutil.copy(isolated / "opencode.json", decoy / "opencode.json")
+    result = subprocess.run(
+        [sys.executable, str(REPO / "research.py"), "--name", "e2e", "--breadth", "1",
+         "--depth", "1", "--model", MODEL, "--review-model", MODEL, "--timeout", "120",
+         "What does a fake question cost?"],
+        cwd=isolated, env={**opencode_env, "PWD": str(decoy)}, stdin=subprocess.DEVNULL,
+        capture_output=True, text=True, timeout=240,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    session = isolated / ".research" / "e2e"
+
+    # The files came from OpenCode's write tool, at absolute paths in the working directory.
+    writes = [entry for entry in provider.requests if entry.get("step") == "write"]
+    assert {entry["phase"] for entry in writes} == set(PHASES)
+    written = {Path(path) for entry in writes for path in entry["files"]}
+    assert all(path.is_relative_to(isolated) for path in written)
+    assert {session / "research_plan.md", session / "progress.md",
+            isolated / "reports" / "e2e" / "report.md"} <= written
+    assert [path.name for path in decoy.iterdir()] == ["opencode.json"]
+    report = (isolated / "reports" / "e2e" / "report.md").read_text(encoding="utf-8")
+    assert report.startswith("# Report\n\nThe answer, with a source [1].")
+    assert "## Methodology" in report
+    assert "- Costs and prices: one finding" in (session / "progress.md").read_text("utf-8")
+    finals = [entry for entry in provider.requests if entry.get("step") == "final"]
+    assert finals and all(entry["failed_writes"] == [] for entry in finals)
+
+    # Tokens and cost from OpenCode's step_finish events, per phase, match what was reported.
+    usage = read_json(session / "state.json")["usage"]
+    for phase in PHASES:
+        served = [entry["usage"] for entry in provider.requests
+                  if entry.get("phase") == phase and entry.get("status") == 200]
+        prompt = sum(figures["prompt_tokens"] for figures in served)
+        completion = sum(figures["completion_tokens"] for figures in served)
+        assert usage[phase]["input_tokens"] == prompt > 0, phase
+        assert usage[phase]["output_tokens"] == completion > 0, phase
+        expected_cost = (prompt * PRICE["input"] + completion * PRICE["output"]) / 1e6
+        assert usage[phase]["cost"] == pytest.approx(expected_cost, rel=1e-6), phase
+
+    # The failed call: classified, logged with OpenCode's own error text, and retried once.
+    assert usage["research"]["calls"] == 2 and usage["research"]["failures"] == 1
+    refused = {entry["session"] for entry in provider.requests if entry.get("status") == 500}
+    assert len(refused) == 1
+    events = read_jsonl(session / "events.jsonl")
+    calls = [event for event in events if event["type"] == "agent_call"]
+    failed = [event for event in calls if not event["ok"]]
+    assert len(failed) == 1 and failed[0]["phase"] == "research"
+    assert failed[0]["failure"] == FailureKind.EXIT_NONZERO.value
+    assert failed[0]["exit_code"] == 1
+    assert "fake provider: upstream failure" in failed[0]["error"]
+    assert [event["failure"] for event in events if event["type"] == "retry"] == ["exit_nonzero"]
+    assert not [event for event in events if event["type"] == "stray_files"]
+
+    # Every call's log holds the command, the prompt and OpenCode's JSON events.
+    logs = sorted((session / "logs").glob("*.log"))
+    assert len(logs) == len(calls) == len(PHASES) + 1
+    for log in logs:
+        text = log.read_text(encoding="utf-8")
+        assert f"command: opencode run --model {MODEL} --format json\n" in text
+        assert f"cwd: {isolated}\n" in text
+        assert '"type":"step_finish"' in text or '"type":"error"' in text
+    failed_log = (isolated / failed[0]["log"]).read_text(encoding="utf-8")
+    assert "exit code: 1\n" in failed_log and "fake provider: upstream failure" in failed_log
+    assert any('"tool":"write"' in log.read_text(encoding="utf-8") for log in logs)
+
+
+def test_a_hung_provider_times_out_and_nothing_of_opencode_keeps_running(
+    tmp_path: Path, isolated: Path, opencode_env: dict[str, str],
+    start_provider: Callable[..., FakeProvider],
+) -> None:
+    start_provider({"review": ["hang"]})
+    marker = f"research-test-{tmp_path.name}"
+    call = AgentCall(phase="review", prompt=REVIEW_PROMPT, model=MODEL, timeout=6, cwd=isolated,
+                     log_path=tmp_path / "review.log",
+                     env={**opencode_env, "RESEARCH_TEST_MARKER": marker})
     result = OpenCodeAgent(grace=2.0).run(call)
-    assert not result.ok
-    assert result.failure in (FailureKind.EXIT_NONZERO, FailureKind.AGENT_ERROR)
-    assert result.error
-    text = log.read_text(encoding="utf-8")
-    assert "command: opencode run --model research-py-test/no-such-model --format json\n" in text
-    assert "Reply with the single word OK." in text
+    assert result.failure is FailureKind.TIMEOUT and not result.ok
+    assert "timed out: yes\n" in (tmp_path / "review.log").read_text(encoding="utf-8")
+    assert processes_with(f"RESEARCH_TEST_MARKER={marker}") == []
+
+
+def processes_with(variable: str) -> list[int]:
+    """The pids of live processes whose environment holds `variable` (NAME=value)."""
+    needle = variable.encode() + b"\0"
+    found = []
+    for environ in Path("/proc").glob("[0-9]*/environ"):
+        try:
+            if needle in environ.read_bytes():
+                found.append(int(environ.parent.name))
+        except OSError:
+            continue
+    return found
+
+
+def test_a_write_outside_the_project_is_rejected_and_reported_despite_exit_0(
+    tmp_path: Path, isolated: Path, opencode_env: dict[str, str],
+    start_provider: Callable[..., FakeProvider],
+) -> None:
+    provider = start_provider({"review": ["outside"]})
+    log = tmp_path / "logs" / "001-review-001.log"
+    call = AgentCall(phase="review", prompt=REVIEW_PROMPT, model=MODEL, timeout=60, cwd=isolated,
+                     log_path=log, env=opencode_env)
+    result = OpenCodeAgent(grace=2.0).run(call)
+    assert result.exit_code == 0 and not result.ok
+    assert result.failure is FailureKind.AGENT_ERROR
+    assert result.error is not None and "rejected permission" in result.error
+    assert "permission rejected: external_directory" in result.error
+    asked = [entry for entry in provider.requests if entry.get("step") == "read"]
+    assert asked and all(OUTSIDE in path for entry in asked for path in entry["files"])
+    assert not (tmp_path / OUTSIDE).exists()

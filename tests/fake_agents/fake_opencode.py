@@ -97,11 +97,20 @@ def named_paths(prompt):
     return found
 
 
-def write(relative, content, append=False):
+def write(relative, content):
     path = os.path.join(os.environ["PWD"], relative)
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "a" if append else "w", encoding="utf-8") as handle:
+    with open(path, "w", encoding="utf-8") as handle:
         handle.write(content)
+
+
+def read_existing(relative):
+    """The current text of a file under $PWD, or None if it does not exist."""
+    try:
+        with open(os.path.join(os.environ["PWD"], relative), encoding="utf-8") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        return None
 
 
 def first(pattern, prompt, default):
@@ -113,33 +122,54 @@ VERDICT = ("The notes meet the criteria.\n\n```json\n{\"verdict\": \"accepted\",
            "\"Fine.\", \"gaps\": [], \"nextSearchTopic\": null, \"urlToSearch\": null}\n```\n")
 
 
-def do_phase_work(phase, prompt):
-    """Write what the phase's prompt asks for, like a well-behaved agent."""
+def files_to_read(phase, prompt):
+    """The files a careful agent reads before writing this phase's files (it may edit them)."""
+    return list(phase_files(phase, prompt, lambda relative: None))
+
+
+def phase_files(phase, prompt, existing):
+    """What the phase's prompt asks for, like a well-behaved agent: {relative path: content}.
+
+    `existing(relative)` gives a file's current text (or None); entries that add to a file
+    (the progress index) keep what is there. Shared with fake_provider.py, whose fake model
+    writes the same files through OpenCode's tools.
+    """
     files = named_paths(prompt)
     question = first(r"^Research question: (.+)$", prompt, "the question")
+    out = {}
     if phase == "initial_plan":
         breadth = int(first(r"breadth (\d+)", prompt, "1"))
         blocks = "".join(
             f"### {name} (Depth: 0)\n- Status: Pending\n- Description: About {name.lower()}.\n"
             f"- Acceptance Criteria:\n  - Facts about {name.lower()}\n\n"
             for name in TOPIC_NAMES[:breadth])
-        write(files["plan"], f"# Research Plan\n\n## Metadata\n- Topic: {question}\n"
-              f"- Breadth: {breadth}\n\n## Topics\n\n{blocks}## Completion Status\n")
+        out[files["plan"]] = (
+            f"# Research Plan\n\n## Metadata\n- Topic: {question}\n"
+            f"- Breadth: {breadth}\n\n## Topics\n\n{blocks}## Completion Status\n")
     elif phase == "research":
         name = first(r"^# Phase: RESEARCH — (.+)$", prompt, "topic")
-        write(files["progress"], f"# Progress: {name}\n\n## Findings\n- A fact about {name} "
-              f"(Source: {SOURCE[1]})\n\n## Sources\n- {SOURCE[0]} — {SOURCE[1]}\n\n"
-              "## Knowledge Gaps\n- Gap: none\n\n## Notes for Subtopics\n- none\n")
-        write(files["index"], f"- {name}: one finding\n", append=True)
+        out[files["progress"]] = (
+            f"# Progress: {name}\n\n## Findings\n- A fact about {name} "
+            f"(Source: {SOURCE[1]})\n\n## Sources\n- {SOURCE[0]} — {SOURCE[1]}\n\n"
+            "## Knowledge Gaps\n- Gap: none\n\n## Notes for Subtopics\n- none\n")
+        out[files["index"]] = (existing(files["index"]) or "") + f"- {name}: one finding\n"
     elif phase in ("review", "final_review"):
-        write(files["accepted"], VERDICT)
+        out[files["accepted"]] = VERDICT
     elif phase in ("synthesize", "revise"):
-        write(files["report"], f"# Report\n\nThe answer, with a source [1].\n\n## Findings\n\n"
-              f"One finding [1].\n\n## Sources\n\n[1] {SOURCE[0]} — {SOURCE[1]}\n")
+        out[files["report"]] = (
+            f"# Report\n\nThe answer, with a source [1].\n\n## Findings\n\n"
+            f"One finding [1].\n\n## Sources\n\n[1] {SOURCE[0]} — {SOURCE[1]}\n")
         if phase == "revise":
-            write(files["accepted"], VERDICT)
+            out[files["accepted"]] = VERDICT
     elif phase == "recovery":
-        write(files["notes"], "# Recovery Notes\n\n## What went wrong\n- a fake failure\n")
+        out[files["notes"]] = "# Recovery Notes\n\n## What went wrong\n- a fake failure\n"
+    return out
+
+
+def do_phase_work(phase, prompt):
+    """Write what the phase's prompt asks for, directly under $PWD."""
+    for relative, content in phase_files(phase, prompt, read_existing).items():
+        write(relative, content)
 
 
 def main():
