@@ -93,6 +93,10 @@ def start_provider(tmp_path: Path, isolated: Path) -> Iterator[Callable[..., Fak
         provider.__exit__(None, None, None)
 
 
+# About 30 s (nine real opencode start-ups, one of them through OpenCode's own retries):
+# too long for every run of the suite, which must stay well under two minutes.
+@pytest.mark.skipif(os.environ.get("OPENCODE_E2E") != "1",
+                    reason="the full session through the real opencode runs with OPENCODE_E2E=1")
 def test_a_research_session_runs_end_to_end_through_the_real_opencode(
     tmp_path: Path, isolated: Path, opencode_env: dict[str, str],
     start_provider: Callable[..., FakeProvider],
