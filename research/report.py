@@ -39,10 +39,6 @@ STOP_TEXT = {
 }
 
 
-def topic_counts(plan: Plan) -> dict[TopicStatus, int]:
-    return plan.counts()
-
-
 def planned_total(plan: Plan) -> int:
     """Topics that were to be researched: everything but the skipped ones."""
     return sum(1 for t in plan.topics if t.status is not TopicStatus.SKIPPED)
