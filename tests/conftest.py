@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -89,3 +90,20 @@ def live_pid() -> Iterator[int]:
     yield proc.pid
     proc.kill()
     proc.wait()
+
+
+def alive(pid: int) -> bool:
+    """Whether `pid` runs; a zombie (dead, not yet reaped by its new parent) does not."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+
+
+def assert_gone(pid: int, within: float = 5.0) -> None:
+    """Wait up to `within` seconds for `pid` to be gone, else fail."""
+    deadline = time.monotonic() + within
+    while alive(pid):
+        assert time.monotonic() < deadline, f"process {pid} is still running"
+        time.sleep(0.02)

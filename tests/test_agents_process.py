@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import install_fake_agent
+from conftest import assert_gone, install_fake_agent
 
 from research.agents.base import AgentCall, FailureKind
 from research.agents.command import CommandAgent
@@ -53,29 +53,6 @@ def make_call(cwd: Path, *, timeout: float = 10.0, log: Path | None = None) -> A
 
 def record(tmp_path: Path) -> dict[str, Any]:
     return json.loads((tmp_path / "record.json").read_text(encoding="utf-8"))
-
-
-def alive(pid: int) -> bool:
-    """Still running; a zombie waiting for its new parent to reap it counts as gone."""
-    if Path("/proc/self/status").exists():
-        try:
-            text = Path(f"/proc/{pid}/status").read_text()
-        except (FileNotFoundError, ProcessLookupError):
-            return False
-        state = next(line for line in text.splitlines() if line.startswith("State:"))
-        return state.split()[1] not in ("Z", "X")
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
-
-
-def assert_gone(pid: int, within: float = 2.0) -> None:
-    deadline = time.monotonic() + within
-    while alive(pid):
-        assert time.monotonic() < deadline, f"process {pid} is still running"
-        time.sleep(0.02)
 
 
 def grandchild_pid(tmp_path: Path) -> int:

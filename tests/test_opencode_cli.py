@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, install_fake_agent, read_json, read_jsonl
+from conftest import REPO, assert_gone, install_fake_agent, read_json, read_jsonl
 
 FAKE = Path(__file__).parent / "fake_agents" / "fake_opencode.py"
 QUESTION = "How do heat pumps perform in cold climates?"
@@ -66,23 +66,6 @@ def agent_calls(phase: str) -> list[dict[str, Any]]:
 def start(run_cli: Callable[..., Any], *args: str, env: dict[str, str] | None = None) -> Any:
     return run_cli("--name", "demo", "--breadth", "1", "--depth", "1", "--model", MAIN,
                    "--review-model", REVIEWER, *args, QUESTION, env=env)
-
-
-def alive(pid: int) -> bool:
-    """Still running; a zombie waiting to be reaped counts as gone."""
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-    state = next(line for line in status.splitlines() if line.startswith("State:"))
-    return state.split()[1] not in ("Z", "X")
-
-
-def assert_gone(pid: int) -> None:
-    deadline = time.monotonic() + 5
-    while alive(pid):
-        assert time.monotonic() < deadline, f"process {pid} is still running"
-        time.sleep(0.02)
 
 
 def grandchild(fake: Path) -> int:

@@ -10,7 +10,7 @@ import threading
 import time
 from pathlib import Path
 
-from conftest import REPO, read_jsonl
+from conftest import REPO, assert_gone, read_jsonl
 
 from research.orphans import SESSION_ENV, agent_process_groups, session_marker
 
@@ -36,23 +36,6 @@ def start_agent(pid_file: Path, env: dict[str, str]) -> subprocess.Popen:
         assert time.monotonic() < deadline, "the stand-in agent did not start"
         time.sleep(0.02)
     return proc
-
-
-def alive(pid: int) -> bool:
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except FileNotFoundError:
-        return False
-    return "\nState:\tZ" not in status
-
-
-def wait_gone(pid: int, timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while alive(pid):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
 
 
 def test_groups_are_found_by_the_session_marker_only(tmp_path: Path) -> None:
@@ -89,7 +72,7 @@ def test_resume_after_a_kill_stops_the_dead_runs_agents(tmp_path: Path, run_cli,
         result = run_cli("--mock-mode", "--name", "orph", "--resume")
         assert result.exit_code == 0, result.stderr
         leftover.wait(timeout=10)
-        assert wait_gone(grandchild)
+        assert_gone(grandchild, within=10)
         assert bystander.poll() is None, "a process of no session must be left alone"
         warnings = [e for e in read_jsonl(session_dir / "events.jsonl")
                     if e["type"] == "warning" and "left running by the dead run" in e["message"]]

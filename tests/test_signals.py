@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import REPO, read_json
+from conftest import REPO, alive, read_json
 
 from research.state import load_state
 
@@ -27,15 +27,6 @@ for name, pid in (("agent", os.getpid()), ("grandchild", grandchild.pid)):
     os.replace(pids / (name + ".tmp"), pids / (name + ".pid"))
 time.sleep(120)
 '''
-
-
-def alive(pid: int) -> bool:
-    """Whether `pid` runs; a zombie (dead, not yet reaped by its new parent) does not."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 def wait_for(predicate, seconds: float = 20.0) -> bool:
