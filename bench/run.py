@@ -87,7 +87,7 @@ def one_mock_run(breadth: int, depth: int) -> dict[str, Any]:
         outcome = run_session(settings, confirm=lambda _: True, warn=lambda _: None,
                               on_events=listen, agent=(agent, Clock(sleep=lambda _: None)))
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-        assert outcome.state.is_complete, "the mock run did not finish"
+        assert outcome.state.progress.is_complete, "the mock run did not finish"
     return {
         "wall_s": wall,
         "cpu_s": cpu,

@@ -78,7 +78,7 @@ def usage_totals(state: RWRState) -> tuple[int | None, int | None, float | None]
         known = [value for value in values if value is not None]
         return sum(known) if known else None
 
-    usage = list(state.usage.values())
+    usage = list(state.usage.phases.values())
     return (total([u.input_tokens for u in usage]), total([u.output_tokens for u in usage]),
             total([u.cost for u in usage]))
 
@@ -190,7 +190,7 @@ class PlainDisplay:
 def describe(state: RWRState, event: dict[str, Any]) -> str | None:
     """One line for a notable event, or None for events not worth a line."""
     kind = event["type"]
-    where = f"[{state.iteration}/{state.max_iterations}]"
+    where = f"[{state.progress.iteration}/{state.config.max_iterations}]"
     if kind == "phase_start":
         name = topic_name(state, event.get("topic"))
         label = f" {name}" if name else ""
@@ -241,9 +241,9 @@ class LiveView:
         self.state = state
         self.height = height
         self.started = time.monotonic()
-        self.elapsed_before = state.elapsed_seconds
-        self.phase: str | None = state.current_phase.value
-        self.topic: str | None = state.current_topic
+        self.elapsed_before = state.progress.elapsed_seconds
+        self.phase: str | None = state.progress.current_phase.value
+        self.topic: str | None = state.progress.current_topic
         self.call_started: float | None = None
         self.recent: list[str] = []
         self._last: RenderableType | None = None
@@ -289,17 +289,17 @@ class LiveView:
         state = self.state
         plan = state.plan  # read fresh: reconciling replaces the plan object
         head = Text()
-        head.append(f"{phase_label(self.phase or state.current_phase.value)}", style="bold")
+        head.append(f"{phase_label(self.phase or state.progress.current_phase.value)}", style="bold")
         name = topic_name(state, self.topic)
         if name:
             head.append(f"  {plain(name)}")
-        head.append(f"   iteration {state.iteration}/{state.max_iterations}", style="dim")
+        head.append(f"   iteration {state.progress.iteration}/{state.config.max_iterations}", style="dim")
         if self.call_started is not None:
             call = format_duration(time.monotonic() - self.call_started)
             head.append(f"   agent call running {call}", style="cyan")
-        calls = f"agent calls {state.agent_calls} ({state.agent_failures} failed)"
+        calls = f"agent calls {state.usage.agent_calls} ({state.usage.agent_failures} failed)"
         figures = Text(
-            f"  time {time_text(self.used_seconds(), state.time_budget_minutes)} · {calls} · "
+            f"  time {time_text(self.used_seconds(), state.config.time_budget_minutes)} · {calls} · "
             f"{usage_text(*usage_totals(state))}", style="dim")
         if self._spinner is None:  # one spinner for the whole run, so that it turns
             self._spinner = Spinner("dots", style="cyan")
@@ -449,7 +449,7 @@ def citations_text(state: RWRState, paths: SessionPaths) -> str:
         return "not checked"
     cited = audit.get("cited", [])
     unknown = audit.get("unknown", [])
-    removed = state.citation_ids_removed
+    removed = state.final.citation_ids_removed
     text = f"{len(set(cited))} ids checked, {len(unknown)} unknown in the report"
     if removed:
         text += f"; removed unknown {', '.join(f'[{i}]' for i in removed)}"
@@ -458,26 +458,26 @@ def citations_text(state: RWRState, paths: SessionPaths) -> str:
 
 def ended_text(state: RWRState) -> str:
     """Why research ended, in words."""
-    if state.stop_reason is None:
-        return "research has not ended" if not state.is_complete else "complete"
-    text = f"{state.stop_detail} ({state.stop_reason.value})" if state.stop_detail \
-        else state.stop_reason.value
-    if state.report_fallback:
+    if state.progress.stop_reason is None:
+        return "research has not ended" if not state.progress.is_complete else "complete"
+    text = f"{state.progress.stop_detail} ({state.progress.stop_reason.value})" if state.progress.stop_detail \
+        else state.progress.stop_reason.value
+    if state.final.report_fallback:
         text += " (report compiled by the orchestrator: synthesis failed)"
     return text
 
 
 def summary_rows(state: RWRState, paths: SessionPaths) -> list[tuple[str, str]]:
     """The completion summary as (label, value) rows."""
-    exhausted = state.exhausted_topics
+    exhausted = state.progress.exhausted_topics
     rows = [
         ("topics", counts_text(state.plan)),
-        ("iterations", f"{state.iteration} of {state.max_iterations}"),
+        ("iterations", f"{state.progress.iteration} of {state.config.max_iterations}"),
         ("sources", sources_text(paths)),
         ("citations", citations_text(state, paths)),
-        ("time", time_text(state.elapsed_seconds, state.time_budget_minutes)),
-        ("agent calls", f"{state.agent_calls} ({state.agent_failures} failed, "
-                        f"{state.recoveries} recoveries)"),
+        ("time", time_text(state.progress.elapsed_seconds, state.config.time_budget_minutes)),
+        ("agent calls", f"{state.usage.agent_calls} ({state.usage.agent_failures} failed, "
+                        f"{state.usage.recoveries} recoveries)"),
         ("usage", usage_text(*usage_totals(state))),
         ("research ended", ended_text(state)),
     ]
@@ -488,7 +488,7 @@ def summary_rows(state: RWRState, paths: SessionPaths) -> list[tuple[str, str]]:
 
 
 def ended_early(state: RWRState) -> bool:
-    return state.stop_reason is not None and state.stop_reason is not StopReason.ALL_DONE
+    return state.progress.stop_reason is not None and state.progress.stop_reason is not StopReason.ALL_DONE
 
 
 def label_table(title: str, rows: list[tuple[str, str]]) -> Table:
@@ -509,9 +509,9 @@ def label_table(title: str, rows: list[tuple[str, str]]) -> Table:
 def print_summary(state: RWRState, paths: SessionPaths, stream: TextIO | None = None) -> None:
     """The completion summary: a rich table on a terminal, plain lines elsewhere."""
     out = stream or sys.stdout
-    title = f"Research session {state.name!r} " + ("complete" if state.is_complete
+    title = f"Research session {state.name!r} " + ("complete" if state.progress.is_complete
                                                    else "stopped")
-    warning = (f"WARNING: research ended early: {plain(state.stop_detail)}"
+    warning = (f"WARNING: research ended early: {plain(state.progress.stop_detail)}"
                if ended_early(state) else None)
     rows = summary_rows(state, paths)
     if not is_terminal(out):

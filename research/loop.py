@@ -89,10 +89,10 @@ class ResearchLoop:
         self.lock = lock
         self.clock = clock or Clock()
         self.rng = rng or random.Random()
-        self.budget = TimeBudget(state.time_budget_minutes, state.elapsed_seconds,
+        self.budget = TimeBudget(state.config.time_budget_minutes, state.progress.elapsed_seconds,
                                  self.clock.now())
-        self.events.iteration = state.iteration
-        self.call_number = state.agent_calls
+        self.events.iteration = state.progress.iteration
+        self.call_number = state.usage.agent_calls
 
     # ----------------------------------------------------------------- driver
 
@@ -107,30 +107,30 @@ class ResearchLoop:
             Phase.FINAL_REVIEW: self.final_review,
             Phase.REVISE: self.revise,
         }
-        while state.current_phase is not Phase.DONE:
-            step = steps.get(state.current_phase)
+        while state.progress.current_phase is not Phase.DONE:
+            step = steps.get(state.progress.current_phase)
             if step is None:  # a state saved mid-RECOVERY resumes the phase that failed
-                state.current_phase = state.failed_phase or Phase.RESEARCH
+                state.progress.current_phase = state.progress.failed_phase or Phase.RESEARCH
                 continue
             step()
             self.save()
         return state
 
     def save(self) -> None:
-        if not self.state.is_complete:  # a finished session's time is final
-            self.state.elapsed_seconds = self.budget.elapsed(self.clock.now())
-        self.state.lock_token = self.lock.token if self.lock else None
+        if not self.state.progress.is_complete:  # a finished session's time is final
+            self.state.progress.elapsed_seconds = self.budget.elapsed(self.clock.now())
+        self.state.progress.lock_token = self.lock.token if self.lock else None
         save_state(self.state, self.paths.state_file)
         self.write_plan(self.state.plan)
         self.write_progress_index()
 
     def write_progress_index(self) -> None:
-        if self.state.is_complete and not self.paths.progress_index.exists():
+        if self.state.progress.is_complete and not self.paths.progress_index.exists():
             return
         plan = self.state.plan
         total = sum(1 for t in plan.topics if t.status is not TopicStatus.SKIPPED)
         text = phases.progress_index_text(
-            phases.read_text(self.paths.progress_index), iteration=self.state.iteration,
+            phases.read_text(self.paths.progress_index), iteration=self.state.progress.iteration,
             completed=plan.counts()[TopicStatus.COMPLETE], total=total)
         write_if_changed(self.paths.progress_index, text)
 
@@ -149,11 +149,11 @@ class ResearchLoop:
         """
         state = self.state
         reopenable = (StopReason.ITERATION_LIMIT, StopReason.TIME_BUDGET, StopReason.LOW_NOVELTY)
-        if not state.is_complete or state.stop_reason not in reopenable:
+        if not state.progress.is_complete or state.progress.stop_reason not in reopenable:
             return False
-        if not state.early_termination:
-            state.consecutive_low_novelty = 0
-        previous = state.stop_reason
+        if not state.config.early_termination:
+            state.progress.consecutive_low_novelty = 0
+        previous = state.progress.stop_reason
         if self.stop_reason() is not None:
             return False
         for topic in state.plan.topics:
@@ -162,14 +162,14 @@ class ResearchLoop:
             if copy is not None and not target.exists():
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(copy.read_bytes())
-        state.is_complete = False
-        state.stop_reason = None
-        state.stop_detail = ""
+        state.progress.is_complete = False
+        state.progress.stop_reason = None
+        state.progress.stop_detail = ""
         # What the last final cycle did describes the old report, not the next one.
-        state.final_review_accepted = state.final_review_rejected = False
-        state.report_fallback = state.revision_failed = state.sources_section_rebuilt = False
-        state.citation_ids_removed = []
-        state.current_phase = Phase.RESEARCH
+        state.final.final_review_accepted = state.final.final_review_rejected = False
+        state.final.report_fallback = state.final.revision_failed = state.final.sources_section_rebuilt = False
+        state.final.citation_ids_removed = []
+        state.progress.current_phase = Phase.RESEARCH
         self.events.emit("run_start", reopened=True, previous_stop=previous.value)
         return True
 
@@ -189,24 +189,24 @@ class ResearchLoop:
         if outcome is FAILED:
             raise RunFailed(
                 f"the INITIAL PLAN phase failed after {MAX_PHASE_RECOVERIES} recoveries: "
-                f"{self.state.last_error}"
+                f"{self.state.progress.last_error}"
             )
-        self.state.current_phase = Phase.RESEARCH
+        self.state.progress.current_phase = Phase.RESEARCH
 
     def research(self) -> None:
         state = self.state
-        if state.current_topic is None:
+        if state.progress.current_topic is None:
             stop = self.stop_reason()
             if stop is not None:
                 self.stop_research(*stop)
                 return
             topic = state.plan.next_topic()
             assert topic is not None  # stop_reason() returns ALL_DONE otherwise
-            state.current_topic = topic.slug
-            state.iteration += 1
+            state.progress.current_topic = topic.slug
+            state.progress.iteration += 1
             topic.attempts += 1
-            self.events.iteration = state.iteration
-        topic = state.plan.get(state.current_topic)
+            self.events.iteration = state.progress.iteration
+        topic = state.plan.get(state.progress.current_topic)
         if topic.status is TopicStatus.PENDING:
             topic.status = TopicStatus.IN_PROGRESS
 
@@ -225,20 +225,20 @@ class ResearchLoop:
                                  variables=lambda: self.topic_variables(topic))
         topic = state.plan.get(topic.slug)  # reconciling replaced the plan's objects
         if outcome is FAILED:
-            self.topic_failed(topic, f"research failed: {state.last_error}")
+            self.topic_failed(topic, f"research failed: {state.progress.last_error}")
             self.record_decision(topic, summary="The research phase failed.",
-                                 gaps=[state.last_error or "unknown error"], verdict=None,
+                                 gaps=[state.progress.last_error or "unknown error"], verdict=None,
                                  researched=False)
             return
         topic.status = TopicStatus.IN_REVIEW
         self.measure_novelty(topic)
-        state.current_phase = Phase.REVIEW
+        state.progress.current_phase = Phase.REVIEW
 
     def review(self) -> None:
         state = self.state
-        topic = state.plan.get(state.current_topic) if state.current_topic else None
+        topic = state.plan.get(state.progress.current_topic) if state.progress.current_topic else None
         if topic is None:  # nothing in review (e.g. state edited): go back to choosing
-            state.current_phase = Phase.RESEARCH
+            state.progress.current_phase = Phase.RESEARCH
             return
         if self.budget.used_up(self.clock.now()):
             self.review_out_of_time(topic)
@@ -250,28 +250,28 @@ class ResearchLoop:
             self.sync_plan(focus=None)
             return verdict
 
-        outcome = self.run_phase(Phase.REVIEW, validate, model=state.review_model,
+        outcome = self.run_phase(Phase.REVIEW, validate, model=state.config.review_model,
                                  variables=lambda: self.topic_variables(topic))
         topic = state.plan.get(topic.slug)  # reconciling replaced the plan's objects
         if outcome is FAILED:
-            self.topic_failed(topic, f"review failed: {state.last_error}")
+            self.topic_failed(topic, f"review failed: {state.progress.last_error}")
             self.record_decision(topic, summary="The review phase failed.",
-                                 gaps=[state.last_error or "unknown error"], verdict=None)
+                                 gaps=[state.progress.last_error or "unknown error"], verdict=None)
             return
         verdict: Verdict = outcome
         if verdict.verdict == "accepted":
             topic.status = TopicStatus.COMPLETE
-            state.review_feedback.pop(topic.slug, None)
+            state.progress.review_feedback.pop(topic.slug, None)
         else:
-            state.review_feedback[topic.slug] = verdict
+            state.progress.review_feedback[topic.slug] = verdict
             if topic.attempts >= MAX_TOPIC_ATTEMPTS:
                 self.exhaust(topic, "rejected by review on its last attempt")
             else:
                 topic.status = TopicStatus.IN_PROGRESS
         self.check_completion_marker()
         self.record_decision(topic, summary=verdict.summary, gaps=verdict.gaps, verdict=verdict)
-        state.current_topic = None
-        state.current_phase = Phase.RESEARCH
+        state.progress.current_topic = None
+        state.progress.current_phase = Phase.RESEARCH
 
     def review_out_of_time(self, topic: Topic) -> None:
         """The research call used the last of the budget: the notes stay unreviewed and the
@@ -282,8 +282,8 @@ class ResearchLoop:
                          "time budget is used up")
         self.record_decision(topic, summary="Not reviewed: the time budget ran out.", gaps=[],
                              verdict=None)
-        state.current_topic = None
-        state.current_phase = Phase.RESEARCH
+        state.progress.current_topic = None
+        state.progress.current_phase = Phase.RESEARCH
 
     def synthesize(self) -> None:
         registry = self.source_registry(rebuild=True)
@@ -298,22 +298,22 @@ class ResearchLoop:
                              "the report from the progress files itself")
             atomic_write_text(self.paths.report_file,
                               report.fallback_report(self.state, self.paths, registry))
-            self.state.report_fallback = True
+            self.state.final.report_fallback = True
             self.finish()
             return
         self.write_audit(registry, stage="synthesize")
-        self.state.current_phase = Phase.FINAL_REVIEW
+        self.state.progress.current_phase = Phase.FINAL_REVIEW
 
     def final_review(self) -> None:
         if phases.read_text(self.paths.report_file) is None:
-            self.state.current_phase = Phase.SYNTHESIZE  # report lost: write it again
+            self.state.progress.current_phase = Phase.SYNTHESIZE  # report lost: write it again
             return
         registry = self.source_registry()
         self.archive_verdicts()
         outcome = self.run_phase(
             Phase.FINAL_REVIEW,
             lambda _: phases.read_verdict(self.paths),
-            model=self.state.review_model,
+            model=self.state.config.review_model,
             variables=lambda: self.final_variables(registry),
             final_cycle=True,
         )
@@ -323,11 +323,11 @@ class ResearchLoop:
             self.finish()
             return
         if outcome.verdict == "accepted":
-            self.state.final_review_accepted = True
+            self.state.final.final_review_accepted = True
             self.finish()
             return
-        self.state.final_review_rejected = True
-        self.state.current_phase = Phase.REVISE
+        self.state.final.final_review_rejected = True
+        self.state.progress.current_phase = Phase.REVISE
 
     def revise(self) -> None:
         registry = self.source_registry()
@@ -339,7 +339,7 @@ class ResearchLoop:
             final_cycle=True,
         )
         if outcome is FAILED:
-            self.state.revision_failed = True
+            self.state.final.revision_failed = True
             if before.strip():
                 atomic_write_text(self.paths.report_file, before)
                 self.events.emit("warning", message="revision failed; the synthesized report "
@@ -362,12 +362,12 @@ class ResearchLoop:
         """One phase with ralph.py's recovery: up to MAX_PHASE_RECOVERIES retries after
         a RECOVERY call. Returns the validated value, or FAILED."""
         state = self.state
-        state.current_phase = phase
+        state.progress.current_phase = phase
         rounds = MAX_PHASE_RECOVERIES
-        if final_cycle and state.stop_reason is StopReason.CIRCUIT_BREAKER:
+        if final_cycle and state.progress.stop_reason is StopReason.CIRCUIT_BREAKER:
             rounds = 0  # the agent is failing: one attempt, then the orchestrator's fallback
-        for round_number in range(state.retry_count, rounds + 1):
-            state.retry_count = round_number
+        for round_number in range(state.progress.retry_count, rounds + 1):
+            state.progress.retry_count = round_number
             values = variables()
             prompt = self.templates.render(phase.value, values)
             if round_number > 0:
@@ -376,8 +376,8 @@ class ResearchLoop:
             started = self.clock.now()
             self.events.emit("phase_start", phase=phase.value, topic=values.get("topic_slug"),
                              round=round_number)
-            state.phase_history.append(phase.value)
-            result = self.call_agent(phase, prompt, model=model or state.model,
+            state.progress.phase_history.append(phase.value)
+            result = self.call_agent(phase, prompt, model=model or state.config.model,
                                      final_cycle=final_cycle, context=values)
             try:
                 if not result.ok and result.failure is not FailureKind.AGENT_ERROR:
@@ -395,8 +395,8 @@ class ResearchLoop:
                                      f"phase's files are valid: {result.error}")
             except PhaseFailed as exc:
                 self.restore_plan_file()
-                state.last_error = str(exc)
-                state.failed_phase = phase
+                state.progress.last_error = str(exc)
+                state.progress.failed_phase = phase
                 self.events.emit("phase_end", phase=phase.value, outcome="failed",
                                  kind=exc.kind, error=str(exc),
                                  duration=round(self.clock.now() - started, 3))
@@ -408,14 +408,14 @@ class ResearchLoop:
                 continue
             self.events.emit("phase_end", phase=phase.value, outcome="ok",
                              duration=round(self.clock.now() - started, 3))
-            state.retry_count = 0
-            state.failed_phase = None
-            state.phase_recovered = round_number > 0
-            state.consecutive_failed_phases = 0
+            state.progress.retry_count = 0
+            state.progress.failed_phase = None
+            state.progress.phase_recovered = round_number > 0
+            state.progress.consecutive_failed_phases = 0
             return value
-        state.retry_count = 0
-        state.failed_phases += 1
-        state.consecutive_failed_phases += 1
+        state.progress.retry_count = 0
+        state.usage.failed_phases += 1
+        state.progress.consecutive_failed_phases += 1
         return FAILED
 
     def stop_recovering(self, phase: Phase) -> bool:
@@ -425,8 +425,8 @@ class ResearchLoop:
             return False
         state = self.state
         why = ("the time budget is used up" if self.budget.used_up(self.clock.now())
-               else breaker_reason(state.consecutive_failed_phases, state.agent_calls,
-                                   state.agent_failures))
+               else breaker_reason(state.progress.consecutive_failed_phases, state.usage.agent_calls,
+                                   state.usage.agent_failures))
         if why is None:
             return False
         self.events.emit("warning", message=f"no further recovery of the {phase.value} "
@@ -436,20 +436,20 @@ class ResearchLoop:
     def recover(self, phase: Phase, values: dict[str, str]) -> None:
         """ralph.py's RECOVERY phase: the agent diagnoses and writes recovery notes."""
         state = self.state
-        state.recoveries += 1
-        state.phase_recovered = True
+        state.usage.recoveries += 1
+        state.progress.phase_recovered = True
         archive.archive_file(self.paths.archive_dir, self.paths.recovery_notes, self.token)
         self.paths.recovery_notes.unlink(missing_ok=True)
         recovery_values = {**values, **self.recovery_variables()}
-        self.events.emit("recovery", phase=phase.value, round=state.retry_count + 1,
-                         error=state.last_error)
+        self.events.emit("recovery", phase=phase.value, round=state.progress.retry_count + 1,
+                         error=state.progress.last_error)
         prompt = self.templates.render("recovery", recovery_values)
-        self.call_agent(Phase.RECOVERY, prompt, model=state.model,
+        self.call_agent(Phase.RECOVERY, prompt, model=state.config.model,
                         final_cycle=phase in FINAL_PHASES, context=recovery_values)
         self.restore_plan_file()
         if phase in (Phase.REVIEW, Phase.FINAL_REVIEW):  # the retry must write a fresh verdict
             self.archive_verdicts()
-        state.retry_count += 1
+        state.progress.retry_count += 1
         self.save()
 
     def call_agent(self, phase: Phase, prompt: str, *, model: str, final_cycle: bool,
@@ -458,7 +458,7 @@ class ResearchLoop:
         state = self.state
         result = AgentResult(ok=False, exit_code=None, failure=FailureKind.NO_OUTPUT)
         for attempt in range(MAX_TRANSIENT_ATTEMPTS):
-            timeout = self.budget.call_timeout(state.timeout, self.clock.now(),
+            timeout = self.budget.call_timeout(state.config.timeout, self.clock.now(),
                                                final_cycle=final_cycle)
             log_path = self.new_log_path(phase)
             call = AgentCall(phase=phase.value, prompt=prompt, model=model, timeout=timeout,
@@ -500,7 +500,7 @@ class ResearchLoop:
         while True:
             self.call_number += 1
             path = self.paths.logs_dir / (
-                f"{self.state.iteration:03d}-{phase.value}-{self.call_number:03d}.log")
+                f"{self.state.progress.iteration:03d}-{phase.value}-{self.call_number:03d}.log")
             if not path.exists():
                 return path
 
@@ -510,12 +510,12 @@ class ResearchLoop:
 
     def count_call(self, phase: Phase, result: AgentResult, seconds: float) -> None:
         state = self.state
-        state.agent_calls += 1
-        usage = state.usage.setdefault(phase.value, PhaseUsage())
+        state.usage.agent_calls += 1
+        usage = state.usage.phases.setdefault(phase.value, PhaseUsage())
         usage.calls += 1
         usage.seconds += seconds
         if not result.ok:
-            state.agent_failures += 1
+            state.usage.agent_failures += 1
             usage.failures += 1
         if result.input_tokens is not None:
             usage.input_tokens = (usage.input_tokens or 0) + result.input_tokens
@@ -537,7 +537,7 @@ class ResearchLoop:
     # ------------------------------------------------------------ plan upkeep
 
     def duplicate_finder(self) -> Callable[[str, list[str]], str | None]:
-        threshold = self.state.duplicate_threshold
+        threshold = self.state.config.duplicate_threshold
 
         def finder(name: str, existing: list[str]) -> str | None:
             return find_duplicate(name, existing, threshold)
@@ -575,8 +575,8 @@ class ResearchLoop:
                 self.events.emit("plan_repair", action=event.kind, topic=event.topic,
                                  detail=event.detail)
         for name, _ in result.duplicates:
-            if name not in state.skipped_topics:
-                state.skipped_topics.append(name)
+            if name not in state.progress.skipped_topics:
+                state.progress.skipped_topics.append(name)
         state.plan = result.plan
         self.write_plan(state.plan)
 
@@ -590,14 +590,14 @@ class ResearchLoop:
             self.exhaust(topic, why)
         else:
             topic.status = TopicStatus.IN_PROGRESS
-        self.state.current_topic = None
-        self.state.current_phase = Phase.RESEARCH
+        self.state.progress.current_topic = None
+        self.state.progress.current_phase = Phase.RESEARCH
 
     def exhaust(self, topic: Topic, why: str) -> None:
         topic.status = TopicStatus.EXHAUSTED
         topic.note = None
-        if topic.name not in self.state.exhausted_topics:
-            self.state.exhausted_topics.append(topic.name)
+        if topic.name not in self.state.progress.exhausted_topics:
+            self.state.progress.exhausted_topics.append(topic.name)
         self.events.emit("topic_exhausted", topic=topic.name, attempts=topic.attempts,
                          reason=why, tag="#RETRY_EXHAUSTED")
 
@@ -607,32 +607,32 @@ class ResearchLoop:
         text = phases.read_text(self.paths.progress_file(topic.slug)) or ""
         seen: set[str] = set()
         for other in state.plan.topics:
-            if other.slug != topic.slug and other.slug in state.novelty:
+            if other.slug != topic.slug and other.slug in state.progress.novelty:
                 seen |= content_words(phases.read_text(self.paths.progress_file(other.slug)) or "")
         score = novelty(text, seen)
-        state.novelty[topic.slug] = round(score, 4)
-        if not state.early_termination:
+        state.progress.novelty[topic.slug] = round(score, 4)
+        if not state.config.early_termination:
             return
-        if score >= state.min_novelty:
-            state.consecutive_low_novelty = 0
+        if score >= state.config.min_novelty:
+            state.progress.consecutive_low_novelty = 0
             return
-        state.consecutive_low_novelty += 1
+        state.progress.consecutive_low_novelty += 1
         for child in state.plan.children(topic.slug):
             if child.status is TopicStatus.PENDING:
                 child.status = TopicStatus.SKIPPED
                 child.note = "low novelty"
-                if child.name not in state.skipped_topics:
-                    state.skipped_topics.append(child.name)
+                if child.name not in state.progress.skipped_topics:
+                    state.progress.skipped_topics.append(child.name)
                 self.events.emit("topic_skipped", topic=child.name, reason="low_novelty",
-                                 detail=f"parent novelty {score:.2f} < {state.min_novelty}")
+                                 detail=f"parent novelty {score:.2f} < {state.config.min_novelty}")
                 logger.info("skipped low-novelty subtopic %r", child.name)
 
     def stop_reason(self) -> tuple[StopReason, str] | None:
         """The rule that ends research now, if any (checked before each RESEARCH)."""
         state = self.state
         plan = state.plan
-        breaker = breaker_reason(state.consecutive_failed_phases, state.agent_calls,
-                                 state.agent_failures)
+        breaker = breaker_reason(state.progress.consecutive_failed_phases, state.usage.agent_calls,
+                                 state.usage.agent_failures)
         if breaker is not None:
             return StopReason.CIRCUIT_BREAKER, breaker
         if not plan.open_topics():
@@ -641,27 +641,27 @@ class ResearchLoop:
             if exhausted and not completed:
                 return StopReason.ALL_EXHAUSTED, f"all {len(exhausted)} open topics were exhausted"
             return StopReason.ALL_DONE, "no open topics remain"
-        if state.early_termination and state.consecutive_low_novelty >= state.breadth:
+        if state.config.early_termination and state.progress.consecutive_low_novelty >= state.config.breadth:
             return (StopReason.LOW_NOVELTY,
-                    f"{state.consecutive_low_novelty} consecutive topics brought novelty below "
-                    f"{state.min_novelty}")
+                    f"{state.progress.consecutive_low_novelty} consecutive topics brought novelty below "
+                    f"{state.config.min_novelty}")
         if self.budget.research_time_over(self.clock.now()):
             left = self.now_remaining() or 0.0
             return StopReason.TIME_BUDGET, f"{left:.2f} minutes left, below the synthesis reserve"
-        if state.iteration >= state.max_iterations:
+        if state.progress.iteration >= state.config.max_iterations:
             return (StopReason.ITERATION_LIMIT,
-                    f"iteration limit of {state.max_iterations} reached")
+                    f"iteration limit of {state.config.max_iterations} reached")
         return None
 
     def stop_research(self, reason: StopReason, detail: str) -> None:
         state = self.state
-        state.stop_reason = reason
-        state.stop_detail = detail
+        state.progress.stop_reason = reason
+        state.progress.stop_detail = detail
         self.events.emit("research_stopped", reason=reason.value, detail=detail)
         if reason is StopReason.ALL_DONE and phases.read_text(self.paths.completed_file) is None:
             atomic_write_text(self.paths.completed_file, phases.COMPLETION_PROMISE + "\n")
             self.events.emit("completion_marker", action="written_by_orchestrator")
-        state.current_phase = Phase.SYNTHESIZE
+        state.progress.current_phase = Phase.SYNTHESIZE
 
     def check_completion_marker(self) -> None:
         """Never end research on the agent's marker alone while topics remain open."""
@@ -683,7 +683,7 @@ class ResearchLoop:
         state = self.state
         stop = self.stop_reason()
         decision = LoopDecision(
-            iteration=state.iteration,
+            iteration=state.progress.iteration,
             topic=topic.name,
             summary=summary,
             gaps=list(gaps),
@@ -694,9 +694,9 @@ class ResearchLoop:
             urlToSearch=verdict.urlToSearch if verdict else None,
             timeRemainingMinutes=(None if self.now_remaining() is None
                                   else round(self.now_remaining() or 0.0, 3)),
-            novelty=state.novelty.get(topic.slug) if researched else None,
+            novelty=state.progress.novelty.get(topic.slug) if researched else None,
         )
-        state.last_decision = decision
+        state.progress.last_decision = decision
         append_line(self.paths.decisions_file, decision.model_dump_json())
         self.events.emit("decision", **decision.model_dump())
 
@@ -735,7 +735,7 @@ class ResearchLoop:
         text = phases.read_text(self.paths.report_file) or ""
         audit = audit_report(text, registry)
         record = {"stage": stage, **audit.model_dump(), "ok": audit.ok,
-                  "removed_by_orchestrator": self.state.citation_ids_removed}
+                  "removed_by_orchestrator": self.state.final.citation_ids_removed}
         atomic_write_text(self.paths.citations_file, json.dumps(record, indent=2) + "\n")
         self.events.emit("citation_audit", stage=stage, ok=audit.ok, unknown=audit.unknown,
                          defects=audit.defects)
@@ -752,17 +752,17 @@ class ResearchLoop:
         registry = self.source_registry()
         body = report.final_body(phases.read_text(self.paths.report_file) or "", registry)
         if body.removed:
-            state.citation_ids_removed = sorted(set(state.citation_ids_removed)
+            state.final.citation_ids_removed = sorted(set(state.final.citation_ids_removed)
                                                 | set(body.removed))
             self.events.emit("citation_fix", removed_ids=body.removed)
-        state.sources_section_rebuilt = state.sources_section_rebuilt or body.rebuilt
-        state.sources_found = len(registry.sources)
-        state.sources_cited = len(body.cited)
+        state.final.sources_section_rebuilt = state.final.sources_section_rebuilt or body.rebuilt
+        state.final.sources_found = len(registry.sources)
+        state.final.sources_cited = len(body.cited)
         self.save()
         atomic_write_text(self.paths.report_file, report.assemble_report(body.text, state))
         self.write_audit(registry, stage="final")
-        state.is_complete = True  # from here on save() keeps elapsed_seconds as reported
-        state.current_phase = Phase.DONE
+        state.progress.is_complete = True  # from here on save() keeps elapsed_seconds as reported
+        state.progress.current_phase = Phase.DONE
         # Saved as done before the notes are archived and removed: a kill in between
         # leaves a finished session whose cleanup is simply done again on --resume.
         self.save()
@@ -775,7 +775,7 @@ class ResearchLoop:
 
     @property
     def token(self) -> str:
-        return (self.lock.token if self.lock else None) or self.state.lock_token or "nolock"
+        return (self.lock.token if self.lock else None) or self.state.progress.lock_token or "nolock"
 
     def archive_verdicts(self) -> None:
         for path in (self.paths.accepted_file, self.paths.rejected_file):

@@ -16,15 +16,15 @@ def base_variables(state: RWRState, paths: SessionPaths,
                    remaining_minutes: float | None) -> dict[str, str]:
     """What every template may use: the question, the limits, and the session's paths."""
     return {
-        "original_topic": state.original_topic,
+        "original_topic": state.config.original_topic,
         "name": state.name,
-        "breadth": str(state.breadth),
-        "depth": str(state.depth),
-        "iteration": str(state.iteration),
-        "max_iterations": str(state.max_iterations),
-        "model": state.model,
-        "review_model": state.review_model,
-        "timeout": str(int(state.timeout)),
+        "breadth": str(state.config.breadth),
+        "depth": str(state.config.depth),
+        "iteration": str(state.progress.iteration),
+        "max_iterations": str(state.config.max_iterations),
+        "model": state.config.model,
+        "review_model": state.config.review_model,
+        "timeout": str(int(state.config.timeout)),
         "date": date.today().isoformat(),
         "session_dir": paths.relative(paths.session_dir),
         "plan_file": paths.relative(paths.plan_file),
@@ -60,8 +60,8 @@ def topic_variables(state: RWRState, paths: SessionPaths, topic: Topic,
         "subtopic_rule": rule,
         # Not a template variable: a hint the simulated agent reads from the call context.
         "max_subtopics": str(room),
-        "review_feedback": phases.review_feedback_text(state.review_feedback.get(topic.slug)),
-        "searches": str(state.breadth),
+        "review_feedback": phases.review_feedback_text(state.progress.review_feedback.get(topic.slug)),
+        "searches": str(state.config.breadth),
     }
 
 
@@ -86,7 +86,7 @@ def final_variables(state: RWRState, paths: SessionPaths, registry: SourceRegist
 def recovery_variables(state: RWRState) -> dict[str, str]:
     """RECOVERY and the phase_recovery block: what failed, and how."""
     return {
-        "failed_phase": (state.failed_phase or state.current_phase).value,
-        "last_error": state.last_error or "unknown error",
-        "recovery_round": str(state.retry_count + 1),
+        "failed_phase": (state.progress.failed_phase or state.progress.current_phase).value,
+        "last_error": state.progress.last_error or "unknown error",
+        "recovery_round": str(state.progress.retry_count + 1),
     }

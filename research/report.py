@@ -46,25 +46,25 @@ def planned_total(plan: Plan) -> int:
 
 def limit_note(state: RWRState) -> str:
     """Why research ended, in words for the SYNTHESIZE prompt."""
-    if state.stop_reason is None:
+    if state.progress.stop_reason is None:
         return "Research is still in progress."
     counts = state.plan.counts()
-    note = (f"Research ended because {STOP_TEXT[state.stop_reason]}. "
+    note = (f"Research ended because {STOP_TEXT[state.progress.stop_reason]}. "
             f"Topics completed: {counts[TopicStatus.COMPLETE]} of {planned_total(state.plan)}.")
-    if state.stop_reason is StopReason.CIRCUIT_BREAKER:
+    if state.progress.stop_reason is StopReason.CIRCUIT_BREAKER:
         note += (" Search capabilities were limited; the answer is based on partial "
                  "information. Say so in the report.")
-    elif state.stop_reason is not StopReason.ALL_DONE:
+    elif state.progress.stop_reason is not StopReason.ALL_DONE:
         note += " Coverage is incomplete: say so plainly where it matters."
     return note
 
 
 def banners(state: RWRState) -> list[str]:
     """The warning banners to prepend: the seed's for the iteration limit, and its kin."""
-    reason = state.stop_reason
+    reason = state.progress.stop_reason
     counts = state.plan.counts()
     completed = f"- Topics completed: {counts[TopicStatus.COMPLETE]} of {planned_total(state.plan)}"
-    iterations = f"- Iterations executed: {state.iteration} (limit: {state.max_iterations})"
+    iterations = f"- Iterations executed: {state.progress.iteration} (limit: {state.config.max_iterations})"
     if reason is StopReason.ITERATION_LIMIT:
         return [_banner(
             "ITERATION LIMIT REACHED",
@@ -87,7 +87,7 @@ def banners(state: RWRState) -> list[str]:
             "RESEARCH STOPPED EARLY",
             "Research stopped before all topics were completed because the latest topics "
             "added little new information (novelty below "
-            f"{state.min_novelty:g} for {state.consecutive_low_novelty} topics in a row). "
+            f"{state.config.min_novelty:g} for {state.progress.consecutive_low_novelty} topics in a row). "
             "Some findings may be incomplete or missing.",
             [completed, iterations,
              "- To research the remaining topics, resume with --no-early-termination"],
@@ -96,10 +96,10 @@ def banners(state: RWRState) -> list[str]:
         return [_banner(
             "DEGRADED MODE: SEARCHING WAS LIMITED",
             "Search capabilities were limited; this report is based on partial information. "
-            f"Research stopped because {state.stop_detail or 'too many agent calls failed'}.",
+            f"Research stopped because {state.progress.stop_detail or 'too many agent calls failed'}.",
             [completed, iterations,
-             f"- Agent calls failed in the whole run: {state.agent_failures} of "
-             f"{state.agent_calls}",
+             f"- Agent calls failed in the whole run: {state.usage.agent_failures} of "
+             f"{state.usage.agent_calls}",
              "- To complete this research, fix the agent's problem (see events.jsonl) and "
              "run again"],
         )]
@@ -119,15 +119,15 @@ def _banner(title: str, body: str, lines: list[str]) -> str:
 
 
 def time_used(state: RWRState) -> str:
-    """`state.elapsed_seconds` in words: seconds under a minute, else minutes."""
-    seconds = state.elapsed_seconds
+    """`state.progress.elapsed_seconds` in words: seconds under a minute, else minutes."""
+    seconds = state.progress.elapsed_seconds
     return f"{seconds:.1f} seconds" if seconds < 60 else f"{seconds / 60:.1f} minutes"
 
 
 def time_budget(state: RWRState) -> str:
-    if state.time_budget_minutes is None:
+    if state.config.time_budget_minutes is None:
         return "unlimited"
-    return f"{state.time_budget_minutes:g} minutes"
+    return f"{state.config.time_budget_minutes:g} minutes"
 
 
 # --- the topic-tree picture -----------------------------------------------------------------
@@ -185,9 +185,9 @@ def mermaid_text(text: str, limit: int = MERMAID_LABEL_LIMIT) -> str:
 
 
 def _usage_figures(state: RWRState) -> tuple[str, str]:
-    tokens_in = [u.input_tokens for u in state.usage.values() if u.input_tokens is not None]
-    tokens_out = [u.output_tokens for u in state.usage.values() if u.output_tokens is not None]
-    costs = [u.cost for u in state.usage.values() if u.cost is not None]
+    tokens_in = [u.input_tokens for u in state.usage.phases.values() if u.input_tokens is not None]
+    tokens_out = [u.output_tokens for u in state.usage.phases.values() if u.output_tokens is not None]
+    costs = [u.cost for u in state.usage.phases.values() if u.cost is not None]
     tokens = (f"{sum(tokens_in):,} in / {sum(tokens_out):,} out"
               if tokens_in or tokens_out else "unknown (the agent reported none)")
     cost = f"${sum(costs):.4f}" if costs else "unknown (the agent reported none)"
@@ -214,15 +214,15 @@ def _prose(text: str) -> str:
 
 
 def _final_review_line(state: RWRState) -> str:
-    if state.report_fallback:
+    if state.final.report_fallback:
         return ("- Synthesis failed; the orchestrator compiled this report from the research "
                 "notes without the agent")
-    if state.final_review_rejected and state.revision_failed:
+    if state.final.final_review_rejected and state.final.revision_failed:
         return ("- Final review: rejected the first draft; the revision failed, so this is "
                 "the first draft")
-    if state.final_review_rejected:
+    if state.final.final_review_rejected:
         return "- Final review: rejected the first draft; the report was revised"
-    if state.final_review_accepted:
+    if state.final.final_review_accepted:
         return "- Final review: accepted"
     return "- Final review: could not be completed"
 
@@ -234,41 +234,41 @@ def methodology(state: RWRState) -> str:
     duplicates, low_novelty, other = skipped_kinds(plan)
     exhausted = [t for t in plan.topics if t.status is TopicStatus.EXHAUSTED]
     tokens, cost = _usage_figures(state)
-    agent = state.agent + (" (simulated: --mock-mode, no real research was done)"
-                           if state.mock_mode else "")
+    agent = state.config.agent + (" (simulated: --mock-mode, no real research was done)"
+                           if state.config.mock_mode else "")
     skipped_detail = f"{len(duplicates)} duplicate, {len(low_novelty)} low novelty"
     if other:
         skipped_detail += f", {len(other)} other"
-    ended = ("- Research ended: unknown" if state.stop_reason is None else
-             f"- Research ended because {STOP_TEXT[state.stop_reason]}"
-             + (f" ({state.stop_detail})" if state.stop_detail else ""))
+    ended = ("- Research ended: unknown" if state.progress.stop_reason is None else
+             f"- Research ended because {STOP_TEXT[state.progress.stop_reason]}"
+             + (f" ({state.progress.stop_detail})" if state.progress.stop_detail else ""))
     lines = [
         METHODOLOGY_HEADING,
         "",
         f"This section was written by research.py {__version__} from its own records "
         "(`state.json`), not by the agent.",
         "",
-        f"- Agent: {agent}; model `{state.model}`, review model `{state.review_model}`",
-        f"- Breadth: {state.breadth}; depth: {_plural(state.depth, 'topic level')}",
-        f"- Iterations: {state.iteration} used of a limit of {state.max_iterations}",
+        f"- Agent: {agent}; model `{state.config.model}`, review model `{state.config.review_model}`",
+        f"- Breadth: {state.config.breadth}; depth: {_plural(state.config.depth, 'topic level')}",
+        f"- Iterations: {state.progress.iteration} used of a limit of {state.config.max_iterations}",
         f"- Time: {time_used(state)} used; budget: {time_budget(state)}",
         f"- Topics: {len(plan.topics)} in the plan: {counts[TopicStatus.COMPLETE]} complete, "
         f"{counts[TopicStatus.SKIPPED]} skipped ({skipped_detail}), "
         f"{counts[TopicStatus.EXHAUSTED]} exhausted, {len(plan.open_topics())} not finished",
         ended,
-        f"- Agent calls: {state.agent_calls} ({state.agent_failures} failed); failed phases: "
-        f"{state.failed_phases}; recoveries: {state.recoveries}",
+        f"- Agent calls: {state.usage.agent_calls} ({state.usage.agent_failures} failed); failed phases: "
+        f"{state.usage.failed_phases}; recoveries: {state.usage.recoveries}",
         f"- Tokens: {tokens}; cost: {cost}",
-        f"- Sources: {state.sources_found} found in the research notes, "
-        f"{state.sources_cited} cited in this report",
+        f"- Sources: {state.final.sources_found} found in the research notes, "
+        f"{state.final.sources_cited} cited in this report",
     ]
-    if state.citation_ids_removed:
+    if state.final.citation_ids_removed:
         # Plain numbers: a bracketed id here would itself read as an unresolvable citation.
-        removed = ", ".join(str(i) for i in state.citation_ids_removed)
+        removed = ", ".join(str(i) for i in state.final.citation_ids_removed)
         lines.append(f"- Citation check: the orchestrator removed the citation "
-                     f"{'ids' if len(state.citation_ids_removed) > 1 else 'id'} {removed}, "
+                     f"{'ids' if len(state.final.citation_ids_removed) > 1 else 'id'} {removed}, "
                      "which matched no recorded source, and rebuilt the Sources section")
-    elif state.sources_section_rebuilt:
+    elif state.final.sources_section_rebuilt:
         lines.append("- Citation check: every citation resolves to a recorded source; the "
                      "orchestrator rebuilt the Sources section to list exactly the cited sources")
     else:
@@ -360,7 +360,7 @@ def fallback_report(state: RWRState, paths: SessionPaths, registry: SourceRegist
     from research.phases import read_text, tree_order
 
     lines = [
-        f"# {state.original_topic}",
+        f"# {state.config.original_topic}",
         "",
         "The agent could not synthesize this report, so research.py compiled it directly from "
         "the research notes. It is a faithful but unpolished collection of the findings.",

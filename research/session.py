@@ -22,7 +22,7 @@ from research.orphans import agent_process_groups, stop_process_groups
 from research.paths import SessionPaths
 from research.plan import Plan
 from research.settings import KILL_GRACE_SECONDS, Settings
-from research.state import RWRState, load_state, save_state
+from research.state import RWRState, SessionConfig, SessionProgress, load_state, save_state
 from research.templates import PromptTemplates, ensure_templates
 
 log = logging.getLogger("research")
@@ -66,21 +66,23 @@ def new_state(settings: Settings, agent: Agent, max_iterations: int) -> RWRState
     assert settings.topic is not None
     return RWRState(
         name=settings.name,
-        original_topic=settings.topic,
-        breadth=settings.breadth,
-        depth=settings.depth,
-        max_iterations=max_iterations,
-        model=settings.model,
-        review_model=settings.review_model,
-        timeout=settings.timeout,
-        start_time=time.time(),
-        mock_mode=settings.mock_mode,
+        config=SessionConfig(
+            original_topic=settings.topic,
+            breadth=settings.breadth,
+            depth=settings.depth,
+            max_iterations=max_iterations,
+            model=settings.model,
+            review_model=settings.review_model,
+            timeout=settings.timeout,
+            mock_mode=settings.mock_mode,
+            time_budget_minutes=settings.time_budget_minutes,
+            agent=agent.name,
+            duplicate_threshold=settings.duplicate_threshold,
+            min_novelty=settings.min_novelty,
+            early_termination=settings.early_termination,
+        ),
         plan=Plan(topic=settings.topic, breadth=settings.breadth, depth=settings.depth),
-        time_budget_minutes=settings.time_budget_minutes,
-        agent=agent.name,
-        duplicate_threshold=settings.duplicate_threshold,
-        min_novelty=settings.min_novelty,
-        early_termination=settings.early_termination,
+        progress=SessionProgress(start_time=time.time()),
     )
 
 
@@ -147,11 +149,11 @@ def run_session(
                 stop_leftover_agents(acquired.took_over, paths, events)
             else:
                 events.emit("lock_taken", takeover=False, reason=acquired.reason)
-            events.emit("run_start", resume=settings.resume, phase=state.current_phase.value,
-                        agent=the_agent.name, max_iterations=state.max_iterations)
+            events.emit("run_start", resume=settings.resume, phase=state.progress.current_phase.value,
+                        agent=the_agent.name, max_iterations=state.config.max_iterations)
             loop = ResearchLoop(state=state, paths=paths, agent=the_agent, templates=templates,
                                 events=events, lock=lock, clock=clock)
-            if state.is_complete and not loop.reopen():
+            if state.progress.is_complete and not loop.reopen():
                 loop.cleanup()
                 events.emit("run_end", outcome="already_complete")
                 return Outcome(state, paths)
@@ -236,15 +238,15 @@ def resume_state(settings: Settings, paths: SessionPaths) -> RWRState:
     state = check_own_state(load_state(paths.state_file), settings, paths)
     overrides = settings.model_fields_set
     if "max_iterations" in overrides and settings.max_iterations is not None:
-        state.max_iterations = max(settings.max_iterations, state.max_iterations)
+        state.config.max_iterations = max(settings.max_iterations, state.config.max_iterations)
     if "time_budget_minutes" in overrides:
-        state.time_budget_minutes = settings.time_budget_minutes
+        state.config.time_budget_minutes = settings.time_budget_minutes
     for field in ("model", "review_model", "timeout", "duplicate_threshold", "min_novelty",
                   "early_termination"):
         if field in overrides:
-            setattr(state, field, getattr(settings, field))
+            setattr(state.config, field, getattr(settings, field))
     # Any agent may continue a session, but once part of it was simulated the report says so.
-    state.mock_mode = state.mock_mode or settings.mock_mode
+    state.config.mock_mode = state.config.mock_mode or settings.mock_mode
     save_state(state, paths.state_file)
     return state
 

@@ -15,8 +15,8 @@ from research.errors import StateError
 from research.fsutil import atomic_write_text
 from research.plan import Plan
 
-SCHEMA_VERSION = 1
-STATE_KIND = "research.py/state"
+SCHEMA_VERSION = 2
+STATE_KIND: Literal["research.py/state"] = "research.py/state"
 
 
 class Phase(StrEnum):
@@ -84,68 +84,118 @@ class PhaseUsage(BaseModel):
     cost: float | None = None
 
 
-class RWRState(BaseModel):
-    """Everything needed to resume a session exactly where its last saved phase left off."""
+class SessionConfig(BaseModel):
+    """What the session was started with: the question, its shape and the run's settings."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=False)
+    model_config = ConfigDict(extra="forbid")
 
-    kind: Literal["research.py/state"] = STATE_KIND
-    """Marks the file as ours, so a foreign JSON file is refused with a clear message."""
-    schema_version: int = SCHEMA_VERSION
-    name: str
-
-    # Fields of the seed's RWRState.
     original_topic: str
+    """The user's research question."""
     breadth: int
+    """Subtopics per topic."""
     depth: int
+    """Levels of subtopics below the top level."""
+    max_iterations: int
+    """The RESEARCH-REVIEW iteration limit."""
+    model: str
+    """Model for plan, research and synthesis."""
+    review_model: str
+    """Model for reviews."""
+    timeout: float
+    """Seconds per agent call (--timeout)."""
+    time_budget_minutes: float | None = None
+    """Wall-clock budget of the whole session (--time), or None for none."""
+    agent: str = "opencode"
+    """The agent's name: opencode, mock, or a command."""
+    mock_mode: bool = False
+    """True when the mock simulator plays the agent."""
+    duplicate_threshold: float = 0.75
+    """Similarity above which a proposed topic is a near-duplicate."""
+    min_novelty: float = 0.15
+    """Novelty below which a finished topic counts towards early termination."""
+    early_termination: bool = True
+    """Whether low novelty may end research early."""
+
+
+class SessionProgress(BaseModel):
+    """Where the session is: phase, iteration, topics in flight, stop reason."""
+
+    model_config = ConfigDict(extra="forbid")
+
     iteration: int = 0
+    """Finished RESEARCH-REVIEW iterations (counted when a RESEARCH call starts)."""
     current_phase: Phase = Phase.INITIAL_PLAN
+    """The phase in flight, or the next one to run."""
     failed_phase: Phase | None = None
+    """The phase a recovery round is repairing."""
     retry_count: int = 0
     """Recovery rounds used by the phase in flight."""
-    max_iterations: int
-    model: str
-    review_model: str
-    lock_token: str | None = None
-    start_time: float = 0.0
-    phase_history: list[str] = Field(default_factory=list)
-    last_error: str | None = None
-    is_complete: bool = False
-    mock_mode: bool = False
-    phase_recovered: bool = False
-    timeout: float
-
-    # What this specification adds.
-    plan: Plan
     current_topic: str | None = None
     """Slug of the topic whose RESEARCH or REVIEW is in flight."""
-    time_budget_minutes: float | None = None
-    elapsed_seconds: float = 0.0
-    """Wall-clock time used by all processes of this session, up to the last save."""
-    agent: str = "opencode"
+    in_flight: list[str] = Field(default_factory=list)
+    """Slugs of every topic with a call in flight (parallel mode); re-run on resume."""
+    phase_history: list[str] = Field(default_factory=list)
+    """Every phase started, in order."""
+    last_error: str | None = None
+    """The last agent or validation error, for the recovery prompt."""
+    is_complete: bool = False
+    """True once the report is final."""
+    phase_recovered: bool = False
+    """True when the phase in flight was repaired by a recovery round."""
     review_feedback: dict[str, Verdict] = Field(default_factory=dict)
     """The last rejection of each topic, handed to its next RESEARCH prompt."""
     stop_reason: StopReason | None = None
+    """Why research ended, once it has."""
     stop_detail: str = ""
-    agent_calls: int = 0
-    agent_failures: int = 0
-    failed_phases: int = 0
-    consecutive_failed_phases: int = 0
-    recoveries: int = 0
-    usage: dict[str, PhaseUsage] = Field(default_factory=dict)
+    """One line that explains the stop reason."""
     skipped_topics: list[str] = Field(default_factory=list)
     """Names of proposed topics skipped as near-duplicates or for low novelty."""
     exhausted_topics: list[str] = Field(default_factory=list)
     """Names of topics given up after MAX_TOPIC_ATTEMPTS attempts (#RETRY_EXHAUSTED)."""
     novelty: dict[str, float] = Field(default_factory=dict)
+    """Novelty of each finished topic's notes against what was known before."""
     consecutive_low_novelty: int = 0
+    """Finished topics in a row whose novelty was below min_novelty."""
     last_decision: LoopDecision | None = None
-    duplicate_threshold: float = 0.75
-    min_novelty: float = 0.15
-    early_termination: bool = True
+    """The last record written to decisions.jsonl."""
+    consecutive_failed_phases: int = 0
+    """Failed phases in a row across different topics (the circuit breaker's count)."""
+    start_time: float = 0.0
+    """When the session was first started (epoch seconds)."""
+    elapsed_seconds: float = 0.0
+    """Wall-clock time used by all processes of this session, up to the last save."""
+    lock_token: str | None = None
+    """The token of the lock held by the run that last saved this state."""
+
+
+class SessionUsage(BaseModel):
+    """Agent calls, failures and tokens, summed over the session."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    agent_calls: int = 0
+    """Agent calls started."""
+    agent_failures: int = 0
+    """Agent calls that failed (error, timeout, invalid output)."""
+    failed_phases: int = 0
+    """Phases that failed even after their retries and recovery."""
+    recoveries: int = 0
+    """Recovery rounds run."""
+    phases: dict[str, PhaseUsage] = Field(default_factory=dict)
+    """Per phase kind: calls, failures, seconds, tokens and cost."""
+
+
+class FinalCycle(BaseModel):
+    """What happened in SYNTHESIZE, FINAL REVIEW and REVISE."""
+
+    model_config = ConfigDict(extra="forbid")
+
     final_review_rejected: bool = False
+    """True when the final review asked for a revision."""
     final_review_accepted: bool = False
+    """True when the final review accepted the report."""
     citation_ids_removed: list[int] = Field(default_factory=list)
+    """Citation ids the orchestrator removed from the report (no such source)."""
     report_fallback: bool = False
     """True when the orchestrator compiled the report itself because SYNTHESIZE failed."""
     revision_failed: bool = False
@@ -156,6 +206,54 @@ class RWRState(BaseModel):
     """Registry ids the final report cites."""
     sources_section_rebuilt: bool = False
     """True when the orchestrator rewrote the report's Sources section from the registry."""
+
+
+class RWRState(BaseModel):
+    """Everything needed to resume a session exactly where its last saved phase left off."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=False)
+
+    kind: Literal["research.py/state"] = STATE_KIND
+    """Marks the file as ours, so a foreign JSON file is refused with a clear message."""
+    schema_version: int = SCHEMA_VERSION
+    """The shape of this file; older shapes are migrated on load."""
+    name: str
+    """The session's name (the directory under .research/)."""
+    config: SessionConfig
+    """What the session was started with."""
+    plan: Plan
+    """The topic tree."""
+    progress: SessionProgress = Field(default_factory=SessionProgress)
+    """Where the session is."""
+    usage: SessionUsage = Field(default_factory=SessionUsage)
+    """Agent calls and tokens."""
+    final: FinalCycle = Field(default_factory=FinalCycle)
+    """The final cycle's outcome."""
+
+
+# Schema 1 kept every field at the top level; this says where each one lives now.
+_V1_SECTIONS: dict[str, tuple[str, ...]] = {
+    "config": tuple(SessionConfig.model_fields),
+    "progress": tuple(name for name in SessionProgress.model_fields if name != "in_flight"),
+    "usage": ("agent_calls", "agent_failures", "failed_phases", "recoveries"),
+    "final": tuple(FinalCycle.model_fields),
+}
+
+
+def migrate_v1(raw: dict[str, object]) -> dict[str, object]:
+    """Turn a schema-1 (flat) state dict into the schema-2 (nested) shape.
+
+    Unknown keys stay at the top level, so validation still refuses them by name.
+    """
+    flat = dict(raw)
+    nested: dict[str, object] = {}
+    for section, names in _V1_SECTIONS.items():
+        nested[section] = {name: flat.pop(name) for name in names if name in flat}
+    usage = nested["usage"]
+    assert isinstance(usage, dict)
+    if "usage" in flat:
+        usage["phases"] = flat.pop("usage")
+    return {**flat, **nested, "schema_version": SCHEMA_VERSION}
 
 
 def save_state(state: RWRState, path: Path) -> None:
@@ -212,6 +310,8 @@ def load_state(path: Path) -> RWRState:
             f"{path} was written by a newer research.py (schema {version!r}, this version reads "
             f"{SCHEMA_VERSION}); upgrade research.py to resume it"
         )
+    if version == 1:
+        raw = migrate_v1(raw)
     try:
         return RWRState.model_validate(raw)
     except ValidationError as exc:

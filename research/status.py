@@ -119,16 +119,16 @@ def load_session(root: Path, name: str) -> tuple[SessionPaths, RWRState]:
 
 
 def phase_text(state: RWRState) -> str:
-    if state.is_complete:
+    if state.progress.is_complete:
         return "done (report written)"
-    text = state.current_phase.value.replace("_", " ")
-    if state.failed_phase is not None:
-        text += f" (recovering {state.failed_phase.value}, round {state.retry_count})"
+    text = state.progress.current_phase.value.replace("_", " ")
+    if state.progress.failed_phase is not None:
+        text += f" (recovering {state.progress.failed_phase.value}, round {state.progress.retry_count})"
     return text
 
 
 def decision_text(state: RWRState) -> str:
-    decision = state.last_decision
+    decision = state.progress.last_decision
     if decision is None:
         return "none yet"
     verdict = "continue" if decision.shouldContinue else "stop"
@@ -149,7 +149,7 @@ def event_text(event: dict[str, Any] | None) -> str:
 
 
 def run_text(state: RWRState, lock: LockView) -> str:
-    if state.is_complete:
+    if state.progress.is_complete:
         return "finished"
     if lock.state == "live":
         return "running"
@@ -160,26 +160,26 @@ def status_rows(paths: SessionPaths, state: RWRState) -> list[tuple[str, str]]:
     """A session's status as (label, value) rows."""
     lock = lock_view(paths)
     rows = [
-        ("topic", plain(state.original_topic)),
+        ("topic", plain(state.config.original_topic)),
         ("session", run_text(state, lock)),
         ("phase", phase_text(state)),
-        ("iteration", f"{state.iteration} of {state.max_iterations}"),
+        ("iteration", f"{state.progress.iteration} of {state.config.max_iterations}"),
     ]
-    in_flight = topic_name(state, state.current_topic)
-    if in_flight and not state.is_complete:
+    in_flight = topic_name(state, state.progress.current_topic)
+    if in_flight and not state.progress.is_complete:
         rows.append(("current topic", plain(in_flight)))
     rows += [
         ("topics", counts_text(state.plan)),
-        ("time", time_text(state.elapsed_seconds, state.time_budget_minutes)),
-        ("agent calls", f"{state.agent_calls} ({state.agent_failures} failed, "
-                        f"{state.recoveries} recoveries)"),
+        ("time", time_text(state.progress.elapsed_seconds, state.config.time_budget_minutes)),
+        ("agent calls", f"{state.usage.agent_calls} ({state.usage.agent_failures} failed, "
+                        f"{state.usage.recoveries} recoveries)"),
         ("usage", usage_text(*usage_totals(state))),
         ("last decision", decision_text(state)),
     ]
-    if state.stop_reason is not None:
+    if state.progress.stop_reason is not None:
         rows.append(("research ended", ended_text(state)))
-    if state.last_error and not state.is_complete:
-        rows.append(("last error", plain(state.last_error)))
+    if state.progress.last_error and not state.progress.is_complete:
+        rows.append(("last error", plain(state.progress.last_error)))
     rows += [
         ("lock", lock.text()),
         ("last event", event_text(last_event(paths))),
@@ -196,7 +196,7 @@ def show_status(root: Path, name: str, stream: TextIO | None = None) -> None:
     rows = status_rows(paths, state)
     if not is_terminal(out):
         lines = [title, *(f"  {label}: {plain(value)}" for label, value in rows), "  topic tree:"]
-        current = None if state.is_complete else state.current_topic
+        current = None if state.progress.is_complete else state.progress.current_topic
         lines += [f"  {'>' if is_current else ' '} {line}"
                   for line, _, is_current in topic_lines(state.plan, current=current)]
         if not state.plan.topics:
@@ -207,8 +207,8 @@ def show_status(root: Path, name: str, stream: TextIO | None = None) -> None:
 
     table = label_table(title, rows)
     table.add_row(Text("topic tree"),
-                  tree_text(state.plan, current=None if state.is_complete
-                            else state.current_topic) if state.plan.topics
+                  tree_text(state.plan, current=None if state.progress.is_complete
+                            else state.progress.current_topic) if state.plan.topics
                   else Text("(no topics yet)"))
     make_console(out).print(table)
 
@@ -244,7 +244,7 @@ def session_line(root: Path, name: str) -> SessionLine:
     return SessionLine(
         name=name,
         phase=phase_text(state),
-        iteration=f"{state.iteration}/{state.max_iterations}",
+        iteration=f"{state.progress.iteration}/{state.config.max_iterations}",
         topics=f"{done}/{len(state.plan.topics)} done",
         lock=lock.state,
         updated=stamp,

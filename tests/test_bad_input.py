@@ -34,10 +34,10 @@ def state_file(work: Path, content: str | bytes, name: str = "x") -> None:
 
 def valid_state(**changes: object) -> str:
     from research.plan import Plan
-    from research.state import RWRState
+    from research.state import RWRState, SessionConfig
 
-    state = RWRState(name="x", original_topic=QUESTION, breadth=1, depth=1, max_iterations=6,
-                     model="m", review_model="r", timeout=60,
+    state = RWRState(name="x", config=SessionConfig(original_topic=QUESTION, breadth=1, depth=1,
+                     max_iterations=6, model="m", review_model="r", timeout=60),
                      plan=Plan(topic=QUESTION, breadth=1, depth=1))
     return json.dumps({**json.loads(state.model_dump_json()), **changes})
 
@@ -151,7 +151,7 @@ CASES = [
          "not a research.py state file", setup=lambda work: state_file(work, '{"hacked": 1}')),
     Case("state of the wrong shape", ("--mock-mode", "--name", "x", "--resume"), 2,
          "does not have the shape", setup=lambda work: state_file(work, valid_state(
-             breadth="wide"))),
+             config={"breadth": "wide"}))),
     Case("state from a newer version", ("--mock-mode", "--name", "x", "--resume"), 2,
          "newer research.py", setup=lambda work: state_file(work, valid_state(
              schema_version=99))),

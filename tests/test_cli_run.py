@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -22,11 +23,11 @@ def test_mock_run_breadth_2_depth_1(run_cli) -> None:
     result = run_cli("--mock-mode", "--name", "demo", "--breadth", "2", "--depth", "1", QUESTION)
     assert result.exit_code == 0, result.stderr
     state = read_json(session() / "state.json")
-    assert state["is_complete"] and state["current_phase"] == "done"
+    assert state["progress"]["is_complete"] and state["progress"]["current_phase"] == "done"
     assert [t["status"] for t in state["plan"]["topics"]] == ["Complete", "Complete"]
     # One rejection of the first topic: three iterations for two topics.
-    assert state["iteration"] == 3
-    assert state["stop_reason"] == "all_topics_done"
+    assert state["progress"]["iteration"] == 3
+    assert state["progress"]["stop_reason"] == "all_topics_done"
     assert not (session() / "research.lock.json").exists()
     plan = parse_plan((session() / "research_plan.md").read_text())
     assert [t.status for t in plan.topics] == [TopicStatus.COMPLETE] * 2
@@ -63,7 +64,7 @@ def test_mock_run_breadth_3_depth_2_explores_subtopics(run_cli) -> None:
     # The simulated agent proposes one near-duplicate: it is skipped, not researched.
     skipped = [t for t in topics if t["status"] == "Skipped"]
     assert len(skipped) == 1 and skipped[0]["note"].startswith("duplicate of")
-    assert state["skipped_topics"] == [skipped[0]["name"]]
+    assert state["progress"]["skipped_topics"] == [skipped[0]["name"]]
     assert all(t["status"] in {"Complete", "Skipped"} for t in topics)
     # Breadth-first: every depth-0 topic was researched before any depth-1 topic.
     researched = [e["topic"] for e in read_jsonl(session("deep") / "events.jsonl")
@@ -71,8 +72,8 @@ def test_mock_run_breadth_3_depth_2_explores_subtopics(run_cli) -> None:
     depths = [next(t["depth"] for t in topics if t["slug"] == slug) for slug in researched]
     assert depths == sorted(depths)
     # The final review rejected the first draft and the report was revised.
-    assert state["final_review_rejected"] is True
-    phases = state["phase_history"]
+    assert state["final"]["final_review_rejected"] is True
+    phases = state["progress"]["phase_history"]
     assert phases[-3:] == ["synthesize", "final_review", "revise"]
 
 
@@ -90,8 +91,8 @@ def test_topics_rejected_three_times_are_exhausted(run_cli, mock_script) -> None
     state = read_json(session("exh") / "state.json")
     assert [t["status"] for t in state["plan"]["topics"]] == ["Exhausted"] * 3
     assert [t["attempts"] for t in state["plan"]["topics"]] == [3, 3, 3]
-    assert state["iteration"] == 9
-    assert state["stop_reason"] == "all_open_topics_exhausted"
+    assert state["progress"]["iteration"] == 9
+    assert state["progress"]["stop_reason"] == "all_open_topics_exhausted"
     plan_text = (session("exh") / "research_plan.md").read_text()
     assert plan_text.count("Exhausted #RETRY_EXHAUSTED") == 3
     report = Path("reports/exh/report.md").read_text()
@@ -107,11 +108,11 @@ def test_iteration_limit_ends_research_final_cycle_runs_with_banner(run_cli, moc
     assert result.exit_code == 0, result.stderr
     assert "below the floor" in result.stderr and "using 13" in result.stderr
     state = read_json(session("lim") / "state.json")
-    assert state["max_iterations"] == 13
-    assert state["iteration"] == 13
-    assert state["stop_reason"] == "iteration_limit"
-    assert state["phase_history"][-2:] == ["synthesize", "final_review"] or \
-        state["phase_history"][-3:] == ["synthesize", "final_review", "revise"]
+    assert state["config"]["max_iterations"] == 13
+    assert state["progress"]["iteration"] == 13
+    assert state["progress"]["stop_reason"] == "iteration_limit"
+    assert state["progress"]["phase_history"][-2:] == ["synthesize", "final_review"] or \
+        state["progress"]["phase_history"][-3:] == ["synthesize", "final_review", "revise"]
     report = Path("reports/lim/report.md").read_text()
     assert report.startswith("---\n⚠️ **WARNING: ITERATION LIMIT REACHED**")
     complete = sum(t["status"] == "Complete" for t in state["plan"]["topics"])
@@ -124,14 +125,14 @@ def test_iteration_limit_ends_research_final_cycle_runs_with_banner(run_cli, moc
 def test_iteration_limit_banner_text(tmp_path: Path) -> None:
     from research.plan import Plan
     from research.report import banners
-    from research.state import RWRState, StopReason
+    from research.state import RWRState, SessionConfig, SessionProgress, StopReason
 
     plan = Plan(topic="q", breadth=2, depth=1)
     plan.add_topic("A", parent=None).status = TopicStatus.COMPLETE
     plan.add_topic("B", parent=None)
-    state = RWRState(name="x", original_topic="q", breadth=2, depth=1, max_iterations=9,
-                     model="m", review_model="r", timeout=10, plan=plan, iteration=9,
-                     stop_reason=StopReason.ITERATION_LIMIT)
+    state = RWRState(name="x", config=SessionConfig(original_topic="q", breadth=2, depth=1,
+                     max_iterations=9, model="m", review_model="r", timeout=10), plan=plan,
+                     progress=SessionProgress(iteration=9, stop_reason=StopReason.ITERATION_LIMIT))
     (banner,) = banners(state)
     assert banner.startswith("---\n⚠️ **WARNING: ITERATION LIMIT REACHED**")
     assert "- Topics completed: 1 of 2" in banner
@@ -192,7 +193,7 @@ def test_resume_with_a_higher_limit_continues_a_limited_session(run_cli, mock_sc
     args = ("--mock-mode", "--name", "more", "--breadth", "2", "--depth", "2")
     assert run_cli(*args, "--mock-script", str(script), QUESTION).exit_code == 0
     first = read_json(session("more") / "state.json")
-    assert first["stop_reason"] == "iteration_limit"
+    assert first["progress"]["stop_reason"] == "iteration_limit"
     open_before = [t["slug"] for t in first["plan"]["topics"]
                    if t["status"] in ("Pending", "In Progress")]
     assert open_before
@@ -200,8 +201,8 @@ def test_resume_with_a_higher_limit_continues_a_limited_session(run_cli, mock_sc
     result = run_cli(*args, "--resume", "--max-iterations", "40")
     assert result.exit_code == 0, result.stderr
     state = read_json(session("more") / "state.json")
-    assert state["max_iterations"] == 40 and state["is_complete"]
-    assert state["stop_reason"] == "all_topics_done"
+    assert state["config"]["max_iterations"] == 40 and state["progress"]["is_complete"]
+    assert state["progress"]["stop_reason"] == "all_topics_done"
     statuses = {t["slug"]: t["status"] for t in state["plan"]["topics"]}
     assert all(statuses[slug] == "Complete" for slug in open_before)
     report = Path("reports/more/report.md").read_text()
@@ -257,7 +258,7 @@ def test_reorganize_archive_groups_files_by_token(run_cli) -> None:
     archive = session("arc") / "archive"
     top = sorted(p.name for p in archive.iterdir() if p.is_file() and p.name != ".index.json")
     assert top
-    token = read_json(session("arc") / "state.json")["lock_token"] or top[0].split(".")[1]
+    token = read_json(session("arc") / "state.json")["progress"]["lock_token"] or top[0].split(".")[1]
     result = run_cli("--name", "arc", "--reorganize-archive")
     assert result.exit_code == 0, result.stderr
     assert f"moved {len(top)} archived files" in result.stdout
@@ -273,7 +274,7 @@ def test_reorganize_archive_groups_files_by_token(run_cli) -> None:
 def test_agent_choice_from_flag_or_environment(run_cli, args, env, mock) -> None:
     result = run_cli(*args, "--name", "ag", "--breadth", "1", "--depth", "1", QUESTION, env=env)
     assert result.exit_code == 0, result.stderr
-    assert read_json(session("ag") / "state.json")["mock_mode"] is mock
+    assert read_json(session("ag") / "state.json")["config"]["mock_mode"] is mock
 
 
 def test_unknown_agent_kind_is_a_usage_error(run_cli) -> None:
@@ -281,3 +282,31 @@ def test_unknown_agent_kind_is_a_usage_error(run_cli) -> None:
     assert result.exit_code == 2
     assert "RESEARCH_AGENT" in result.stderr
     assert not Path(".research").exists()
+
+
+def as_schema_1(state: dict) -> dict:
+    """The same state in the flat shape research.py wrote before schema 2."""
+    flat = {"kind": state["kind"], "schema_version": 1, "name": state["name"],
+            "plan": state["plan"], **state["config"], **state["final"]}
+    flat.update({k: v for k, v in state["progress"].items() if k != "in_flight"})
+    flat.update({k: v for k, v in state["usage"].items() if k != "phases"})
+    flat["usage"] = state["usage"]["phases"]
+    return flat
+
+
+def test_a_schema_1_session_resumes_and_is_saved_as_schema_2(run_cli, mock_script) -> None:
+    script = mock_script(faults=[{"action": "reject", "phase": "review"}])
+    args = ("--mock-mode", "--name", "old", "--breadth", "2", "--depth", "2")
+    assert run_cli(*args, "--mock-script", str(script), QUESTION).exit_code == 0
+    path = session("old") / "state.json"
+    first = read_json(path)
+    path.write_text(json.dumps(as_schema_1(first), indent=2))
+
+    result = run_cli(*args, "--resume", "--max-iterations", "40")
+    assert result.exit_code == 0, result.stderr
+    state = read_json(path)
+    assert state["schema_version"] == 2 and state["progress"]["is_complete"]
+    assert state["progress"]["start_time"] == first["progress"]["start_time"]
+    assert state["usage"]["agent_calls"] > first["usage"]["agent_calls"]
+    assert state["usage"]["phases"]["research"]["calls"] > 0
+    assert state["config"]["max_iterations"] == 40

@@ -42,13 +42,13 @@ def test_a_write_failing_mid_run_stops_cleanly_and_resume_finishes(isolated: Pat
     assert "--resume" in line
 
     session = isolated / ".research" / "full"
-    assert not load_state(session / "state.json").is_complete  # whole, and resumable
+    assert not load_state(session / "state.json").progress.is_complete  # whole, and resumable
     assert not (session / "research.lock.json").exists()
     assert not list(session.glob(".*.tmp"))  # no temporary file left behind
 
     result = run_cli("--mock-mode", "--name", "full", "--resume")
     assert result.exit_code == 0, result.stderr
-    assert load_state(session / "state.json").is_complete
+    assert load_state(session / "state.json").progress.is_complete
     lines = (session / "events.jsonl").read_text().splitlines()
     damaged = [text for text in lines if not _is_json(text)]
     assert len(damaged) <= 1  # at most the line cut short by the full disk

@@ -29,7 +29,7 @@ from research.display import (
 from research.errors import Interrupted
 from research.events import EventLog
 from research.plan import Plan, Topic, TopicStatus
-from research.state import RWRState
+from research.state import RWRState, SessionConfig
 
 ESCAPE = "\x1b"
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -46,8 +46,8 @@ class FakeTerminal(io.StringIO):
 def make_state(topics: int = 3) -> RWRState:
     plan = Plan(topic="Q", breadth=3, depth=2, topics=[
         Topic(name=f"Topic {i}", slug=f"topic-{i}", depth=0) for i in range(topics)])
-    return RWRState(name="demo", original_topic="Q", breadth=3, depth=2, max_iterations=14,
-                    model="m", review_model="r", timeout=60.0, plan=plan)
+    return RWRState(name="demo", config=SessionConfig(original_topic="Q", breadth=3, depth=2,
+                    max_iterations=14, model="m", review_model="r", timeout=60.0), plan=plan)
 
 
 def mock_run(run_cli: Callable[..., Any], *extra: str, env: dict[str, str] | None = None):
@@ -88,12 +88,12 @@ def test_summary_figures_come_from_the_session_files(run_cli: Callable[..., Any]
     rows = dict(line.strip().split(": ", 1) for line in result.stdout.splitlines()[1:])
     complete = sum(t["status"] == "Complete" for t in state["plan"]["topics"])
     assert rows["topics"].startswith(f"{complete} complete")
-    assert rows["iterations"] == f"{state['iteration']} of {state['max_iterations']}"
+    assert rows["iterations"] == f"{state['progress']['iteration']} of {state['config']['max_iterations']}"
     assert rows["sources"] == f"{len(sources)} found, {len(set(audit['cited']))} cited"
     assert rows["citations"] == (f"{len(set(audit['cited']))} ids checked, "
                                  f"{len(audit['unknown'])} unknown in the report")
-    assert rows["agent calls"].startswith(f"{state['agent_calls']} (")
-    assert rows["research ended"] == f"{state['stop_detail']} (all_topics_done)"
+    assert rows["agent calls"].startswith(f"{state['usage']['agent_calls']} (")
+    assert rows["research ended"] == f"{state['progress']['stop_detail']} (all_topics_done)"
     assert rows["report"] == "reports/demo/report.md"
     assert "WARNING" not in result.stdout
 
@@ -106,8 +106,8 @@ def test_summary_warns_when_a_limit_ended_research(
                      "--breadth", "1", "--depth", "1", "--quiet", "Q?")
     assert result.exit_code == 0, result.stderr
     state = read_json(Path(".research/demo/state.json"))
-    assert state["stop_reason"] == "all_open_topics_exhausted"
-    assert f"WARNING: research ended early: {state['stop_detail']}" in result.stdout
+    assert state["progress"]["stop_reason"] == "all_open_topics_exhausted"
+    assert f"WARNING: research ended early: {state['progress']['stop_detail']}" in result.stdout
     exhausted = [t["name"] for t in state["plan"]["topics"] if t["status"] == "Exhausted"]
     assert f"exhausted: {exhausted[0]} #RETRY_EXHAUSTED" in result.stdout
 
@@ -120,7 +120,7 @@ def test_summary_reports_unknown_citation_ids_the_orchestrator_removed(
     result = run_cli("--mock-mode", "--mock-script", str(script), "--name", "demo",
                      "--breadth", "1", "--depth", "1", "--quiet", "Q?")
     assert result.exit_code == 0, result.stderr
-    removed = read_json(Path(".research/demo/state.json"))["citation_ids_removed"]
+    removed = read_json(Path(".research/demo/state.json"))["final"]["citation_ids_removed"]
     assert removed
     ids = ", ".join(f"[{i}]" for i in removed)
     assert f"0 unknown in the report; removed unknown {ids}" in result.stdout
@@ -171,9 +171,9 @@ def rendered(view: LiveView, width: int = 100) -> str:
 
 def test_live_view_shows_phase_topic_iteration_counts_and_calls() -> None:
     state = make_state()
-    state.iteration = 2
-    state.agent_calls, state.agent_failures = 5, 1
-    state.time_budget_minutes = 30
+    state.progress.iteration = 2
+    state.usage.agent_calls, state.usage.agent_failures = 5, 1
+    state.config.time_budget_minutes = 30
     state.plan.topics[0].status = TopicStatus.COMPLETE
     view = LiveView(state)
     view({"type": "phase_start", "phase": "review", "topic": "topic-1", "round": 0})

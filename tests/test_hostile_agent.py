@@ -29,7 +29,7 @@ def run_with(run_cli, mock_script):
         assert result.exit_code == 0, result.stderr
         assert "Traceback" not in result.stderr
         state = read_json(SESSION / "state.json")
-        assert state["is_complete"]
+        assert state["progress"]["is_complete"]
         assert "## Methodology" in REPORT.read_text()
         return read_jsonl(SESSION / "events.jsonl"), state
 
@@ -179,12 +179,12 @@ def test_an_empty_report_fails_synthesis_which_is_recovered(run_with) -> None:
     (failed,) = of_type(events, "phase_end", phase="synthesize", outcome="failed")
     assert "is empty" in failed["error"]
     assert of_type(events, "recovery", phase="synthesize")
-    assert not state["report_fallback"]
+    assert not state["final"]["report_fallback"]
 
 
 def test_a_report_that_stays_empty_is_compiled_by_the_orchestrator(run_with) -> None:
     events, state = run_with({"action": "empty_report", "phase": "synthesize"})
-    assert state["report_fallback"]
+    assert state["final"]["report_fallback"]
     assert [e for e in of_type(events, "warning") if "synthesis failed" in e["message"]]
     report = REPORT.read_text()
     for topic in state["plan"]["topics"]:

@@ -105,13 +105,13 @@ def test_every_killed_session_finishes_on_resume_like_an_uninterrupted_one(harne
         last = chain["links"][-1]
         assert last["exit"] == 0, (chain["dir"], last)
         state = load_state(session_dir(chain) / "state.json")
-        assert state.is_complete
+        assert state.progress.is_complete
         base = harness["baselines"][chain["config"]]
         base_state = load_state(Path(base["dir"]) / "work" / ".research" / chain["config"]
                                 / "state.json")
         assert [(t.name, t.status, t.attempts) for t in state.plan.topics] == [
             (t.name, t.status, t.attempts) for t in base_state.plan.topics], chain["dir"]
-        assert state.iteration == base_state.iteration
+        assert state.progress.iteration == base_state.progress.iteration
         report = Path(chain["dir"]) / "work" / "reports" / chain["config"] / "report.md"
         base_report = Path(base["dir"]) / "work" / "reports" / chain["config"] / "report.md"
         assert sources_of(report) == sources_of(base_report), chain["dir"]

@@ -57,7 +57,7 @@ def test_twenty_processes_on_one_new_session_exactly_one_runs(
 
     result = run_cli("--mock-mode", "--name", "lk", "--resume")
     assert result.exit_code == 0, result.stderr
-    assert read_json(SESSION / "state.json")["is_complete"]
+    assert read_json(SESSION / "state.json")["progress"]["is_complete"]
 
 
 # ------------------------------------------------------------------ stale or live holders
@@ -70,7 +70,7 @@ def unfinished(run_cli, mock_script) -> Path:
     result = run_cli("--mock-mode", "--mock-script", str(script), "--name", "lk",
                      "--breadth", "2", "--depth", "1", QUESTION)
     assert result.exit_code == 1, result.stderr
-    assert not read_json(SESSION / "state.json")["is_complete"]
+    assert not read_json(SESSION / "state.json")["progress"]["is_complete"]
     return SESSION / "research.lock.json"
 
 
@@ -105,7 +105,7 @@ def test_a_stale_lock_is_taken_over_on_resume(unfinished: Path, live_pid: int, r
     (event,) = takeovers()
     assert re.match(reason, event["reason"]), event
     assert not unfinished.exists()
-    assert read_json(SESSION / "state.json")["is_complete"]
+    assert read_json(SESSION / "state.json")["progress"]["is_complete"]
 
 
 @pytest.mark.parametrize(("host", "age_minutes"), [

@@ -104,8 +104,8 @@ def ts(event: dict) -> float:
 
 
 def final_cycle_seconds(state: dict) -> float:
-    return sum(state["usage"][phase]["seconds"] for phase in FINAL_PHASES
-               if phase in state["usage"])
+    return sum(state["usage"]["phases"][phase]["seconds"] for phase in FINAL_PHASES
+               if phase in state["usage"]["phases"])
 
 
 # --------------------------------------------------------------- time budget: arithmetic
@@ -169,9 +169,9 @@ def test_budget_caps_a_call_then_ends_research_and_the_final_cycle_runs(session,
     assert capped["timeout"] == 120 - 3 * 5  # min(--timeout 1200, time left)
     assert all(c["timeout"] == 36.0 for c in calls[4:])  # the final cycle keeps the reserve
     state = run.state
-    assert state["stop_reason"] == "time_budget"
-    assert state["elapsed_seconds"] - final_cycle_seconds(state) <= 120
-    assert state["recoveries"] == 0  # no recovery rounds once the budget was used up
+    assert state["progress"]["stop_reason"] == "time_budget"
+    assert state["progress"]["elapsed_seconds"] - final_cycle_seconds(state) <= 120
+    assert state["usage"]["recoveries"] == 0  # no recovery rounds once the budget was used up
     assert run.topic(T1_SLUG)["status"] == "In Progress"
     last = run.decisions[-1]
     assert last["shouldContinue"] is False and last["reason"].startswith("time_budget:")
@@ -193,9 +193,9 @@ def test_budget_is_checked_before_each_research(session, tmp_path, minutes: str)
     researched = [c for c in recorded_calls(tmp_path) if c["phase"] == "research"]
     assert len(researched) == len(decisions)  # no RESEARCH after the stop
     state = run.state
-    assert state["stop_reason"] == "time_budget"
-    assert state["elapsed_seconds"] - final_cycle_seconds(state) <= float(minutes) * 60
-    assert state["phase_history"][-3:] == list(FINAL_PHASES)
+    assert state["progress"]["stop_reason"] == "time_budget"
+    assert state["progress"]["elapsed_seconds"] - final_cycle_seconds(state) <= float(minutes) * 60
+    assert state["progress"]["phase_history"][-3:] == list(FINAL_PHASES)
 
 
 def test_no_review_when_research_used_the_last_of_the_budget(session, tmp_path) -> None:
@@ -211,15 +211,15 @@ def test_no_review_when_research_used_the_last_of_the_budget(session, tmp_path) 
     assert decision["summary"] == "Not reviewed: the time budget ran out."
     assert decision["reason"].startswith("time_budget:")
     state = run.state
-    assert state["stop_reason"] == "time_budget" and state["failed_phases"] == 0
-    assert state["elapsed_seconds"] - final_cycle_seconds(state) <= 120
+    assert state["progress"]["stop_reason"] == "time_budget" and state["usage"]["failed_phases"] == 0
+    assert state["progress"]["elapsed_seconds"] - final_cycle_seconds(state) <= 120
 
 
 def test_unlimited_budget_records_no_time_remaining(session, tmp_path) -> None:
     run = session(simulated_clock=True, call_seconds=600)
     assert {d["timeRemainingMinutes"] for d in run.decisions} == {None}
     assert {c["timeout"] for c in recorded_calls(tmp_path)} == {1200.0}
-    assert run.state["stop_reason"] == "all_topics_done"
+    assert run.state["progress"]["stop_reason"] == "all_topics_done"
 
 
 # ---------------------------------------------------------------- structured review decision
@@ -277,8 +277,8 @@ def test_bad_verdict_is_a_phase_failure_fed_to_recovery(session, action, message
     assert failed["error"] in recovery_prompt
     assert failed["error"] in run.prompts("review")[1]  # the retried review is told too
     state = run.state
-    assert (state["recoveries"], state["failed_phases"]) == (1, 0)
-    assert state["stop_reason"] == "all_topics_done"
+    assert (state["usage"]["recoveries"], state["usage"]["failed_phases"]) == (1, 0)
+    assert state["progress"]["stop_reason"] == "all_topics_done"
 
 
 def test_rejection_gaps_and_suggestions_reach_the_topics_next_research(session) -> None:
@@ -307,9 +307,9 @@ def test_one_decision_per_review_with_exactly_the_spec_keys(session) -> None:
     assert [d["iteration"] for d in decisions] == list(range(1, len(decisions) + 1))
     assert all(d["shouldContinue"] for d in decisions[:-1])
     assert all(d["reason"].endswith("open topics remain") for d in decisions[:-1])
-    assert run.state["last_decision"] == decisions[-1]
+    assert run.state["progress"]["last_decision"] == decisions[-1]
     assert [d["novelty"] for d in decisions] == [
-        run.state["novelty"][next(t["slug"] for t in run.state["plan"]["topics"]
+        run.state["progress"]["novelty"][next(t["slug"] for t in run.state["plan"]["topics"]
                                   if t["name"] == d["topic"])] for d in decisions]
 
 
@@ -344,12 +344,12 @@ def test_the_decision_that_stops_research_names_the_rule(session, rule, flags, d
     assert last["shouldContinue"] is False
     assert last["reason"].split(":")[0] == rule
     state = run.state
-    assert state["stop_reason"] == rule and last["reason"] == f"{rule}: {state['stop_detail']}"
-    assert state["last_decision"] == last
+    assert state["progress"]["stop_reason"] == rule and last["reason"] == f"{rule}: {state['progress']['stop_detail']}"
+    assert state["progress"]["last_decision"] == last
     (stopped,) = run.events("research_stopped")
     assert stopped["reason"] == rule
-    assert state["phase_history"][-3:-1] == ["synthesize", "final_review"] or \
-        state["phase_history"][-1] == "synthesize"
+    assert state["progress"]["phase_history"][-3:-1] == ["synthesize", "final_review"] or \
+        state["progress"]["phase_history"][-1] == "synthesize"
 
 
 # ---------------------------------------------------------------------- per-topic attempts
@@ -367,8 +367,8 @@ def test_rejections_and_failed_phases_both_count_towards_exhaustion(session) -> 
     topic = run.topic(T1_SLUG)
     assert (topic["status"], topic["attempts"]) == ("Exhausted", 3)
     assert run.topic(T2_SLUG)["status"] == "Complete"
-    assert state["exhausted_topics"] == [T1]
-    assert state["failed_phases"] == 1
+    assert state["progress"]["exhausted_topics"] == [T1]
+    assert state["usage"]["failed_phases"] == 1
     first_rounds = [e for e in run.events("phase_start")
                     if e["phase"] == "research" and e["topic"] == T1_SLUG and e["round"] == 0]
     assert len(first_rounds) == 3  # never a fourth attempt
@@ -381,7 +381,7 @@ def test_rejections_and_failed_phases_both_count_towards_exhaustion(session) -> 
     assert run.plan_text.count("#RETRY_EXHAUSTED") == 1
     assert f"### {T1} (Depth: 0)\n- Status: Exhausted #RETRY_EXHAUSTED" in run.plan_text
     assert f"- {T1} #RETRY_EXHAUSTED" in run.report
-    assert state["stop_reason"] == "all_topics_done"
+    assert state["progress"]["stop_reason"] == "all_topics_done"
 
 
 # ---------------------------------------------------------------------- transient failures
@@ -421,8 +421,8 @@ def test_transient_failures_are_retried_after_backoff_on_the_loop_clock(session)
         after = next(e for e in events[events.index(retry):] if e["type"] == "agent_call")
         assert ts(after) - ts(retry) == pytest.approx(retry["delay"], abs=0.002)
     state = run.state
-    assert (state["agent_failures"], state["failed_phases"], state["recoveries"]) == (2, 0, 0)
-    assert state["stop_reason"] == "all_topics_done"  # two blips do not open the breaker
+    assert (state["usage"]["agent_failures"], state["usage"]["failed_phases"], state["usage"]["recoveries"]) == (2, 0, 0)
+    assert state["progress"]["stop_reason"] == "all_topics_done"  # two blips do not open the breaker
 
 
 def test_three_failed_attempts_make_a_phase_failure(session) -> None:
@@ -436,8 +436,8 @@ def test_three_failed_attempts_make_a_phase_failure(session) -> None:
     (failed,) = [e for e in run.events("phase_end") if e["outcome"] == "failed"]
     assert failed["kind"] == "exit_nonzero"
     state = run.state  # the retried phase then succeeded
-    assert (state["failed_phases"], state["recoveries"]) == (0, 1)
-    assert state["stop_reason"] == "all_topics_done"
+    assert (state["usage"]["failed_phases"], state["usage"]["recoveries"]) == (0, 1)
+    assert state["progress"]["stop_reason"] == "all_topics_done"
 
 
 def test_agent_error_events_are_not_retried(session) -> None:
@@ -445,7 +445,7 @@ def test_agent_error_events_are_not_retried(session) -> None:
                   faults=[{"action": "agent_error", "phase": "research", "topic": T2_SLUG,
                            "calls": [1]}])
     assert run.events("retry") == []
-    assert run.state["stop_reason"] == "all_topics_done"
+    assert run.state["progress"]["stop_reason"] == "all_topics_done"
 
 
 # ------------------------------------------------------------------------ circuit breaker
@@ -465,13 +465,13 @@ def test_breaker_opens_after_three_consecutive_failed_phases(session) -> None:
     # Every research call "succeeds" but writes nothing: no failed calls, only failed phases.
     run = session(faults=[{"action": "skip_files", "phase": "research"}])
     state = run.state
-    assert state["agent_failures"] == 0
-    assert state["stop_reason"] == "circuit_breaker"
-    assert state["stop_detail"] == "3 consecutive phases failed"
+    assert state["usage"]["agent_failures"] == 0
+    assert state["progress"]["stop_reason"] == "circuit_breaker"
+    assert state["progress"]["stop_detail"] == "3 consecutive phases failed"
     assert run.topic(T2_SLUG)["status"] == "Pending"  # research stopped before it
     assert "Search capabilities were limited" in run.prompts("synthesize")[0]
     assert run.report.startswith("---\n⚠️ **WARNING: DEGRADED MODE: SEARCHING WAS LIMITED**")
-    assert state["report_fallback"] is False
+    assert state["final"]["report_fallback"] is False
 
 
 def test_breaker_opens_on_the_failure_ratio_mid_phase_and_a_fallback_report_is_written(
@@ -480,13 +480,13 @@ def test_breaker_opens_on_the_failure_ratio_mid_phase_and_a_fallback_report_is_w
                           for phase in ("research", "recovery", *FINAL_PHASES)])
     state = run.state
     # plan ok + 3 failed research attempts: 3 of 4 calls failed → no recovery rounds.
-    assert state["stop_reason"] == "circuit_breaker"
-    assert state["stop_detail"] == "3 of 4 agent calls failed"
+    assert state["progress"]["stop_reason"] == "circuit_breaker"
+    assert state["progress"]["stop_detail"] == "3 of 4 agent calls failed"
     failed = [e for e in run.events("phase_end") if e["outcome"] == "failed"]
     assert [e["phase"] for e in failed] == ["research", "synthesize"]
     assert run.events("recovery") == []
-    assert state["phase_history"] == ["initial_plan", "research", "synthesize"]
-    assert state["report_fallback"] is True
+    assert state["progress"]["phase_history"] == ["initial_plan", "research", "synthesize"]
+    assert state["final"]["report_fallback"] is True
     report = run.report
     assert report.startswith("---\n⚠️ **WARNING: DEGRADED MODE: SEARCHING WAS LIMITED**")
     assert "Synthesis failed; the orchestrator compiled this report" in report
@@ -495,8 +495,8 @@ def test_breaker_opens_on_the_failure_ratio_mid_phase_and_a_fallback_report_is_w
 def test_a_healthy_run_never_opens_the_breaker(session) -> None:
     run = session(depth=2)
     state = run.state
-    assert state["stop_reason"] == "all_topics_done"
-    assert (state["agent_failures"], state["consecutive_failed_phases"]) == (0, 0)
+    assert state["progress"]["stop_reason"] == "all_topics_done"
+    assert (state["usage"]["agent_failures"], state["progress"]["consecutive_failed_phases"]) == (0, 0)
     assert "DEGRADED" not in run.report
 
 
@@ -529,7 +529,7 @@ def test_duplicate_subtopic_at_and_just_under_the_threshold(session, caplog, pro
     if skipped:
         assert (topic["status"], topic["note"]) == ("Skipped", f'duplicate of "{T1}"')
         assert f'- Status: Skipped (duplicate of "{T1}")' in run.plan_text
-        assert CANDIDATE in state["skipped_topics"]
+        assert CANDIDATE in state["progress"]["skipped_topics"]
         assert topic["slug"] not in researched
         logged = [r for r in caplog.records
                   if r.levelno == logging.INFO and CANDIDATE in r.getMessage()
@@ -537,7 +537,7 @@ def test_duplicate_subtopic_at_and_just_under_the_threshold(session, caplog, pro
         assert logged
     else:
         assert topic["status"] == "Complete" and topic["slug"] in researched
-        assert CANDIDATE not in state["skipped_topics"]
+        assert CANDIDATE not in state["progress"]["skipped_topics"]
 
 
 # ------------------------------------------------------------------------------ novelty
@@ -554,16 +554,16 @@ LOW_NOVELTY_PARENT = {
 def test_low_novelty_skips_the_topics_pending_subtopics(session) -> None:
     run = session(depth=2, **LOW_NOVELTY_PARENT)
     state = run.state
-    assert state["novelty"][T1_SLUG] == 1.0  # nothing was seen before the first topic
-    assert state["novelty"][T2_SLUG] < state["min_novelty"]
+    assert state["progress"]["novelty"][T1_SLUG] == 1.0  # nothing was seen before the first topic
+    assert state["progress"]["novelty"][T2_SLUG] < state["config"]["min_novelty"]
     child = next(t for t in state["plan"]["topics"] if t["name"] == "Solar panel recycling")
     assert (child["status"], child["note"]) == ("Skipped", "low novelty")
-    assert "Solar panel recycling" in state["skipped_topics"]
+    assert "Solar panel recycling" in state["progress"]["skipped_topics"]
     assert "- Status: Skipped (low novelty)" in run.plan_text
     (skip,) = run.events("topic_skipped")
     assert (skip["topic"], skip["reason"]) == ("Solar panel recycling", "low_novelty")
-    assert state["consecutive_low_novelty"] == 1
-    assert state["stop_reason"] == "all_topics_done"
+    assert state["progress"]["consecutive_low_novelty"] == 1
+    assert state["progress"]["stop_reason"] == "all_topics_done"
 
 
 @pytest.mark.parametrize(
@@ -573,20 +573,20 @@ def test_low_novelty_skips_the_topics_pending_subtopics(session) -> None:
 def test_early_termination_can_be_switched_off(session, flags, env) -> None:
     run = session(*flags, depth=2, env=env, **LOW_NOVELTY_PARENT)
     state = run.state
-    assert state["early_termination"] is False
-    assert state["novelty"][T2_SLUG] < state["min_novelty"]  # still measured and recorded
+    assert state["config"]["early_termination"] is False
+    assert state["progress"]["novelty"][T2_SLUG] < state["config"]["min_novelty"]  # still measured and recorded
     child = next(t for t in state["plan"]["topics"] if t["name"] == "Solar panel recycling")
     assert child["status"] == "Complete"
-    assert state["skipped_topics"] == [] and run.events("topic_skipped") == []
+    assert state["progress"]["skipped_topics"] == [] and run.events("topic_skipped") == []
 
 
 def test_breadth_consecutive_low_novelty_topics_end_research(session) -> None:
     run = session(depth=2, **NOVELTY_STOP)
     state = run.state
-    assert state["stop_reason"] == "low_novelty"
+    assert state["progress"]["stop_reason"] == "low_novelty"
     novelty = [d["novelty"] for d in run.decisions]
     assert novelty[0] == 1.0 and all(n < 0.15 for n in novelty[1:]) and len(novelty) == 2 + 1
-    assert state["consecutive_low_novelty"] == 2  # = breadth
+    assert state["progress"]["consecutive_low_novelty"] == 2  # = breadth
     pending = [t["name"] for t in state["plan"]["topics"] if t["status"] == "Pending"]
     assert pending == ["Grid storage batteries"]  # research ended before it
     assert run.report.startswith("---\n⚠️ **WARNING: RESEARCH STOPPED EARLY**")
@@ -600,7 +600,7 @@ def test_novelty_compares_with_earlier_topics_not_the_topics_own_earlier_notes(s
     assert decisions[0]["novelty"] == 1.0
     assert decisions[1]["novelty"] == 1.0  # its own first notes are not "seen"
     assert decisions[2]["novelty"] < 0.15  # T1's notes are
-    assert run.state["consecutive_low_novelty"] == 1
+    assert run.state["progress"]["consecutive_low_novelty"] == 1
 
 
 # ------------------------------------------------------------------------ configuration
@@ -632,7 +632,7 @@ FLAGS = ["--min-novelty", "0.1", "--duplicate-threshold", "0.8", "--early-termin
 )
 def test_a_flag_beats_the_environment(session, flags, env, expected) -> None:
     state = session(*flags, breadth=1, env=env).state
-    assert {field: state[field] for field in expected} == expected
+    assert {field: state["config"][field] for field in expected} == expected
 
 
 @pytest.mark.parametrize(

@@ -108,7 +108,7 @@ def test_session_drives_opencode_run_in_the_working_directory_and_logs_each_call
         assert Path(call["cwd"]).resolve() == isolated.resolve()
         assert call["stdin"].startswith("# Phase: ")
     state = read_json(SESSION / "state.json")
-    assert state["is_complete"] and state["agent"] == "opencode"
+    assert state["progress"]["is_complete"] and state["config"]["agent"] == "opencode"
     assert [t["status"] for t in state["plan"]["topics"]] == ["Complete"]
     assert_logged(recorded)
 
@@ -118,7 +118,7 @@ def test_tokens_and_cost_are_summed_per_phase_and_reported(
 ) -> None:
     result = start(run_cli)
     assert result.exit_code == 0, result.stderr
-    usage = read_json(SESSION / "state.json")["usage"]
+    usage = read_json(SESSION / "state.json")["usage"]["phases"]
     assert set(usage) == set(ALL_PHASES)
     for phase in ALL_PHASES:
         assert usage[phase]["calls"] == 1
@@ -141,7 +141,7 @@ def test_usage_is_unknown_when_the_provider_reports_none(
     monkeypatch.setenv("FAKE_OPENCODE_MODE", "agent_no_usage")
     result = start(run_cli)
     assert result.exit_code == 0, result.stderr
-    usage = read_json(SESSION / "state.json")["usage"]
+    usage = read_json(SESSION / "state.json")["usage"]["phases"]
     assert all(u["input_tokens"] is None and u["cost"] is None for u in usage.values())
     report = Path("reports/demo/report.md").read_text(encoding="utf-8")
     assert "- Tokens: unknown (the agent reported none); cost: unknown" in report
@@ -195,8 +195,8 @@ def test_transient_failures_are_retried_after_a_backoff(
     assert [e["failure"] for e in events("retry")] == [failure]
     assert events("recovery") == []  # the retry succeeded: no recovery needed
     state = read_json(SESSION / "state.json")
-    assert state["agent_failures"] == 1
-    assert (state["usage"]["research"]["calls"], state["usage"]["research"]["failures"]) == (2, 1)
+    assert state["usage"]["agent_failures"] == 1
+    assert (state["usage"]["phases"]["research"]["calls"], state["usage"]["phases"]["research"]["failures"]) == (2, 1)
     assert "Model not found" not in result.stdout
 
 
@@ -224,7 +224,7 @@ def test_exit_zero_without_the_phases_files_goes_through_recovery(
     assert [e["phase"] for e in events("recovery")] == ["research"]
     assert [c["phase"] for c in calls(fake)].count("recovery") == 1
     state = read_json(SESSION / "state.json")
-    assert state["recoveries"] == 1 and state["plan"]["topics"][0]["status"] == "Complete"
+    assert state["usage"]["recoveries"] == 1 and state["plan"]["topics"][0]["status"] == "Complete"
 
 
 def test_an_error_event_with_valid_files_is_only_a_warning(
@@ -255,7 +255,7 @@ def test_a_call_never_outlives_the_time_budget(
     assert first["timeout"] <= budget_minutes * 60
     assert "timed out: yes\n" in Path(first["log"]).read_text(encoding="utf-8")
     assert_gone(grandchild(fake))
-    assert read_json(SESSION / "state.json")["stop_reason"] == "time_budget"
+    assert read_json(SESSION / "state.json")["progress"]["stop_reason"] == "time_budget"
 
 
 # --- interrupts of the orchestrator ---------------------------------------------------------
@@ -292,10 +292,10 @@ def test_an_interrupt_kills_the_agents_group_saves_state_and_releases_the_lock(
     assert_gone(calls(fake)[-1]["pid"])
     assert not (SESSION / "research.lock.json").exists()
     state = read_json(SESSION / "state.json")
-    assert state["current_phase"] == "initial_plan" and not state["is_complete"]
+    assert state["progress"]["current_phase"] == "initial_plan" and not state["progress"]["is_complete"]
     resumed = run_cli("--name", "demo", "--resume")
     assert resumed.exit_code == 0, resumed.stderr
-    assert read_json(SESSION / "state.json")["is_complete"]
+    assert read_json(SESSION / "state.json")["progress"]["is_complete"]
     # The resumed run's logs are new files: the interrupted call's log is kept.
     logs = [log.read_text(encoding="utf-8") for log in (SESSION / "logs").iterdir()]
     assert len(logs) == len(calls(fake))
@@ -379,9 +379,9 @@ def test_agent_cmd_runs_a_generic_agent_with_the_model_placeholder(
         assert call["argv"][1:] == ["-p", "--model", model]
         assert call["pwd"] == str(isolated) and call["stdin"].startswith("# Phase: ")
     state = read_json(SESSION / "state.json")
-    assert state["agent"] == "command" and state["is_complete"]
+    assert state["config"]["agent"] == "command" and state["progress"]["is_complete"]
     # A generic agent's output is plain text: no usage figures are read from it.
-    assert all(u["input_tokens"] is None for u in state["usage"].values())
+    assert all(u["input_tokens"] is None for u in state["usage"]["phases"].values())
     logs = sorted((SESSION / "logs").iterdir())
     assert len(logs) == len(recorded)
     assert f"command: fake-agent -p --model {MAIN}\n" in logs[0].read_text(encoding="utf-8")

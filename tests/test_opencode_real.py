@@ -135,7 +135,7 @@ def test_a_research_session_runs_end_to_end_through_the_real_opencode(
     assert finals and all(entry["failed_writes"] == [] for entry in finals)
 
     # Tokens and cost from OpenCode's step_finish events, per phase, match what was reported.
-    usage = read_json(session / "state.json")["usage"]
+    usage = read_json(session / "state.json")["usage"]["phases"]
     for phase in PHASES:
         served = [entry["usage"] for entry in provider.requests
                   if entry.get("phase") == phase and entry.get("status") == 200]

@@ -8,15 +8,15 @@ from research import prompts
 from research.paths import SessionPaths
 from research.plan import Plan
 from research.sources import build_registry
-from research.state import RWRState, Verdict
+from research.state import RWRState, SessionConfig, Verdict
 from research.templates import VARIABLES
 
 
 def make_state() -> RWRState:
     plan = Plan(topic="Why is the sky blue?", breadth=2, depth=2)
     plan.add_topic("Rayleigh scattering", parent=None, criteria=["Explains the physics"])
-    return RWRState(name="sky", original_topic=plan.topic, breadth=2, depth=2,
-                    max_iterations=13, model="m", review_model="r", timeout=60, plan=plan)
+    return RWRState(name="sky", config=SessionConfig(original_topic=plan.topic, breadth=2,
+                    depth=2, max_iterations=13, model="m", review_model="r", timeout=60), plan=plan)
 
 
 def test_every_phase_family_fills_only_known_variables(tmp_path: Path) -> None:
@@ -39,7 +39,7 @@ def test_every_phase_family_fills_only_known_variables(tmp_path: Path) -> None:
 def test_topic_variables_carry_the_rule_feedback_and_time(tmp_path: Path) -> None:
     state, paths = make_state(), SessionPaths(tmp_path, "sky")
     topic = state.plan.topics[0]
-    state.review_feedback[topic.slug] = Verdict(
+    state.progress.review_feedback[topic.slug] = Verdict(
         verdict="rejected", summary="Thin.", gaps=["No spectrum data"],
         nextSearchTopic="solar spectrum", urlToSearch=None)
     values = prompts.topic_variables(state, paths, topic, 12.04)

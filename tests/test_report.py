@@ -24,7 +24,7 @@ from research.report import (
     strip_orchestrator_parts,
 )
 from research.sources import Source, SourceRegistry, audit_report, parse_citations
-from research.state import RWRState, StopReason
+from research.state import RWRState, StopReason, migrate_v1
 
 QUESTION = "How do heat pumps perform in cold climates?"
 
@@ -73,11 +73,11 @@ def check_report_against_files(name: str) -> dict:
     open_count = sum(s in {"Pending", "In Progress", "In Review"} for s in status)
 
     assert figure(text, r"^- Breadth: (\d+); depth: (\d+) topic levels?$") == (
-        str(state["breadth"]), str(state["depth"]))
+        str(state["config"]["breadth"]), str(state["config"]["depth"]))
     assert figure(text, r"^- Iterations: (\d+) used of a limit of (\d+)$") == (
-        str(state["iteration"]), str(state["max_iterations"]))
+        str(state["progress"]["iteration"]), str(state["config"]["max_iterations"]))
     assert figure(text, r"^- Time: (.+) used; budget: (.+)$") == (
-        expected_time(state["elapsed_seconds"]), expected_budget(state["time_budget_minutes"]))
+        expected_time(state["progress"]["elapsed_seconds"]), expected_budget(state["config"]["time_budget_minutes"]))
     topic_figures = figure(
         text, r"^- Topics: (\d+) in the plan: (\d+) complete, (\d+) skipped \((\d+) duplicate, "
               r"(\d+) low novelty\), (\d+) exhausted, (\d+) not finished$")
@@ -87,14 +87,14 @@ def check_report_against_files(name: str) -> dict:
         sum(t["note"] == "low novelty" for t in skipped),
         len(exhausted), open_count)
     (ended,) = figure(text, r"^- Research ended because (.+)$")
-    assert ended.endswith(f"({state['stop_detail']})")
+    assert ended.endswith(f"({state['progress']['stop_detail']})")
     assert figure(text, r"^- Agent calls: (\d+) \((\d+) failed\); failed phases: (\d+); "
                         r"recoveries: (\d+)$") == (
-        str(state["agent_calls"]), str(state["agent_failures"]), str(state["failed_phases"]),
-        str(state["recoveries"]))
+        str(state["usage"]["agent_calls"]), str(state["usage"]["agent_failures"]), str(state["usage"]["failed_phases"]),
+        str(state["usage"]["recoveries"]))
     found, cited = figure(text, r"^- Sources: (\d+) found in the research notes, (\d+) cited "
                                 r"in this report$")
-    assert (int(found), int(cited)) == (state["sources_found"], state["sources_cited"])
+    assert (int(found), int(cited)) == (state["final"]["sources_found"], state["final"]["sources_cited"])
     assert int(found) == len(registry.sources)
     assert int(cited) == len(set(parse_citations(report)) & registry.ids())
     assert len(citations["cited"]) == int(cited)
@@ -120,8 +120,8 @@ def check_banner_counts(report: str, state: dict) -> str:
     complete = sum(t["status"] == "Complete" for t in topics)
     planned = sum(t["status"] != "Skipped" for t in topics)
     assert f"\n- Topics completed: {complete} of {planned}\n" in banner
-    assert (f"\n- Iterations executed: {state['iteration']} "
-            f"(limit: {state['max_iterations']})\n") in banner
+    assert (f"\n- Iterations executed: {state['progress']['iteration']} "
+            f"(limit: {state['config']['max_iterations']})\n") in banner
     return banner
 
 
@@ -139,14 +139,14 @@ def run(run_cli, mock_script, name: str, *args: str, **script: object) -> dict:
 
 def test_all_done_has_no_banner(run_cli, mock_script) -> None:
     state = run(run_cli, mock_script, "done", "--breadth", "2", "--depth", "2")
-    assert state["stop_reason"] == "all_topics_done"
+    assert state["progress"]["stop_reason"] == "all_topics_done"
     assert BANNER_MARK not in report_of("done")
 
 
 def test_iteration_limit_banner_is_the_seeds(run_cli, mock_script) -> None:
     state = run(run_cli, mock_script, "lim", "--breadth", "2", "--depth", "2",
                 faults=[{"action": "reject", "phase": "review"}])
-    assert state["stop_reason"] == "iteration_limit"
+    assert state["progress"]["stop_reason"] == "iteration_limit"
     topics = state["plan"]["topics"]
     seed = (
         "---\n"
@@ -157,7 +157,7 @@ def test_iteration_limit_banner_is_the_seeds(run_cli, mock_script) -> None:
         "\n"
         f"- Topics completed: {sum(t['status'] == 'Complete' for t in topics)} of "
         f"{sum(t['status'] != 'Skipped' for t in topics)}\n"
-        f"- Iterations executed: {state['iteration']} (limit: {state['max_iterations']})\n"
+        f"- Iterations executed: {state['progress']['iteration']} (limit: {state['config']['max_iterations']})\n"
         "- To complete this research, resume with higher --max-iterations or run again "
         "without the limit\n"
         "---\n"
@@ -168,8 +168,8 @@ def test_iteration_limit_banner_is_the_seeds(run_cli, mock_script) -> None:
 def test_time_budget_on_a_simulated_clock(run_cli, mock_script) -> None:
     state = run(run_cli, mock_script, "time", "--breadth", "2", "--depth", "2", "--time", "3",
                 simulated_clock=True, call_seconds=20)
-    assert state["stop_reason"] == "time_budget"
-    assert state["elapsed_seconds"] == 10 * 20  # every agent call took 20 simulated seconds
+    assert state["progress"]["stop_reason"] == "time_budget"
+    assert state["progress"]["elapsed_seconds"] == 10 * 20  # every agent call took 20 simulated seconds
     banner = check_banner_counts(report_of("time"), state)
     assert "WARNING: TIME BUDGET REACHED" in banner
     assert "\n- Time used: 3.3 minutes (budget: 3 minutes)\n" in banner
@@ -178,28 +178,28 @@ def test_time_budget_on_a_simulated_clock(run_cli, mock_script) -> None:
 def test_early_stop_on_low_novelty(run_cli, mock_script) -> None:
     state = run(run_cli, mock_script, "nov", "--breadth", "3", "--depth", "2",
                 faults=[{"action": "redundant", "phase": "research", "calls": list(range(3, 20))}])
-    assert state["stop_reason"] == "low_novelty"
+    assert state["progress"]["stop_reason"] == "low_novelty"
     banner = check_banner_counts(report_of("nov"), state)
     assert "WARNING: RESEARCH STOPPED EARLY" in banner
-    assert f"for {state['consecutive_low_novelty']} topics in a row" in banner
+    assert f"for {state['progress']['consecutive_low_novelty']} topics in a row" in banner
 
 
 def test_degraded_mode_by_the_circuit_breaker(run_cli, mock_script) -> None:
     state = run(run_cli, mock_script, "deg", "--breadth", "2", "--depth", "1",
                 faults=[{"action": "fail", "phase": "research",
                          "topic": "Heat pumps perform: measured performance"}])
-    assert state["stop_reason"] == "circuit_breaker"
+    assert state["progress"]["stop_reason"] == "circuit_breaker"
     banner = check_banner_counts(report_of("deg"), state)
     assert "WARNING: DEGRADED MODE" in banner
     assert "Search capabilities were limited" in banner
-    assert (f"\n- Agent calls failed in the whole run: {state['agent_failures']} of "
-            f"{state['agent_calls']}\n") in banner
+    assert (f"\n- Agent calls failed in the whole run: {state['usage']['agent_failures']} of "
+            f"{state['usage']['agent_calls']}\n") in banner
 
 
 def test_all_topics_exhausted(run_cli, mock_script) -> None:
     state = run(run_cli, mock_script, "exh", "--breadth", "2", "--depth", "1",
                 faults=[{"action": "reject", "phase": "review"}])
-    assert state["stop_reason"] == "all_open_topics_exhausted"
+    assert state["progress"]["stop_reason"] == "all_open_topics_exhausted"
     banner = check_banner_counts(report_of("exh"), state)
     assert "\n- Topics abandoned (#RETRY_EXHAUSTED): 2\n" in banner
 
@@ -241,7 +241,7 @@ def test_fabricated_id_is_a_defect_for_final_review_and_revise_fixes_it(
               if e["type"] == "citation_audit"]
     assert [(a["stage"], a["unknown"]) for a in audits] == [
         ("synthesize", [99]), ("revise", []), ("final", [])]
-    assert state["citation_ids_removed"] == []
+    assert state["final"]["citation_ids_removed"] == []
     assert "every citation resolves" in report_of("fab1")
 
 
@@ -251,7 +251,7 @@ def test_fabricated_id_surviving_revise_is_removed_by_the_orchestrator(
     state = run(run_cli, mock_script, "fab2", "--breadth", "2", "--depth", "1",
                 faults=[{"action": "fabricated_citation", "phase": "synthesize"},
                         {"action": "fabricated_citation", "phase": "revise"}])
-    assert state["citation_ids_removed"] == [99]
+    assert state["final"]["citation_ids_removed"] == [99]
     report = report_of("fab2")
     assert "[99]" not in report
     registry = SourceRegistry.model_validate(read_json(session("fab2") / "sources.json"))
@@ -277,7 +277,7 @@ def test_missing_sources_section_is_a_defect_and_is_rebuilt(
     report = report_of("nosrc")
     assert report.count("## Sources") == 1
     assert report.index("## Sources") < report.index("## Methodology")
-    rebuilt = read_json(session("nosrc") / "state.json")["sources_section_rebuilt"]
+    rebuilt = read_json(session("nosrc") / "state.json")["final"]["sources_section_rebuilt"]
     assert rebuilt is (phases == ["synthesize", "revise"])
     assert ("the orchestrator rebuilt the Sources section" in report) is rebuilt
 
@@ -286,9 +286,9 @@ def test_sources_cited_counts_the_ids_in_the_final_text(run_cli, mock_script) ->
     state = run(run_cli, mock_script, "few", "--breadth", "2", "--depth", "1",
                 faults=[{"action": "uncited_sources", "phase": "synthesize"},
                         {"action": "uncited_sources", "phase": "revise"}])
-    assert 0 < state["sources_cited"] < state["sources_found"]
+    assert 0 < state["final"]["sources_cited"] < state["final"]["sources_found"]
     assert read_json(session("few") / "citations.json")["never_cited"]
-    assert state["sources_section_rebuilt"] is False
+    assert state["final"]["sources_section_rebuilt"] is False
     assert "the Sources section lists exactly the cited sources" in report_of("few")
 
 
@@ -308,8 +308,8 @@ def test_finalising_again_after_a_crash_does_not_duplicate_anything(
     # The state as saved by finish() just before the report was written: not yet done.
     state_file = session("crash") / "state.json"
     state = read_json(state_file)
-    assert state["citation_ids_removed"] == [99]
-    state.update(current_phase="revise", is_complete=False)
+    assert state["final"]["citation_ids_removed"] == [99]
+    state["progress"].update(current_phase="revise", is_complete=False)
     state_file.write_text(json.dumps(state), encoding="utf-8")
 
     result = run_cli(*args, "--resume")
@@ -320,8 +320,8 @@ def test_finalising_again_after_a_crash_does_not_duplicate_anything(
     assert second.count("## Sources") == 1
     assert "removed the citation id 99" in second
     # The notes were archived by the first run: the registry came from sources.json.
-    assert state["sources_found"] == len(read_json(session("crash") / "sources.json")["sources"])
-    assert state["sources_found"] > 0 and state["sources_cited"] > 0
+    assert state["final"]["sources_found"] == len(read_json(session("crash") / "sources.json")["sources"])
+    assert state["final"]["sources_found"] > 0 and state["final"]["sources_cited"] > 0
 
 
 # --- pure parts -----------------------------------------------------------------------------
@@ -333,9 +333,9 @@ REGISTRY = SourceRegistry(sources=[
 
 
 def make_state(plan: Plan, **fields: object) -> RWRState:
-    return RWRState(name="x", original_topic=plan.topic, breadth=plan.breadth, depth=plan.depth,
-                    max_iterations=9, model="m", review_model="r", timeout=10, plan=plan,
-                    **fields)
+    flat = dict(name="x", original_topic=plan.topic, breadth=plan.breadth, depth=plan.depth,
+                max_iterations=9, model="m", review_model="r", timeout=10, plan=plan, **fields)
+    return RWRState.model_validate(migrate_v1(flat))
 
 
 def small_plan() -> Plan:

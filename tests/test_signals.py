@@ -78,7 +78,7 @@ def test_signal_during_agent_call_kills_the_group_saves_and_resumes(
     session = isolated / ".research" / "sig"
     assert not (session / "research.lock.json").exists()
     state = load_state(session / "state.json")
-    assert state.current_phase.value == "initial_plan" and not state.is_complete
+    assert state.progress.current_phase.value == "initial_plan" and not state.progress.is_complete
     (log,) = (session / "logs").iterdir()
     assert "interrupted" in log.read_text()
 
@@ -86,6 +86,6 @@ def test_signal_during_agent_call_kills_the_group_saves_and_resumes(
     result = run_cli("--name", "sig", "--resume", "--mock-mode")
     assert result.exit_code == 0, result.stderr
     state = read_json(session / "state.json")
-    assert state["is_complete"]
-    assert state["mock_mode"] is True  # the report must say its research was simulated
+    assert state["progress"]["is_complete"]
+    assert state["config"]["mock_mode"] is True  # the report must say its research was simulated
     assert "simulated" in (isolated / "reports" / "sig" / "report.md").read_text()

@@ -75,10 +75,10 @@ def test_status_of_a_finished_session(run_cli: Callable[..., Any], isolated: Pat
     assert rows["topic"] == QUESTION
     assert rows["session"] == "finished"
     assert rows["phase"] == "done (report written)"
-    assert rows["iteration"] == f"{state['iteration']} of {state['max_iterations']}"
+    assert rows["iteration"] == f"{state['progress']['iteration']} of {state['config']['max_iterations']}"
     assert rows["lock"] == "not locked"
     assert rows["report"] == "reports/demo/report.md"
-    assert rows["last decision"].startswith(f"iteration {state['iteration']}, ")
+    assert rows["last decision"].startswith(f"iteration {state['progress']['iteration']}, ")
     assert rows["last event"].startswith("lock_released")
     for topic in state["plan"]["topics"]:
         assert f"- {topic['name']} [{topic['status']}" in result.stdout
