@@ -69,7 +69,7 @@ class TimedAgent:
 def one_mock_run(breadth: int, depth: int) -> dict[str, Any]:
     """One in-process mock session: wall and CPU time, and each phase's overhead."""
     from research.agents.mock import MockAgent
-    from research.loop import Clock
+    from research.engine import Clock
     from research.session import run_session
     from research.settings import Settings
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -18,7 +19,7 @@ EVENT_TYPES = frozenset({
     "run_start", "run_end", "phase_start", "phase_end", "agent_call", "retry", "recovery",
     "plan_repair", "topic_skipped", "topic_exhausted", "decision", "research_stopped",
     "lock_taken", "lock_released", "completion_marker", "stray_files", "citation_fix",
-    "citation_audit",
+    "citation_audit", "topic_rejected", "report_rejected", "topics_in_flight",
     "archive", "error", "warning",
 })
 
@@ -32,10 +33,15 @@ class EventLog:
         self.clock = clock
         self.iteration = 0
         self.listeners: list[Callable[[dict[str, Any]], None]] = []
+        self._lock = threading.RLock()  # parallel topic cycles emit from several threads
 
     def emit(self, event_type: str, **fields: Any) -> dict[str, Any]:
         if event_type not in EVENT_TYPES:
             raise ValueError(f"unknown event type {event_type!r}")
+        with self._lock:
+            return self._emit(event_type, fields)
+
+    def _emit(self, event_type: str, fields: dict[str, Any]) -> dict[str, Any]:
         record = {
             "ts": datetime.fromtimestamp(self.clock(), UTC).isoformat(timespec="milliseconds"),
             "iteration": self.iteration,

@@ -73,20 +73,22 @@ def parse_verdict_file(text: str, *, expected: str, filename: str) -> Verdict:
     return verdict
 
 
-def read_verdict(paths: SessionPaths) -> Verdict:
-    """Exactly one of review.accepted.md / review.rejected.md, with a valid JSON block."""
-    accepted = read_text(paths.accepted_file)
-    rejected = read_text(paths.rejected_file)
+def read_verdict(paths: SessionPaths, accepted_file: Path | None = None,
+                 rejected_file: Path | None = None) -> Verdict:
+    """Exactly one of the accepted / rejected verdict files, with a valid JSON block."""
+    accepted_path = accepted_file or paths.accepted_file
+    rejected_path = rejected_file or paths.rejected_file
+    a_name, r_name = accepted_path.name, rejected_path.name
+    accepted = read_text(accepted_path)
+    rejected = read_text(rejected_path)
     if accepted is not None and rejected is not None:
-        raise PhaseFailed("both review.accepted.md and review.rejected.md were written; "
-                          "exactly one is required")
+        raise PhaseFailed(f"both {a_name} and {r_name} were written; exactly one is required")
     if accepted is None and rejected is None:
-        raise PhaseFailed("neither review.accepted.md nor review.rejected.md was written",
-                          kind="missing_files")
+        raise PhaseFailed(f"neither {a_name} nor {r_name} was written", kind="missing_files")
     if accepted is not None:
-        return parse_verdict_file(accepted, expected="accepted", filename="review.accepted.md")
+        return parse_verdict_file(accepted, expected="accepted", filename=a_name)
     assert rejected is not None
-    return parse_verdict_file(rejected, expected="rejected", filename="review.rejected.md")
+    return parse_verdict_file(rejected, expected="rejected", filename=r_name)
 
 
 def clear_verdicts(paths: SessionPaths) -> None:

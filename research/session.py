@@ -17,7 +17,7 @@ from research.budget import effective_max_iterations, needs_confirmation
 from research.errors import Interrupted, ResearchError, RunFailed, StateError, UsageError
 from research.events import EventLog
 from research.lock import LockInfo, SessionLock, pid_running
-from research.loop import Clock, ResearchLoop
+from research.engine import Clock, ResearchLoop
 from research.orphans import agent_process_groups, stop_process_groups
 from research.paths import SessionPaths
 from research.plan import Plan

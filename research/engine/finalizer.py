@@ -1,0 +1,169 @@
+"""The final cycle: SYNTHESIZE → FINAL REVIEW → [REVISE], the orchestrator's fallback
+report, and finishing (citations, methodology, banners, archive)."""
+
+from __future__ import annotations
+
+import json
+
+from research import archive, phases, prompts, report
+from research.agents.base import AgentResult
+from research.engine.context import RunContext
+from research.engine.outcome import Failed
+from research.engine.runner import PhaseRunner
+from research.fsutil import atomic_write_text
+from research.sources import CitationAudit, SourceRegistry, audit_report, build_registry
+from research.state import Phase, Verdict
+
+
+class Finalizer:
+    """Writes the report and marks the session done."""
+
+    def __init__(self, ctx: RunContext, runner: PhaseRunner) -> None:
+        self.ctx = ctx
+        self.runner = runner
+
+    def variables(self, registry: SourceRegistry) -> dict[str, str]:
+        return prompts.final_variables(self.ctx.state, self.ctx.paths, registry,
+                                       self.ctx.now_remaining())
+
+    def require_report(self, _: AgentResult) -> str:
+        return phases.require_file(self.ctx.paths.report_file, self.ctx.paths,
+                                   what="the report")
+
+    def synthesize(self) -> None:
+        ctx = self.ctx
+        registry = self.source_registry(rebuild=True)
+        outcome = self.runner.run(Phase.SYNTHESIZE, self.require_report,
+                                  variables=lambda: self.variables(registry))
+        if isinstance(outcome, Failed):
+            self.fallback(registry)
+            return
+        self.write_audit(registry, stage="synthesize")
+        ctx.state.progress.current_phase = Phase.FINAL_REVIEW
+
+    def fallback(self, registry: SourceRegistry) -> None:
+        """The orchestrator compiles the report from the progress files itself."""
+        ctx = self.ctx
+        ctx.events.emit("warning", message="synthesis failed; the orchestrator compiled "
+                        "the report from the progress files itself")
+        atomic_write_text(ctx.paths.report_file,
+                          report.fallback_report(ctx.state, ctx.paths, registry))
+        ctx.state.final.report_fallback = True
+        self.finish()
+
+    def final_review(self) -> None:
+        ctx = self.ctx
+        if phases.read_text(ctx.paths.report_file) is None:
+            ctx.state.progress.current_phase = Phase.SYNTHESIZE  # report lost: write it again
+            return
+        registry = self.source_registry()
+        ctx.archive_files(ctx.paths.accepted_file, ctx.paths.rejected_file)
+
+        def validate(_: AgentResult) -> Verdict:
+            return phases.read_verdict(ctx.paths)
+
+        outcome = self.runner.run(Phase.FINAL_REVIEW, validate,
+                                  variables=lambda: self.variables(registry))
+        if isinstance(outcome, Failed):
+            ctx.events.emit("warning", message="final review failed; the report is kept "
+                            "as synthesized")
+            self.finish()
+            return
+        if outcome.value.verdict == "accepted":
+            ctx.state.final.final_review_accepted = True
+            self.finish()
+            return
+        ctx.events.emit("report_rejected", summary=outcome.value.summary,
+                        gaps=outcome.value.gaps)
+        ctx.state.final.final_review_rejected = True
+        ctx.state.progress.current_phase = Phase.REVISE
+
+    def revise(self) -> None:
+        ctx = self.ctx
+        registry = self.source_registry()
+        before = phases.read_text(ctx.paths.report_file) or ""
+        outcome = self.runner.run(Phase.REVISE, self.require_report,
+                                  variables=lambda: self.variables(registry))
+        if isinstance(outcome, Failed):
+            ctx.state.final.revision_failed = True
+            if before.strip():
+                atomic_write_text(ctx.paths.report_file, before)
+                ctx.events.emit("warning", message="revision failed; the synthesized report "
+                                "was restored")
+        else:
+            self.write_audit(registry, stage="revise")
+        self.finish()
+
+    def source_registry(self, *, rebuild: bool = False) -> SourceRegistry:
+        """The numbered sources: built from the progress files (and written to sources.json)
+        at SYNTHESIZE, then read back, so the ids the report cites never shift."""
+        ctx = self.ctx
+        stored = self.stored_registry()
+        if stored is not None and not rebuild:
+            return stored
+        pairs = []
+        for topic in phases.tree_order(ctx.state.plan):
+            text = phases.read_text(ctx.paths.progress_file(topic.slug))
+            if text:
+                pairs.append((topic.slug, text))
+        if not pairs and stored is not None:  # the notes were already archived
+            return stored
+        registry = build_registry(pairs)
+        atomic_write_text(ctx.paths.sources_file, registry.model_dump_json(indent=2) + "\n")
+        return registry
+
+    def stored_registry(self) -> SourceRegistry | None:
+        text = phases.read_text(self.ctx.paths.sources_file)
+        if text is None:
+            return None
+        try:
+            return SourceRegistry.model_validate_json(text)
+        except ValueError:
+            self.ctx.events.emit("warning", message="sources.json was unreadable; it is "
+                                 "rebuilt from the progress files")
+            return None
+
+    def write_audit(self, registry: SourceRegistry, *, stage: str) -> CitationAudit:
+        """Audit the report as it is now; `stage` says which phase's text was checked."""
+        ctx = self.ctx
+        text = phases.read_text(ctx.paths.report_file) or ""
+        audit = audit_report(text, registry)
+        record = {"stage": stage, **audit.model_dump(), "ok": audit.ok,
+                  "removed_by_orchestrator": ctx.state.final.citation_ids_removed}
+        atomic_write_text(ctx.paths.citations_file, json.dumps(record, indent=2) + "\n")
+        ctx.events.emit("citation_audit", stage=stage, ok=audit.ok, unknown=audit.unknown,
+                        defects=audit.defects)
+        return audit
+
+    def finish(self) -> None:
+        """Make the report true (citations, methodology, banners), archive, and mark done.
+
+        The figures the methodology states are saved before the report is written, and the
+        report is written before the session is saved as done: a crash anywhere in between
+        resumes the last phase, and finalising again gives the same report.
+        """
+        ctx = self.ctx
+        state = ctx.state
+        registry = self.source_registry()
+        body = report.final_body(phases.read_text(ctx.paths.report_file) or "", registry)
+        if body.removed:
+            state.final.citation_ids_removed = sorted(set(state.final.citation_ids_removed)
+                                                      | set(body.removed))
+            ctx.events.emit("citation_fix", removed_ids=body.removed)
+        state.final.sources_section_rebuilt = state.final.sources_section_rebuilt or body.rebuilt
+        state.final.sources_found = len(registry.sources)
+        state.final.sources_cited = len(body.cited)
+        ctx.save()
+        atomic_write_text(ctx.paths.report_file, report.assemble_report(body.text, state))
+        self.write_audit(registry, stage="final")
+        state.progress.is_complete = True  # from here on save() keeps elapsed_seconds
+        state.progress.current_phase = Phase.DONE
+        # Saved as done before the notes are archived and removed: a kill in between
+        # leaves a finished session whose cleanup is simply done again on --resume.
+        ctx.save()
+        self.cleanup()
+
+    def cleanup(self) -> None:
+        """Archive the intermediate files of a finished session and remove them."""
+        archived = archive.archive_session(self.ctx.paths, self.ctx.token, remove=True)
+        self.ctx.events.emit("archive", files=len(archived))

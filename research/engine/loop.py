@@ -1,0 +1,139 @@
+"""The state machine: INITIAL PLAN → (RESEARCH → REVIEW)* → SYNTHESIZE → FINAL REVIEW → [REVISE].
+
+The loop dispatches on the saved phase and saves the state after every phase, so a kill
+loses at most the phase in flight. It drives any `Agent`; it never knows which one.
+"""
+
+from __future__ import annotations
+
+import random
+
+from research import archive, phases, prompts
+from research.agents.base import Agent, AgentResult
+from research.engine import decisions
+from research.engine.context import Clock, RunContext
+from research.engine.finalizer import Finalizer
+from research.engine.outcome import Failed
+from research.engine.runner import PhaseRunner
+from research.engine.scheduler import Rules, SequentialScheduler
+from research.engine.topics import TopicPhases
+from research.errors import PhaseFailed, RunFailed
+from research.events import EventLog
+from research.lock import SessionLock
+from research.paths import SessionPaths
+from research.plan import parse_plan, reconcile
+from research.settings import MAX_PHASE_RECOVERIES
+from research.state import Phase, RWRState, StopReason
+from research.templates import PromptTemplates
+
+
+class ResearchLoop:
+    """Runs one session from its saved phase to the written report."""
+
+    def __init__(
+        self,
+        *,
+        state: RWRState,
+        paths: SessionPaths,
+        agent: Agent,
+        templates: PromptTemplates,
+        events: EventLog,
+        lock: SessionLock | None = None,
+        clock: Clock | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.ctx = RunContext(state=state, paths=paths, agent=agent, templates=templates,
+                              events=events, lock=lock, clock=clock, rng=rng)
+        self.runner = PhaseRunner(self.ctx)
+        self.rules = Rules(self.ctx)
+        self.topics = TopicPhases(self.ctx, self.runner)
+        self.scheduler = SequentialScheduler(self.ctx, self.rules, self.topics)
+        self.finalizer = Finalizer(self.ctx, self.runner)
+
+    @property
+    def state(self) -> RWRState:
+        return self.ctx.state
+
+    @property
+    def events(self) -> EventLog:
+        return self.ctx.events
+
+    def run(self) -> RWRState:
+        """Run phases until the report is written. Saves state after every phase."""
+        state = self.state
+        steps = {
+            Phase.INITIAL_PLAN: self.initial_plan,
+            Phase.RESEARCH: self.scheduler.research,
+            Phase.REVIEW: self.scheduler.review,
+            Phase.SYNTHESIZE: self.finalizer.synthesize,
+            Phase.FINAL_REVIEW: self.finalizer.final_review,
+            Phase.REVISE: self.finalizer.revise,
+        }
+        while state.progress.current_phase is not Phase.DONE:
+            step = steps.get(state.progress.current_phase)
+            if step is None:  # a state saved mid-RECOVERY resumes the phase that failed
+                state.progress.current_phase = state.progress.failed_phase or Phase.RESEARCH
+                continue
+            step()
+            self.save()
+        return state
+
+    def save(self) -> None:
+        self.ctx.save()
+
+    def cleanup(self) -> None:
+        self.finalizer.cleanup()
+
+    def initial_plan(self) -> None:
+        ctx = self.ctx
+
+        def validate(_: AgentResult) -> None:
+            text = phases.require_file(ctx.paths.plan_file, ctx.paths, what="the plan")
+            result = reconcile(ctx.state.plan, parse_plan(text), focus=None,
+                               find_duplicate=decisions.duplicate_finder(
+                                   ctx.state.config.duplicate_threshold))
+            if not any(t.depth == 0 for t in result.plan.topics):
+                raise PhaseFailed("the plan has no depth-0 topics")
+            decisions.apply_reconcile(ctx, result)
+
+        outcome = self.runner.run(
+            Phase.INITIAL_PLAN, validate,
+            variables=lambda: prompts.base_variables(ctx.state, ctx.paths, ctx.now_remaining()))
+        if isinstance(outcome, Failed):
+            raise RunFailed(f"the INITIAL PLAN phase failed after {MAX_PHASE_RECOVERIES} "
+                            f"recoveries: {outcome.error}")
+        ctx.state.progress.current_phase = Phase.RESEARCH
+
+    def reopen(self) -> bool:
+        """Continue research in a finished session whose limit has since been raised.
+
+        Only a session that ended on a limit with topics still open is reopened, and only
+        when that limit no longer holds; the archived notes are put back so the new
+        report covers everything.
+        """
+        ctx, state = self.ctx, self.state
+        reopenable = (StopReason.ITERATION_LIMIT, StopReason.TIME_BUDGET, StopReason.LOW_NOVELTY)
+        previous = state.progress.stop_reason
+        if not state.progress.is_complete or previous not in reopenable:
+            return False
+        if not state.config.early_termination:
+            state.progress.consecutive_low_novelty = 0
+        if self.rules.stop_reason() is not None:
+            return False
+        for topic in state.plan.topics:
+            copy = archive.latest_archived(ctx.paths.archive_dir, f"{topic.slug}.progress.md")
+            target = ctx.paths.progress_file(topic.slug)
+            if copy is not None and not target.exists():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(copy.read_bytes())
+        state.progress.is_complete = False
+        state.progress.stop_reason = None
+        state.progress.stop_detail = ""
+        # What the last final cycle did describes the old report, not the next one.
+        final = state.final
+        final.final_review_accepted = final.final_review_rejected = False
+        final.report_fallback = final.revision_failed = final.sources_section_rebuilt = False
+        final.citation_ids_removed = []
+        state.progress.current_phase = Phase.RESEARCH
+        ctx.events.emit("run_start", reopened=True, previous_stop=previous.value)
+        return True
