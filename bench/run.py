@@ -58,6 +58,9 @@ class TimedAgent:
         self.calls: list[tuple[tuple[float, float], tuple[float, float]]] = []
         """(wall start, wall end), (cpu start, cpu end) of each call."""
 
+    def check_available(self) -> str:
+        return str(self.inner.check_available())
+
     def run(self, call: Any) -> Any:
         wall, cpu = time.perf_counter(), time.process_time()
         try:

@@ -58,7 +58,7 @@ def build_agent(settings: Settings) -> tuple[Agent, Clock]:
         from research.agents.opencode import OpenCodeAgent
 
         agent = OpenCodeAgent()
-    agent.check_available()  # type: ignore[attr-defined]
+    agent.check_available()
     return agent, Clock()
 
 

@@ -63,4 +63,9 @@ class Agent(Protocol):
 
     name: str
 
+    def check_available(self) -> str:
+        """Where the agent runs from (an executable's path, or a label); raises
+        `AgentUnavailable` with what to install when it cannot run here."""
+        ...
+
     def run(self, call: AgentCall) -> AgentResult: ...

@@ -132,6 +132,10 @@ class MockAgent:
 
     # -------------------------------------------------------------- protocol
 
+    def check_available(self) -> str:
+        """The simulator needs nothing installed."""
+        return "mock (simulated, built in)"
+
     def run(self, call: AgentCall) -> AgentResult:
         self.calls.append(call)
         number = len(self.calls)
