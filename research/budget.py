@@ -8,12 +8,16 @@ from research.settings import (
     BACKOFF_CAP_SECONDS,
     BREAKER_CONSECUTIVE_FAILED_PHASES,
     BREAKER_FAILURE_RATIO,
-    BREAKER_MIN_CALLS,
     CONFIRM_ITERATIONS_ABOVE,
 )
 
 MIN_CALL_SECONDS = 1.0
-"""The shortest timeout an agent call is given."""
+"""The shortest timeout an agent call is given; with less time left no call starts."""
+BREAKER_MIN_PHASES = 6
+"""The failure-ratio rule of the circuit breaker needs at least this many phases (SPEC §5.3)."""
+MAX_TOPIC_RECOVERIES = 1
+"""Recovery rounds of one RESEARCH or REVIEW attempt: a topic costs at most its attempts,
+each with its transient retries and one recovery round (SPEC §5.3)."""
 
 
 def iteration_floor(breadth: int, depth: int) -> int:
@@ -79,12 +83,12 @@ class TimeBudget:
         return None if left is None else max(0.0, left) / 60.0
 
     def research_time_over(self, now: float) -> bool:
-        """True when less than the synthesis reserve is left (checked before each RESEARCH)."""
+        """True when a research-stage call could not have MIN_CALL_SECONDS before the
+        synthesis reserve (checked before each RESEARCH, REVIEW, retry and recovery)."""
         left = self.remaining_seconds(now)
         if left is None:
             return False
-        reserve = synthesis_reserve_minutes(self.budget_minutes) * 60.0
-        return left < max(reserve, MIN_CALL_SECONDS)
+        return left - self.reserve_seconds() < MIN_CALL_SECONDS
 
     def used_up(self, now: float) -> bool:
         """True when less than one second is left: too little to start a research call."""
@@ -92,17 +96,22 @@ class TimeBudget:
         return left is not None and left < MIN_CALL_SECONDS
 
     def call_timeout(self, timeout: float, now: float, *, final_cycle: bool) -> float:
-        """min(--timeout, time left), so one call cannot overrun the budget.
+        """min(--timeout, time left), so no call can overrun the budget.
 
-        A final-cycle call always gets at least the synthesis reserve: the report must be
-        written even when research used the whole budget.
+        Research-stage calls (plan, research, review, their recoveries) have the time left
+        before the synthesis reserve; final-cycle calls have what is left and no more, so
+        the whole run ends within the budget. No call starts with less than
+        MIN_CALL_SECONDS of its time (`research_time_over`, `used_up`).
         """
         left = self.remaining_seconds(now)
         if left is None:
             return timeout
-        if final_cycle:
-            left = max(left, synthesis_reserve_minutes(self.budget_minutes) * 60.0)
+        if not final_cycle:
+            left -= self.reserve_seconds()
         return max(MIN_CALL_SECONDS, min(timeout, left))
+
+    def reserve_seconds(self) -> float:
+        return synthesis_reserve_minutes(self.budget_minutes) * 60.0
 
 
 def backoff_delay(attempt: int, rng: random.Random) -> float:
@@ -110,10 +119,17 @@ def backoff_delay(attempt: int, rng: random.Random) -> float:
     return min(2**attempt + rng.uniform(0, 1), BACKOFF_CAP_SECONDS)
 
 
-def breaker_reason(consecutive_failed_phases: int, calls: int, failed_calls: int) -> str | None:
-    """Why the circuit breaker opens, or None while it stays closed."""
-    if consecutive_failed_phases >= BREAKER_CONSECUTIVE_FAILED_PHASES:
-        return f"{consecutive_failed_phases} consecutive phases failed"
-    if calls >= BREAKER_MIN_CALLS and failed_calls / calls >= BREAKER_FAILURE_RATIO:
-        return f"{failed_calls} of {calls} agent calls failed"
+def breaker_reason(failing_in_a_row: int, phases: int, failed: int) -> str | None:
+    """Why the circuit breaker opens, or None while it stays closed (SPEC §5.3).
+
+    It opens when phases failed for BREAKER_CONSECUTIVE_FAILED_PHASES *different* topics in
+    a row (a systemic failure), or when at least half of all phases (at least
+    BREAKER_MIN_PHASES) failed even after their retries. One topic failing its own attempts
+    is that topic's exhaustion, never the breaker, so `failed` counts a topic's failed
+    phases once (the caller's count), and `failing_in_a_row` counts different topics.
+    """
+    if failing_in_a_row >= BREAKER_CONSECUTIVE_FAILED_PHASES:
+        return f"phases failed for {failing_in_a_row} different topics in a row"
+    if phases >= BREAKER_MIN_PHASES and failed / phases >= BREAKER_FAILURE_RATIO:
+        return f"{failed} of {phases} phases failed even after retries"
     return None

@@ -209,6 +209,10 @@ def describe(state: RWRState, event: dict[str, Any]) -> str | None:
         return f"{where} RECOVERY of {phase_label(event['phase'])}"
     if kind == "topic_skipped":
         return f"{where}   skipped {event['topic']!r} ({event['reason']})"
+    if kind == "topic_rejected":
+        return f"{where}   review rejected {event['topic']!r}: {one_line(event.get('summary'))}"
+    if kind == "report_rejected":
+        return f"final review sent the report to REVISE: {one_line(event.get('summary'))}"
     if kind == "topic_exhausted":
         return f"{where}   gave up on {event['topic']!r} #RETRY_EXHAUSTED"
     if kind == "decision":
@@ -221,6 +225,13 @@ def describe(state: RWRState, event: dict[str, Any]) -> str | None:
     if kind in {"warning", "error"}:
         return f"{kind}: {event.get('message')}"
     return None
+
+
+def one_line(text: object, limit: int = 160) -> str:
+    """The first line of an agent's text, shortened: a summary, never a wall of prose."""
+    lines = str(text or "").strip().splitlines() or ["(no summary)"]
+    first = lines[0].strip()
+    return first if len(first) <= limit else first[: limit - 1] + "…"
 
 
 def topic_name(state: RWRState, slug: str | None) -> str | None:

@@ -73,7 +73,7 @@ def banners(state: RWRState) -> list[str]:
             [completed, iterations, "- To complete this research, resume with higher "
              "--max-iterations or run again without the limit"],
         )]
-    if reason is StopReason.TIME_BUDGET:
+    if reason is StopReason.TIME_BUDGET or state.final.time_ran_out:
         return [_banner(
             "TIME BUDGET REACHED",
             "This report was generated before all research topics were completed because the "

@@ -159,7 +159,9 @@ class SessionProgress(BaseModel):
     last_decision: LoopDecision | None = None
     """The last record written to decisions.jsonl."""
     consecutive_failed_phases: int = 0
-    """Failed phases in a row across different topics (the circuit breaker's count)."""
+    """Different topics whose phases failed in a row (the circuit breaker's count)."""
+    failing_topics: list[str] = Field(default_factory=list)
+    """Those topics' slugs; any phase that succeeds clears the list."""
     start_time: float = 0.0
     """When the session was first started (epoch seconds)."""
     elapsed_seconds: float = 0.0
@@ -179,6 +181,12 @@ class SessionUsage(BaseModel):
     """Agent calls that failed (error, timeout, invalid output)."""
     failed_phases: int = 0
     """Phases that failed even after their retries and recovery."""
+    phases_run: int = 0
+    """Phases finished, failed or not (the circuit breaker's ratio rule)."""
+    breaker_failures: int = 0
+    """Failed phases as the circuit breaker counts them: each topic's at most once."""
+    failed_topics: list[str] = Field(default_factory=list)
+    """Slugs of every topic with a failed phase (so its further failures are not counted)."""
     recoveries: int = 0
     """Recovery rounds run."""
     phases: dict[str, PhaseUsage] = Field(default_factory=dict)
@@ -206,6 +214,8 @@ class FinalCycle(BaseModel):
     """Registry ids the final report cites."""
     sources_section_rebuilt: bool = False
     """True when the orchestrator rewrote the report's Sources section from the registry."""
+    time_ran_out: bool = False
+    """True when the time budget ran out during the final cycle (the report says so)."""
 
 
 class RWRState(BaseModel):
@@ -234,8 +244,8 @@ class RWRState(BaseModel):
 # Schema 1 kept every field at the top level; this says where each one lives now.
 _V1_SECTIONS: dict[str, tuple[str, ...]] = {
     "config": tuple(SessionConfig.model_fields),
-    "progress": tuple(name for name in SessionProgress.model_fields if name != "in_flight"),
-    "usage": ("agent_calls", "agent_failures", "failed_phases", "recoveries"),
+    "progress": tuple(SessionProgress.model_fields),
+    "usage": tuple(SessionUsage.model_fields),
     "final": tuple(FinalCycle.model_fields),
 }
 

@@ -305,3 +305,22 @@ def read_all(fd: int, *, deadline: float) -> str:
             break
         chunks.append(data)
     return b"".join(chunks).decode("utf-8", errors="replace")
+
+
+def test_plain_lines_say_why_a_review_rejected_and_why_the_report_went_to_revise(
+    run_cli: Callable[..., Any],
+) -> None:
+    # The simulated agent rejects each topic's first review and the first final review.
+    result = mock_run(run_cli)
+    assert result.exit_code == 0, result.stderr
+    events = [json.loads(line) for line in
+              Path(".research/demo/events.jsonl").read_text().splitlines()]
+    lines = result.stderr.splitlines()
+    rejections = [e for e in events if e["type"] == "topic_rejected"]
+    assert rejections
+    for event in rejections:
+        assert any(line.endswith(f"review rejected {event['topic']!r}: {event['summary']}")
+                   for line in lines)
+    (sent_back,) = [e for e in events if e["type"] == "report_rejected"]
+    assert any(line.endswith(f"final review sent the report to REVISE: "
+                             f"{sent_back['summary'].splitlines()[0]}") for line in lines)

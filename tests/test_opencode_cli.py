@@ -247,7 +247,7 @@ def test_a_call_never_outlives_the_time_budget(
     fake: Path, run_cli: Callable[..., Any], script: Callable[..., None]
 ) -> None:
     script(initial_plan=["grandchild"])
-    budget_minutes = 0.02
+    budget_minutes = 0.05
     result = start(run_cli, "--time", str(budget_minutes), "--timeout", "30")
     assert result.exit_code == 0, result.stderr
     first = agent_calls("initial_plan")[0]

@@ -26,6 +26,14 @@ class Finalizer:
         return prompts.final_variables(self.ctx.state, self.ctx.paths, registry,
                                        self.ctx.now_remaining())
 
+    def out_of_time(self) -> bool:
+        """True (and noted for the report's banner) when the budget ran out in the final
+        cycle: the call in flight was cut, and nothing more is tried."""
+        if not self.ctx.budget.used_up(self.ctx.now()):
+            return False
+        self.ctx.state.final.time_ran_out = True
+        return True
+
     def require_report(self, _: AgentResult) -> str:
         return phases.require_file(self.ctx.paths.report_file, self.ctx.paths,
                                    what="the report")
@@ -36,6 +44,7 @@ class Finalizer:
         outcome = self.runner.run(Phase.SYNTHESIZE, self.require_report,
                                   variables=lambda: self.variables(registry))
         if isinstance(outcome, Failed):
+            self.out_of_time()
             self.fallback(registry)
             return
         self.write_audit(registry, stage="synthesize")
@@ -65,6 +74,7 @@ class Finalizer:
         outcome = self.runner.run(Phase.FINAL_REVIEW, validate,
                                   variables=lambda: self.variables(registry))
         if isinstance(outcome, Failed):
+            self.out_of_time()
             ctx.events.emit("warning", message="final review failed; the report is kept "
                             "as synthesized")
             self.finish()
@@ -85,6 +95,7 @@ class Finalizer:
         outcome = self.runner.run(Phase.REVISE, self.require_report,
                                   variables=lambda: self.variables(registry))
         if isinstance(outcome, Failed):
+            self.out_of_time()
             ctx.state.final.revision_failed = True
             if before.strip():
                 atomic_write_text(ctx.paths.report_file, before)

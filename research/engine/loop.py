@@ -99,6 +99,11 @@ class ResearchLoop:
         outcome = self.runner.run(
             Phase.INITIAL_PLAN, validate,
             variables=lambda: prompts.base_variables(ctx.state, ctx.paths, ctx.now_remaining()))
+        if isinstance(outcome, Failed) and ctx.budget.research_time_over(ctx.now()):
+            # The budget ran out before there was a plan: the report says so, from no notes.
+            self.rules.stop_research(StopReason.TIME_BUDGET,
+                                     "the time budget ran out during the initial plan")
+            return
         if isinstance(outcome, Failed):
             raise RunFailed(f"the INITIAL PLAN phase failed after {MAX_PHASE_RECOVERIES} "
                             f"recoveries: {outcome.error}")

@@ -8,7 +8,7 @@ from typing import TypeVar
 
 from research import workspace
 from research.agents.base import AgentCall, AgentResult, FailureKind
-from research.budget import backoff_delay, breaker_reason
+from research.budget import MAX_TOPIC_RECOVERIES, backoff_delay, breaker_reason
 from research.engine.context import RunContext
 from research.engine.outcome import Failed, Ok, Outcome
 from research.engine.phases import FINAL_PHASES, SPECS, verdict_files
@@ -67,10 +67,17 @@ class PhaseRunner:
                 state.progress.current_phase = phase
             first = state.progress.retry_count if persist else 0
             error = state.progress.last_error if persist and first else None
-            rounds = MAX_PHASE_RECOVERIES
+            rounds = MAX_TOPIC_RECOVERIES if spec.topic else MAX_PHASE_RECOVERIES
             if spec.final_cycle and state.progress.stop_reason is StopReason.CIRCUIT_BREAKER:
                 rounds = 0  # the agent is failing: one attempt, then the orchestrator's fallback
         for round_number in range(first, rounds + 1):
+            if ctx.budget.used_up(ctx.now()) or (
+                    not spec.final_cycle and ctx.budget.research_time_over(ctx.now())):
+                # No call starts that the budget cannot cover.
+                error = "the time budget is used up"
+                ctx.events.emit("warning", message=f"the {phase.value} phase was not run: "
+                                "the time budget is used up")
+                break
             with ctx.mutex:
                 if persist:
                     state.progress.retry_count = round_number
@@ -109,13 +116,23 @@ class PhaseRunner:
                     state.progress.retry_count = 0
                     state.progress.failed_phase = None
                     state.progress.phase_recovered = round_number > 0
+                state.usage.phases_run += 1
+                state.progress.failing_topics = []
                 state.progress.consecutive_failed_phases = 0
             return Ok(value)
         with ctx.mutex:
             if persist:
                 state.progress.retry_count = 0
+            state.usage.phases_run += 1
             state.usage.failed_phases += 1
-            state.progress.consecutive_failed_phases += 1
+            failing = state.progress.failing_topics
+            if topic is not None and topic not in failing:
+                failing.append(topic)
+            state.progress.consecutive_failed_phases = len(failing)
+            if topic is None or topic not in state.usage.failed_topics:
+                state.usage.breaker_failures += 1
+                if topic is not None:
+                    state.usage.failed_topics.append(topic)
         return Failed(error or "unknown error")
 
     def _validate(self, result: AgentResult, validate: Callable[[AgentResult], T]) -> T:
@@ -137,15 +154,23 @@ class PhaseRunner:
         return value
 
     def stop_recovering(self, phase: Phase) -> bool:
-        """A failing RESEARCH or REVIEW gets no more recovery rounds once the time budget is
-        used up or the circuit breaker is open: research is about to stop anyway."""
-        if phase not in (Phase.RESEARCH, Phase.REVIEW):
-            return False
+        """No recovery round starts that the time budget cannot cover. A failing RESEARCH
+        or REVIEW also gets none once research time is over (the rest is the final
+        cycle's reserve) or the circuit breaker is open: research is about to stop."""
         ctx, state = self.ctx, self.ctx.state
+        now = ctx.now()
         with ctx.mutex:
-            why = ("the time budget is used up" if ctx.budget.used_up(ctx.now())
-                   else breaker_reason(state.progress.consecutive_failed_phases,
-                                       state.usage.agent_calls, state.usage.agent_failures))
+            if ctx.budget.used_up(now):
+                why: str | None = "the time budget is used up"
+            elif SPECS[phase].final_cycle:
+                return False
+            elif ctx.budget.research_time_over(now):
+                why = "research time is over"
+            elif not SPECS[phase].topic:
+                return False
+            else:
+                why = breaker_reason(state.progress.consecutive_failed_phases,
+                                     state.usage.phases_run, state.usage.breaker_failures)
         if why is None:
             return False
         ctx.events.emit("warning", message=f"no further recovery of the {phase.value} "
@@ -184,6 +209,9 @@ class PhaseRunner:
             final_cycle = SPECS[phase].final_cycle
         result = AgentResult(ok=False, exit_code=None, failure=FailureKind.NO_OUTPUT)
         for attempt in range(MAX_TRANSIENT_ATTEMPTS):
+            if ctx.budget.used_up(ctx.now()):
+                return AgentResult(ok=False, exit_code=None, failure=FailureKind.TIMEOUT,
+                                   error="the time budget is used up")
             timeout = ctx.budget.call_timeout(state.config.timeout, ctx.now(),
                                               final_cycle=final_cycle)
             log_path = ctx.new_log_path(phase)
@@ -216,9 +244,9 @@ class PhaseRunner:
             if attempt + 1 >= MAX_TRANSIENT_ATTEMPTS:
                 break
             delay = backoff_delay(attempt, ctx.rng)
-            if not final_cycle and (ctx.budget.research_time_over(ctx.now())
-                                    or ctx.budget.used_up(ctx.now() + delay)):
-                break
+            if ctx.budget.used_up(ctx.now() + delay) or (
+                    not final_cycle and ctx.budget.research_time_over(ctx.now() + delay)):
+                break  # no retry starts that the budget cannot cover
             ctx.events.emit("retry", phase=phase.value, attempt=attempt + 1,
                             delay=round(delay, 3), failure=result.failure.value)
             ctx.clock.sleep(delay)

@@ -32,7 +32,7 @@ class Rules:
             state = ctx.state
             plan = state.plan
             breaker = breaker_reason(state.progress.consecutive_failed_phases,
-                                     state.usage.agent_calls, state.usage.agent_failures)
+                                     state.usage.phases_run, state.usage.breaker_failures)
             if breaker is not None:
                 return StopReason.CIRCUIT_BREAKER, breaker
             if not plan.open_topics():
@@ -181,7 +181,7 @@ class SequentialScheduler:
         if topic is None:  # nothing in review (e.g. state edited): go back to choosing
             state.progress.current_phase = Phase.RESEARCH
             return
-        if ctx.budget.used_up(ctx.now()):
+        if ctx.budget.research_time_over(ctx.now()):
             self.review_out_of_time(topic)
             return
         outcome = self.topics.review(topic)
@@ -211,8 +211,9 @@ class SequentialScheduler:
         self.ctx.state.progress.current_phase = Phase.RESEARCH
 
     def review_out_of_time(self, topic: Topic) -> None:
-        """The research call used the last of the budget: the notes stay unreviewed and the
-        topic open, without costing it an attempt, and the final cycle starts next."""
+        """The research call used the last of the research time: the notes stay unreviewed
+        and the topic open, without costing it an attempt, and the final cycle starts next
+        with the reserve."""
         topic.status = TopicStatus.IN_PROGRESS
         self.ctx.events.emit("warning", message=f"the review of {topic.name!r} was not run: "
                              "the time budget is used up")
