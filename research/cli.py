@@ -92,6 +92,10 @@ def main_command(
     mock_script: Annotated[Path | None, typer.Option(
         "--mock-script", envvar=ENV["mock_script"], hidden=True,
         help="JSON script of faults for the simulated agent (tests).")] = None,
+    parallel: Annotated[int | None, typer.Option(
+        "--parallel", min=1, max=8, envvar="RESEARCH_PARALLEL",
+        help="Research up to N independent topics at once, each in its own agent process "
+        "(1-8).  [default: 1]", show_default=False)] = None,
     agent_cmd: Annotated[str | None, typer.Option(
         "--agent-cmd", envvar=ENV["agent_cmd"],
         help="Use a generic agent command that reads the prompt on stdin; {model} is "
@@ -179,6 +183,7 @@ def _run(**options: object) -> None:
         "timeout": options["timeout"],
         "mock_script": options["mock_script"],
         "agent_cmd": options["agent_cmd"],
+        "parallel": options["parallel"],
     }
     explicit = {key: value for key, value in given.items() if value is not None}
     ctx = options["ctx"]

@@ -80,6 +80,7 @@ def new_state(settings: Settings, agent: Agent, max_iterations: int) -> RWRState
             duplicate_threshold=settings.duplicate_threshold,
             min_novelty=settings.min_novelty,
             early_termination=settings.early_termination,
+            parallel=settings.parallel,
         ),
         plan=Plan(topic=settings.topic, breadth=settings.breadth, depth=settings.depth),
         progress=SessionProgress(start_time=time.time()),
@@ -242,7 +243,7 @@ def resume_state(settings: Settings, paths: SessionPaths) -> RWRState:
     if "time_budget_minutes" in overrides:
         state.config.time_budget_minutes = settings.time_budget_minutes
     for field in ("model", "review_model", "timeout", "duplicate_threshold", "min_novelty",
-                  "early_termination"):
+                  "early_termination", "parallel"):
         if field in overrides:
             setattr(state.config, field, getattr(settings, field))
     # Any agent may continue a session, but once part of it was simulated the report says so.

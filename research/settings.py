@@ -44,6 +44,8 @@ class Settings(BaseModel):
     mock_mode: bool = False
     mock_script: Path | None = None
     agent_cmd: str | None = None
+    parallel: int = Field(1, ge=1, le=8)
+    """Topics researched at once (--parallel)."""
     assume_yes: bool = False
     duplicate_threshold: float = Field(DEFAULT_DUPLICATE_THRESHOLD, ge=0.0, le=1.0)
     min_novelty: float = Field(DEFAULT_MIN_NOVELTY, ge=0.0, le=1.0)

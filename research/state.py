@@ -9,7 +9,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from research.errors import StateError
 from research.fsutil import atomic_write_text
@@ -115,6 +115,8 @@ class SessionConfig(BaseModel):
     """Novelty below which a finished topic counts towards early termination."""
     early_termination: bool = True
     """Whether low novelty may end research early."""
+    parallel: int = 1
+    """Topics researched at once (--parallel); 1 is SPEC §5's sequential loop."""
 
 
 class SessionProgress(BaseModel):
@@ -132,8 +134,15 @@ class SessionProgress(BaseModel):
     """Recovery rounds used by the phase in flight."""
     current_topic: str | None = None
     """Slug of the topic whose RESEARCH or REVIEW is in flight."""
-    in_flight: list[str] = Field(default_factory=list)
-    """Slugs of every topic with a call in flight (parallel mode); re-run on resume."""
+    in_flight: dict[str, Phase] = Field(default_factory=dict)
+    """Parallel mode: each topic with a call in flight, and that call's phase (RESEARCH or
+    REVIEW). A resumed run re-runs exactly these calls."""
+
+    @field_validator("in_flight", mode="before")
+    @classmethod
+    def _in_flight_list(cls, value: object) -> object:
+        # A few early schema-2 files stored a list of slugs.
+        return {slug: Phase.RESEARCH for slug in value} if isinstance(value, list) else value
     phase_history: list[str] = Field(default_factory=list)
     """Every phase started, in order."""
     last_error: str | None = None

@@ -16,6 +16,7 @@ import json
 import os
 import re
 import signal
+import threading
 import time
 from pathlib import Path
 from typing import Literal
@@ -127,8 +128,9 @@ class MockAgent:
         self.clock = clock
         self.calls: list[AgentCall] = []
         self.fault_hits: dict[int, int] = {}
-        self.proposed: list[str] = []
-        """Subtopic names the current call's `propose_subtopic` faults add."""
+        self._lock = threading.Lock()  # parallel topics call one agent from several threads
+        self._local = threading.local()
+        """`proposed`: subtopic names the current call's `propose_subtopic` faults add."""
 
     # -------------------------------------------------------------- protocol
 
@@ -137,15 +139,16 @@ class MockAgent:
         return "mock (simulated, built in)"
 
     def run(self, call: AgentCall) -> AgentResult:
-        self.calls.append(call)
-        number = len(self.calls)
-        faults = self._faults_for(call)
+        with self._lock:
+            self.calls.append(call)
+            number = len(self.calls)
+            faults = self._faults_for(call)
+            self._record(call)
         actions = {fault.action for fault in faults}
-        self.proposed = [f.subtopic for f in faults
-                         if f.action == "propose_subtopic" and f.subtopic]
+        self._local.proposed = [f.subtopic for f in faults
+                                if f.action == "propose_subtopic" and f.subtopic]
         duration = max([f.duration for f in faults if f.duration is not None],
                        default=self.script.call_seconds)
-        self._record(call)
         if self.script.sleep_seconds > 0:
             time.sleep(self.script.sleep_seconds)
         kill_now = self.script.kill_at_call == number
@@ -260,8 +263,17 @@ class MockAgent:
         progress = self._path(call, "progress_file")
         progress.parent.mkdir(parents=True, exist_ok=True)
         redundant = "redundant" in actions
-        progress.write_text(_progress_notes(name, slug, int(ctx["attempt"]), redundant),
-                            encoding="utf-8")
+        notes = _progress_notes(name, slug, int(ctx["attempt"]), redundant)
+        if ctx.get("parallel") == "1":  # own notes only; subtopics are proposed in them
+            proposals, _ = self._proposals(call, actions)
+            if proposals:
+                notes += "\n## Proposed Subtopics\n" + "".join(
+                    f"\n### {title}\n- Description: [simulated] {title.lower()}.\n"
+                    "- Acceptance Criteria:\n  - Reports at least one finding with a source\n"
+                    for title in proposals)
+            progress.write_text(notes, encoding="utf-8")
+            return
+        progress.write_text(notes, encoding="utf-8")
         index = self._path(call, "progress_index_file")
         with index.open("a", encoding="utf-8") as handle:
             handle.write(f"- [simulated] Researched {name} (attempt {ctx['attempt']}).\n")
@@ -270,28 +282,10 @@ class MockAgent:
     def _edit_plan_after_research(self, call: AgentCall, actions: set[str]) -> None:
         ctx = call.context
         plan_path = self._path(call, "plan_file")
-        text = plan_path.read_text(encoding="utf-8")
         name = ctx["topic_name"]
-        text = _set_status(text, name, "In Review")
-        room = int(ctx.get("max_subtopics", "0"))
-        proposals: list[str] = []
-        facet = name.split(": ", 1)[-1]
-        if room > 0 and "redundant" not in actions:
-            proposals = [f"{sub.capitalize()}: {facet}" for sub in _pick(SUB_FACETS, name, room)]
-            if self.script.propose_duplicate and _is_first_topic(text, name):
-                first = proposals[0].split(": ", 1)
-                proposals.append(f"{first[1].capitalize()}: {first[0].lower()}")
-        proposals[:0] = self.proposed
-        if "duplicate_subtopics" in actions and proposals:
-            proposals += [p + " overview" for p in proposals]
-        if "many_subtopics" in actions:
-            proposals += [f"Extra angle {i} on {facet}" for i in range(50)]
+        text = _set_status(plan_path.read_text(encoding="utf-8"), name, "In Review")
+        proposals, depth_note = self._proposals(call, actions)
         depth = int(ctx["topic_depth"]) + 1
-        if "too_deep" in actions:
-            proposals.append(f"Deep dive on {facet}")
-            depth_note = 99
-        else:
-            depth_note = depth
         blocks = "".join(
             f"\n### {title} (Depth: {depth_note if title.startswith('Deep dive') else depth})\n"
             f"- Status: Pending\n- Parent: {name}\n"
@@ -303,6 +297,30 @@ class MockAgent:
             text = re.sub(r"- Status: Pending", "- Status: Complete", text)
         text = _insert_before_completion(text, blocks)
         atomic_write_text(plan_path, text)
+
+    def _proposals(self, call: AgentCall, actions: set[str]) -> tuple[list[str], int]:
+        """The subtopics this research call proposes, and the depth it writes for them."""
+        ctx = call.context
+        text = self._path(call, "plan_file").read_text(encoding="utf-8")
+        name = ctx["topic_name"]
+        room = int(ctx.get("max_subtopics", "0"))
+        proposals: list[str] = []
+        facet = name.split(": ", 1)[-1]
+        if room > 0 and "redundant" not in actions:
+            proposals = [f"{sub.capitalize()}: {facet}" for sub in _pick(SUB_FACETS, name, room)]
+            if self.script.propose_duplicate and _is_first_topic(text, name):
+                first = proposals[0].split(": ", 1)
+                proposals.append(f"{first[1].capitalize()}: {first[0].lower()}")
+        proposals[:0] = getattr(self._local, "proposed", [])
+        if "duplicate_subtopics" in actions and proposals:
+            proposals += [p + " overview" for p in proposals]
+        if "many_subtopics" in actions:
+            proposals += [f"Extra angle {i} on {facet}" for i in range(50)]
+        depth = int(ctx["topic_depth"]) + 1
+        if "too_deep" in actions:
+            proposals.append(f"Deep dive on {facet}")
+            return proposals, 99
+        return proposals, depth
 
     def _phase_review(self, call: AgentCall, actions: set[str]) -> None:
         ctx = call.context
@@ -322,7 +340,7 @@ class MockAgent:
             "urlToSearch": "https://example.org/mock/field-data" if reject else None,
         }
         self._write_verdict(call, verdict, actions)
-        if not reject and _only_open_topic(plan_text, name):
+        if not reject and ctx.get("parallel") != "1" and _only_open_topic(plan_text, name):
             self._path(call, "completed_file").write_text("<promise>COMPLETE</promise>\n")
 
     def _phase_final_review(self, call: AgentCall, actions: set[str]) -> None:
@@ -354,6 +372,7 @@ class MockAgent:
         if "no_verdict" in actions:
             return
         body = f"# Review (simulated)\n\n{verdict['summary']}\n\n```json\n{block}\n```\n"
+        self._path(call, key).parent.mkdir(parents=True, exist_ok=True)
         self._path(call, key).write_text(body, encoding="utf-8")
         if "both_verdicts" in actions:
             other = "accepted_file" if key == "rejected_file" else "rejected_file"

@@ -14,6 +14,7 @@ from research.engine import decisions
 from research.engine.context import Clock, RunContext
 from research.engine.finalizer import Finalizer
 from research.engine.outcome import Failed
+from research.engine.parallel import ParallelScheduler
 from research.engine.runner import PhaseRunner
 from research.engine.scheduler import Rules, SequentialScheduler
 from research.engine.topics import TopicPhases
@@ -43,11 +44,13 @@ class ResearchLoop:
         rng: random.Random | None = None,
     ) -> None:
         self.ctx = RunContext(state=state, paths=paths, agent=agent, templates=templates,
-                              events=events, lock=lock, clock=clock, rng=rng)
+                              events=events, lock=lock, clock=clock, rng=rng,
+                              parallel=state.config.parallel)
         self.runner = PhaseRunner(self.ctx)
         self.rules = Rules(self.ctx)
         self.topics = TopicPhases(self.ctx, self.runner)
         self.scheduler = SequentialScheduler(self.ctx, self.rules, self.topics)
+        self.parallel = ParallelScheduler(self.ctx, self.rules, self.topics)
         self.finalizer = Finalizer(self.ctx, self.runner)
 
     @property
@@ -70,6 +73,11 @@ class ResearchLoop:
             Phase.REVISE: self.finalizer.revise,
         }
         while state.progress.current_phase is not Phase.DONE:
+            if self.ctx.parallel > 1 and state.progress.current_phase in (Phase.RESEARCH,
+                                                                          Phase.REVIEW):
+                self.parallel.run()
+                self.save()
+                continue
             step = steps.get(state.progress.current_phase)
             if step is None:  # a state saved mid-RECOVERY resumes the phase that failed
                 state.progress.current_phase = state.progress.failed_phase or Phase.RESEARCH

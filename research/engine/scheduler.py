@@ -151,8 +151,24 @@ class SequentialScheduler:
             self.ctx.state.progress.current_topic = None
             return None
 
+    def take_over_in_flight(self) -> bool:
+        """A topic left in flight by a parallel run continues here; True when its review
+        is next."""
+        progress = self.ctx.state.progress
+        if progress.current_topic is not None or not progress.in_flight:
+            return False
+        slug, phase = next(iter(progress.in_flight.items()))
+        del progress.in_flight[slug]
+        progress.current_topic = slug
+        if phase is Phase.REVIEW:
+            progress.current_phase = Phase.REVIEW
+            return True
+        return False
+
     def research(self) -> None:
         ctx, state, rules = self.ctx, self.ctx.state, self.rules
+        if self.take_over_in_flight():
+            return
         topic = self.current()
         if topic is None:
             stop = rules.stop_reason()

@@ -24,10 +24,13 @@ class TopicPhases:
         self.ctx = ctx
         self.runner = runner
 
-    def variables(self, topic: Topic) -> dict[str, str]:
+    def variables(self, topic: Topic, phase: Phase = Phase.RESEARCH) -> dict[str, str]:
         with self.ctx.mutex:
-            return prompts.topic_variables(self.ctx.state, self.ctx.paths, topic,
-                                           self.ctx.now_remaining())
+            values = prompts.topic_variables(self.ctx.state, self.ctx.paths, topic,
+                                             self.ctx.now_remaining())
+            if self.ctx.parallel > 1:
+                values.update(parallel_variables(self.ctx, topic, phase))
+            return values
 
     def research(self, topic: Topic, *, persist: bool = True) -> Outcome[None]:
         """The research call; its notes must be new (an earlier attempt's do not count)."""
@@ -58,5 +61,35 @@ class TopicPhases:
                 decisions.sync_plan(ctx, focus=None)
             return verdict
 
-        return self.runner.run(Phase.REVIEW, validate, variables=lambda: self.variables(topic),
+        return self.runner.run(Phase.REVIEW, validate,
+                               variables=lambda: self.variables(topic, Phase.REVIEW),
                                topic=topic.slug, persist=persist)
+
+
+def parallel_variables(ctx: RunContext, topic: Topic, phase: Phase) -> dict[str, str]:
+    """The prompt values of parallel mode: each call writes only its own topic's files."""
+    paths = ctx.paths
+    rel = paths.relative
+    progress = rel(paths.progress_file(topic.slug))
+    accepted, rejected = (rel(p) for p in verdict_files(paths, topic.slug, True))
+    rule, room = phases.subtopic_rule(ctx.state.plan, topic)
+    proposals = (
+        f"Do not edit {rel(paths.plan_file)}: other topics are being researched at the same "
+        "time, and the orchestrator alone keeps the plan. " + rule + (
+            f" Propose subtopics in a `## Proposed Subtopics` section at the end of "
+            f"{progress}: one `### <subtopic name>` heading per subtopic, each followed by "
+            "`- Description: <one line>` and `- Acceptance Criteria:` with indented "
+            "`  - <criterion>` lines. The orchestrator adds them to the plan and marks this "
+            "topic In Review." if room else " Leave the plan's statuses to the orchestrator."))
+    return {
+        "parallel": "1",  # not a template variable: a hint for the simulated agent
+        "writable_files": (f"- `{progress}`" if phase is Phase.RESEARCH
+                           else f"- `{accepted}` or `{rejected}` (exactly one)"),
+        "subtopic_instructions": proposals,
+        "progress_index_instructions": (
+            f"The orchestrator keeps {rel(paths.progress_index)}; do not edit it."),
+        "completion_rule": (f"Never write {rel(paths.completed_file)}: the orchestrator "
+                            "decides when research is complete."),
+        "accepted_file": accepted,
+        "rejected_file": rejected,
+    }
