@@ -119,6 +119,17 @@ class SessionConfig(BaseModel):
     """Topics researched at once (--parallel); 1 is SPEC §5's sequential loop."""
 
 
+class InFlight(BaseModel):
+    """A topic's call in flight in parallel mode."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    phase: Phase
+    """RESEARCH or REVIEW."""
+    iteration: int
+    """The iteration this topic's RESEARCH → REVIEW counts as."""
+
+
 class SessionProgress(BaseModel):
     """Where the session is: phase, iteration, topics in flight, stop reason."""
 
@@ -134,7 +145,7 @@ class SessionProgress(BaseModel):
     """Recovery rounds used by the phase in flight."""
     current_topic: str | None = None
     """Slug of the topic whose RESEARCH or REVIEW is in flight."""
-    in_flight: dict[str, Phase] = Field(default_factory=dict)
+    in_flight: dict[str, InFlight] = Field(default_factory=dict)
     """Parallel mode: each topic with a call in flight, and that call's phase (RESEARCH or
     REVIEW). A resumed run re-runs exactly these calls."""
 
@@ -142,7 +153,9 @@ class SessionProgress(BaseModel):
     @classmethod
     def _in_flight_list(cls, value: object) -> object:
         # A few early schema-2 files stored a list of slugs.
-        return {slug: Phase.RESEARCH for slug in value} if isinstance(value, list) else value
+        if isinstance(value, list):
+            return {slug: {"phase": Phase.RESEARCH, "iteration": 0} for slug in value}
+        return value
     phase_history: list[str] = Field(default_factory=list)
     """Every phase started, in order."""
     last_error: str | None = None

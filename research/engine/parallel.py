@@ -23,7 +23,7 @@ from research.engine.scheduler import Rules
 from research.engine.topics import TopicPhases
 from research.errors import PlanParseError
 from research.plan import Topic, TopicStatus, parse_plan, reconcile, render_plan
-from research.state import Phase, StopReason
+from research.state import InFlight, Phase, StopReason
 
 PROPOSED = re.compile(r"^## Proposed Subtopics[ \t]*$(.*?)(?=^## |\Z)",
                       re.MULTILINE | re.DOTALL)
@@ -79,7 +79,9 @@ class ParallelScheduler:
             if progress.current_topic is not None:  # saved by a sequential run
                 phase = (Phase.REVIEW if progress.current_phase is Phase.REVIEW
                          else Phase.RESEARCH)
-                progress.in_flight.setdefault(progress.current_topic, phase)
+                progress.in_flight.setdefault(progress.current_topic,
+                                              InFlight(phase=phase,
+                                                       iteration=progress.iteration))
                 progress.current_topic = None
             for slug in list(progress.in_flight):
                 if not any(t.slug == slug for t in state.plan.topics):
@@ -90,8 +92,8 @@ class ParallelScheduler:
         stop: tuple[StopReason, str] | None = None
         with ThreadPoolExecutor(max_workers=ctx.parallel,
                                 thread_name_prefix="research-topic") as pool:
-            for slug, phase in list(progress.in_flight.items()):  # calls lost by a kill
-                futures[pool.submit(self.cycle, slug, phase)] = slug
+            for slug, flight in list(progress.in_flight.items()):  # calls lost by a kill
+                futures[pool.submit(self.cycle, slug, flight.phase)] = slug
             while True:
                 with ctx.mutex:
                     while stop is None and len(futures) < ctx.parallel:
@@ -102,8 +104,9 @@ class ParallelScheduler:
                         if not ready:
                             break
                         topic = ready[0]
-                        self.rules.start_iteration(topic)
-                        progress.in_flight[topic.slug] = Phase.RESEARCH
+                        iteration = self.rules.start_iteration(topic)
+                        progress.in_flight[topic.slug] = InFlight(phase=Phase.RESEARCH,
+                                                                  iteration=iteration)
                         self.announce()
                         ctx.save()
                         futures[pool.submit(self.cycle, topic.slug, Phase.RESEARCH)] = topic.slug
@@ -120,7 +123,8 @@ class ParallelScheduler:
 
     def announce(self) -> None:
         self.ctx.events.emit("topics_in_flight", topics={
-            slug: phase.value for slug, phase in self.ctx.state.progress.in_flight.items()})
+            slug: flight.phase.value
+            for slug, flight in self.ctx.state.progress.in_flight.items()})
 
     def cycle(self, slug: str, start: Phase) -> None:
         """One topic's iteration: RESEARCH (unless resuming at REVIEW), then REVIEW."""
@@ -139,7 +143,7 @@ class ParallelScheduler:
                 topic = ctx.state.plan.get(slug)
                 topic.status = TopicStatus.IN_REVIEW
                 decisions.measure_novelty(ctx, topic)
-                ctx.state.progress.in_flight[slug] = Phase.REVIEW
+                ctx.state.progress.in_flight[slug].phase = Phase.REVIEW
                 self.announce()
                 ctx.save()
         with ctx.mutex:
@@ -148,10 +152,11 @@ class ParallelScheduler:
                 topic.status = TopicStatus.IN_PROGRESS
                 ctx.events.emit("warning", message=f"the review of {topic.name!r} was not "
                                 "run: the time budget is used up")
-                self.rules.decide(topic, iteration=ctx.state.progress.iteration,
+                iteration = self.release(slug)
+                self.rules.decide(topic, iteration=iteration,
                                   summary="Not reviewed: the time budget ran out.", gaps=[],
                                   verdict=None)
-                self.release(slug)
+                ctx.save()
                 return
         review = self.topics.review(topic, persist=False)
         with ctx.mutex:
@@ -162,8 +167,8 @@ class ParallelScheduler:
                 return
             assert isinstance(review, Ok)
             self.rules.apply_verdict(topic, review.value)
-            self.release(slug)
-            self.rules.decide(topic, iteration=ctx.state.progress.iteration,
+            iteration = self.release(slug)
+            self.rules.decide(topic, iteration=iteration,
                               summary=review.value.summary, gaps=review.value.gaps,
                               verdict=review.value)
             ctx.save()
@@ -171,17 +176,18 @@ class ParallelScheduler:
     def finish(self, topic: Topic, what: str, outcome: Failed, *,
                researched: bool = True) -> None:
         self.rules.topic_failed(topic, f"{what} failed: {outcome.error}")
-        self.release(topic.slug)
-        self.rules.decide(topic, iteration=self.ctx.state.progress.iteration,
+        iteration = self.release(topic.slug)
+        self.rules.decide(topic, iteration=iteration,
                           summary=f"The {what} phase failed.", gaps=[outcome.error],
                           verdict=None, researched=researched)
         self.ctx.save()
 
-    def release(self, slug: str) -> None:
-        self.ctx.state.progress.in_flight.pop(slug, None)
+    def release(self, slug: str) -> int:
+        """The topic's call is over: it is no longer in flight. Returns its iteration."""
+        flight = self.ctx.state.progress.in_flight.pop(slug, None)
         self.guard.record(slug)
         self.announce()
-        self.ctx.save()
+        return flight.iteration if flight else self.ctx.state.progress.iteration
 
     def take_proposals(self, topic: Topic) -> None:
         """Add the subtopics the notes propose, through the same gates (depth, breadth,

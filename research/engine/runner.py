@@ -101,7 +101,7 @@ class PhaseRunner:
                     if persist:
                         state.progress.failed_phase = phase
                 ctx.events.emit("phase_end", phase=phase.value, outcome="failed",
-                                kind=exc.kind, error=error,
+                                kind=exc.kind, error=error, topic=topic,
                                 duration=round(ctx.now() - started, 3))
                 if round_number >= rounds or self.stop_recovering(phase):
                     break
@@ -109,7 +109,7 @@ class PhaseRunner:
                 if self.stop_recovering(phase):
                     break
                 continue
-            ctx.events.emit("phase_end", phase=phase.value, outcome="ok",
+            ctx.events.emit("phase_end", phase=phase.value, outcome="ok", topic=topic,
                             duration=round(ctx.now() - started, 3))
             with ctx.mutex:
                 if persist:

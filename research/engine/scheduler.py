@@ -157,10 +157,10 @@ class SequentialScheduler:
         progress = self.ctx.state.progress
         if progress.current_topic is not None or not progress.in_flight:
             return False
-        slug, phase = next(iter(progress.in_flight.items()))
+        slug, flight = next(iter(progress.in_flight.items()))
         del progress.in_flight[slug]
         progress.current_topic = slug
-        if phase is Phase.REVIEW:
+        if flight.phase is Phase.REVIEW:
             progress.current_phase = Phase.REVIEW
             return True
         return False

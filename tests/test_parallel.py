@@ -1,0 +1,237 @@
+"""--parallel N (issue 12): the same session with 1, 2 and 4 topics in flight.
+
+Every run goes through the CLI with the simulated agent given real latency (each call
+sleeps), so calls of different topics really overlap. The kill test runs the CLI as a real
+process and SIGKILLs it at random instants while several calls are in flight.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import read_json, read_jsonl
+
+from research.archive import latest_archived
+
+QUESTION = "How do heat pumps perform in cold climates?"
+T1 = "Heat pumps perform: background and definitions"
+LATENCY = 0.05
+
+
+def write_script(path: Path, **script: object) -> Path:
+    script.setdefault("sleep_seconds", LATENCY)
+    path.write_text(json.dumps(script), encoding="utf-8")
+    return path
+
+
+def session_files(name: str) -> dict:
+    directory = Path(".research") / name
+    return {
+        "state": read_json(directory / "state.json"),
+        "decisions": read_jsonl(directory / "decisions.jsonl"),
+        "events": read_jsonl(directory / "events.jsonl"),
+    }
+
+
+def tree(state: dict) -> list[tuple]:
+    names = {t["slug"]: t["name"] for t in state["plan"]["topics"]}
+    return sorted(
+        (t["name"], names.get(t["parent"]), t["depth"], t["status"], t["attempts"])
+        for t in state["plan"]["topics"]
+    )
+
+
+def run(run_cli, tmp_path: Path, name: str, parallel: int, *flags: str, **script: object):
+    path = write_script(tmp_path / f"{name}.json", **script)
+    result = run_cli(
+        "--mock-mode",
+        "--mock-script",
+        str(path),
+        "--name",
+        name,
+        "--breadth",
+        "3",
+        "--depth",
+        "2",
+        "--parallel",
+        str(parallel),
+        "--yes",
+        *flags,
+        QUESTION,
+    )
+    assert result.exit_code == 0, result.stderr
+    return session_files(name)
+
+
+def check_numbers(files: dict) -> None:
+    """No lost or duplicated decision, one per finished iteration; sums that add up."""
+    state, decisions = files["state"], files["decisions"]
+    assert sorted(d["iteration"] for d in decisions) == list(range(1, len(decisions) + 1))
+    assert len(decisions) == state["progress"]["iteration"]
+    assert all(t["attempts"] <= 3 for t in state["plan"]["topics"])
+    calls = [e for e in files["events"] if e["type"] == "agent_call"]
+    assert state["usage"]["agent_calls"] == len(calls)
+    phases = state["usage"]["phases"]
+    assert sum(u["calls"] for u in phases.values()) == len(calls)
+    for phase, usage in phases.items():
+        assert usage["calls"] == sum(1 for c in calls if c["phase"] == phase)
+    assert state["progress"]["in_flight"] == {}
+
+
+def test_one_two_and_four_in_flight_give_the_same_tree_and_numbers(run_cli, tmp_path) -> None:
+    runs = {n: run(run_cli, tmp_path, f"p{n}", n) for n in (1, 2, 4)}
+    baseline = runs[1]["state"]
+    for n, files in runs.items():
+        check_numbers(files)
+        state = files["state"]
+        assert tree(state) == tree(baseline), n
+        assert state["progress"]["stop_reason"] == "all_topics_done"
+        assert state["usage"]["agent_calls"] == baseline["usage"]["agent_calls"], n
+        assert state["progress"]["skipped_topics"] == baseline["progress"]["skipped_topics"]
+    # With N > 1 calls of different topics really overlapped, never two of one topic.
+    events = runs[4]["events"]
+    widest = max(len(e["topics"]) for e in events if e["type"] == "topics_in_flight")
+    assert widest >= 3
+    running: set[str] = set()
+    for event in events:
+        if event["type"] == "phase_start" and event.get("topic"):
+            assert event["topic"] not in running, event
+            running.add(event["topic"])
+        elif event["type"] == "phase_end" and event.get("topic"):
+            running.discard(event["topic"])
+    # Parallel agents wrote no plan edits and no shared verdict files.
+    assert not any(e["type"] == "plan_repair" for e in events)
+    assert Path("reports/p4/report.md").read_text().count("## Sources") == 1
+
+
+def test_a_failing_topic_is_exhausted_and_the_budget_holds_in_parallel(run_cli, tmp_path) -> None:
+    files = run(
+        run_cli, tmp_path, "fail", 4, faults=[{"action": "fail", "phase": "research", "topic": T1}]
+    )
+    check_numbers(files)
+    topic = next(t for t in files["state"]["plan"]["topics"] if t["name"] == T1)
+    assert (topic["status"], topic["attempts"]) == ("Exhausted", 3)
+    assert files["state"]["progress"]["stop_reason"] == "all_topics_done"
+
+    started = time.monotonic()
+    files = run(run_cli, tmp_path, "budget", 4, "--time", "0.05", sleep_seconds=0.4)
+    wall = time.monotonic() - started
+    check_numbers(files)
+    state = files["state"]
+    assert state["progress"]["stop_reason"] == "time_budget"
+    assert wall <= 0.05 * 60 + 1.5
+    assert state["progress"]["elapsed_seconds"] <= 0.05 * 60 + 0.5
+
+
+def test_a_subtopic_proposed_by_two_topics_at_once_is_added_once(run_cli, tmp_path) -> None:
+    same = "District heating networks"
+    files = run(
+        run_cli,
+        tmp_path,
+        "dup",
+        3,
+        faults=[
+            {"action": "propose_subtopic", "phase": "research", "subtopic": same, "calls": [1]}
+        ],
+    )
+    names = [t["name"] for t in files["state"]["plan"]["topics"]]
+    assert names.count(same) == 1
+    check_numbers(files)
+
+
+def cli(work: Path, *args: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-c", "from research.cli import main; main()", *args],
+        cwd=work,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        env={k: v for k, v in os.environ.items() if not k.startswith("RESEARCH_")},
+    )
+
+
+def accepted_notes(work: Path, name: str) -> dict[str, bytes]:
+    state = read_json(work / ".research" / name / "state.json")
+    notes = {}
+    for topic in state["plan"]["topics"]:
+        if topic["status"] == "Complete":
+            copy = latest_archived(
+                work / ".research" / name / "archive", f"{topic['slug']}.progress.md"
+            )
+            assert copy is not None, topic["slug"]
+            notes[topic["slug"]] = copy.read_bytes()
+    return notes
+
+
+def test_kill_9_with_calls_in_flight_then_resume_completes_with_the_same_notes(
+    tmp_path: Path,
+) -> None:
+    script = write_script(tmp_path / "slow.json", sleep_seconds=0.06)
+    args = [
+        "--mock-mode",
+        "--mock-script",
+        str(script),
+        "--name",
+        "k",
+        "--breadth",
+        "3",
+        "--depth",
+        "2",
+        "--parallel",
+        "4",
+        "--yes",
+        QUESTION,
+    ]
+    base = tmp_path / "base"
+    base.mkdir()
+    assert cli(base, *args).wait(timeout=60) == 0
+    expected = accepted_notes(base, "k")
+    base_state = read_json(base / ".research" / "k" / "state.json")
+
+    rng = random.Random(12)
+    widest = 0
+    for trial in range(2):
+        work = tmp_path / f"kill{trial}"
+        work.mkdir()
+        proc, kills = cli(work, *args), 0
+        while True:
+            try:
+                code = proc.wait(timeout=rng.uniform(0.25, 0.6))
+            except subprocess.TimeoutExpired:
+                state_file = work / ".research" / "k" / "state.json"
+                in_flight = (
+                    read_json(state_file)["progress"]["in_flight"] if state_file.exists() else {}
+                )
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+                kills += 1
+                widest = max(widest, len(in_flight))
+                proc = (
+                    cli(work, *args[:-1], "--resume") if state_file.exists() else cli(work, *args)
+                )
+                continue
+            assert code == 0
+            break
+        assert kills >= 1
+        state = read_json(work / ".research" / "k" / "state.json")
+        assert state["progress"]["is_complete"]
+        assert tree(state) == tree(base_state)
+        assert accepted_notes(work, "k") == expected
+        decisions = read_jsonl(work / ".research" / "k" / "decisions.jsonl")
+        # Each finished iteration once; an iteration in flight at a kill is re-run.
+        assert len({d["iteration"] for d in decisions}) == state["progress"]["iteration"]
+    assert widest >= 2  # some kill hit several calls in flight
+
+
+@pytest.mark.parametrize("value", ["0", "9", "many"])
+def test_parallel_out_of_range_is_a_usage_error(run_cli, value: str) -> None:
+    result = run_cli("--mock-mode", "--name", "bad", "--parallel", value, QUESTION)
+    assert result.exit_code == 2
