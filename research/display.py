@@ -1,7 +1,8 @@
 """What the user sees: a live view in a terminal, plain lines elsewhere, and the summary.
 
-The display listens to the event log (`EventLog.listeners`) and reads the live `RWRState`
-that the loop mutates in place. rich is imported only when something is rendered with it,
+The display listens to the event log (`EventLog.listeners`) and renders from the events and
+from the copy of the state the engine leaves at each save (`EventLog.snapshot`), never from
+the state the loop is changing. rich is imported only when something is rendered with it,
 so the command line stays fast for `--help` and `--version`.
 """
 
@@ -14,6 +15,7 @@ import re
 import sys
 import threading
 import time
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -74,13 +76,14 @@ def usage_text(input_tokens: int | None, output_tokens: int | None, cost: float 
 def usage_totals(state: RWRState) -> tuple[int | None, int | None, float | None]:
     """Input tokens, output tokens and cost summed over phases; None where none was reported."""
 
-    def total(values: list[int | float | None]) -> int | float | None:
+    def tokens(values: list[int | None]) -> int | None:
         known = [value for value in values if value is not None]
         return sum(known) if known else None
 
     usage = list(state.usage.phases.values())
-    return (total([u.input_tokens for u in usage]), total([u.output_tokens for u in usage]),
-            total([u.cost for u in usage]))
+    costs = [u.cost for u in usage if u.cost is not None]
+    return (tokens([u.input_tokens for u in usage]), tokens([u.output_tokens for u in usage]),
+            sum(costs) if costs else None)
 
 
 def counts_text(plan: Plan) -> str:
@@ -175,12 +178,13 @@ def tree_text(plan: Plan, *, current: str | None = None, max_rows: int | None = 
 class PlainDisplay:
     """Timestamped plain lines, no control characters: for pipes, CI and logs."""
 
-    def __init__(self, state: RWRState, stream: TextIO | None = None) -> None:
-        self.state = state
+    def __init__(self, state: RWRState, stream: TextIO | None = None,
+                 feed: Callable[[], RWRState] | None = None) -> None:
+        self.feed = feed or (lambda: state)
         self.stream = stream or sys.stderr
 
     def __call__(self, event: dict[str, Any]) -> None:
-        line = describe(self.state, event)
+        line = describe(self.feed(), event)
         if line:
             stamp = datetime.now().strftime("%H:%M:%S")
             self.stream.write(f"{stamp} {plain(line)}\n")
@@ -246,10 +250,14 @@ def topic_name(state: RWRState, slug: str | None) -> str | None:
 
 
 class LiveView:
-    """What the live display shows, rebuilt from the state at every refresh."""
+    """What the live display shows, rebuilt at every refresh from the events and from the
+    latest saved copy of the state (`feed`), never from the state the loop is changing."""
 
-    def __init__(self, state: RWRState, *, height: int = 24) -> None:
-        self.state = state
+    def __init__(self, state: RWRState, *, height: int = 24,
+                 feed: Callable[[], RWRState] | None = None) -> None:
+        self.feed = feed or (lambda: state)
+        self.flights: dict[str, tuple[str, float]] = {}
+        """Parallel mode: each topic in flight → (phase, when that phase started)."""
         self.height = height
         self.started = time.monotonic()
         self.elapsed_before = state.progress.elapsed_seconds
@@ -273,7 +281,12 @@ class LiveView:
             self.call_started = time.monotonic()
         elif kind == "agent_call":
             self.call_started = None
-        line = describe(self.state, event)
+        if kind == "topics_in_flight":
+            now = time.monotonic()
+            self.flights = {slug: (phase, self.flights[slug][1] if slug in self.flights
+                                   and self.flights[slug][0] == phase else now)
+                            for slug, phase in event["topics"].items()}
+        line = describe(self.feed(), event)
         if line and kind not in {"phase_start", "agent_call"}:  # those the header shows
             self.recent = [*self.recent, plain(line.strip())][-RECENT_LINES:]
 
@@ -297,8 +310,8 @@ class LiveView:
         from rich.spinner import Spinner
         from rich.text import Text
 
-        state = self.state
-        plan = state.plan  # read fresh: reconciling replaces the plan object
+        state = self.feed()
+        plan = state.plan
         head = Text()
         head.append(f"{phase_label(self.phase or state.progress.current_phase.value)}", style="bold")
         name = topic_name(state, self.topic)
@@ -319,8 +332,13 @@ class LiveView:
             self._spinner if self.call_started is not None else Text("  ") + head,
             figures,
             Text(f"  topics: {counts_text(plan)}"),
-            tree_text(plan, current=self.topic, max_rows=max(4, self.height - 8)),
         ]
+        now = time.monotonic()
+        for slug, (phase, since) in sorted(self.flights.items(), key=lambda item: item[1][1]):
+            parts.append(Text(f"  ▸ {phase_label(phase):<10} {plain(topic_name(state, slug) or slug)}"
+                              f"  {format_duration(now - since)}", style="cyan"))
+        parts.append(tree_text(plan, current=self.topic,
+                               max_rows=max(4, self.height - 8 - len(self.flights))))
         parts.extend(Text(f"  {line}", style="dim") for line in self.recent)
         return Group(*parts)
 
@@ -329,9 +347,10 @@ class LiveDisplay:
     """A rich Live region on a terminal, redrawn a few times a second by a thread of ours
     that `stop` ends and joins: nothing of it outlives the run."""
 
-    def __init__(self, state: RWRState, stream: TextIO) -> None:
+    def __init__(self, state: RWRState, stream: TextIO,
+                 feed: Callable[[], RWRState] | None = None) -> None:
         self.console = make_console(stream)
-        self.view = LiveView(state, height=self.console.size.height)
+        self.view = LiveView(state, height=self.console.size.height, feed=feed)
         self.live: Live | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -406,12 +425,18 @@ class SessionDisplay:
         """The `on_events` hook of `run_session`: start showing this run."""
         if self.quiet:
             return
+        first = state.model_copy(deep=True)  # taken before the loop starts changing it
+
+        def feed() -> RWRState:
+            snapshot = events.snapshot
+            return snapshot if isinstance(snapshot, RWRState) else first
+
         if is_terminal(self.stream) and not self.verbose:
-            self.live = LiveDisplay(state, self.stream)
+            self.live = LiveDisplay(state, self.stream, feed)
             events.listeners.append(self.live)
             self.live.start()
         else:
-            events.listeners.append(PlainDisplay(state, self.stream))
+            events.listeners.append(PlainDisplay(state, self.stream, feed))
 
     def __enter__(self) -> SessionDisplay:
         return self

@@ -34,6 +34,9 @@ class EventLog:
         self.iteration = 0
         self.listeners: list[Callable[[dict[str, Any]], None]] = []
         self._lock = threading.RLock()  # parallel topic cycles emit from several threads
+        self.snapshot: Any = None
+        """A copy of the state as last saved, set by the engine: what displays render, so
+        they never read the state the loop is changing."""
 
     def emit(self, event_type: str, **fields: Any) -> dict[str, Any]:
         if event_type not in EVENT_TYPES:

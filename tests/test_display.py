@@ -324,3 +324,16 @@ def test_plain_lines_say_why_a_review_rejected_and_why_the_report_went_to_revise
     (sent_back,) = [e for e in events if e["type"] == "report_rejected"]
     assert any(line.endswith(f"final review sent the report to REVISE: "
                              f"{sent_back['summary'].splitlines()[0]}") for line in lines)
+
+
+def test_live_view_shows_every_topic_in_flight_with_its_phase_and_time() -> None:
+    state = make_state()
+    view = LiveView(state)
+    view({"type": "topics_in_flight", "iteration": 2,
+          "topics": {"topic-0": "research", "topic-1": "review"}})
+    text = rendered(view)
+    assert re.search(r"▸ RESEARCH\s+Topic 0\s+\d+s", text), text
+    assert re.search(r"▸ REVIEW\s+Topic 1\s+\d+s", text), text
+    view({"type": "topics_in_flight", "iteration": 3, "topics": {"topic-1": "review"}})
+    text = rendered(view)
+    assert "▸ RESEARCH" not in text and re.search(r"▸ REVIEW\s+Topic 1", text)

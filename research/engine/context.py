@@ -86,6 +86,7 @@ class RunContext:
             text = state.model_dump_json(indent=2) + "\n"
             atomic_write_text(self.paths.state_file, text)
             self._saved_state = text.encode("utf-8")
+            self.events.snapshot = state.model_copy(deep=True)
             self.write_plan()
             self.write_progress_index()
 

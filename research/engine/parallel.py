@@ -1,9 +1,9 @@
 """Parallel mode (`--parallel N`): up to N topics' iterations in flight at once.
 
 Each in-flight topic runs its RESEARCH → REVIEW on a thread of its own that drives its own
-agent process. Which topics may run: open topics whose parent is done (Complete or
-Exhausted), in the orchestrator's breadth-first order, topics sent back by a review first
-— the order SPEC §4.4 gives the sequential loop. Agents write only their own topic's
+agent process. Which topics may run: open topics whose parent's research is over (see
+`ready`), in the orchestrator's breadth-first order, topics sent back by a review first —
+the order SPEC §4.4 gives the sequential loop. Agents write only their own topic's
 files; the orchestrator alone writes the plan, the progress index and the state, under
 one lock, and saves after every finished call. Never two calls on one topic at once.
 """
@@ -11,7 +11,8 @@ one lock, and saves after every finished call. Never two calls on one topic at o
 from __future__ import annotations
 
 import re
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from research import phases
@@ -28,7 +29,6 @@ from research.state import InFlight, Phase, StopReason
 PROPOSED = re.compile(r"^## Proposed Subtopics[ \t]*$(.*?)(?=^## |\Z)",
                       re.MULTILINE | re.DOTALL)
 HEADING = re.compile(r"^###[ \t]+(.+?)[ \t]*(?:\(Depth:[^)]*\))?[ \t]*$", re.MULTILINE)
-DONE = (TopicStatus.COMPLETE, TopicStatus.EXHAUSTED)
 
 
 def proposed_blocks(notes: str) -> list[tuple[str, str]]:
@@ -55,19 +55,28 @@ class ParallelScheduler:
         self.rules = rules
         self.topics = topics
         self.guard = TopicFileGuard(ctx)
+        self.wakeup = threading.Event()
+        """Set when a topic's research or whole iteration ends: new topics may be ready."""
 
     def ready(self) -> list[Topic]:
-        """Topics that may start now, best first."""
+        """Topics that may start now, best first.
+
+        A subtopic may start once its parent's research is over: that research proposed
+        it and measured the novelty that decides whether it is skipped; the parent's
+        review never changes either (in SPEC §5 a rejected or exhausted parent's
+        subtopics are researched all the same).
+        """
         state = self.ctx.state
         plan = state.plan
         in_flight = state.progress.in_flight
-        done = {t.slug for t in plan.topics if t.status in DONE}
+        researched = {t.slug for t in plan.topics if t.status is not TopicStatus.PENDING
+                      and not (t.slug in in_flight and in_flight[t.slug].phase is Phase.RESEARCH)}
         candidates = [
             (topic.depth, topic.status is not TopicStatus.IN_PROGRESS, index, topic)
             for index, topic in enumerate(plan.topics)
             if topic.status in (TopicStatus.PENDING, TopicStatus.IN_PROGRESS)
             and topic.slug not in in_flight
-            and (topic.parent is None or topic.parent in done)
+            and (topic.parent is None or topic.parent in researched)
         ]
         return [c[3] for c in sorted(candidates, key=lambda c: c[:3])]
 
@@ -93,7 +102,7 @@ class ParallelScheduler:
         with ThreadPoolExecutor(max_workers=ctx.parallel,
                                 thread_name_prefix="research-topic") as pool:
             for slug, flight in list(progress.in_flight.items()):  # calls lost by a kill
-                futures[pool.submit(self.cycle, slug, flight.phase)] = slug
+                futures[self.submit(pool, slug, flight.phase)] = slug
             while True:
                 with ctx.mutex:
                     while stop is None and len(futures) < ctx.parallel:
@@ -109,17 +118,23 @@ class ParallelScheduler:
                                                                   iteration=iteration)
                         self.announce()
                         ctx.save()
-                        futures[pool.submit(self.cycle, topic.slug, Phase.RESEARCH)] = topic.slug
+                        futures[self.submit(pool, topic.slug, Phase.RESEARCH)] = topic.slug
                     if not futures:
                         stop = stop or self.rules.stop_reason()
                         if stop is None:  # nothing ready and nothing running: the rest
                             stop = (StopReason.ALL_DONE, "no open topic can be researched")
                         self.rules.stop_research(*stop)
                         return
-                finished, _ = wait(list(futures), return_when=FIRST_COMPLETED)
-                for future in finished:
+                self.wakeup.wait()
+                self.wakeup.clear()
+                for future in [f for f in futures if f.done()]:
                     del futures[future]
                     future.result()  # an internal error ends the run, as in sequential mode
+
+    def submit(self, pool: ThreadPoolExecutor, slug: str, phase: Phase) -> Future[None]:
+        future = pool.submit(self.cycle, slug, phase)
+        future.add_done_callback(lambda _: self.wakeup.set())
+        return future
 
     def announce(self) -> None:
         self.ctx.events.emit("topics_in_flight", topics={
@@ -146,6 +161,7 @@ class ParallelScheduler:
                 ctx.state.progress.in_flight[slug].phase = Phase.REVIEW
                 self.announce()
                 ctx.save()
+            self.wakeup.set()  # its subtopics may start now
         with ctx.mutex:
             topic = ctx.state.plan.get(slug)
             if ctx.budget.research_time_over(ctx.now()):
