@@ -235,3 +235,103 @@ def test_kill_9_with_calls_in_flight_then_resume_completes_with_the_same_notes(
 def test_parallel_out_of_range_is_a_usage_error(run_cli, value: str) -> None:
     result = run_cli("--mock-mode", "--name", "bad", "--parallel", value, QUESTION)
     assert result.exit_code == 2
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_sigterm_stops_every_agent_in_flight_and_resume_reruns_exactly_those(
+    tmp_path: Path,
+) -> None:
+    from conftest import FAKE_AGENT, alive
+
+    calls = tmp_path / "calls.jsonl"
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"initial_plan": ["agent"]}))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RESEARCH_")}
+    env.update(
+        FAKE_OPENCODE_MODE="grandchild",
+        FAKE_OPENCODE_SCRIPT=str(script),
+        FAKE_OPENCODE_CALLS=str(calls),
+        FAKE_OPENCODE_PIDFILE=str(tmp_path / "gc.pid"),
+    )
+    work = tmp_path / "w"
+    work.mkdir()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "from research.cli import main; main()",
+            "--agent-cmd",
+            f"{sys.executable} {FAKE_AGENT}",
+            "--name",
+            "sig",
+            "--breadth",
+            "3",
+            "--depth",
+            "1",
+            "--parallel",
+            "3",
+            "--timeout",
+            "300",
+            "--quiet",
+            "--yes",
+            QUESTION,
+        ],
+        cwd=work,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            records = read_jsonl(calls) if calls.exists() else []
+            if sum(r["phase"] == "research" for r in records) == 3:
+                break
+            time.sleep(0.05)
+        time.sleep(0.3)
+        agents = [r["pid"] for r in read_jsonl(calls) if r["phase"] == "research"]
+        assert len(agents) == 3 and all(alive(pid) for pid in agents)
+        proc.send_signal(signal.SIGTERM)
+        _, stderr = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 143, stderr
+    assert "Traceback" not in stderr
+    deadline = time.monotonic() + 10
+    while any(alive(pid) for pid in agents) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(alive(pid) for pid in agents)
+    state = read_json(work / ".research" / "sig" / "state.json")
+    in_flight = state["progress"]["in_flight"]
+    assert sorted(f["phase"] for f in in_flight.values()) == ["research"] * 3
+    assert sorted(f["iteration"] for f in in_flight.values()) == [1, 2, 3]
+    assert state["usage"]["agent_calls"] == 1  # the interrupted calls were not counted
+
+    # Resumed with the simulated agent: exactly those three iterations finish, no new ones.
+    script_path = write_script(tmp_path / "fast.json", sleep_seconds=0.0)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from research.cli import main; main()",
+            "--mock-mode",
+            "--mock-script",
+            str(script_path),
+            "--name",
+            "sig",
+            "--resume",
+            "--quiet",
+            "--yes",
+        ],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    final = read_json(work / ".research" / "sig" / "state.json")
+    first = read_jsonl(work / ".research" / "sig" / "decisions.jsonl")[:3]
+    assert sorted(d["iteration"] for d in first) == [1, 2, 3]
+    assert final["progress"]["is_complete"]

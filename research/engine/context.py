@@ -25,6 +25,11 @@ from research.state import Phase, RWRState
 from research.templates import PromptTemplates
 
 
+class Cancelled(BaseException):  # noqa: N818 - not an error: the run is stopping
+    """Raised in a topic's thread when the run was interrupted: its call is abandoned
+    unrecorded, so a resumed run makes it again."""
+
+
 @dataclass
 class Clock:
     """Time and sleep, injectable so tests run on a simulated clock."""
@@ -58,11 +63,14 @@ class RunContext:
         self.clock = clock or Clock()
         self.rng = rng or random.Random()
         self.parallel = parallel
-        self.budget = TimeBudget(state.config.time_budget_minutes,
-                                 state.progress.elapsed_seconds, self.clock.now())
+        self.budget = TimeBudget(
+            state.config.time_budget_minutes, state.progress.elapsed_seconds, self.clock.now()
+        )
         self.events.iteration = state.progress.iteration
         self.call_number = state.usage.agent_calls
         self.mutex = threading.RLock()
+        self.cancelled = threading.Event()
+        """Set when the run is interrupted: no further agent call starts or is counted."""
         self._saved_state: bytes | None = None
 
     def now(self) -> float:
@@ -73,8 +81,9 @@ class RunContext:
 
     @property
     def token(self) -> str:
-        return ((self.lock.token if self.lock else None) or self.state.progress.lock_token
-                or "nolock")
+        return (
+            (self.lock.token if self.lock else None) or self.state.progress.lock_token or "nolock"
+        )
 
     def save(self) -> None:
         """Save the state, then the plan and the progress index rendered from it."""
@@ -125,8 +134,11 @@ class RunContext:
             plan = state.plan
             total = sum(1 for t in plan.topics if t.status is not TopicStatus.SKIPPED)
             text = phases.progress_index_text(
-                phases.read_text(self.paths.progress_index), iteration=state.progress.iteration,
-                completed=plan.counts()[TopicStatus.COMPLETE], total=total)
+                phases.read_text(self.paths.progress_index),
+                iteration=state.progress.iteration,
+                completed=plan.counts()[TopicStatus.COMPLETE],
+                total=total,
+            )
             write_if_changed(self.paths.progress_index, text)
 
     def new_log_path(self, phase: Phase) -> Path:
@@ -136,7 +148,8 @@ class RunContext:
             while True:
                 self.call_number += 1
                 path = self.paths.logs_dir / (
-                    f"{self.state.progress.iteration:03d}-{phase.value}-{self.call_number:03d}.log")
+                    f"{self.state.progress.iteration:03d}-{phase.value}-{self.call_number:03d}.log"
+                )
                 if not path.exists():
                     return path
 

@@ -37,11 +37,18 @@ def sync_plan(ctx: RunContext, *, focus: str | None) -> None:
             parsed = parse_plan(text)
         except PlanParseError as exc:
             ctx.write_plan()
-            raise PhaseFailed(f"research_plan.md could not be parsed: {exc}",
-                              kind="invalid_plan") from None
-        apply_reconcile(ctx, reconcile(ctx.state.plan, parsed, focus=focus,
-                                       find_duplicate=duplicate_finder(
-                                           ctx.state.config.duplicate_threshold)))
+            raise PhaseFailed(
+                f"research_plan.md could not be parsed: {exc}", kind="invalid_plan"
+            ) from None
+        apply_reconcile(
+            ctx,
+            reconcile(
+                ctx.state.plan,
+                parsed,
+                focus=focus,
+                find_duplicate=duplicate_finder(ctx.state.config.duplicate_threshold),
+            ),
+        )
 
 
 def apply_reconcile(ctx: RunContext, result: ReconcileResult) -> None:
@@ -52,12 +59,14 @@ def apply_reconcile(ctx: RunContext, result: ReconcileResult) -> None:
             if event.kind == "added":
                 continue
             if event.kind == "duplicate":
-                ctx.events.emit("topic_skipped", topic=event.topic, reason="duplicate",
-                                detail=event.detail)
+                ctx.events.emit(
+                    "topic_skipped", topic=event.topic, reason="duplicate", detail=event.detail
+                )
                 logger.info("skipped duplicate topic %r: %s", event.topic, event.detail)
             else:
-                ctx.events.emit("plan_repair", action=event.kind, topic=event.topic,
-                                detail=event.detail)
+                ctx.events.emit(
+                    "plan_repair", action=event.kind, topic=event.topic, detail=event.detail
+                )
         for name, _ in result.duplicates:
             if name not in state.progress.skipped_topics:
                 state.progress.skipped_topics.append(name)
@@ -88,14 +97,26 @@ def measure_novelty(ctx: RunContext, topic: Topic) -> None:
                 child.note = "low novelty"
                 if child.name not in state.progress.skipped_topics:
                     state.progress.skipped_topics.append(child.name)
-                ctx.events.emit("topic_skipped", topic=child.name, reason="low_novelty",
-                                detail=f"parent novelty {score:.2f} < {state.config.min_novelty}")
+                ctx.events.emit(
+                    "topic_skipped",
+                    topic=child.name,
+                    reason="low_novelty",
+                    detail=f"parent novelty {score:.2f} < {state.config.min_novelty}",
+                )
                 logger.info("skipped low-novelty subtopic %r", child.name)
 
 
-def record_decision(ctx: RunContext, topic: Topic, *, iteration: int, summary: str,
-                    gaps: list[str], verdict: Verdict | None, researched: bool,
-                    stop: tuple[StopReason, str] | None) -> LoopDecision:
+def record_decision(
+    ctx: RunContext,
+    topic: Topic,
+    *,
+    iteration: int,
+    summary: str,
+    gaps: list[str],
+    verdict: Verdict | None,
+    researched: bool,
+    stop: tuple[StopReason, str] | None,
+) -> LoopDecision:
     """Append the iteration's loop decision (SPEC §5.4) as one whole line; `researched` is
     False when this iteration wrote no new notes, so it has no novelty of its own."""
     with ctx.mutex:
@@ -107,8 +128,11 @@ def record_decision(ctx: RunContext, topic: Topic, *, iteration: int, summary: s
             summary=summary,
             gaps=list(gaps),
             shouldContinue=stop is None,
-            reason=(f"{stop[0].value}: {stop[1]}" if stop
-                    else f"{len(state.plan.open_topics())} open topics remain"),
+            reason=(
+                f"{stop[0].value}: {stop[1]}"
+                if stop
+                else f"{len(state.plan.open_topics())} open topics remain"
+            ),
             nextSearchTopic=verdict.nextSearchTopic if verdict else None,
             urlToSearch=verdict.urlToSearch if verdict else None,
             timeRemainingMinutes=None if remaining is None else round(remaining, 3),

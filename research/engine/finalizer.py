@@ -23,8 +23,9 @@ class Finalizer:
         self.runner = runner
 
     def variables(self, registry: SourceRegistry) -> dict[str, str]:
-        return prompts.final_variables(self.ctx.state, self.ctx.paths, registry,
-                                       self.ctx.now_remaining())
+        return prompts.final_variables(
+            self.ctx.state, self.ctx.paths, registry, self.ctx.now_remaining()
+        )
 
     def out_of_time(self) -> bool:
         """True (and noted for the report's banner) when the budget ran out in the final
@@ -35,14 +36,14 @@ class Finalizer:
         return True
 
     def require_report(self, _: AgentResult) -> str:
-        return phases.require_file(self.ctx.paths.report_file, self.ctx.paths,
-                                   what="the report")
+        return phases.require_file(self.ctx.paths.report_file, self.ctx.paths, what="the report")
 
     def synthesize(self) -> None:
         ctx = self.ctx
         registry = self.source_registry(rebuild=True)
-        outcome = self.runner.run(Phase.SYNTHESIZE, self.require_report,
-                                  variables=lambda: self.variables(registry))
+        outcome = self.runner.run(
+            Phase.SYNTHESIZE, self.require_report, variables=lambda: self.variables(registry)
+        )
         if isinstance(outcome, Failed):
             self.out_of_time()
             self.fallback(registry)
@@ -53,10 +54,14 @@ class Finalizer:
     def fallback(self, registry: SourceRegistry) -> None:
         """The orchestrator compiles the report from the progress files itself."""
         ctx = self.ctx
-        ctx.events.emit("warning", message="synthesis failed; the orchestrator compiled "
-                        "the report from the progress files itself")
-        atomic_write_text(ctx.paths.report_file,
-                          report.fallback_report(ctx.state, ctx.paths, registry))
+        ctx.events.emit(
+            "warning",
+            message="synthesis failed; the orchestrator compiled "
+            "the report from the progress files itself",
+        )
+        atomic_write_text(
+            ctx.paths.report_file, report.fallback_report(ctx.state, ctx.paths, registry)
+        )
         ctx.state.final.report_fallback = True
         self.finish()
 
@@ -71,20 +76,21 @@ class Finalizer:
         def validate(_: AgentResult) -> Verdict:
             return phases.read_verdict(ctx.paths)
 
-        outcome = self.runner.run(Phase.FINAL_REVIEW, validate,
-                                  variables=lambda: self.variables(registry))
+        outcome = self.runner.run(
+            Phase.FINAL_REVIEW, validate, variables=lambda: self.variables(registry)
+        )
         if isinstance(outcome, Failed):
             self.out_of_time()
-            ctx.events.emit("warning", message="final review failed; the report is kept "
-                            "as synthesized")
+            ctx.events.emit(
+                "warning", message="final review failed; the report is kept as synthesized"
+            )
             self.finish()
             return
         if outcome.value.verdict == "accepted":
             ctx.state.final.final_review_accepted = True
             self.finish()
             return
-        ctx.events.emit("report_rejected", summary=outcome.value.summary,
-                        gaps=outcome.value.gaps)
+        ctx.events.emit("report_rejected", summary=outcome.value.summary, gaps=outcome.value.gaps)
         ctx.state.final.final_review_rejected = True
         ctx.state.progress.current_phase = Phase.REVISE
 
@@ -92,15 +98,17 @@ class Finalizer:
         ctx = self.ctx
         registry = self.source_registry()
         before = phases.read_text(ctx.paths.report_file) or ""
-        outcome = self.runner.run(Phase.REVISE, self.require_report,
-                                  variables=lambda: self.variables(registry))
+        outcome = self.runner.run(
+            Phase.REVISE, self.require_report, variables=lambda: self.variables(registry)
+        )
         if isinstance(outcome, Failed):
             self.out_of_time()
             ctx.state.final.revision_failed = True
             if before.strip():
                 atomic_write_text(ctx.paths.report_file, before)
-                ctx.events.emit("warning", message="revision failed; the synthesized report "
-                                "was restored")
+                ctx.events.emit(
+                    "warning", message="revision failed; the synthesized report was restored"
+                )
         else:
             self.write_audit(registry, stage="revise")
         self.finish()
@@ -130,8 +138,10 @@ class Finalizer:
         try:
             return SourceRegistry.model_validate_json(text)
         except ValueError:
-            self.ctx.events.emit("warning", message="sources.json was unreadable; it is "
-                                 "rebuilt from the progress files")
+            self.ctx.events.emit(
+                "warning",
+                message="sources.json was unreadable; it is rebuilt from the progress files",
+            )
             return None
 
     def write_audit(self, registry: SourceRegistry, *, stage: str) -> CitationAudit:
@@ -139,11 +149,16 @@ class Finalizer:
         ctx = self.ctx
         text = phases.read_text(ctx.paths.report_file) or ""
         audit = audit_report(text, registry)
-        record = {"stage": stage, **audit.model_dump(), "ok": audit.ok,
-                  "removed_by_orchestrator": ctx.state.final.citation_ids_removed}
+        record = {
+            "stage": stage,
+            **audit.model_dump(),
+            "ok": audit.ok,
+            "removed_by_orchestrator": ctx.state.final.citation_ids_removed,
+        }
         atomic_write_text(ctx.paths.citations_file, json.dumps(record, indent=2) + "\n")
-        ctx.events.emit("citation_audit", stage=stage, ok=audit.ok, unknown=audit.unknown,
-                        defects=audit.defects)
+        ctx.events.emit(
+            "citation_audit", stage=stage, ok=audit.ok, unknown=audit.unknown, defects=audit.defects
+        )
         return audit
 
     def finish(self) -> None:
@@ -158,8 +173,9 @@ class Finalizer:
         registry = self.source_registry()
         body = report.final_body(phases.read_text(ctx.paths.report_file) or "", registry)
         if body.removed:
-            state.final.citation_ids_removed = sorted(set(state.final.citation_ids_removed)
-                                                      | set(body.removed))
+            state.final.citation_ids_removed = sorted(
+                set(state.final.citation_ids_removed) | set(body.removed)
+            )
             ctx.events.emit("citation_fix", removed_ids=body.removed)
         state.final.sources_section_rebuilt = state.final.sources_section_rebuilt or body.rebuilt
         state.final.sources_found = len(registry.sources)

@@ -43,9 +43,17 @@ class ResearchLoop:
         clock: Clock | None = None,
         rng: random.Random | None = None,
     ) -> None:
-        self.ctx = RunContext(state=state, paths=paths, agent=agent, templates=templates,
-                              events=events, lock=lock, clock=clock, rng=rng,
-                              parallel=state.config.parallel)
+        self.ctx = RunContext(
+            state=state,
+            paths=paths,
+            agent=agent,
+            templates=templates,
+            events=events,
+            lock=lock,
+            clock=clock,
+            rng=rng,
+            parallel=state.config.parallel,
+        )
         self.runner = PhaseRunner(self.ctx)
         self.rules = Rules(self.ctx)
         self.topics = TopicPhases(self.ctx, self.runner)
@@ -73,8 +81,10 @@ class ResearchLoop:
             Phase.REVISE: self.finalizer.revise,
         }
         while state.progress.current_phase is not Phase.DONE:
-            if self.ctx.parallel > 1 and state.progress.current_phase in (Phase.RESEARCH,
-                                                                          Phase.REVIEW):
+            if self.ctx.parallel > 1 and state.progress.current_phase in (
+                Phase.RESEARCH,
+                Phase.REVIEW,
+            ):
                 self.parallel.run()
                 self.save()
                 continue
@@ -97,24 +107,32 @@ class ResearchLoop:
 
         def validate(_: AgentResult) -> None:
             text = phases.require_file(ctx.paths.plan_file, ctx.paths, what="the plan")
-            result = reconcile(ctx.state.plan, parse_plan(text), focus=None,
-                               find_duplicate=decisions.duplicate_finder(
-                                   ctx.state.config.duplicate_threshold))
+            result = reconcile(
+                ctx.state.plan,
+                parse_plan(text),
+                focus=None,
+                find_duplicate=decisions.duplicate_finder(ctx.state.config.duplicate_threshold),
+            )
             if not any(t.depth == 0 for t in result.plan.topics):
                 raise PhaseFailed("the plan has no depth-0 topics")
             decisions.apply_reconcile(ctx, result)
 
         outcome = self.runner.run(
-            Phase.INITIAL_PLAN, validate,
-            variables=lambda: prompts.base_variables(ctx.state, ctx.paths, ctx.now_remaining()))
+            Phase.INITIAL_PLAN,
+            validate,
+            variables=lambda: prompts.base_variables(ctx.state, ctx.paths, ctx.now_remaining()),
+        )
         if isinstance(outcome, Failed) and ctx.budget.research_time_over(ctx.now()):
             # The budget ran out before there was a plan: the report says so, from no notes.
-            self.rules.stop_research(StopReason.TIME_BUDGET,
-                                     "the time budget ran out during the initial plan")
+            self.rules.stop_research(
+                StopReason.TIME_BUDGET, "the time budget ran out during the initial plan"
+            )
             return
         if isinstance(outcome, Failed):
-            raise RunFailed(f"the INITIAL PLAN phase failed after {MAX_PHASE_RECOVERIES} "
-                            f"recoveries: {outcome.error}")
+            raise RunFailed(
+                f"the INITIAL PLAN phase failed after {MAX_PHASE_RECOVERIES} "
+                f"recoveries: {outcome.error}"
+            )
         ctx.state.progress.current_phase = Phase.RESEARCH
 
     def reopen(self) -> bool:

@@ -15,7 +15,7 @@ import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
-from research import phases
+from research import orphans, phases
 from research.engine import decisions
 from research.engine.context import RunContext
 from research.engine.outcome import Failed, Ok
@@ -26,8 +26,7 @@ from research.errors import PlanParseError
 from research.plan import Topic, TopicStatus, parse_plan, reconcile, render_plan
 from research.state import InFlight, Phase, StopReason
 
-PROPOSED = re.compile(r"^## Proposed Subtopics[ \t]*$(.*?)(?=^## |\Z)",
-                      re.MULTILINE | re.DOTALL)
+PROPOSED = re.compile(r"^## Proposed Subtopics[ \t]*$(.*?)(?=^## |\Z)", re.MULTILINE | re.DOTALL)
 HEADING = re.compile(r"^###[ \t]+(.+?)[ \t]*(?:\(Depth:[^)]*\))?[ \t]*$", re.MULTILINE)
 
 
@@ -41,8 +40,11 @@ def proposed_blocks(notes: str) -> list[tuple[str, str]]:
     blocks = []
     for index, head in enumerate(heads):
         end = heads[index + 1].start() if index + 1 < len(heads) else len(section)
-        body = "\n".join(line for line in section[head.end():end].strip("\n").splitlines()
-                         if not re.match(r"^- (Status|Parent):", line))
+        body = "\n".join(
+            line
+            for line in section[head.end() : end].strip("\n").splitlines()
+            if not re.match(r"^- (Status|Parent):", line)
+        )
         blocks.append((head.group(1).strip(), body))
     return blocks
 
@@ -69,8 +71,12 @@ class ParallelScheduler:
         state = self.ctx.state
         plan = state.plan
         in_flight = state.progress.in_flight
-        researched = {t.slug for t in plan.topics if t.status is not TopicStatus.PENDING
-                      and not (t.slug in in_flight and in_flight[t.slug].phase is Phase.RESEARCH)}
+        researched = {
+            t.slug
+            for t in plan.topics
+            if t.status is not TopicStatus.PENDING
+            and not (t.slug in in_flight and in_flight[t.slug].phase is Phase.RESEARCH)
+        }
         candidates = [
             (topic.depth, topic.status is not TopicStatus.IN_PROGRESS, index, topic)
             for index, topic in enumerate(plan.topics)
@@ -86,50 +92,69 @@ class ParallelScheduler:
         progress = state.progress
         with ctx.mutex:
             if progress.current_topic is not None:  # saved by a sequential run
-                phase = (Phase.REVIEW if progress.current_phase is Phase.REVIEW
-                         else Phase.RESEARCH)
-                progress.in_flight.setdefault(progress.current_topic,
-                                              InFlight(phase=phase,
-                                                       iteration=progress.iteration))
+                phase = Phase.REVIEW if progress.current_phase is Phase.REVIEW else Phase.RESEARCH
+                progress.in_flight.setdefault(
+                    progress.current_topic, InFlight(phase=phase, iteration=progress.iteration)
+                )
                 progress.current_topic = None
             for slug in list(progress.in_flight):
                 if not any(t.slug == slug for t in state.plan.topics):
                     del progress.in_flight[slug]
             progress.current_phase = Phase.RESEARCH
             self.guard.record_all()
+        pool = ThreadPoolExecutor(max_workers=ctx.parallel, thread_name_prefix="research-topic")
+        try:
+            self.schedule(pool)
+        except BaseException:
+            self.cancel(pool)
+            raise
+        finally:
+            pool.shutdown(wait=True)
+
+    def cancel(self, pool: ThreadPoolExecutor) -> None:
+        """Interrupted: stop every agent's process group and wait for the topic threads; the
+        calls in flight stay recorded in the state, so --resume makes them again."""
+        self.ctx.cancelled.set()
+        session_dir = self.ctx.paths.session_dir
+        orphans.stop_process_groups(orphans.agent_process_groups(session_dir), grace=2.0)
+        pool.shutdown(wait=True, cancel_futures=True)
+        orphans.stop_process_groups(orphans.agent_process_groups(session_dir), grace=2.0)
+
+    def schedule(self, pool: ThreadPoolExecutor) -> None:
+        ctx, state = self.ctx, self.ctx.state
+        progress = state.progress
         futures: dict[Future[None], str] = {}
         stop: tuple[StopReason, str] | None = None
-        with ThreadPoolExecutor(max_workers=ctx.parallel,
-                                thread_name_prefix="research-topic") as pool:
-            for slug, flight in list(progress.in_flight.items()):  # calls lost by a kill
-                futures[self.submit(pool, slug, flight.phase)] = slug
-            while True:
-                with ctx.mutex:
-                    while stop is None and len(futures) < ctx.parallel:
-                        stop = self.rules.stop_reason()
-                        if stop is not None:
-                            break
-                        ready = self.ready()
-                        if not ready:
-                            break
-                        topic = ready[0]
-                        iteration = self.rules.start_iteration(topic)
-                        progress.in_flight[topic.slug] = InFlight(phase=Phase.RESEARCH,
-                                                                  iteration=iteration)
-                        self.announce()
-                        ctx.save()
-                        futures[self.submit(pool, topic.slug, Phase.RESEARCH)] = topic.slug
-                    if not futures:
-                        stop = stop or self.rules.stop_reason()
-                        if stop is None:  # nothing ready and nothing running: the rest
-                            stop = (StopReason.ALL_DONE, "no open topic can be researched")
-                        self.rules.stop_research(*stop)
-                        return
-                self.wakeup.wait()
-                self.wakeup.clear()
-                for future in [f for f in futures if f.done()]:
-                    del futures[future]
-                    future.result()  # an internal error ends the run, as in sequential mode
+        for slug, flight in list(progress.in_flight.items()):  # calls lost by a kill
+            futures[self.submit(pool, slug, flight.phase)] = slug
+        while True:
+            with ctx.mutex:
+                while stop is None and len(futures) < ctx.parallel:
+                    stop = self.rules.stop_reason()
+                    if stop is not None:
+                        break
+                    ready = self.ready()
+                    if not ready:
+                        break
+                    topic = ready[0]
+                    iteration = self.rules.start_iteration(topic)
+                    progress.in_flight[topic.slug] = InFlight(
+                        phase=Phase.RESEARCH, iteration=iteration
+                    )
+                    self.announce()
+                    ctx.save()
+                    futures[self.submit(pool, topic.slug, Phase.RESEARCH)] = topic.slug
+                if not futures:
+                    stop = stop or self.rules.stop_reason()
+                    if stop is None:  # nothing ready and nothing running: the rest
+                        stop = (StopReason.ALL_DONE, "no open topic can be researched")
+                    self.rules.stop_research(*stop)
+                    return
+            self.wakeup.wait(timeout=1.0)
+            self.wakeup.clear()
+            for future in [f for f in futures if f.done()]:
+                del futures[future]
+                future.result()  # an internal error ends the run, as in sequential mode
 
     def submit(self, pool: ThreadPoolExecutor, slug: str, phase: Phase) -> Future[None]:
         future = pool.submit(self.cycle, slug, phase)
@@ -137,9 +162,13 @@ class ParallelScheduler:
         return future
 
     def announce(self) -> None:
-        self.ctx.events.emit("topics_in_flight", topics={
-            slug: flight.phase.value
-            for slug, flight in self.ctx.state.progress.in_flight.items()})
+        self.ctx.events.emit(
+            "topics_in_flight",
+            topics={
+                slug: flight.phase.value
+                for slug, flight in self.ctx.state.progress.in_flight.items()
+            },
+        )
 
     def cycle(self, slug: str, start: Phase) -> None:
         """One topic's iteration: RESEARCH (unless resuming at REVIEW), then REVIEW."""
@@ -166,12 +195,18 @@ class ParallelScheduler:
             topic = ctx.state.plan.get(slug)
             if ctx.budget.research_time_over(ctx.now()):
                 topic.status = TopicStatus.IN_PROGRESS
-                ctx.events.emit("warning", message=f"the review of {topic.name!r} was not "
-                                "run: the time budget is used up")
+                ctx.events.emit(
+                    "warning",
+                    message=f"the review of {topic.name!r} was not run: the time budget is used up",
+                )
                 iteration = self.release(slug)
-                self.rules.decide(topic, iteration=iteration,
-                                  summary="Not reviewed: the time budget ran out.", gaps=[],
-                                  verdict=None)
+                self.rules.decide(
+                    topic,
+                    iteration=iteration,
+                    summary="Not reviewed: the time budget ran out.",
+                    gaps=[],
+                    verdict=None,
+                )
                 ctx.save()
                 return
         review = self.topics.review(topic, persist=False)
@@ -184,18 +219,26 @@ class ParallelScheduler:
             assert isinstance(review, Ok)
             self.rules.apply_verdict(topic, review.value)
             iteration = self.release(slug)
-            self.rules.decide(topic, iteration=iteration,
-                              summary=review.value.summary, gaps=review.value.gaps,
-                              verdict=review.value)
+            self.rules.decide(
+                topic,
+                iteration=iteration,
+                summary=review.value.summary,
+                gaps=review.value.gaps,
+                verdict=review.value,
+            )
             ctx.save()
 
-    def finish(self, topic: Topic, what: str, outcome: Failed, *,
-               researched: bool = True) -> None:
+    def finish(self, topic: Topic, what: str, outcome: Failed, *, researched: bool = True) -> None:
         self.rules.topic_failed(topic, f"{what} failed: {outcome.error}")
         iteration = self.release(topic.slug)
-        self.rules.decide(topic, iteration=iteration,
-                          summary=f"The {what} phase failed.", gaps=[outcome.error],
-                          verdict=None, researched=researched)
+        self.rules.decide(
+            topic,
+            iteration=iteration,
+            summary=f"The {what} phase failed.",
+            gaps=[outcome.error],
+            verdict=None,
+            researched=researched,
+        )
         self.ctx.save()
 
     def release(self, slug: str) -> int:
@@ -215,20 +258,31 @@ class ParallelScheduler:
         if not blocks:
             return
         plan = ctx.state.plan
-        entries = "".join(f"\n### {name} (Depth: {topic.depth + 1})\n- Status: Pending\n"
-                          f"- Parent: {topic.name}\n{body}\n" for name, body in blocks)
+        entries = "".join(
+            f"\n### {name} (Depth: {topic.depth + 1})\n- Status: Pending\n"
+            f"- Parent: {topic.name}\n{body}\n"
+            for name, body in blocks
+        )
         text = render_plan(plan)
         marker = text.index("## Completion Status")
         text = text[:marker].rstrip("\n") + "\n" + entries + "\n" + text[marker:]
         try:
             parsed = parse_plan(text)
         except PlanParseError as exc:
-            ctx.events.emit("warning", message=f"the proposed subtopics of {topic.name!r} "
-                            f"could not be read: {exc}")
+            ctx.events.emit(
+                "warning",
+                message=f"the proposed subtopics of {topic.name!r} could not be read: {exc}",
+            )
             return
-        decisions.apply_reconcile(ctx, reconcile(
-            plan, parsed, focus=topic.slug,
-            find_duplicate=decisions.duplicate_finder(ctx.state.config.duplicate_threshold)))
+        decisions.apply_reconcile(
+            ctx,
+            reconcile(
+                plan,
+                parsed,
+                focus=topic.slug,
+                find_duplicate=decisions.duplicate_finder(ctx.state.config.duplicate_threshold),
+            ),
+        )
 
 
 class TopicFileGuard:
@@ -244,8 +298,7 @@ class TopicFileGuard:
         self.recorded: dict[Path, bytes | None] = {}
 
     def files(self, slug: str) -> tuple[Path, ...]:
-        return (self.ctx.paths.progress_file(slug),
-                *verdict_files(self.ctx.paths, slug, True))
+        return (self.ctx.paths.progress_file(slug), *verdict_files(self.ctx.paths, slug, True))
 
     def record(self, slug: str) -> None:
         for path in self.files(slug):
@@ -285,11 +338,23 @@ class TopicFileGuard:
             return
         others = sorted(s for s in in_flight if s != slug)
         who = f"the {phase.value} call of {slug!r}" + (
-            f" (or a call of {', '.join(map(repr, others))}, also in flight)" if others else "")
-        ctx.events.emit("stray_files", phase=phase.value, topic=slug, modified=undone,
-                        created=[], deleted=[], count=len(undone), undone=True)
-        ctx.events.emit("warning", message=f"{who} wrote files that are not its topic's: "
-                        f"{', '.join(undone)}; the orchestrator put them back")
+            f" (or a call of {', '.join(map(repr, others))}, also in flight)" if others else ""
+        )
+        ctx.events.emit(
+            "stray_files",
+            phase=phase.value,
+            topic=slug,
+            modified=undone,
+            created=[],
+            deleted=[],
+            count=len(undone),
+            undone=True,
+        )
+        ctx.events.emit(
+            "warning",
+            message=f"{who} wrote files that are not its topic's: "
+            f"{', '.join(undone)}; the orchestrator put them back",
+        )
 
 
 def _read(path: Path) -> bytes | None:

@@ -55,8 +55,7 @@ def _report(paths: SessionPaths, slug: str | None, parallel: bool) -> tuple[Path
     return (paths.report_file,)
 
 
-def _final_review_writes(paths: SessionPaths, slug: str | None,
-                         parallel: bool) -> tuple[Path, ...]:
+def _final_review_writes(paths: SessionPaths, slug: str | None, parallel: bool) -> tuple[Path, ...]:
     return verdict_files(paths, None, False)
 
 
@@ -87,12 +86,14 @@ SPECS: dict[Phase, PhaseSpec] = {
     spec.phase: spec
     for spec in (
         PhaseSpec(Phase.INITIAL_PLAN, "initial_plan", False, False, False, _plan, _plan),
-        PhaseSpec(Phase.RESEARCH, "research", False, False, True, _research_writes,
-                  _research_leaves),
+        PhaseSpec(
+            Phase.RESEARCH, "research", False, False, True, _research_writes, _research_leaves
+        ),
         PhaseSpec(Phase.REVIEW, "review", True, False, True, _review_writes, _nothing),
         PhaseSpec(Phase.SYNTHESIZE, "synthesize", False, True, False, _report, _report),
-        PhaseSpec(Phase.FINAL_REVIEW, "final_review", True, True, False, _final_review_writes,
-                  _nothing),
+        PhaseSpec(
+            Phase.FINAL_REVIEW, "final_review", True, True, False, _final_review_writes, _nothing
+        ),
         PhaseSpec(Phase.REVISE, "revise", False, True, False, _report, _report),
         PhaseSpec(Phase.RECOVERY, "recovery", False, False, False, _recovery, _nothing),
     )

@@ -9,7 +9,7 @@ from typing import TypeVar
 from research import workspace
 from research.agents.base import AgentCall, AgentResult, FailureKind
 from research.budget import MAX_TOPIC_RECOVERIES, backoff_delay, breaker_reason
-from research.engine.context import RunContext
+from research.engine.context import Cancelled, RunContext
 from research.engine.outcome import Failed, Ok, Outcome
 from research.engine.phases import FINAL_PHASES, SPECS, verdict_files
 from research.errors import PhaseFailed
@@ -37,8 +37,11 @@ def describe_failure(result: AgentResult) -> str:
 
 def recovery_values(phase: Phase, error: str | None, round_number: int) -> dict[str, str]:
     """RECOVERY and the phase_recovery block: what failed, and how."""
-    return {"failed_phase": phase.value, "last_error": error or "unknown error",
-            "recovery_round": str(round_number + 1)}
+    return {
+        "failed_phase": phase.value,
+        "last_error": error or "unknown error",
+        "recovery_round": str(round_number + 1),
+    }
 
 
 class PhaseRunner:
@@ -72,11 +75,14 @@ class PhaseRunner:
                 rounds = 0  # the agent is failing: one attempt, then the orchestrator's fallback
         for round_number in range(first, rounds + 1):
             if ctx.budget.used_up(ctx.now()) or (
-                    not spec.final_cycle and ctx.budget.research_time_over(ctx.now())):
+                not spec.final_cycle and ctx.budget.research_time_over(ctx.now())
+            ):
                 # No call starts that the budget cannot cover.
                 error = "the time budget is used up"
-                ctx.events.emit("warning", message=f"the {phase.value} phase was not run: "
-                                "the time budget is used up")
+                ctx.events.emit(
+                    "warning",
+                    message=f"the {phase.value} phase was not run: the time budget is used up",
+                )
                 break
             with ctx.mutex:
                 if persist:
@@ -85,11 +91,13 @@ class PhaseRunner:
                 prompt = ctx.templates.render(spec.template, values)
                 if round_number > 0:
                     prompt += "\n\n" + ctx.templates.render(
-                        "phase_recovery", {**values, **recovery_values(phase, error, round_number)})
+                        "phase_recovery", {**values, **recovery_values(phase, error, round_number)}
+                    )
                 state.progress.phase_history.append(phase.value)
             started = ctx.now()
-            ctx.events.emit("phase_start", phase=phase.value, topic=values.get("topic_slug"),
-                            round=round_number)
+            ctx.events.emit(
+                "phase_start", phase=phase.value, topic=values.get("topic_slug"), round=round_number
+            )
             result = self.call_agent(phase, prompt, model=model, context=values)
             try:
                 value = self._validate(result, validate)
@@ -100,17 +108,28 @@ class PhaseRunner:
                     state.progress.last_error = error
                     if persist:
                         state.progress.failed_phase = phase
-                ctx.events.emit("phase_end", phase=phase.value, outcome="failed",
-                                kind=exc.kind, error=error, topic=topic,
-                                duration=round(ctx.now() - started, 3))
+                ctx.events.emit(
+                    "phase_end",
+                    phase=phase.value,
+                    outcome="failed",
+                    kind=exc.kind,
+                    error=error,
+                    topic=topic,
+                    duration=round(ctx.now() - started, 3),
+                )
                 if round_number >= rounds or self.stop_recovering(phase):
                     break
                 self.recover(phase, values, error, round_number, topic=topic, persist=persist)
                 if self.stop_recovering(phase):
                     break
                 continue
-            ctx.events.emit("phase_end", phase=phase.value, outcome="ok", topic=topic,
-                            duration=round(ctx.now() - started, 3))
+            ctx.events.emit(
+                "phase_end",
+                phase=phase.value,
+                outcome="ok",
+                topic=topic,
+                duration=round(ctx.now() - started, 3),
+            )
             with ctx.mutex:
                 if persist:
                     state.progress.retry_count = 0
@@ -138,19 +157,24 @@ class PhaseRunner:
     def _validate(self, result: AgentResult, validate: Callable[[AgentResult], T]) -> T:
         """The validator's value, or PhaseFailed; an agent error with valid files passes."""
         if not result.ok and result.failure is not FailureKind.AGENT_ERROR:
-            raise PhaseFailed(describe_failure(result),
-                              kind=(result.failure or FailureKind.NO_OUTPUT).value)
+            raise PhaseFailed(
+                describe_failure(result), kind=(result.failure or FailureKind.NO_OUTPUT).value
+            )
         try:
             with self.ctx.mutex:
                 value = validate(result)
         except PhaseFailed as exc:
             if result.failure is FailureKind.AGENT_ERROR:
-                raise PhaseFailed(f"{describe_failure(result)}; {exc}",
-                                  kind=FailureKind.AGENT_ERROR.value) from None
+                raise PhaseFailed(
+                    f"{describe_failure(result)}; {exc}", kind=FailureKind.AGENT_ERROR.value
+                ) from None
             raise
         if result.failure is FailureKind.AGENT_ERROR:
-            self.ctx.events.emit("warning", message="the agent reported an error but the "
-                                 f"phase's files are valid: {result.error}")
+            self.ctx.events.emit(
+                "warning",
+                message="the agent reported an error but the "
+                f"phase's files are valid: {result.error}",
+            )
         return value
 
     def stop_recovering(self, phase: Phase) -> bool:
@@ -169,16 +193,26 @@ class PhaseRunner:
             elif not SPECS[phase].topic:
                 return False
             else:
-                why = breaker_reason(state.progress.consecutive_failed_phases,
-                                     state.usage.phases_run, state.usage.breaker_failures)
+                why = breaker_reason(
+                    state.progress.consecutive_failed_phases,
+                    state.usage.phases_run,
+                    state.usage.breaker_failures,
+                )
         if why is None:
             return False
-        ctx.events.emit("warning", message=f"no further recovery of the {phase.value} "
-                        f"phase: {why}")
+        ctx.events.emit("warning", message=f"no further recovery of the {phase.value} phase: {why}")
         return True
 
-    def recover(self, phase: Phase, values: dict[str, str], error: str, round_number: int, *,
-                topic: str | None, persist: bool) -> None:
+    def recover(
+        self,
+        phase: Phase,
+        values: dict[str, str],
+        error: str,
+        round_number: int,
+        *,
+        topic: str | None,
+        persist: bool,
+    ) -> None:
         """ralph.py's RECOVERY phase: the agent diagnoses and writes recovery notes."""
         ctx, state = self.ctx, self.ctx.state
         with ctx.mutex:
@@ -189,10 +223,16 @@ class PhaseRunner:
                 ctx.archive_files(ctx.paths.recovery_notes)
             recovery = {**values, **recovery_values(phase, error, round_number)}
             prompt = ctx.templates.render("recovery", recovery)
-        ctx.events.emit("recovery", phase=phase.value, round=round_number + 1, error=error,
-                        topic=topic)
-        self.call_agent(Phase.RECOVERY, prompt, model=state.config.model, context=recovery,
-                        final_cycle=phase in FINAL_PHASES)
+        ctx.events.emit(
+            "recovery", phase=phase.value, round=round_number + 1, error=error, topic=topic
+        )
+        self.call_agent(
+            Phase.RECOVERY,
+            prompt,
+            model=state.config.model,
+            context=recovery,
+            final_cycle=phase in FINAL_PHASES,
+        )
         with ctx.mutex:
             ctx.write_plan()
             if phase in (Phase.REVIEW, Phase.FINAL_REVIEW):  # the retry needs a fresh verdict
@@ -201,23 +241,44 @@ class PhaseRunner:
                 state.progress.retry_count = round_number + 1
             ctx.save()
 
-    def call_agent(self, phase: Phase, prompt: str, *, model: str, context: dict[str, str],
-                   final_cycle: bool | None = None) -> AgentResult:
+    def call_agent(
+        self,
+        phase: Phase,
+        prompt: str,
+        *,
+        model: str,
+        context: dict[str, str],
+        final_cycle: bool | None = None,
+    ) -> AgentResult:
         """One agent call with transient retries (exponential backoff with jitter)."""
         ctx, state = self.ctx, self.ctx.state
         if final_cycle is None:
             final_cycle = SPECS[phase].final_cycle
         result = AgentResult(ok=False, exit_code=None, failure=FailureKind.NO_OUTPUT)
         for attempt in range(MAX_TRANSIENT_ATTEMPTS):
+            if ctx.cancelled.is_set():
+                raise Cancelled
             if ctx.budget.used_up(ctx.now()):
-                return AgentResult(ok=False, exit_code=None, failure=FailureKind.TIMEOUT,
-                                   error="the time budget is used up")
-            timeout = ctx.budget.call_timeout(state.config.timeout, ctx.now(),
-                                              final_cycle=final_cycle)
+                return AgentResult(
+                    ok=False,
+                    exit_code=None,
+                    failure=FailureKind.TIMEOUT,
+                    error="the time budget is used up",
+                )
+            timeout = ctx.budget.call_timeout(
+                state.config.timeout, ctx.now(), final_cycle=final_cycle
+            )
             log_path = ctx.new_log_path(phase)
-            call = AgentCall(phase=phase.value, prompt=prompt, model=model, timeout=timeout,
-                             cwd=ctx.paths.root, log_path=log_path, context=context,
-                             env=session_marker(ctx.paths.session_dir))
+            call = AgentCall(
+                phase=phase.value,
+                prompt=prompt,
+                model=model,
+                timeout=timeout,
+                cwd=ctx.paths.root,
+                log_path=log_path,
+                context=context,
+                env=session_marker(ctx.paths.session_dir),
+            )
             before = ctx.now()
             with workspace.watch_for_stray_files(ctx.paths, ctx.events, phase.value):
                 if ctx.lock is not None:
@@ -225,19 +286,33 @@ class PhaseRunner:
                         result = ctx.agent.run(call)
                 else:
                     result = ctx.agent.run(call)
+            if ctx.cancelled.is_set():
+                raise Cancelled
             repaired = ctx.restore_state_file()
             if repaired is not None:
-                ctx.events.emit("warning", message=f"the agent {repaired} state.json during a "
-                                "call; the orchestrator restored it", file="state.json",
-                                repair=repaired)
+                ctx.events.emit(
+                    "warning",
+                    message=f"the agent {repaired} state.json during a "
+                    "call; the orchestrator restored it",
+                    file="state.json",
+                    repair=repaired,
+                )
             self.count_call(phase, result, ctx.now() - before)
             ctx.events.emit(
-                "agent_call", phase=phase.value, agent=ctx.agent.name, model=model,
-                timeout=round(timeout, 3), exit_code=result.exit_code, ok=result.ok,
+                "agent_call",
+                phase=phase.value,
+                agent=ctx.agent.name,
+                model=model,
+                timeout=round(timeout, 3),
+                exit_code=result.exit_code,
+                ok=result.ok,
                 failure=result.failure.value if result.failure else None,
-                error=result.error, duration=round(result.duration, 3),
-                input_tokens=result.input_tokens, output_tokens=result.output_tokens,
-                cost=result.cost, log=ctx.paths.relative(log_path),
+                error=result.error,
+                duration=round(result.duration, 3),
+                input_tokens=result.input_tokens,
+                output_tokens=result.output_tokens,
+                cost=result.cost,
+                log=ctx.paths.relative(log_path),
             )
             if result.ok or result.failure is None or not result.failure.transient:
                 return result
@@ -245,10 +320,16 @@ class PhaseRunner:
                 break
             delay = backoff_delay(attempt, ctx.rng)
             if ctx.budget.used_up(ctx.now() + delay) or (
-                    not final_cycle and ctx.budget.research_time_over(ctx.now() + delay)):
+                not final_cycle and ctx.budget.research_time_over(ctx.now() + delay)
+            ):
                 break  # no retry starts that the budget cannot cover
-            ctx.events.emit("retry", phase=phase.value, attempt=attempt + 1,
-                            delay=round(delay, 3), failure=result.failure.value)
+            ctx.events.emit(
+                "retry",
+                phase=phase.value,
+                attempt=attempt + 1,
+                delay=round(delay, 3),
+                failure=result.failure.value,
+            )
             ctx.clock.sleep(delay)
         return result
 

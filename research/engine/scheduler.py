@@ -31,29 +31,39 @@ class Rules:
         with ctx.mutex:
             state = ctx.state
             plan = state.plan
-            breaker = breaker_reason(state.progress.consecutive_failed_phases,
-                                     state.usage.phases_run, state.usage.breaker_failures)
+            breaker = breaker_reason(
+                state.progress.consecutive_failed_phases,
+                state.usage.phases_run,
+                state.usage.breaker_failures,
+            )
             if breaker is not None:
                 return StopReason.CIRCUIT_BREAKER, breaker
             if not plan.open_topics():
                 exhausted = [t for t in plan.topics if t.status is TopicStatus.EXHAUSTED]
                 completed = [t for t in plan.topics if t.status is TopicStatus.COMPLETE]
                 if exhausted and not completed:
-                    return (StopReason.ALL_EXHAUSTED,
-                            f"all {len(exhausted)} open topics were exhausted")
+                    return (
+                        StopReason.ALL_EXHAUSTED,
+                        f"all {len(exhausted)} open topics were exhausted",
+                    )
                 return StopReason.ALL_DONE, "no open topics remain"
             low = state.progress.consecutive_low_novelty
             if state.config.early_termination and low >= state.config.breadth:
-                return (StopReason.LOW_NOVELTY,
-                        f"{low} consecutive topics brought novelty below "
-                        f"{state.config.min_novelty}")
+                return (
+                    StopReason.LOW_NOVELTY,
+                    f"{low} consecutive topics brought novelty below {state.config.min_novelty}",
+                )
             if ctx.budget.research_time_over(ctx.now()):
                 left = ctx.now_remaining() or 0.0
-                return (StopReason.TIME_BUDGET,
-                        f"{left:.2f} minutes left, below the synthesis reserve")
+                return (
+                    StopReason.TIME_BUDGET,
+                    f"{left:.2f} minutes left, below the synthesis reserve",
+                )
             if state.progress.iteration >= state.config.max_iterations:
-                return (StopReason.ITERATION_LIMIT,
-                        f"iteration limit of {state.config.max_iterations} reached")
+                return (
+                    StopReason.ITERATION_LIMIT,
+                    f"iteration limit of {state.config.max_iterations} reached",
+                )
             return None
 
     def stop_research(self, reason: StopReason, detail: str) -> None:
@@ -62,8 +72,7 @@ class Rules:
             ctx.state.progress.stop_reason = reason
             ctx.state.progress.stop_detail = detail
             ctx.events.emit("research_stopped", reason=reason.value, detail=detail)
-            if (reason is StopReason.ALL_DONE
-                    and phases.read_text(ctx.paths.completed_file) is None):
+            if reason is StopReason.ALL_DONE and phases.read_text(ctx.paths.completed_file) is None:
                 atomic_write_text(ctx.paths.completed_file, phases.COMPLETION_PROMISE + "\n")
                 ctx.events.emit("completion_marker", action="written_by_orchestrator")
             ctx.state.progress.current_phase = Phase.SYNTHESIZE
@@ -92,8 +101,13 @@ class Rules:
             exhausted = self.ctx.state.progress.exhausted_topics
             if topic.name not in exhausted:
                 exhausted.append(topic.name)
-        self.ctx.events.emit("topic_exhausted", topic=topic.name, attempts=topic.attempts,
-                             reason=why, tag="#RETRY_EXHAUSTED")
+        self.ctx.events.emit(
+            "topic_exhausted",
+            topic=topic.name,
+            attempts=topic.attempts,
+            reason=why,
+            tag="#RETRY_EXHAUSTED",
+        )
 
     def apply_verdict(self, topic: Topic, verdict: Verdict) -> None:
         """Accepted: Complete. Rejected: open again with the feedback, or Exhausted."""
@@ -104,8 +118,9 @@ class Rules:
                 progress.review_feedback.pop(topic.slug, None)
                 return
             progress.review_feedback[topic.slug] = verdict
-        self.ctx.events.emit("topic_rejected", topic=topic.name, summary=verdict.summary,
-                             attempt=topic.attempts)
+        self.ctx.events.emit(
+            "topic_rejected", topic=topic.name, summary=verdict.summary, attempt=topic.attempts
+        )
         if topic.attempts >= MAX_TOPIC_ATTEMPTS:
             self.exhaust(topic, "rejected by review on its last attempt")
         else:
@@ -120,17 +135,33 @@ class Rules:
             open_topics = ctx.state.plan.open_topics()
             if open_topics:
                 ctx.archive_files(ctx.paths.completed_file)
-                ctx.events.emit("completion_marker", action="removed_false_marker",
-                                open_topics=len(open_topics))
+                ctx.events.emit(
+                    "completion_marker", action="removed_false_marker", open_topics=len(open_topics)
+                )
             else:
                 ctx.events.emit("completion_marker", action="accepted")
 
-    def decide(self, topic: Topic, *, iteration: int, summary: str, gaps: list[str],
-               verdict: Verdict | None, researched: bool = True) -> None:
+    def decide(
+        self,
+        topic: Topic,
+        *,
+        iteration: int,
+        summary: str,
+        gaps: list[str],
+        verdict: Verdict | None,
+        researched: bool = True,
+    ) -> None:
         with self.ctx.mutex:
-            decisions.record_decision(self.ctx, topic, iteration=iteration, summary=summary,
-                                      gaps=gaps, verdict=verdict, researched=researched,
-                                      stop=self.stop_reason())
+            decisions.record_decision(
+                self.ctx,
+                topic,
+                iteration=iteration,
+                summary=summary,
+                gaps=gaps,
+                verdict=verdict,
+                researched=researched,
+                stop=self.stop_reason(),
+            )
 
 
 class SequentialScheduler:
@@ -209,18 +240,27 @@ class SequentialScheduler:
         verdict: Verdict = outcome.value
         rules.apply_verdict(topic, verdict)
         rules.check_completion_marker()
-        rules.decide(topic, iteration=state.progress.iteration, summary=verdict.summary,
-                     gaps=verdict.gaps, verdict=verdict)
+        rules.decide(
+            topic,
+            iteration=state.progress.iteration,
+            summary=verdict.summary,
+            gaps=verdict.gaps,
+            verdict=verdict,
+        )
         self.done_with_topic()
 
-    def failed(self, topic: Topic, what: str, outcome: Failed, *,
-               researched: bool = True) -> None:
+    def failed(self, topic: Topic, what: str, outcome: Failed, *, researched: bool = True) -> None:
         state = self.ctx.state
         self.rules.topic_failed(topic, f"{what} failed: {outcome.error}")
         self.done_with_topic()
-        self.rules.decide(topic, iteration=state.progress.iteration,
-                          summary=f"The {what} phase failed.", gaps=[outcome.error],
-                          verdict=None, researched=researched)
+        self.rules.decide(
+            topic,
+            iteration=state.progress.iteration,
+            summary=f"The {what} phase failed.",
+            gaps=[outcome.error],
+            verdict=None,
+            researched=researched,
+        )
 
     def done_with_topic(self) -> None:
         self.ctx.state.progress.current_topic = None
@@ -231,9 +271,15 @@ class SequentialScheduler:
         and the topic open, without costing it an attempt, and the final cycle starts next
         with the reserve."""
         topic.status = TopicStatus.IN_PROGRESS
-        self.ctx.events.emit("warning", message=f"the review of {topic.name!r} was not run: "
-                             "the time budget is used up")
-        self.rules.decide(topic, iteration=self.ctx.state.progress.iteration,
-                          summary="Not reviewed: the time budget ran out.", gaps=[],
-                          verdict=None)
+        self.ctx.events.emit(
+            "warning",
+            message=f"the review of {topic.name!r} was not run: the time budget is used up",
+        )
+        self.rules.decide(
+            topic,
+            iteration=self.ctx.state.progress.iteration,
+            summary="Not reviewed: the time budget ran out.",
+            gaps=[],
+            verdict=None,
+        )
         self.done_with_topic()

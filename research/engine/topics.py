@@ -26,8 +26,9 @@ class TopicPhases:
 
     def variables(self, topic: Topic, phase: Phase = Phase.RESEARCH) -> dict[str, str]:
         with self.ctx.mutex:
-            values = prompts.topic_variables(self.ctx.state, self.ctx.paths, topic,
-                                             self.ctx.now_remaining())
+            values = prompts.topic_variables(
+                self.ctx.state, self.ctx.paths, topic, self.ctx.now_remaining()
+            )
             if self.ctx.parallel > 1:
                 values.update(parallel_variables(self.ctx, topic, phase))
             return values
@@ -43,11 +44,19 @@ class TopicPhases:
                 decisions.sync_plan(ctx, focus=topic.slug)
             phases.require_file(progress, ctx.paths, what="the progress file")
             if notes_before is not None and phases.modification_stamp(progress) == notes_before:
-                raise PhaseFailed(f"the progress file {ctx.paths.relative(progress)} was not "
-                                  "updated by this research phase", kind="missing_files")
+                raise PhaseFailed(
+                    f"the progress file {ctx.paths.relative(progress)} was not "
+                    "updated by this research phase",
+                    kind="missing_files",
+                )
 
-        return self.runner.run(Phase.RESEARCH, validate, variables=lambda: self.variables(topic),
-                               topic=topic.slug, persist=persist)
+        return self.runner.run(
+            Phase.RESEARCH,
+            validate,
+            variables=lambda: self.variables(topic),
+            topic=topic.slug,
+            persist=persist,
+        )
 
     def review(self, topic: Topic, *, persist: bool = True) -> Outcome[Verdict]:
         """The review call: exactly one verdict file with a valid JSON block."""
@@ -61,9 +70,13 @@ class TopicPhases:
                 decisions.sync_plan(ctx, focus=None)
             return verdict
 
-        return self.runner.run(Phase.REVIEW, validate,
-                               variables=lambda: self.variables(topic, Phase.REVIEW),
-                               topic=topic.slug, persist=persist)
+        return self.runner.run(
+            Phase.REVIEW,
+            validate,
+            variables=lambda: self.variables(topic, Phase.REVIEW),
+            topic=topic.slug,
+            persist=persist,
+        )
 
 
 def parallel_variables(ctx: RunContext, topic: Topic, phase: Phase) -> dict[str, str]:
@@ -75,21 +88,33 @@ def parallel_variables(ctx: RunContext, topic: Topic, phase: Phase) -> dict[str,
     rule, room = phases.subtopic_rule(ctx.state.plan, topic)
     proposals = (
         f"Do not edit {rel(paths.plan_file)}: other topics are being researched at the same "
-        "time, and the orchestrator alone keeps the plan. " + rule + (
+        "time, and the orchestrator alone keeps the plan. "
+        + rule
+        + (
             f" Propose subtopics in a `## Proposed Subtopics` section at the end of "
             f"{progress}: one `### <subtopic name>` heading per subtopic, each followed by "
             "`- Description: <one line>` and `- Acceptance Criteria:` with indented "
             "`  - <criterion>` lines. The orchestrator adds them to the plan and marks this "
-            "topic In Review." if room else " Leave the plan's statuses to the orchestrator."))
+            "topic In Review."
+            if room
+            else " Leave the plan's statuses to the orchestrator."
+        )
+    )
     return {
         "parallel": "1",  # not a template variable: a hint for the simulated agent
-        "writable_files": (f"- `{progress}`" if phase is Phase.RESEARCH
-                           else f"- `{accepted}` or `{rejected}` (exactly one)"),
+        "writable_files": (
+            f"- `{progress}`"
+            if phase is Phase.RESEARCH
+            else f"- `{accepted}` or `{rejected}` (exactly one)"
+        ),
         "subtopic_instructions": proposals,
         "progress_index_instructions": (
-            f"The orchestrator keeps {rel(paths.progress_index)}; do not edit it."),
-        "completion_rule": (f"Never write {rel(paths.completed_file)}: the orchestrator "
-                            "decides when research is complete."),
+            f"The orchestrator keeps {rel(paths.progress_index)}; do not edit it."
+        ),
+        "completion_rule": (
+            f"Never write {rel(paths.completed_file)}: the orchestrator "
+            "decides when research is complete."
+        ),
         "accepted_file": accepted,
         "rejected_file": rejected,
     }
