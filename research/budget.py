@@ -22,7 +22,7 @@ each with its transient retries and one recovery round (SPEC §5.3)."""
 
 def iteration_floor(breadth: int, depth: int) -> int:
     """X^(Y+1) + 5: enough RESEARCH-REVIEW cycles for a full tree plus a buffer (SPEC §4.1)."""
-    return breadth ** (depth + 1) + 5
+    return int(breadth ** (depth + 1)) + 5
 
 
 def effective_max_iterations(requested: int | None, breadth: int, depth: int) -> tuple[int, bool]:
@@ -116,7 +116,7 @@ class TimeBudget:
 
 def backoff_delay(attempt: int, rng: random.Random) -> float:
     """min(2**attempt + uniform(0, 1), 10) seconds before retry number `attempt` (0-based)."""
-    return min(2**attempt + rng.uniform(0, 1), BACKOFF_CAP_SECONDS)
+    return float(min(2**attempt + rng.uniform(0, 1), BACKOFF_CAP_SECONDS))
 
 
 def breaker_reason(failing_in_a_row: int, phases: int, failed: int) -> str | None:

@@ -19,7 +19,7 @@ import signal
 import threading
 import time
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -144,7 +144,7 @@ class MockAgent:
             number = len(self.calls)
             faults = self._faults_for(call)
             self._record(call)
-        actions = {fault.action for fault in faults}
+        actions: set[str] = {fault.action for fault in faults}
         self._local.proposed = [f.subtopic for f in faults
                                 if f.action == "propose_subtopic" and f.subtopic]
         duration = max([f.duration for f in faults if f.duration is not None],
@@ -362,7 +362,8 @@ class MockAgent:
         }
         self._write_verdict(call, verdict, actions)
 
-    def _write_verdict(self, call: AgentCall, verdict: dict, actions: set[str]) -> None:
+    def _write_verdict(self, call: AgentCall, verdict: dict[str, Any],
+                       actions: set[str]) -> None:
         key = "rejected_file" if verdict["verdict"] == "rejected" else "accepted_file"
         block = json.dumps(verdict, indent=2)
         if "invalid_verdict" in actions:

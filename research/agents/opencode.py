@@ -6,7 +6,7 @@ import json
 import re
 import shutil
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 from research.agents.base import AgentCall, AgentResult
 from research.agents.process import CallOutcome, ProcessResult, run_agent_call
@@ -84,19 +84,20 @@ def interpret_opencode(proc: ProcessResult) -> CallOutcome:
             continue
         events += 1
         kind = event.get("type")
-        part = event.get("part") if isinstance(event.get("part"), dict) else {}
+        part = _dict(event.get("part"))
         if kind == "text":
             text = part.get("text")
             if isinstance(text, str) and text.strip():
                 texts.append(text.strip())
         elif kind == "step_finish":
             _add_tokens(totals, part.get("tokens"))
-            if _is_number(part.get("cost")):
-                cost = (cost or 0.0) + float(part["cost"])
+            part_cost = part.get("cost")
+            if _is_number(part_cost):
+                cost = (cost or 0.0) + float(part_cost)
         elif kind == "error":
             problems.append(_error_text(event))
         elif kind == "tool_use":
-            state = part.get("state") if isinstance(part.get("state"), dict) else {}
+            state = _dict(part.get("state"))
             error = state.get("error")
             if state.get("status") == "error" and isinstance(error, str) and _REJECTED in error:
                 problems.append(f"{part.get('tool', 'tool')}: {error.strip()}")
@@ -140,15 +141,20 @@ def _json_object(line: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def _is_number(value: object) -> bool:
+def _is_number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _dict(value: object) -> dict[str, Any]:
+    """`value` if it is a JSON object, else an empty one."""
+    return value if isinstance(value, dict) else {}
 
 
 def _add_tokens(totals: dict[str, int], tokens: object) -> None:
     """Add one `step_finish` event's `{input, output, reasoning, cache: {read, write}}`."""
     if not isinstance(tokens, dict):
         return
-    cache = tokens.get("cache") if isinstance(tokens.get("cache"), dict) else {}
+    cache = _dict(tokens.get("cache"))
     found = {
         "input": tokens.get("input"),
         "output": tokens.get("output"),
