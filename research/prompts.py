@@ -9,7 +9,7 @@ from research.paths import SessionPaths
 from research.plan import Topic
 from research.settings import MAX_TOPIC_ATTEMPTS
 from research.sources import SourceRegistry, audit_report, format_registry
-from research.state import RWRState
+from research.state import Phase, RWRState
 
 
 def base_variables(state: RWRState, paths: SessionPaths,
@@ -41,12 +41,16 @@ def base_variables(state: RWRState, paths: SessionPaths,
 
 
 def topic_variables(state: RWRState, paths: SessionPaths, topic: Topic,
-                    remaining_minutes: float | None) -> dict[str, str]:
-    """RESEARCH and REVIEW: the chosen topic, its notes file, and what it may propose."""
+                    remaining_minutes: float | None,
+                    phase: Phase = Phase.RESEARCH) -> dict[str, str]:
+    """RESEARCH and REVIEW: the chosen topic, its notes file, and what it may propose.
+
+    The values of `writable_files`, `subtopic_instructions`, `progress_index_instructions`
+    and `completion_rule` are the sequential run's; parallel mode replaces them."""
     plan = state.plan
     rule, room = phases.subtopic_rule(plan, topic)
     parent = plan.get(topic.parent).name if topic.parent else "none"
-    return {
+    values = {
         **base_variables(state, paths, remaining_minutes),
         "topic_name": topic.name,
         "topic_slug": topic.slug,
@@ -60,9 +64,71 @@ def topic_variables(state: RWRState, paths: SessionPaths, topic: Topic,
         "subtopic_rule": rule,
         # Not a template variable: a hint the simulated agent reads from the call context.
         "max_subtopics": str(room),
-        "review_feedback": phases.review_feedback_text(state.progress.review_feedback.get(topic.slug)),
+        "review_feedback": phases.review_feedback_text(
+            state.progress.review_feedback.get(topic.slug)),
         "searches": str(state.config.breadth),
+        "source_check": NO_SOURCE_CHECK,
+        "local_sources": NO_LOCAL_SOURCES,
     }
+    values["subtopic_instructions"] = sequential_subtopic_instructions(values)
+    values["progress_index_instructions"] = sequential_progress_index_instructions(values)
+    values["completion_rule"] = sequential_completion_rule(values)
+    values["writable_files"] = sequential_writable_files(values, phase)
+    return values
+
+
+NO_SOURCE_CHECK = "(source checking is off for this session)"
+NO_LOCAL_SOURCES = "none"
+
+
+def sequential_writable_files(values: dict[str, str], phase: Phase) -> str:
+    """The Markdown list of the only files a sequential RESEARCH or REVIEW call may write."""
+    if phase is Phase.REVIEW:
+        return (f"- `{values['accepted_file']}` or `{values['rejected_file']}`: exactly ONE "
+                "of them, never both\n"
+                f"- `{values['completed_file']}`, only as the completion rule below says")
+    return (f"- `{values['progress_file']}` (create or rewrite)\n"
+            f"- `{values['progress_index_file']}` (add one entry)\n"
+            f"- `{values['plan_file']}` (only the edits allowed below)")
+
+
+def sequential_progress_index_instructions(values: dict[str, str]) -> str:
+    """RESEARCH, sequential: the agent adds its entry to the progress index itself."""
+    return (
+        "Add a short entry (date, topic, two or three key findings, main gap) to "
+        f"`## Recent Activity` in `{values['progress_index_file']}`. If the file does not "
+        "exist, create it:\n\n"
+        "```markdown\n# Research Progress\n\n## Summary\n"
+        f"- Iteration: {values['iteration']}\n- Topics Completed: <M> of <P>\n\n"
+        f"## Recent Activity\n- {values['date']} — {values['topic_name']}: "
+        "<key findings; main gap>\n```"
+    )
+
+
+def sequential_subtopic_instructions(values: dict[str, str]) -> str:
+    """RESEARCH, sequential: the agent adds subtopics to the plan and marks its topic In Review."""
+    plan, name = values["plan_file"], values["topic_name"]
+    return (
+        f"{values['subtopic_rule']} Where subtopics are allowed, propose one only if the "
+        "research showed a distinct aspect worth its own searches; never duplicate an existing "
+        f"topic and never force the count. Add each one to `{plan}` directly after this "
+        "topic's block (and after any subtopics it already has), in the plan format:\n\n"
+        "```markdown\n### <Subtopic Name> (Depth: <this topic's depth + 1>)\n"
+        f"- Status: Pending\n- Parent: {name}\n- Description: <one sentence>\n"
+        "- Acceptance Criteria:\n  - <criterion 1>\n  - <criterion 2>\n```\n\n"
+        f"Then, in `{plan}`, set this topic's line to `- Status: In Review`. Do not change "
+        "any other topic's status, name or text, and do not remove topics."
+    )
+
+
+def sequential_completion_rule(values: dict[str, str]) -> str:
+    """REVIEW, sequential: the reviewer of the last open topic writes the completion marker."""
+    return (
+        f"Completion rule: if you accept this topic and every other topic in "
+        f"`{values['plan_file']}` is already Complete, Skipped or Exhausted, also write "
+        f"`{values['completed_file']}` containing exactly `<promise>COMPLETE</promise>`. "
+        "(The orchestrator checks this marker against the plan.) Otherwise do not write it."
+    )
 
 
 def final_variables(state: RWRState, paths: SessionPaths, registry: SourceRegistry,

@@ -23,7 +23,8 @@ COMMON_VARIABLES = (
 TOPIC_VARIABLES = (
     "topic_name", "topic_slug", "topic_depth", "topic_parent", "topic_description",
     "topic_criteria", "progress_file", "attempt", "max_attempts", "subtopic_rule",
-    "review_feedback", "searches",
+    "review_feedback", "searches", "writable_files", "subtopic_instructions",
+    "progress_index_instructions", "completion_rule", "source_check", "local_sources",
 )
 FINAL_VARIABLES = ("source_registry", "citation_audit", "topic_tree", "limit_note")
 RECOVERY_VARIABLES = ("failed_phase", "last_error", "recovery_round")

@@ -34,7 +34,8 @@ COMMON = {
 TOPIC = {
     "topic_name", "topic_slug", "topic_depth", "topic_parent", "topic_description",
     "topic_criteria", "progress_file", "attempt", "max_attempts", "subtopic_rule",
-    "review_feedback", "searches",
+    "review_feedback", "searches", "writable_files", "subtopic_instructions",
+    "progress_index_instructions", "completion_rule", "source_check", "local_sources",
 }
 FINAL = {"source_registry", "citation_audit", "topic_tree", "limit_note"}
 RECOVERY = {"failed_phase", "last_error", "recovery_round"}
@@ -85,13 +86,11 @@ def test_template_states_working_directory_and_halt(name: str) -> None:
 
 def test_research_mentions_required_variables() -> None:
     ids = set(string.Template(_text("research")).get_identifiers())
-    assert {"progress_file", "plan_file", "subtopic_rule"} <= ids
-    assert {"progress_index_file", "review_feedback", "searches"} <= ids
+    assert {"progress_file", "writable_files", "subtopic_instructions"} <= ids
+    assert {"progress_index_instructions", "review_feedback", "searches", "local_sources"} <= ids
     text = _text("research")
     for heading in ("## Findings", "## Sources", "## Knowledge Gaps", "## Notes for Subtopics"):
         assert heading in text
-    assert "- Parent:" in text
-    assert "In Review" in text
 
 
 def test_initial_plan_shows_plan_format() -> None:
@@ -106,8 +105,11 @@ def test_initial_plan_shows_plan_format() -> None:
 @pytest.mark.parametrize("name", ["review", "final_review"])
 def test_reviews_mention_both_verdict_files_and_json_keys(name: str) -> None:
     text = _text(name)
-    assert "$accepted_file" in text
-    assert "$rejected_file" in text
+    if name == "review":
+        assert {"$writable_files", "$completion_rule", "$source_check"} <= set(text.split())
+    else:
+        assert "$accepted_file" in text
+        assert "$rejected_file" in text
     assert "```json" in text
     for key in JSON_KEYS:
         assert f'"{key}"' in text

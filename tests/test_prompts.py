@@ -8,7 +8,7 @@ from research import prompts
 from research.paths import SessionPaths
 from research.plan import Plan
 from research.sources import build_registry
-from research.state import RWRState, SessionConfig, Verdict
+from research.state import Phase, RWRState, SessionConfig, Verdict
 from research.templates import VARIABLES
 
 
@@ -63,3 +63,18 @@ def test_final_variables_audit_the_report_as_it_stands(tmp_path: Path) -> None:
     assert "7" in audit and audit != "no defects found"
     assert "[1] A — https://example.org/a" in prompts.final_variables(
         state, paths, registry, None)["source_registry"]
+
+
+def test_contract_variables_have_sequential_defaults(tmp_path: Path) -> None:
+    state, paths = make_state(), SessionPaths(tmp_path, "sky")
+    topic = state.plan.topics[0]
+    research = prompts.topic_variables(state, paths, topic, None)
+    review = prompts.topic_variables(state, paths, topic, None, Phase.REVIEW)
+    assert "`.research/sky/research_plan.md` (only the edits" in research["writable_files"]
+    assert "review.accepted.md" in review["writable_files"]
+    assert "research_plan.md" not in review["writable_files"]
+    assert "`- Status: In Review`" in research["subtopic_instructions"]
+    assert "## Recent Activity" in research["progress_index_instructions"]
+    assert "<promise>COMPLETE</promise>" in review["completion_rule"]
+    assert research["local_sources"] == "none"
+    assert "off" in review["source_check"]

@@ -27,7 +27,7 @@ class TopicPhases:
     def variables(self, topic: Topic, phase: Phase = Phase.RESEARCH) -> dict[str, str]:
         with self.ctx.mutex:
             values = prompts.topic_variables(
-                self.ctx.state, self.ctx.paths, topic, self.ctx.now_remaining()
+                self.ctx.state, self.ctx.paths, topic, self.ctx.now_remaining(), phase
             )
             if self.ctx.parallel > 1:
                 values.update(parallel_variables(self.ctx, topic, phase))
