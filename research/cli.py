@@ -89,9 +89,6 @@ def main_command(
         "--agent", envvar=ENV["agent"],
         help="The agent to drive: opencode, or mock (the same as --mock-mode).")
     ] = defaults.AgentKind.OPENCODE,
-    mock_script: Annotated[Path | None, typer.Option(
-        "--mock-script", envvar=ENV["mock_script"], hidden=True,
-        help="JSON script of faults for the simulated agent (tests).")] = None,
     parallel: Annotated[int | None, typer.Option(
         "--parallel", min=1, max=8, envvar="RESEARCH_PARALLEL",
         help="Research up to N independent topics at once, each in its own agent process "
@@ -181,7 +178,6 @@ def _run(**options: object) -> None:
         "model": options["model"],
         "review_model": options["review_model"],
         "timeout": options["timeout"],
-        "mock_script": options["mock_script"],
         "agent_cmd": options["agent_cmd"],
         "parallel": options["parallel"],
     }

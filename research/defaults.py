@@ -47,7 +47,6 @@ ENV = {
     "duplicate_threshold": "RESEARCH_DUPLICATE_THRESHOLD",
     "min_novelty": "RESEARCH_MIN_NOVELTY",
     "early_termination": "RESEARCH_EARLY_TERMINATION",
-    "mock_script": "RESEARCH_MOCK_SCRIPT",
 }
 
 

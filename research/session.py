@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 from research.agents.base import Agent
 from research.budget import effective_max_iterations, needs_confirmation
+from research.engine import Clock, ResearchLoop
 from research.errors import Interrupted, ResearchError, RunFailed, StateError, UsageError
 from research.events import EventLog
 from research.lock import LockInfo, SessionLock, pid_running
-from research.engine import Clock, ResearchLoop
 from research.orphans import agent_process_groups, stop_process_groups
 from research.paths import SessionPaths
 from research.plan import Plan
@@ -37,19 +37,9 @@ class Outcome:
 def build_agent(settings: Settings) -> tuple[Agent, Clock]:
     """The agent the settings ask for, and the clock the loop runs on."""
     if settings.mock_mode:
-        from research.agents.mock import MockAgent, MockScript, SimulatedClock
+        from research.agents.mock import MockAgent
 
-        script = MockScript()
-        if settings.mock_script is not None:
-            try:
-                script = MockScript.load(settings.mock_script)
-            except (OSError, ValueError) as exc:
-                raise UsageError(f"cannot use mock script {settings.mock_script}: "
-                                 f"{str(exc).splitlines()[0]}") from None
-        if script.simulated_clock:
-            clock = SimulatedClock()
-            return MockAgent(script, clock), Clock(now=clock.now, sleep=clock.sleep)
-        return MockAgent(script), Clock(sleep=lambda _: None)
+        return MockAgent(), Clock(sleep=lambda _: None)
     if settings.agent_cmd:
         from research.agents.command import CommandAgent
 

@@ -42,7 +42,6 @@ class Settings(BaseModel):
     resume: bool = False
     force_resume: bool = False
     mock_mode: bool = False
-    mock_script: Path | None = None
     agent_cmd: str | None = None
     parallel: int = Field(1, ge=1, le=8)
     """Topics researched at once (--parallel)."""

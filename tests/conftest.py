@@ -12,11 +12,14 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from scripted_mock import installed
 from typer.testing import CliRunner
 
 from research.cli import app
 
 REPO = Path(__file__).resolve().parent.parent
+SCRIPTED_CLI = Path(__file__).resolve().parent / "scripted_cli.py"
+"""research.py with the scripted double behind --mock-mode (see scripted_mock.py)."""
 
 
 @pytest.fixture(autouse=True)
@@ -36,14 +39,16 @@ def run_cli() -> Callable[..., object]:
     runner = CliRunner()
 
     def invoke(*args: str, input: str | None = None, env: dict[str, str] | None = None):
-        return runner.invoke(app, list(args), input=input, env=env, catch_exceptions=False)
+        with installed(list(args)) as rest:  # --mock-script: the tests' scripted double
+            return runner.invoke(app, rest, input=input, env=env, catch_exceptions=False)
 
     return invoke
 
 
 @pytest.fixture
 def mock_script(tmp_path: Path) -> Callable[..., Path]:
-    """Write a mock-agent script; returns its path (pass with --mock-script)."""
+    """Write a script for the tests' scripted double; returns its path (pass it with
+    --mock-script, which the `run_cli` fixture and tests/scripted_cli.py understand)."""
 
     def write(**script: object) -> Path:
         path = tmp_path / "mock-script.json"

@@ -41,6 +41,7 @@ import typer.main
 import research
 import research.cli
 from research.cli import main as research_main
+from scripted_mock import installed
 
 QUESTION = "How do heat pumps perform in cold climates?"
 KILLED = -signal.SIGKILL
@@ -76,8 +77,9 @@ def become_research_py(work: Path, args: list[str], out: Path) -> None:
         fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         os.dup2(fd, 1)
         os.dup2(fd, 2)
-        sys.argv = ["research.py", *args]
-        research_main()
+        with installed(args) as rest:  # --mock-script: the tests' scripted double
+            sys.argv = ["research.py", *rest]
+            research_main()
         code = 0
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)

@@ -58,13 +58,6 @@ def edited_template(name: str, text: str | bytes | None) -> Callable[[Path], Non
     return setup
 
 
-def mock_script_file(content: str) -> Callable[[Path], None]:
-    def setup(work: Path) -> None:
-        (work.parent / "script.json").write_text(content)
-
-    return setup
-
-
 def a_file_named(name: str) -> Callable[[Path], None]:
     return lambda work: (work / name).write_text("not a directory\n")
 
@@ -84,7 +77,6 @@ def run(name: str, *args: str) -> tuple[str, ...]:
     return (*SMALL, "--name", name, *args)
 
 
-SCRIPT = "../script.json"
 CASES = [
     # flags
     Case("breadth 0", ("--breadth", "0", QUESTION), 2, "--breadth"),
@@ -120,11 +112,6 @@ CASES = [
          "no saved session named 'x'"),
     Case("start over an existing session", run("x", QUESTION), 2, "--resume",
          setup=lambda work: state_file(work, valid_state())),
-    Case("mock script missing", run("x", "--mock-script", SCRIPT, QUESTION), 2, "mock script"),
-    Case("mock script not JSON", run("x", "--mock-script", SCRIPT, QUESTION), 2, "mock script",
-         setup=mock_script_file("{faults: [")),
-    Case("mock script unknown key", run("x", "--mock-script", SCRIPT, QUESTION), 2,
-         "mock script", setup=mock_script_file('{"explode": true}')),
     Case("agent command unparseable", ("--agent-cmd", "agent 'unclosed", "--name", "x",
                                        "--breadth", "1", "--depth", "1", QUESTION), 2,
          "agent command"),
@@ -281,3 +268,15 @@ def test_bad_input_through_real_processes(tmp_path: Path) -> None:
         assert_one_clear_line(stderr, case.message)
         # The real entry point also drops click's "Usage:"/"Try" hint lines.
         assert len([line for line in stderr.splitlines() if line.strip()]) == 1, stderr
+
+
+def test_the_product_has_no_test_only_mock_script_option(tmp_path: Path) -> None:
+    """Faults are the tests' business (tests/scripted_mock.py), not a hidden option."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("RESEARCH_")}
+    (tmp_path / "script.json").write_text('{"faults": []}')
+    done = subprocess.run([sys.executable, str(REPO / "research.py"), "--mock-mode",
+                           "--mock-script", "script.json", QUESTION], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "No such option: --mock-script" in done.stderr
+    assert not (tmp_path / ".research").exists()

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO, read_jsonl
+from conftest import REPO, SCRIPTED_CLI, read_jsonl
 
 from research.errors import PlanParseError
 from research.events import read_events
@@ -234,7 +234,7 @@ def test_a_torn_plan_left_by_a_crash_is_rebuilt_from_state_on_resume(
     script.write_text(json.dumps({"kill_at_call": 4}))  # after the 2nd RESEARCH's edits
     env = {key: value for key, value in os.environ.items() if not key.startswith("RESEARCH_")}
     done = subprocess.run(
-        [sys.executable, str(REPO / "research.py"), "--mock-mode", "--mock-script", str(script),
+        [sys.executable, str(SCRIPTED_CLI), "--mock-mode", "--mock-script", str(script),
          "--name", "torn", "--breadth", "2", "--depth", "1", "--quiet",
          "How do heat pumps perform in cold climates?"],
         cwd=isolated, env=env, capture_output=True, text=True, timeout=60)

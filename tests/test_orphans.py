@@ -10,7 +10,7 @@ import threading
 import time
 from pathlib import Path
 
-from conftest import REPO, assert_gone, read_jsonl
+from conftest import REPO, SCRIPTED_CLI, assert_gone, read_jsonl
 
 from research.orphans import SESSION_ENV, agent_process_groups, session_marker
 
@@ -58,7 +58,7 @@ def test_resume_after_a_kill_stops_the_dead_runs_agents(tmp_path: Path, run_cli,
                                                         mock_script, isolated: Path) -> None:
     script = mock_script(kill_at_call=3)
     killed = subprocess.run(
-        [sys.executable, str(REPO / "research.py"), "--mock-mode", "--mock-script", str(script),
+        [sys.executable, str(SCRIPTED_CLI), "--mock-mode", "--mock-script", str(script),
          "--name", "orph", "--breadth", "2", "--depth", "1", "--quiet", QUESTION],
         cwd=isolated, capture_output=True, text=True, timeout=60)
     assert killed.returncode == -signal.SIGKILL

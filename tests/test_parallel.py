@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import read_json, read_jsonl
+from conftest import SCRIPTED_CLI, read_json, read_jsonl
 
 from research.archive import latest_archived
 
@@ -149,7 +149,7 @@ def test_a_subtopic_proposed_by_two_topics_at_once_is_added_once(run_cli, tmp_pa
 
 def cli(work: Path, *args: str) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, "-c", "from research.cli import main; main()", *args],
+        [sys.executable, str(SCRIPTED_CLI), *args],
         cwd=work,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -313,8 +313,7 @@ def test_sigterm_stops_every_agent_in_flight_and_resume_reruns_exactly_those(
     done = subprocess.run(
         [
             sys.executable,
-            "-c",
-            "from research.cli import main; main()",
+            str(SCRIPTED_CLI),
             "--mock-mode",
             "--mock-script",
             str(script_path),

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, read_json
+from conftest import REPO, SCRIPTED_CLI, read_json
 
 from research.lock import SessionLock
 from research.paths import SessionPaths
@@ -37,7 +37,7 @@ def killed(work: Path, mock_script: Callable[..., Path], name: str = "demo") -> 
     """A session whose process was SIGKILLed mid-run: state saved, lock file left behind."""
     script = mock_script(kill_at_call=3)  # during the first REVIEW
     proc = subprocess.run(
-        [sys.executable, str(REPO / "research.py"), "--mock-mode", "--mock-script", str(script),
+        [sys.executable, str(SCRIPTED_CLI), "--mock-mode", "--mock-script", str(script),
          "--name", name, "--breadth", "2", "--depth", "1", "--quiet", QUESTION],
         cwd=work, capture_output=True, text=True, timeout=60,
         env={k: v for k, v in os.environ.items() if not k.startswith("RESEARCH_")})

@@ -1,100 +1,48 @@
-"""The simulated agent of `--mock-mode`, and the scriptable test double for faults.
+"""The simulated agent of `--mock-mode`: a pure simulator.
 
 It performs the file edits a real agent would make — plan, progress notes with findings,
 sources and gaps, subtopic proposals, review verdicts, a cited report — deterministically
-and without any network. Everything it writes says it is simulated.
+and without any network. Everything it writes says it is simulated. By default it rejects
+the first topic's first review and the first final review, and proposes one duplicate
+subtopic, so that a run shows the whole cycle (SPEC §7.3).
 
-A JSON script (`--mock-script` / RESEARCH_MOCK_SCRIPT) selects faults: failing or slow
-calls on a simulated clock, missing or corrupt files, hostile edits, redundant notes, and a
-SIGKILL of the whole process at a chosen call (for crash-and-resume tests).
+It is also the base of the tests' scripted double: the misbehaviours below (`Fault`) are
+selected only by a subclass's `faults_for`, which the product never overrides.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-import signal
 import threading
-import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Any
 
 from research.agents.base import AgentCall, AgentResult, FailureKind
 from research.fsutil import atomic_write_text
 from research.plan import ParsedTopic, Plan, TopicStatus, parse_plan, render_plan, slugify
 
-FaultAction = Literal[
-    "fail", "timeout", "no_output", "agent_error", "skip_files", "invalid_verdict",
-    "both_verdicts", "no_verdict", "reject", "accept", "garbage_plan", "delete_plan",
-    "many_subtopics", "too_deep", "edit_other_topics", "delete_state", "corrupt_state",
-    "false_completion", "empty_report", "no_sources_section", "fabricated_citation",
-    "redundant", "duplicate_subtopics", "propose_subtopic", "uncited_sources",
-    "wrong_verdict_fields", "kill",
-]
 
+@dataclass(frozen=True)
+class Fault:
+    """One misbehaviour of a call (selected by a test double, never by the product)."""
 
-class MockFault(BaseModel):
-    """One scripted misbehaviour."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    action: FaultAction
-    phase: str = "*"
-    """Phase name, or '*' for any."""
-    topic: str | None = None
-    """Topic slug or name the fault is limited to (research/review phases)."""
-    calls: list[int] | None = None
-    """Which matching calls (1-based, counted per fault) to affect; None means every one."""
+    action: str
     duration: float | None = None
     """Simulated seconds the call takes (a call longer than its timeout times out)."""
     subtopic: str | None = None
     """The name `propose_subtopic` proposes (first, before the usual proposals)."""
 
 
-class MockScript(BaseModel):
-    """What the simulated agent does beyond its default behaviour."""
+@dataclass(frozen=True)
+class Simulation:
+    """What the simulator does to show the whole cycle."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    simulated_clock: bool = False
-    """Run the orchestrator on a simulated clock that agent calls advance."""
-    call_seconds: float = 0.0
-    """Simulated duration of every call (when simulated_clock is on)."""
     reject_first_review: bool = True
     reject_final_review: bool = True
     propose_duplicate: bool = True
-    faults: list[MockFault] = Field(default_factory=list)
-    kill_at_call: int | None = None
-    """SIGKILL the orchestrator during this call (1-based), after the call's file edits."""
-    kill_before_edits: bool = False
-    sleep_seconds: float = 0.0
-    """Real seconds every call sleeps (off by default): for tests that need a live holder."""
-    record_file: str | None = None
-    """Append one JSON line per call (phase, model, timeout, topic) to this file."""
-
-    @classmethod
-    def load(cls, path: Path) -> MockScript:
-        return cls.model_validate_json(path.read_text(encoding="utf-8"))
-
-
-class SimulatedClock:
-    """A clock that only moves when told to; shared by the loop and the mock agent."""
-
-    def __init__(self, start: float = 1_800_000_000.0) -> None:
-        self.current = start
-
-    def now(self) -> float:
-        return self.current
-
-    def sleep(self, seconds: float) -> None:
-        self.current += max(0.0, seconds)
-
-    def advance(self, seconds: float) -> None:
-        self.current += max(0.0, seconds)
 
 
 TOP_FACETS = (
@@ -122,12 +70,9 @@ class MockAgent:
 
     name = "mock"
 
-    def __init__(self, script: MockScript | None = None,
-                 clock: SimulatedClock | None = None) -> None:
-        self.script = script or MockScript()
-        self.clock = clock
+    def __init__(self, simulation: Simulation | None = None) -> None:
+        self.simulation = simulation or Simulation()
         self.calls: list[AgentCall] = []
-        self.fault_hits: dict[int, int] = {}
         self._lock = threading.Lock()  # parallel topics call one agent from several threads
         self._local = threading.local()
         """`proposed`: subtopic names the current call's `propose_subtopic` faults add."""
@@ -142,23 +87,18 @@ class MockAgent:
         with self._lock:
             self.calls.append(call)
             number = len(self.calls)
-            faults = self._faults_for(call)
-            self._record(call)
+            faults = self.faults_for(call)
         actions: set[str] = {fault.action for fault in faults}
         self._local.proposed = [f.subtopic for f in faults
                                 if f.action == "propose_subtopic" and f.subtopic]
         duration = max([f.duration for f in faults if f.duration is not None],
-                       default=self.script.call_seconds)
-        if self.script.sleep_seconds > 0:
-            time.sleep(self.script.sleep_seconds)
-        kill_now = self.script.kill_at_call == number
-        if kill_now and self.script.kill_before_edits:
-            os.kill(os.getpid(), signal.SIGKILL)
+                       default=self.call_seconds())
+        self.before_edits(call, number)
         if duration > call.timeout or "timeout" in actions:
-            self._advance(call.timeout)
+            self.advance(call.timeout)
             return self._result(False, None, FailureKind.TIMEOUT, "simulated timeout",
                                 call.timeout, call)
-        self._advance(duration)
+        self.advance(duration)
         if "fail" in actions:
             return self._result(False, 1, FailureKind.EXIT_NONZERO,
                                 "simulated provider error", duration, call)
@@ -170,38 +110,29 @@ class MockAgent:
                                 "simulated error event: permission rejected", duration, call)
         if "skip_files" not in actions:
             self._edit(call, actions)
-        if kill_now:
-            os.kill(os.getpid(), signal.SIGKILL)
+        self.after_edits(call, number)
         return self._result(True, 0, None, None, duration, call)
 
+    # ------------------------------------------------- hooks for test doubles
+
+    def faults_for(self, call: AgentCall) -> list[Fault]:
+        """The misbehaviours of this call: none in the product."""
+        return []
+
+    def call_seconds(self) -> float:
+        """Simulated seconds a call takes when no fault says otherwise."""
+        return 0.0
+
+    def advance(self, seconds: float) -> None:
+        """Let `seconds` of simulated time pass (the product has no simulated clock)."""
+
+    def before_edits(self, call: AgentCall, number: int) -> None:
+        """Called before the call's work; `number` counts calls from 1."""
+
+    def after_edits(self, call: AgentCall, number: int) -> None:
+        """Called after the call's file edits."""
+
     # --------------------------------------------------------------- helpers
-
-    def _faults_for(self, call: AgentCall) -> list[MockFault]:
-        topic = call.context.get("topic_slug")
-        topic_name = call.context.get("topic_name")
-        matched = []
-        for index, fault in enumerate(self.script.faults):
-            if fault.phase not in ("*", call.phase):
-                continue
-            if fault.topic is not None and fault.topic not in (topic, topic_name):
-                continue
-            self.fault_hits[index] = self.fault_hits.get(index, 0) + 1
-            if fault.calls is None or self.fault_hits[index] in fault.calls:
-                matched.append(fault)
-        return matched
-
-    def _advance(self, seconds: float) -> None:
-        if self.clock is not None:
-            self.clock.advance(seconds)
-
-    def _record(self, call: AgentCall) -> None:
-        if not self.script.record_file:
-            return
-        line = json.dumps({"phase": call.phase, "model": call.model, "timeout": call.timeout,
-                           "topic": call.context.get("topic_slug"),
-                           "attempt": call.context.get("attempt")})
-        with open(self.script.record_file, "a", encoding="utf-8") as handle:
-            handle.write(line + "\n")
 
     def _result(self, ok: bool, exit_code: int | None, failure: FailureKind | None,
                 error: str | None, duration: float, call: AgentCall) -> AgentResult:
@@ -308,7 +239,7 @@ class MockAgent:
         facet = name.split(": ", 1)[-1]
         if room > 0 and "redundant" not in actions:
             proposals = [f"{sub.capitalize()}: {facet}" for sub in _pick(SUB_FACETS, name, room)]
-            if self.script.propose_duplicate and _is_first_topic(text, name):
+            if self.simulation.propose_duplicate and _is_first_topic(text, name):
                 first = proposals[0].split(": ", 1)
                 proposals.append(f"{first[1].capitalize()}: {first[0].lower()}")
         proposals[:0] = getattr(self._local, "proposed", [])
@@ -327,7 +258,7 @@ class MockAgent:
         name = ctx["topic_name"]
         plan_text = self._path(call, "plan_file").read_text(encoding="utf-8")
         reject = "reject" in actions or (
-            self.script.reject_first_review and ctx["attempt"] == "1"
+            self.simulation.reject_first_review and ctx["attempt"] == "1"
             and _is_first_topic(plan_text, name))
         if "accept" in actions:
             reject = False
@@ -348,7 +279,7 @@ class MockAgent:
         text = report.read_text(encoding="utf-8") if report.exists() else ""
         defects = call.context.get("citation_audit", "no defects found")
         reject = "reject" in actions or (
-            (self.script.reject_final_review and REVISED_MARK not in text)
+            (self.simulation.reject_final_review and REVISED_MARK not in text)
             or defects != "no defects found")
         if "accept" in actions:
             reject = False
