@@ -313,17 +313,20 @@ class LiveView:
         state = self.feed()
         plan = state.plan
         head = Text()
-        head.append(f"{phase_label(self.phase or state.progress.current_phase.value)}", style="bold")
+        phase = self.phase or state.progress.current_phase.value
+        head.append(f"{phase_label(phase)}", style="bold")
         name = topic_name(state, self.topic)
         if name:
             head.append(f"  {plain(name)}")
-        head.append(f"   iteration {state.progress.iteration}/{state.config.max_iterations}", style="dim")
+        head.append(f"   iteration {state.progress.iteration}/{state.config.max_iterations}",
+                    style="dim")
         if self.call_started is not None:
             call = format_duration(time.monotonic() - self.call_started)
             head.append(f"   agent call running {call}", style="cyan")
         calls = f"agent calls {state.usage.agent_calls} ({state.usage.agent_failures} failed)"
         figures = Text(
-            f"  time {time_text(self.used_seconds(), state.config.time_budget_minutes)} · {calls} · "
+            f"  time {time_text(self.used_seconds(), state.config.time_budget_minutes)} · "
+            f"{calls} · "
             f"{usage_text(*usage_totals(state))}", style="dim")
         if self._spinner is None:  # one spinner for the whole run, so that it turns
             self._spinner = Spinner("dots", style="cyan")
@@ -335,8 +338,9 @@ class LiveView:
         ]
         now = time.monotonic()
         for slug, (phase, since) in sorted(self.flights.items(), key=lambda item: item[1][1]):
-            parts.append(Text(f"  ▸ {phase_label(phase):<10} {plain(topic_name(state, slug) or slug)}"
-                              f"  {format_duration(now - since)}", style="cyan"))
+            name = plain(topic_name(state, slug) or slug)
+            parts.append(Text(f"  ▸ {phase_label(phase):<10} {name}  "
+                              f"{format_duration(now - since)}", style="cyan"))
         parts.append(tree_text(plan, current=self.topic,
                                max_rows=max(4, self.height - 8 - len(self.flights))))
         parts.extend(Text(f"  {line}", style="dim") for line in self.recent)
@@ -494,10 +498,10 @@ def citations_text(state: RWRState, paths: SessionPaths) -> str:
 
 def ended_text(state: RWRState) -> str:
     """Why research ended, in words."""
-    if state.progress.stop_reason is None:
-        return "research has not ended" if not state.progress.is_complete else "complete"
-    text = f"{state.progress.stop_detail} ({state.progress.stop_reason.value})" if state.progress.stop_detail \
-        else state.progress.stop_reason.value
+    progress, reason = state.progress, state.progress.stop_reason
+    if reason is None:
+        return "research has not ended" if not progress.is_complete else "complete"
+    text = f"{progress.stop_detail} ({reason.value})" if progress.stop_detail else reason.value
     if state.final.report_fallback:
         text += " (report compiled by the orchestrator: synthesis failed)"
     return text
@@ -524,7 +528,8 @@ def summary_rows(state: RWRState, paths: SessionPaths) -> list[tuple[str, str]]:
 
 
 def ended_early(state: RWRState) -> bool:
-    return state.progress.stop_reason is not None and state.progress.stop_reason is not StopReason.ALL_DONE
+    reason = state.progress.stop_reason
+    return reason is not None and reason is not StopReason.ALL_DONE
 
 
 def label_table(title: str, rows: list[tuple[str, str]]) -> Table:

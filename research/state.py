@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 from typing import Literal
@@ -290,29 +288,6 @@ def migrate_v1(raw: dict[str, object]) -> dict[str, object]:
 
 def save_state(state: RWRState, path: Path) -> None:
     atomic_write_text(path, state.model_dump_json(indent=2) + "\n")
-
-
-@contextmanager
-def kept_from_agent(path: Path, on_restore: Callable[[str], None]) -> Iterator[None]:
-    """Put `state.json` back the moment an agent call that deleted or changed it returns.
-
-    The file is the orchestrator's alone. Restoring it right away, instead of at the end of
-    the phase, keeps a crash in between from costing the whole session.
-    """
-    try:
-        before = path.read_bytes()
-    except FileNotFoundError:
-        before = None
-    yield
-    if before is None:
-        return
-    try:
-        after = path.read_bytes()
-    except FileNotFoundError:
-        after = None
-    if after != before:
-        atomic_write_text(path, before.decode("utf-8"))
-        on_restore("deleted" if after is None else "changed")
 
 
 def load_state(path: Path) -> RWRState:

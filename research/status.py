@@ -123,7 +123,8 @@ def phase_text(state: RWRState) -> str:
         return "done (report written)"
     text = state.progress.current_phase.value.replace("_", " ")
     if state.progress.failed_phase is not None:
-        text += f" (recovering {state.progress.failed_phase.value}, round {state.progress.retry_count})"
+        text += (f" (recovering {state.progress.failed_phase.value}, "
+                 f"round {state.progress.retry_count})")
     return text
 
 
