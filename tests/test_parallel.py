@@ -139,11 +139,21 @@ def test_a_subtopic_proposed_by_two_topics_at_once_is_added_once(run_cli, tmp_pa
         "dup",
         3,
         faults=[
-            {"action": "propose_subtopic", "phase": "research", "subtopic": same, "calls": [1]}
+            {"action": "propose_subtopic", "phase": "research", "subtopic": same, "calls": [1, 2]}
         ],
     )
     names = [t["name"] for t in files["state"]["plan"]["topics"]]
     assert names.count(same) == 1
+    starts = [e for e in files["events"] if e["type"] == "phase_start"]
+    proposers = [e["topic"] for e in starts if e["phase"] == "research"][:2]
+    assert len(set(proposers)) == 2  # two different topics proposed it, at the same time
+    # The second proposal met the first in the plan and was refused there.
+    refused = [
+        e
+        for e in files["events"]
+        if e.get("topic") == same and e["type"] in ("topic_skipped", "plan_repair")
+    ]
+    assert len(refused) == 1, refused
     check_numbers(files)
 
 
@@ -226,8 +236,9 @@ def test_kill_9_with_calls_in_flight_then_resume_completes_with_the_same_notes(
         assert tree(state) == tree(base_state)
         assert accepted_notes(work, "k") == expected
         decisions = read_jsonl(work / ".research" / "k" / "decisions.jsonl")
-        # Each finished iteration once; an iteration in flight at a kill is re-run.
-        assert len({d["iteration"] for d in decisions}) == state["progress"]["iteration"]
+        # Each finished iteration exactly once; one in flight at a kill is made again.
+        iterations = sorted(d["iteration"] for d in decisions)
+        assert iterations == list(range(1, state["progress"]["iteration"] + 1))
     assert widest >= 2  # some kill hit several calls in flight
 
 

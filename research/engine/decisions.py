@@ -4,13 +4,14 @@ decision record written after every iteration (SPEC §5.4, §6)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 from research import phases
 from research.engine.context import RunContext
 from research.errors import PhaseFailed, PlanParseError
 from research.events import logger
-from research.fsutil import append_line
+from research.fsutil import append_line, atomic_write_text
 from research.plan import ReconcileResult, Topic, TopicStatus, parse_plan, reconcile, render_plan
 from research.similarity import content_words, find_duplicate, novelty
 from research.state import LoopDecision, StopReason, Verdict
@@ -142,3 +143,25 @@ def record_decision(
         append_line(ctx.paths.decisions_file, decision.model_dump_json())
         ctx.events.emit("decision", **decision.model_dump())
         return decision
+
+
+def forget_unfinished(ctx: RunContext, iterations: set[int]) -> None:
+    """Drop decision records of iterations the state says are still in flight.
+
+    A kill between appending an iteration's record and saving the state leaves a record
+    of an outcome the state never took; the resumed run makes that iteration again and
+    records it then, so each finished iteration keeps exactly one line.
+    """
+    text = phases.read_text(ctx.paths.decisions_file)
+    if not iterations or text is None:
+        return
+    kept = []
+    for line in text.splitlines():
+        try:
+            iteration = json.loads(line).get("iteration")
+        except (json.JSONDecodeError, AttributeError):
+            iteration = None
+        if iteration not in iterations:
+            kept.append(line)
+    if len(kept) != len(text.splitlines()):
+        atomic_write_text(ctx.paths.decisions_file, "".join(f"{line}\n" for line in kept))

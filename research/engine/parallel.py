@@ -102,6 +102,7 @@ class ParallelScheduler:
                     del progress.in_flight[slug]
             progress.current_phase = Phase.RESEARCH
             self.guard.record_all()
+            decisions.forget_unfinished(ctx, {f.iteration for f in progress.in_flight.values()})
         pool = ThreadPoolExecutor(max_workers=ctx.parallel, thread_name_prefix="research-topic")
         try:
             self.schedule(pool)
