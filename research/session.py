@@ -23,7 +23,7 @@ from research.paths import SessionPaths
 from research.plan import Plan
 from research.settings import KILL_GRACE_SECONDS, Settings
 from research.state import RWRState, SessionConfig, SessionProgress, load_state, save_state
-from research.templates import PromptTemplates, ensure_templates
+from research.templates import PromptTemplates, sync_templates, write_newer_defaults
 
 log = logging.getLogger("research")
 
@@ -102,7 +102,7 @@ def run_session(
         raise UsageError("give the research topic or question as an argument")
 
     the_agent, clock = agent or build_agent(settings)
-    templates = load_templates(paths)
+    templates = load_templates(paths, warn)
 
     max_iterations, raised = effective_max_iterations(settings.max_iterations, settings.breadth,
                                                       settings.depth)
@@ -209,13 +209,20 @@ def _save_quietly(loop: ResearchLoop) -> None:
         log.warning("could not save state: %s", exc)
 
 
-def load_templates(paths: SessionPaths) -> PromptTemplates:
+def load_templates(paths: SessionPaths, warn: Callable[[str], None]) -> PromptTemplates:
     try:
-        ensure_templates(paths.templates_dir)
+        synced = sync_templates(paths.templates_dir)
     except OSError as exc:
         raise RunFailed(f"cannot create the templates in {paths.templates_dir}: "
                         f"{exc.strerror}") from None
-    return PromptTemplates.load(paths.templates_dir)
+    templates = PromptTemplates.load(paths.templates_dir)
+    try:
+        write_newer_defaults(paths.templates_dir, synced.kept)
+    except OSError as exc:
+        log.warning("could not write the newer default templates: %s", exc)
+    for notice in synced.notices(paths.relative(paths.templates_dir)):
+        warn(notice)
+    return templates
 
 
 def check_own_state(state: RWRState, settings: Settings, paths: SessionPaths) -> RWRState:

@@ -1,0 +1,87 @@
+"""The fixture session whose rendered prompts are kept as golden files in tests/golden/.
+
+Regenerate the golden files (and record a changed template's hash in
+templates/history.json) with one command:  .venv/bin/python tests/regen_prompts.py
+Review the diff of tests/golden/ like code: it is what the agent will read.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+from research import prompts
+from research.paths import SessionPaths
+from research.plan import Plan
+from research.sources import build_registry
+from research.state import Phase, RWRState, SessionConfig, Verdict
+from research.templates import TEMPLATE_NAMES, PromptTemplates, default_templates_dir
+
+GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
+DATE_MARK = "YYYY-MM-DD"
+NOTES = """# Progress: Heat pump efficiency
+
+## Findings
+- Seasonal COP 2.8 at -15 °C (2023, field trial). (Source: https://example.org/trial)
+
+## Sources
+- Cold-climate field trial 2023 — https://example.org/trial
+- Manufacturer data sheet — https://example.com/sheet
+
+## Queries Tried
+- cold climate heat pump COP field trial
+
+## Knowledge Gaps
+- Gap: no data below -25 °C
+
+## Notes for Subtopics
+- none
+"""
+REPORT = (
+    "# Heat pumps\n\nThey work [1] and cost less [9].\n\n## Sources\n\n"
+    "[1] Cold-climate field trial 2023 — https://example.org/trial\n"
+)
+
+
+def fixture(root: Path) -> tuple[RWRState, SessionPaths]:
+    plan = Plan(topic="How do heat pumps perform in cold climates?", breadth=2, depth=2)
+    plan.add_topic("Heat pump efficiency", parent=None,
+                   criteria=["Gives the COP at -15 °C with its source", "Names the test method"])
+    plan.add_topic("Running costs", parent=None, criteria=["Compares costs with gas boilers"])
+    plan.topics[0].description = "How efficient heat pumps are in the cold."
+    state = RWRState(name="heat", config=SessionConfig(
+        original_topic=plan.topic, breadth=2, depth=2, max_iterations=13, model="m",
+        review_model="r", timeout=600), plan=plan)
+    state.progress.iteration = 3
+    state.progress.review_feedback[plan.topics[0].slug] = Verdict(
+        verdict="rejected", summary="No figure below -15 °C.", gaps=["COP at -25 °C"],
+        nextSearchTopic="heat pump COP -25 C", urlToSearch=None)
+    state.progress.failed_phase = Phase.REVIEW
+    state.progress.last_error = "no verdict file was written"
+    paths = SessionPaths(root, "heat")
+    paths.progress_dir.mkdir(parents=True)
+    paths.progress_file(plan.topics[0].slug).write_text(NOTES)
+    paths.report_file.parent.mkdir(parents=True)
+    paths.report_file.write_text(REPORT)
+    return state, paths
+
+
+def render_all(root: Path) -> dict[str, str]:
+    """Every phase's prompt for the fixture session, today's date replaced by DATE_MARK."""
+    state, paths = fixture(root)
+    topic = state.plan.topics[0]
+    templates = PromptTemplates.load(default_templates_dir())
+    registry = build_registry([(topic.slug, NOTES)])
+    final = prompts.final_variables(state, paths, registry, 42.0)
+    recovery = prompts.recovery_variables(state)
+    values = {
+        "initial_plan": prompts.base_variables(state, paths, None),
+        "research": prompts.topic_variables(state, paths, topic, 42.0),
+        "review": prompts.topic_variables(state, paths, topic, 42.0, Phase.REVIEW),
+        "synthesize": final, "final_review": final, "revise": final,
+        "recovery": {**prompts.base_variables(state, paths, 42.0), **recovery},
+        "phase_recovery": {**prompts.base_variables(state, paths, 42.0), **recovery},
+    }
+    today = date.today().isoformat()
+    return {name: templates.render(name, values[name]).replace(today, DATE_MARK)
+            for name in TEMPLATE_NAMES}
