@@ -125,6 +125,12 @@ def phase_text(state: RWRState) -> str:
     if state.progress.failed_phase is not None:
         text += (f" (recovering {state.progress.failed_phase.value}, "
                  f"round {state.progress.retry_count})")
+    flights = state.progress.in_flight
+    if flights:
+        names = {t.slug: t.name for t in state.plan.topics}
+        text += f"; {len(flights)} in flight: " + ", ".join(
+            f"{plain(names.get(slug, slug))!r} ({flight.phase.value})"
+            for slug, flight in flights.items())
     return text
 
 

@@ -318,6 +318,15 @@ def test_sigterm_stops_every_agent_in_flight_and_resume_reruns_exactly_those(
     assert sorted(f["phase"] for f in in_flight.values()) == ["research"] * 3
     assert sorted(f["iteration"] for f in in_flight.values()) == [1, 2, 3]
     assert state["usage"]["agent_calls"] == 1  # the interrupted calls were not counted
+    status = subprocess.run(
+        [sys.executable, str(SCRIPTED_CLI), "--status", "--name", "sig"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "3 in flight:" in status.stdout, status.stdout + status.stderr
 
     # Resumed with the simulated agent: exactly those three iterations finish, no new ones.
     script_path = write_script(tmp_path / "fast.json", sleep_seconds=0.0)
