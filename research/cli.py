@@ -1,16 +1,25 @@
-"""The command line: options → Settings → session; domain errors → exit codes."""
+"""The command line: options → a typed Settings → the session; errors → exit codes.
+
+This module only declares the options, builds `Settings` from them by name, and turns the
+domain's errors into exit codes. To add an option: declare it on `main_command`, then pass
+it to `Settings` in `build_settings` (through `given` when a resumed session keeps its own
+value unless the user sets one).
+"""
 
 from __future__ import annotations
 
 import logging
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from research import __version__, defaults
 from research.errors import Interrupted, ResearchError, UsageError
+
+if TYPE_CHECKING:
+    from research.settings import Settings
 
 app = typer.Typer(
     add_completion=False,
@@ -21,6 +30,11 @@ app = typer.Typer(
 )
 
 ENV = defaults.ENV
+MAX_TIMEOUT_SECONDS = 7 * 24 * 3600.0
+"""A week per agent call: more is a typo (or inf), and would overflow the clock."""
+MAX_TIME_BUDGET_MINUTES = 366 * 24 * 60.0
+"""A year for the whole run; use 'unlimited' for no limit."""
+MAX_ITERATIONS = 1_000_000
 
 
 def _version(value: bool) -> None:
@@ -35,14 +49,34 @@ def _time_budget(value: str | None) -> float | None:
     from research.budget import parse_time_budget
 
     try:
-        return parse_time_budget(value)
+        minutes = parse_time_budget(value)
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
+    if minutes is not None and minutes > MAX_TIME_BUDGET_MINUTES:
+        raise typer.BadParameter(
+            f"the time budget must be at most {MAX_TIME_BUDGET_MINUTES:.0f} minutes (a year), "
+            f"not {value!r}; use 'unlimited' for no limit"
+        )
+    return minutes
 
 
 def _check_time_budget(value: str | None) -> str | None:
     """Refuse a bad --time or RESEARCH_TIME_BUDGET while parsing, naming both sources."""
     _time_budget(value)
+    return value
+
+
+def _check_timeout(value: float | None) -> float | None:
+    if value is not None and not (1 <= value <= MAX_TIMEOUT_SECONDS):  # also refuses NaN
+        raise typer.BadParameter(
+            f"{value} is not a number of seconds from 1 to {MAX_TIMEOUT_SECONDS:.0f} (a week)"
+        )
+    return value
+
+
+def _check_fraction(value: float) -> float:
+    if not 0.0 <= value <= 1.0:  # click's range lets NaN through
+        raise typer.BadParameter(f"{value} is not a number from 0 to 1")
     return value
 
 
@@ -62,7 +96,7 @@ def main_command(
         min=defaults.DEPTH_RANGE[0], max=defaults.DEPTH_RANGE[1], envvar=ENV["depth"],
         help="Number of topic levels.")] = defaults.DEFAULT_DEPTH,
     max_iterations: Annotated[int | None, typer.Option(
-        "--max-iterations", min=1, envvar=ENV["max_iterations"],
+        "--max-iterations", min=1, max=MAX_ITERATIONS, envvar=ENV["max_iterations"],
         help="RESEARCH-REVIEW cycles (default and minimum: breadth^(depth+1)+5).",
         show_default=False)] = None,
     time_budget: Annotated[str | None, typer.Option(
@@ -77,8 +111,8 @@ def main_command(
         "--review-model", envvar=ENV["review_model"], help=f"Model for reviews.  [default: "
         f"{defaults.DEFAULT_REVIEW_MODEL}]", show_default=False)] = None,
     timeout: Annotated[float | None, typer.Option(
-        min=1, envvar=ENV["timeout"], help="Seconds per agent call.  [default: 1200]",
-        show_default=False)] = None,
+        envvar=ENV["timeout"], callback=_check_timeout,
+        help="Seconds per agent call.  [default: 1200]", show_default=False)] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue a saved session.")] = False,
     force_resume: Annotated[bool, typer.Option(
         "--force-resume", help="Resume and take over the session lock even if it is live.")
@@ -87,7 +121,8 @@ def main_command(
         "--mock-mode", help="Use the built-in simulated agent: no network, no keys.")] = False,
     agent: Annotated[defaults.AgentKind, typer.Option(
         "--agent", envvar=ENV["agent"],
-        help="The agent to drive: opencode, or mock (the same as --mock-mode).")
+        help="The agent to drive: opencode, or mock (the same as --mock-mode).  A resumed "
+        "session keeps its own unless one is given.")
     ] = defaults.AgentKind.OPENCODE,
     parallel: Annotated[int | None, typer.Option(
         "--parallel", min=1, max=8, envvar="RESEARCH_PARALLEL",
@@ -100,10 +135,11 @@ def main_command(
     ] = None,
     duplicate_threshold: Annotated[float, typer.Option(
         "--duplicate-threshold", min=0.0, max=1.0, envvar=ENV["duplicate_threshold"],
+        callback=_check_fraction,
         help="Similarity at which a proposed topic counts as a duplicate.")
     ] = defaults.DEFAULT_DUPLICATE_THRESHOLD,
     min_novelty: Annotated[float, typer.Option(
-        "--min-novelty", min=0.0, max=1.0, envvar=ENV["min_novelty"],
+        "--min-novelty", min=0.0, max=1.0, envvar=ENV["min_novelty"], callback=_check_fraction,
         help="Novelty below which a topic's subtopics are skipped.")
     ] = defaults.DEFAULT_MIN_NOVELTY,
     early_termination: Annotated[bool, typer.Option(
@@ -129,8 +165,46 @@ def main_command(
     ] = False,
 ) -> None:
     """Plan topics, research each breadth-first, review each, then write a cited report."""
+    _setup_logging(verbose, quiet)
     try:
-        _run(**locals())
+        root = _working_directory()
+        if list_sessions:
+            from research.status import list_sessions as show_sessions
+
+            show_sessions(root)
+            return
+        session_name = _session_name(name, topic)
+        if status:
+            from research.status import show_status
+
+            show_status(root, session_name)
+            return
+        if reorganize_archive:
+            _reorganize_archive(root, session_name)
+            return
+        if agent_cmd is not None and (mock_mode or _given(ctx, "agent")):
+            chosen = "--mock-mode" if mock_mode else f"--agent {agent.value}"
+            raise UsageError(f"{chosen} and --agent-cmd each choose the agent; give one of them")
+        resuming = resume or force_resume
+        picked_agent = mock_mode or _given(ctx, "agent")
+        settings = build_settings(
+            root=root, name=session_name, topic=topic, resume=resuming,
+            force_resume=force_resume, assume_yes=yes, quiet=quiet, verbose=verbose,
+            # A resumed session keeps what it was started with unless the user says otherwise.
+            given=_only_given(
+                ctx, resuming,
+                breadth=breadth, depth=depth, max_iterations=max_iterations, model=model,
+                review_model=review_model, timeout=timeout,
+                parallel=parallel, agent_cmd=agent_cmd,
+                duplicate_threshold=duplicate_threshold, min_novelty=min_novelty,
+                early_termination=early_termination,
+            ) | ({"mock_mode": mock_mode or agent is defaults.AgentKind.MOCK}
+                 if picked_agent else {})
+            # "unlimited" is a value too (None), which a resumed session must take.
+            | ({"time_budget_minutes": _time_budget(time_budget)}
+               if time_budget is not None else {}),
+        )
+        _run(settings)
     except ResearchError as exc:
         typer.echo(f"research.py: error: {exc}", err=True)
         raise typer.Exit(exc.exit_code) from None
@@ -140,69 +214,55 @@ def main_command(
         raise typer.Exit(exc.exit_code) from None
 
 
-def _run(**options: object) -> None:
-    from research.paths import validate_name
-    from research.plan import slugify
+# Options whose value from the environment is a default for new sessions only: a resumed
+# session's shape is its own, and only the command line may (and then must not) differ.
+_SHAPE = ("breadth", "depth")
+
+
+def _only_given(ctx: typer.Context, resuming: bool, **values: object) -> dict[str, object]:
+    """The values the user set (flag or environment); the rest stay Settings' defaults."""
+    given: dict[str, object] = {}
+    for key, value in values.items():
+        if value is None:
+            continue
+        source = _source(ctx, key)
+        if source in (None, "COMMANDLINE") or (  # None: derived (time_budget_minutes, ...)
+                source == "ENVIRONMENT" and not (resuming and key in _SHAPE)):
+            given[key] = value
+    return given
+
+
+def _source(ctx: typer.Context, key: str) -> str | None:
+    """Where a parameter's value came from: COMMANDLINE, ENVIRONMENT, DEFAULT, ..."""
+    source = ctx.get_parameter_source(key)
+    return None if source is None else str(source.name)
+
+
+def _given(ctx: typer.Context, key: str) -> bool:
+    return _source(ctx, key) not in (None, "DEFAULT")
+
+
+def build_settings(*, root: Path, name: str, topic: str | None, resume: bool,
+                   force_resume: bool, assume_yes: bool, quiet: bool, verbose: bool,
+                   given: dict[str, object]) -> Settings:
+    """The typed Settings of one run; `given` holds only what the user set."""
+    from pydantic import ValidationError
+
     from research.settings import Settings
 
-    _setup_logging(bool(options["verbose"]), bool(options["quiet"]))
-    topic = options["topic"]
-    name = options["name"]
-    if options["list_sessions"]:
-        from research.status import list_sessions
+    try:
+        return Settings.model_validate({
+            "root": root, "name": name, "topic": topic, "resume": resume,
+            "force_resume": force_resume, "assume_yes": assume_yes, "quiet": quiet,
+            "verbose": verbose, **given,
+        })
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = "--" + ".".join(str(part) for part in first["loc"]).replace("_", "-")
+        raise UsageError(f"invalid {where}: {first['msg']}") from None
 
-        list_sessions(Path.cwd())
-        return
-    if name is None:
-        if not topic:
-            raise UsageError("give --name (or a topic to derive the name from)")
-        name = slugify(str(topic), max_length=64)
-    validate_name(str(name))
-    root = Path.cwd()
-    if options["status"]:
-        from research.status import show_status
 
-        show_status(root, str(name))
-        return
-    if options["reorganize_archive"]:
-        from research.archive import reorganize_archive
-        from research.paths import SessionPaths
-
-        archive_dir = SessionPaths(root, str(name)).archive_dir
-        moved = reorganize_archive(archive_dir) if archive_dir.is_dir() else 0
-        typer.echo(f"moved {moved} archived files into token folders under {archive_dir}")
-        return
-    given = {
-        "topic": topic,
-        "max_iterations": options["max_iterations"],
-        "model": options["model"],
-        "review_model": options["review_model"],
-        "timeout": options["timeout"],
-        "agent_cmd": options["agent_cmd"],
-        "parallel": options["parallel"],
-    }
-    explicit = {key: value for key, value in given.items() if value is not None}
-    ctx = options["ctx"]
-    for key in ("duplicate_threshold", "min_novelty", "early_termination"):
-        # Only thresholds the user set (flag or environment) override a resumed session's.
-        source = ctx.get_parameter_source(key)  # type: ignore[attr-defined]
-        if source is not None and source.name != "DEFAULT":
-            explicit[key] = options[key]
-    if options["time_budget"] is not None:  # "unlimited" is given too, as None
-        explicit["time_budget_minutes"] = _time_budget(str(options["time_budget"]))
-    settings = Settings(
-        root=root,
-        name=str(name),
-        breadth=options["breadth"],
-        depth=options["depth"],
-        resume=bool(options["resume"] or options["force_resume"]),
-        force_resume=bool(options["force_resume"]),
-        mock_mode=bool(options["mock_mode"]) or options["agent"] is defaults.AgentKind.MOCK,
-        assume_yes=bool(options["yes"]),
-        quiet=bool(options["quiet"]),
-        verbose=bool(options["verbose"]),
-        **explicit,
-    )
+def _run(settings: Settings) -> None:
     from research.display import print_summary, session_display
     from research.session import run_session
 
@@ -212,8 +272,38 @@ def _run(**options: object) -> None:
             confirm=_confirm,
             warn=lambda message: typer.echo(f"research.py: warning: {message}", err=True),
             on_events=display.attach,
+            inform=lambda message: typer.echo(f"research.py: {message}", err=True),
         )
     print_summary(outcome.state, outcome.paths)
+
+
+def _working_directory() -> Path:
+    try:
+        return Path.cwd()
+    except FileNotFoundError:
+        raise UsageError("the working directory no longer exists (was it deleted?); cd to "
+                         "an existing directory and run again") from None
+    except OSError as exc:
+        raise UsageError(f"cannot use the working directory: {exc.strerror}") from None
+
+
+def _session_name(name: str | None, topic: str | None) -> str:
+    from research.paths import default_name, validate_name
+
+    if name is None:
+        if not topic or not topic.strip():
+            raise UsageError("give --name (or a topic to derive the name from)")
+        name = default_name(topic)
+    return validate_name(name)
+
+
+def _reorganize_archive(root: Path, name: str) -> None:
+    from research.archive import reorganize_archive
+    from research.paths import SessionPaths
+
+    archive_dir = SessionPaths(root, name).archive_dir
+    moved = reorganize_archive(archive_dir) if archive_dir.is_dir() else 0
+    typer.echo(f"moved {moved} archived files into token folders under {archive_dir}")
 
 
 def _confirm(question: str) -> bool:
@@ -240,10 +330,20 @@ def _setup_logging(verbose: bool, quiet: bool) -> None:
         logging.getLogger("research").setLevel(logging.ERROR)
 
 
+USAGE_LINE = ("usage: research.py [OPTIONS] TOPIC  (or --resume --name NAME, --status, "
+              "--list); see research.py --help")
+
+
 def main() -> None:
     """Console-script entry point: every error the user can cause is one line on stderr."""
+    if len(sys.argv) <= 1:  # bare `research`: a usage line, not a traceback or a run
+        sys.stderr.write(USAGE_LINE + "\n")
+        sys.exit(2)
     try:
         code = app(standalone_mode=False)
+    except typer.Abort:  # Ctrl-C or end of input at the confirmation prompt
+        sys.stderr.write("research.py: interrupted\n")
+        sys.exit(130)
     except Exception as exc:
         if hasattr(exc, "format_message") and hasattr(exc, "exit_code"):  # click's usage errors
             sys.stderr.write(f"research.py: error: {exc.format_message()} "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,21 @@ def validate_name(name: str) -> str:
             "starting with a letter or digit"
         )
     return name
+
+
+def default_name(topic: str) -> str:
+    """The session name derived from a topic: its slug, plus a short hash of the topic when
+    letters were lost on the way to ASCII (Chinese, Japanese, ...), so that two such topics
+    get different names rather than both `topic`."""
+    from research.plan import slugify
+
+    text = topic.strip()
+    slug = slugify(text, max_length=55)
+    lost = any(char.isalnum() and slugify(char) == "topic" for char in text)
+    if lost or slug == "topic" and text.lower() != "topic":
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
+        slug = f"{slug}-{digest}"
+    return slug
 
 
 @dataclass(frozen=True)

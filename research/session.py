@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import socket
 import sys
@@ -11,11 +12,21 @@ import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
+from string import Template
 
-from research.agents.base import Agent
+from research.agents.base import Agent, AgentCall, AgentResult
 from research.budget import effective_max_iterations, needs_confirmation
+from research.errors import (
+    AgentUnavailable,
+    Interrupted,
+    ResearchError,
+    RunFailed,
+    StateError,
+    TemplateError,
+    UsageError,
+)
 from research.engine import Clock, ResearchLoop
-from research.errors import Interrupted, ResearchError, RunFailed, StateError, UsageError
 from research.events import EventLog
 from research.lock import LockInfo, SessionLock, pid_running
 from research.orphans import agent_process_groups, stop_process_groups
@@ -23,7 +34,16 @@ from research.paths import SessionPaths
 from research.plan import Plan
 from research.settings import KILL_GRACE_SECONDS, Settings
 from research.state import RWRState, SessionConfig, SessionProgress, load_state, save_state
-from research.templates import PromptTemplates, sync_templates, write_newer_defaults
+from research.templates import (
+    TEMPLATE_NAMES,
+    PromptTemplates,
+    damage,
+    default_templates_dir,
+    digest,
+    shipped_history,
+    sync_templates,
+    write_newer_defaults,
+)
 
 log = logging.getLogger("research")
 
@@ -34,13 +54,31 @@ class Outcome:
     paths: SessionPaths
 
 
+class NoAgent:
+    """Stands in for an agent that is not installed, when a finished session is resumed: it
+    needs no agent unless it is reopened, and then this one says what to install."""
+
+    def __init__(self, name: str, missing: AgentUnavailable) -> None:
+        self.name = name
+        self.missing = missing
+
+    def check_available(self) -> str:
+        raise self.missing
+
+    def run(self, call: AgentCall) -> AgentResult:
+        raise self.missing
+
+
 def build_agent(settings: Settings) -> tuple[Agent, Clock]:
     """The agent the settings ask for, and the clock the loop runs on."""
+    if settings.agent_cmd is not None and not settings.agent_cmd.strip():
+        raise UsageError("empty agent command: give --agent-cmd (or RESEARCH_AGENT_CMD) a "
+                         "command line, e.g. --agent-cmd \"claude -p --model {model}\"")
     if settings.mock_mode:
         from research.agents.mock import MockAgent
 
         return MockAgent(), Clock(sleep=lambda _: None)
-    if settings.agent_cmd:
+    if settings.agent_cmd is not None:
         from research.agents.command import CommandAgent
 
         agent: Agent = CommandAgent(settings.agent_cmd)
@@ -67,6 +105,7 @@ def new_state(settings: Settings, agent: Agent, max_iterations: int) -> RWRState
             mock_mode=settings.mock_mode,
             time_budget_minutes=settings.time_budget_minutes,
             agent=agent.name,
+            agent_cmd=settings.agent_cmd,
             duplicate_threshold=settings.duplicate_threshold,
             min_novelty=settings.min_novelty,
             early_termination=settings.early_termination,
@@ -84,16 +123,20 @@ def run_session(
     warn: Callable[[str], None],
     on_events: Callable[[EventLog, RWRState], None] | None = None,
     agent: tuple[Agent, Clock] | None = None,
+    inform: Callable[[str], None] | None = None,
 ) -> Outcome:
     """Run (or resume) the session the settings describe, through to the written report."""
     paths = SessionPaths(settings.root, settings.name)
+    saved: RWRState | None = None
     if settings.resume:
         if not paths.state_file.exists():
             SessionLock(paths.lock_file).ensure_not_held()  # started elsewhere, not saved yet
             raise StateError(f"no saved session named {settings.name!r} in {paths.research_root}"
                              " to resume; start it without --resume")
-        # A corrupt or foreign state is refused before anything is written.
-        check_own_state(load_state(paths.state_file), settings, paths)
+        # A corrupt, foreign or contradicted state is refused before anything is written.
+        saved = check_own_state(load_state(paths.state_file), settings, paths)
+        check_unchanged_shape(saved, settings)
+        settings = remembered_agent(saved, settings)
     elif paths.state_file.exists():
         SessionLock(paths.lock_file).ensure_not_held()  # a second terminal: name the holder
         raise UsageError(f"a session named {settings.name!r} already exists; continue it with "
@@ -101,8 +144,15 @@ def run_session(
     elif not settings.topic or not settings.topic.strip():
         raise UsageError("give the research topic or question as an argument")
 
-    the_agent, clock = agent or build_agent(settings)
-    templates = load_templates(paths, warn)
+    finished = saved is not None and saved.progress.is_complete
+    try:
+        the_agent, clock = agent or build_agent(settings)
+    except AgentUnavailable as exc:
+        if not finished:
+            raise
+        # A finished session needs no agent, unless a raised limit reopens it (see below).
+        the_agent, clock = NoAgent("command" if settings.agent_cmd else "opencode", exc), Clock()
+    check_templates(paths)  # read only: a damaged template is refused before anything is written
 
     max_iterations, raised = effective_max_iterations(settings.max_iterations, settings.breadth,
                                                       settings.depth)
@@ -117,19 +167,35 @@ def run_session(
         ):
             raise UsageError("not confirmed; nothing was started")
 
-    # Both directories now: a report that cannot be written must not wait for hours of research.
-    for directory in (paths.session_dir, paths.report_dir):
-        try:
-            directory.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise RunFailed(f"cannot create {directory}: {exc.strerror}") from None
+    # The lock first: a refused run (a live holder) writes nothing, not even the templates.
+    created_session_dir = not paths.session_dir.exists()
+    try:
+        paths.session_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise RunFailed(f"cannot create {paths.session_dir}: {exc.strerror}") from None
     lock = SessionLock(paths.lock_file)
-    acquired = lock.acquire(force=settings.force_resume)
+    try:
+        acquired = lock.acquire(force=settings.force_resume)
+    except BaseException:
+        if created_session_dir:
+            _remove_empty(paths.session_dir, paths.research_root)
+        raise
+    try:
+        # Now the report directory: a report that cannot be written must not wait for hours
+        # of research. Then the templates, written only once the run is accepted and locked.
+        try:
+            paths.report_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise RunFailed(f"cannot create {paths.report_dir}: {exc.strerror}") from None
+        templates = load_templates(paths, warn)
+    except BaseException:
+        lock.release()
+        raise
     loop: ResearchLoop | None = None
     events: EventLog | None = None
     try:
         with signals_raise_interrupted():
-            state = (resume_state(settings, paths) if settings.resume
+            state = (resume_state(settings, paths, inform or log.info) if settings.resume
                      else new_state(settings, the_agent, max_iterations))
             events = EventLog(paths.events_file, clock=clock.now)
             if on_events is not None:
@@ -147,7 +213,11 @@ def run_session(
             if state.progress.is_complete and not loop.reopen():
                 loop.cleanup()
                 events.emit("run_end", outcome="already_complete")
+                (inform or log.info)(f"session {settings.name!r} is already complete; its "
+                                     f"report is {paths.relative(paths.report_file)}")
                 return Outcome(state, paths)
+            if isinstance(the_agent, NoAgent):  # reopened: now an agent is needed after all
+                the_agent.check_available()
             loop.save()
             loop.run()
             events.emit("run_end", outcome="complete", report=paths.relative(paths.report_file))
@@ -225,28 +295,122 @@ def load_templates(paths: SessionPaths, warn: Callable[[str], None]) -> PromptTe
     return templates
 
 
+def check_templates(paths: SessionPaths) -> None:
+    """Refuse a damaged template before anything is written: the check `load_templates`
+    makes once the run is locked, on the templates it would use (the working directory's,
+    with missing and unedited older ones taken from the shipped defaults)."""
+    source = default_templates_dir()
+    history = shipped_history(source).sha256
+    templates: dict[str, Template] = {}
+    for name in TEMPLATE_NAMES:
+        path = paths.templates_dir / f"{name}.md"
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            data = (source / f"{name}.md").read_bytes()
+        except OSError as exc:
+            raise TemplateError(f"template {path} cannot be read: {exc.strerror}; delete "
+                                "it and run again to restore the default") from None
+        if digest(data) in history.get(name, []):
+            data = (source / f"{name}.md").read_bytes()
+        problem = damage(name, data)
+        if problem:
+            raise TemplateError(f"template {path} is damaged ({problem}); delete it and "
+                                "run again to restore the default")
+        templates[name] = Template(data.decode("utf-8"))
+    PromptTemplates(templates).validate()
+
+
+def _remove_empty(directory: Path, up_to: Path) -> None:
+    """Remove `directory` and its parents up to and including `up_to` while they are empty."""
+    for path in (directory, *directory.parents):
+        try:
+            path.rmdir()
+        except OSError:
+            return
+        if path == up_to:
+            return
+
+
 def check_own_state(state: RWRState, settings: Settings, paths: SessionPaths) -> RWRState:
     if state.name != settings.name:
         raise StateError(f"{paths.state_file} belongs to session {state.name!r}, "
                          f"not {settings.name!r}")
+    slugs = {topic.slug for topic in state.plan.topics}
+    flying = {*state.progress.in_flight}
+    if state.progress.current_topic is not None:
+        flying.add(state.progress.current_topic)
+    strays = sorted(flying - slugs)
+    if strays:
+        raise StateError(f"{paths.state_file} is inconsistent: topic {strays[0]!r} is in "
+                         "flight but not in its plan; it was left untouched")
     return state
 
 
-def resume_state(settings: Settings, paths: SessionPaths) -> RWRState:
+def check_unchanged_shape(state: RWRState, settings: Settings) -> None:
+    """A session's question and tree shape are fixed: a resume that asks for others is
+    refused rather than silently ignored."""
+    given = settings.model_fields_set
+    changed = []
+    if settings.topic is not None and settings.topic.strip() != state.config.original_topic:
+        changed.append(f"the topic (it researches {state.config.original_topic!r})")
+    for field in ("breadth", "depth"):
+        if field in given and getattr(settings, field) != getattr(state.config, field):
+            changed.append(f"--{field} (it has {getattr(state.config, field)})")
+    if changed:
+        raise UsageError(f"session {state.name!r} cannot change {' or '.join(changed)} on "
+                         "--resume; start a new session with another --name instead")
+
+
+def remembered_agent(state: RWRState, settings: Settings) -> Settings:
+    """A resumed session keeps the agent it was started with unless one is given."""
+    given = settings.model_fields_set
+    if "mock_mode" in given or "agent_cmd" in given:
+        return settings
+    if state.config.agent == "mock":
+        return settings.model_copy(update={"mock_mode": True})
+    if state.config.agent_cmd is not None:
+        return settings.model_copy(update={"agent_cmd": state.config.agent_cmd})
+    return settings
+
+
+def resume_state(settings: Settings, paths: SessionPaths,
+                 inform: Callable[[str], None]) -> RWRState:
     state = check_own_state(load_state(paths.state_file), settings, paths)
+    config = state.config
     overrides = settings.model_fields_set
+    changes: list[str] = []
+
+    def apply(field: str, flag: str, value: object) -> None:
+        before = getattr(config, field)
+        if value != before:
+            setattr(config, field, value)
+            changes.append(f"{flag} {_shown(value)} (was {_shown(before)})")
+
     if "max_iterations" in overrides and settings.max_iterations is not None:
-        state.config.max_iterations = max(settings.max_iterations, state.config.max_iterations)
+        apply("max_iterations", "--max-iterations",
+              max(settings.max_iterations, config.max_iterations))
     if "time_budget_minutes" in overrides:
-        state.config.time_budget_minutes = settings.time_budget_minutes
+        apply("time_budget_minutes", "--time", settings.time_budget_minutes)
     for field in ("model", "review_model", "timeout", "duplicate_threshold", "min_novelty",
                   "early_termination", "parallel"):
         if field in overrides:
-            setattr(state.config, field, getattr(settings, field))
+            apply(field, "--" + field.replace("_", "-"), getattr(settings, field))
+    agent = "mock" if settings.mock_mode else "command" if settings.agent_cmd else "opencode"
+    if agent != config.agent or settings.agent_cmd != config.agent_cmd:
+        shown = f"--agent-cmd {settings.agent_cmd!r}" if settings.agent_cmd else f"--agent {agent}"
+        changes.append(f"{shown} (was {config.agent_cmd or config.agent})")
+        config.agent, config.agent_cmd = agent, settings.agent_cmd
     # Any agent may continue a session, but once part of it was simulated the report says so.
-    state.config.mock_mode = state.config.mock_mode or settings.mock_mode
+    config.mock_mode = config.mock_mode or settings.mock_mode
+    if changes:
+        inform(f"resuming {state.name!r} with {'; '.join(changes)}")
     save_state(state, paths.state_file)
     return state
+
+
+def _shown(value: object) -> str:
+    return "unlimited" if value is None else str(value)
 
 
 @contextmanager

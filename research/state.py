@@ -105,6 +105,8 @@ class SessionConfig(BaseModel):
     """Wall-clock budget of the whole session (--time), or None for none."""
     agent: str = "opencode"
     """The agent's name: opencode, mock, or a command."""
+    agent_cmd: str | None = None
+    """The --agent-cmd command line, which `--resume` uses again unless told otherwise."""
     mock_mode: bool = False
     """True when the mock simulator plays the agent."""
     duplicate_threshold: float = 0.75
