@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 import signal
 import socket
 import sys
@@ -17,6 +16,7 @@ from string import Template
 
 from research.agents.base import Agent, AgentCall, AgentResult
 from research.budget import effective_max_iterations, needs_confirmation
+from research.engine import Clock, ResearchLoop
 from research.errors import (
     AgentUnavailable,
     Interrupted,
@@ -26,7 +26,6 @@ from research.errors import (
     TemplateError,
     UsageError,
 )
-from research.engine import Clock, ResearchLoop
 from research.events import EventLog
 from research.lock import LockInfo, SessionLock, pid_running
 from research.orphans import agent_process_groups, stop_process_groups
@@ -306,7 +305,7 @@ def check_templates(paths: SessionPaths) -> None:
         path = paths.templates_dir / f"{name}.md"
         try:
             data = path.read_bytes()
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):  # made (or refused) later
             data = (source / f"{name}.md").read_bytes()
         except OSError as exc:
             raise TemplateError(f"template {path} cannot be read: {exc.strerror}; delete "
