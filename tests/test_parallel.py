@@ -110,6 +110,8 @@ def test_one_two_and_four_in_flight_give_the_same_tree_and_numbers(run_cli, tmp_
     # Parallel agents wrote no plan edits and no shared verdict files.
     assert not any(e["type"] == "plan_repair" for e in events)
     assert Path("reports/p4/report.md").read_text().count("## Sources") == 1
+    assert not Path(".research/p4/review").exists()  # per-topic verdicts archived at the end
+    assert list(Path(".research/p4/archive").glob("*.accepted.md"))
 
 
 def test_a_failing_topic_is_exhausted_and_the_budget_holds_in_parallel(run_cli, tmp_path) -> None:

@@ -193,4 +193,10 @@ class Finalizer:
     def cleanup(self) -> None:
         """Archive the intermediate files of a finished session and remove them."""
         archived = archive.archive_session(self.ctx.paths, self.ctx.token, remove=True)
+        verdicts = self.ctx.paths.session_dir / "review"  # parallel mode's per-topic verdicts
+        if verdicts.is_dir() and not verdicts.is_symlink():
+            files = sorted(p for p in verdicts.glob("*.md") if p.is_file() and not p.is_symlink())
+            self.ctx.archive_files(*files)
+            if not any(verdicts.iterdir()):
+                verdicts.rmdir()
         self.ctx.events.emit("archive", files=len(archived))
