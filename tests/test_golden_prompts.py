@@ -9,11 +9,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
+from pathlib import Path
 
 import pytest
 from golden_prompts import GOLDEN_DIR, render_all
 
 from research.templates import TEMPLATE_NAMES, default_templates_dir
+
+sys.path.insert(0, str(Path(__file__).parent / "fake_agents"))
+import fake_opencode  # noqa: E402  (the phase detection the fake agent and provider share)
 
 REGEN = "prompts changed: run .venv/bin/python tests/regen_prompts.py and review the diff"
 
@@ -37,3 +42,14 @@ def test_every_shipped_template_is_recorded_in_history() -> None:
         shipped = doc["sha256"][name]
         assert shipped[-1] == current, f"{name}.md changed: {REGEN}"
         assert len(set(shipped)) == len(shipped)
+
+
+@pytest.mark.parametrize("name", [n for n in TEMPLATE_NAMES if n != "phase_recovery"])
+def test_the_fake_agents_recognise_every_phase_and_its_files(
+    name: str, rendered: dict[str, str]
+) -> None:
+    prompt = rendered[name]
+    assert fake_opencode.phase_of(prompt) == name
+    assert fake_opencode.phase_of(prompt + "\n\n" + rendered["phase_recovery"]) == name
+    files = fake_opencode.phase_files(name, prompt, lambda relative: None)
+    assert files and all(not path.startswith("/") for path in files)
