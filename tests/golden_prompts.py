@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from datetime import date
 from pathlib import Path
+from types import SimpleNamespace
 
 from research import prompts
+from research.engine.topics import parallel_variables
 from research.paths import SessionPaths
 from research.plan import Plan
 from research.sources import build_registry
 from research.state import Phase, RWRState, SessionConfig, Verdict
-from research.templates import TEMPLATE_NAMES, PromptTemplates, default_templates_dir
+from research.templates import PromptTemplates, default_templates_dir
 
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
 DATE_MARK = "YYYY-MM-DD"
@@ -45,17 +47,34 @@ REPORT = (
 
 def fixture(root: Path) -> tuple[RWRState, SessionPaths]:
     plan = Plan(topic="How do heat pumps perform in cold climates?", breadth=2, depth=2)
-    plan.add_topic("Heat pump efficiency", parent=None,
-                   criteria=["Gives the COP at -15 °C with its source", "Names the test method"])
+    plan.add_topic(
+        "Heat pump efficiency",
+        parent=None,
+        criteria=["Gives the COP at -15 °C with its source", "Names the test method"],
+    )
     plan.add_topic("Running costs", parent=None, criteria=["Compares costs with gas boilers"])
     plan.topics[0].description = "How efficient heat pumps are in the cold."
-    state = RWRState(name="heat", config=SessionConfig(
-        original_topic=plan.topic, breadth=2, depth=2, max_iterations=13, model="m",
-        review_model="r", timeout=600), plan=plan)
+    state = RWRState(
+        name="heat",
+        config=SessionConfig(
+            original_topic=plan.topic,
+            breadth=2,
+            depth=2,
+            max_iterations=13,
+            model="m",
+            review_model="r",
+            timeout=600,
+        ),
+        plan=plan,
+    )
     state.progress.iteration = 3
     state.progress.review_feedback[plan.topics[0].slug] = Verdict(
-        verdict="rejected", summary="No figure below -15 °C.", gaps=["COP at -25 °C"],
-        nextSearchTopic="heat pump COP -25 C", urlToSearch=None)
+        verdict="rejected",
+        summary="No figure below -15 °C.",
+        gaps=["COP at -25 °C"],
+        nextSearchTopic="heat pump COP -25 C",
+        urlToSearch=None,
+    )
     state.progress.failed_phase = Phase.REVIEW
     state.progress.last_error = "no verdict file was written"
     paths = SessionPaths(root, "heat")
@@ -78,10 +97,19 @@ def render_all(root: Path) -> dict[str, str]:
         "initial_plan": prompts.base_variables(state, paths, None),
         "research": prompts.topic_variables(state, paths, topic, 42.0),
         "review": prompts.topic_variables(state, paths, topic, 42.0, Phase.REVIEW),
-        "synthesize": final, "final_review": final, "revise": final,
+        "synthesize": final,
+        "final_review": final,
+        "revise": final,
         "recovery": {**prompts.base_variables(state, paths, 42.0), **recovery},
         "phase_recovery": {**prompts.base_variables(state, paths, 42.0), **recovery},
     }
+    # --parallel N: the engine's values for the two calls of a topic.
+    ctx = SimpleNamespace(paths=paths, state=state)
+    for phase in (Phase.RESEARCH, Phase.REVIEW):
+        name = phase.value
+        values[f"{name}.parallel"] = {**values[name], **parallel_variables(ctx, topic, phase)}  # type: ignore[arg-type]
     today = date.today().isoformat()
-    return {name: templates.render(name, values[name]).replace(today, DATE_MARK)
-            for name in TEMPLATE_NAMES}
+    return {
+        name: templates.render(name.split(".")[0], values[name]).replace(today, DATE_MARK)
+        for name in values
+    }

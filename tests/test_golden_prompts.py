@@ -28,7 +28,7 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     return render_all(tmp_path_factory.mktemp("golden"))
 
 
-@pytest.mark.parametrize("name", TEMPLATE_NAMES)
+@pytest.mark.parametrize("name", [*TEMPLATE_NAMES, "research.parallel", "review.parallel"])
 def test_rendered_prompt_matches_golden_file(name: str, rendered: dict[str, str]) -> None:
     golden = (GOLDEN_DIR / f"{name}.txt").read_text(encoding="utf-8")
     assert rendered[name] == golden, REGEN
