@@ -9,7 +9,7 @@ from importlib import resources
 from pathlib import Path
 from string import Template
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from research.errors import TemplateError
 from research.fsutil import atomic_write_bytes
@@ -79,8 +79,12 @@ class ShippedHistory(BaseModel):
 
 
 def shipped_history(source: Path | None = None) -> ShippedHistory:
+    """The shipped history; an install without a readable one upgrades nothing."""
     path = (source or default_templates_dir()) / HISTORY_FILE
-    return ShippedHistory.model_validate_json(path.read_bytes())
+    try:
+        return ShippedHistory.model_validate_json(path.read_bytes())
+    except (OSError, ValidationError):
+        return ShippedHistory(version=0, sha256={})
 
 
 def digest(data: bytes) -> str:
