@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import stat
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -22,12 +24,38 @@ JSON_BLOCK = re.compile(r"```json[ \t]*\n(.*?)\n[ \t]*```", re.DOTALL | re.IGNOR
 COMPLETION_PROMISE = "<promise>COMPLETE</promise>"
 
 
-def read_text(path: Path) -> str | None:
-    """A file's text, or None when it is missing or unreadable."""
+NOT_REGULAR = b"\0not a regular file\0"
+"""What `read_regular` returns for a link, FIFO, directory or device: never equal to any
+file's bytes the orchestrator wrote."""
+
+
+def read_regular(path: Path) -> bytes | None:
+    """A regular file's bytes, None when nothing is there, NOT_REGULAR for anything else.
+
+    Never follows a symbolic link and never blocks on a FIFO an agent left in its place.
+    """
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except (FileNotFoundError, IsADirectoryError, PermissionError):
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
         return None
+    except OSError:  # a link (ELOOP), a directory, no permission
+        return NOT_REGULAR if os.path.lexists(path) else None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return NOT_REGULAR
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read()
+    finally:
+        os.close(fd)
+
+
+def read_text(path: Path) -> str | None:
+    """A regular file's text, or None when it is missing, unreadable, or not a regular file
+    (a link or FIFO an agent left is never followed or opened for reading)."""
+    data = read_regular(path)
+    if data is None or data == NOT_REGULAR:
+        return None
+    return data.decode("utf-8", errors="replace")
 
 
 def modification_stamp(path: Path) -> tuple[int, str] | None:

@@ -37,7 +37,7 @@ FaultAction = Literal[
     "many_subtopics", "too_deep", "edit_other_topics", "delete_state", "corrupt_state",
     "false_completion", "empty_report", "no_sources_section", "fabricated_citation",
     "redundant", "duplicate_subtopics", "propose_subtopic", "uncited_sources",
-    "wrong_verdict_fields", "kill",
+    "wrong_verdict_fields", "kill", "hijack_other_notes",
 ]
 
 
@@ -79,6 +79,8 @@ class MockScript(BaseModel):
     """Real seconds every call sleeps: latency, or a live lock holder."""
     record_file: str | None = None
     """Append one JSON line per call (phase, model, timeout, topic) to this file."""
+    victim: str | None = None
+    """`hijack_other_notes` turns every other topic's notes into a link to this file."""
 
     @classmethod
     def load(cls, path: Path) -> MockScript:
@@ -131,6 +133,15 @@ class ScriptedMockAgent(MockAgent):
 
     def call_seconds(self) -> float:
         return self.script.call_seconds
+
+    def _edit(self, call: AgentCall, actions: set[str]) -> None:
+        super()._edit(call, actions)
+        if "hijack_other_notes" in actions and self.script.victim:
+            own = self._path(call, "progress_file")
+            for notes in own.parent.glob("*.md"):
+                if notes != own:
+                    notes.unlink()
+                    notes.symlink_to(self.script.victim)
 
     def advance(self, seconds: float) -> None:
         if self.clock is not None:

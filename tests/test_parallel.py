@@ -356,3 +356,37 @@ def test_sigterm_stops_every_agent_in_flight_and_resume_reruns_exactly_those(
     first = read_jsonl(work / ".research" / "sig" / "decisions.jsonl")[:3]
     assert sorted(d["iteration"] for d in first) == [1, 2, 3]
     assert final["progress"]["is_complete"]
+
+
+def test_a_write_into_another_topics_notes_is_reported_and_undone(run_cli, tmp_path) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_text("the user's file\n")
+    # The 5th research call (a subtopic, while others are in flight or done) replaces
+    # every other topic's notes with a link to a file outside the working directory.
+    files = run(
+        run_cli,
+        tmp_path,
+        "hij",
+        3,
+        victim=str(victim),
+        faults=[{"action": "hijack_other_notes", "phase": "research", "calls": [5]}],
+    )
+    # The orchestrator never read or wrote through the links (an agent may still follow a
+    # link another agent planted while both run: only a sandbox could stop that).
+    assert not any(p.is_symlink() for p in Path(".research/hij").rglob("*"))
+    copies = list(Path(".research/hij/archive").rglob("*.progress.md"))
+    assert copies and all("the user's file" not in c.read_text() for c in copies)
+    warnings = [e["message"] for e in files["events"] if e["type"] == "warning"]
+    assert any(
+        "wrote files that are not its topic's" in w and "put them back" in w for w in warnings
+    ), warnings
+    undone = [e for e in files["events"] if e["type"] == "stray_files" and e.get("undone")]
+    assert undone and all(
+        path.startswith(".research/hij/progress/") for e in undone for path in e["modified"]
+    )
+    state = files["state"]
+    assert state["progress"]["is_complete"]
+    for topic in state["plan"]["topics"]:
+        if topic["status"] == "Complete":
+            copy = latest_archived(Path(".research/hij/archive"), f"{topic['slug']}.progress.md")
+            assert copy is not None and copy.read_text().startswith("# Progress"), topic["slug"]

@@ -6,6 +6,7 @@ threads in parallel mode never interleave a half-made change with a save.
 
 from __future__ import annotations
 
+import os
 import random
 import threading
 import time
@@ -17,12 +18,23 @@ from research import archive, phases
 from research.agents.base import Agent
 from research.budget import TimeBudget
 from research.events import EventLog
-from research.fsutil import atomic_write_text, write_if_changed
+from research.fsutil import atomic_write_bytes, atomic_write_text, write_if_changed
 from research.lock import SessionLock
 from research.paths import SessionPaths
+from research.phases import NOT_REGULAR, read_regular
 from research.plan import TopicStatus, render_plan
 from research.state import Phase, RWRState
 from research.templates import PromptTemplates
+
+
+def put_back(path: Path, data: bytes | None) -> None:
+    """Make `path` hold `data` again (or nothing), whatever an agent left there; a link
+    is replaced, never written through."""
+    if os.path.islink(path) or (os.path.lexists(path) and not os.path.isdir(path)):
+        path.unlink(missing_ok=True)
+    if data is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(path, data)
 
 
 class Cancelled(BaseException):  # noqa: N818 - not an error: the run is stopping
@@ -105,21 +117,14 @@ class RunContext:
         Returns "deleted" or "changed" when it had to, else None.
         """
         with self.mutex:
+            now = read_regular(self.paths.state_file)
             if self._saved_state is None:
-                try:
-                    self._saved_state = self.paths.state_file.read_bytes()
-                except OSError:
-                    return None
+                if now is not None and now != NOT_REGULAR:
+                    self._saved_state = now
                 return None
-            try:
-                now = self.paths.state_file.read_bytes()
-            except FileNotFoundError:
-                now = None
-            except OSError:
-                now = b""
             if now == self._saved_state:
                 return None
-            atomic_write_text(self.paths.state_file, self._saved_state.decode("utf-8"))
+            put_back(self.paths.state_file, self._saved_state)
             return "deleted" if now is None else "changed"
 
     def write_plan(self) -> None:

@@ -17,12 +17,13 @@ from pathlib import Path
 
 from research import orphans, phases
 from research.engine import decisions
-from research.engine.context import RunContext
+from research.engine.context import RunContext, put_back
 from research.engine.outcome import Failed, Ok
 from research.engine.phases import verdict_files
 from research.engine.scheduler import Rules
 from research.engine.topics import TopicPhases
 from research.errors import PlanParseError
+from research.phases import NOT_REGULAR, read_regular
 from research.plan import Topic, TopicStatus, parse_plan, reconcile, render_plan
 from research.state import InFlight, Phase, StopReason
 
@@ -189,6 +190,7 @@ class ParallelScheduler:
                 topic.status = TopicStatus.IN_REVIEW
                 decisions.measure_novelty(ctx, topic)
                 ctx.state.progress.in_flight[slug].phase = Phase.REVIEW
+                self.guard.record(slug)  # the notes its review will judge
                 self.announce()
                 ctx.save()
             self.wakeup.set()  # its subtopics may start now
@@ -322,19 +324,14 @@ class TopicFileGuard:
             ctx.archive_files(ctx.paths.completed_file)
         in_flight = ctx.state.progress.in_flight
         for topic in ctx.state.plan.topics:
-            if topic.slug in in_flight:
-                continue
             for path in self.files(topic.slug):
                 before = self.recorded.get(path)
                 now = _read(path)
-                if now == before:
+                # A topic in flight writes its own files; a link or FIFO is nobody's to make.
+                if now == before or (topic.slug in in_flight and now != NOT_REGULAR):
                     continue
                 undone.append(ctx.paths.relative(path))
-                if before is None:
-                    path.unlink(missing_ok=True)
-                else:
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    path.write_bytes(before)
+                put_back(path, before)
         if not undone:
             return
         others = sorted(s for s in in_flight if s != slug)
@@ -359,7 +356,4 @@ class TopicFileGuard:
 
 
 def _read(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except OSError:
-        return None
+    return read_regular(path)
