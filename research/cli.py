@@ -339,6 +339,10 @@ def main() -> None:
     if len(sys.argv) <= 1:  # bare `research`: a usage line, not a traceback or a run
         sys.stderr.write(USAGE_LINE + "\n")
         sys.exit(2)
+    if sys.argv[1:2] == ["serve"]:  # `research serve …`; a topic named serve: `research -- serve`
+        from research.service.serve import main as serve
+
+        sys.exit(serve(sys.argv[2:]))
     try:
         code = app(standalone_mode=False)
     except typer.Abort:  # Ctrl-C or end of input at the confirmation prompt

@@ -1,0 +1,1 @@
+"""`research serve`: the HTTP service (the optional [server] extra)."""

@@ -1,0 +1,171 @@
+"""Jobs: each one a child `research` process in the working directory.
+
+The child is the CLI itself, so crash isolation, the session lock, resume and budgets stay
+the CLI's. The manager only keeps what lives as long as the server does: the queue, the
+child processes it started, and the last exit code and error line of each. Everything else
+is read back from the session's files.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+STDERR_TAIL = 4096
+
+
+class QueueFull(Exception):
+    """--max-jobs jobs run and the queue is at its bound."""
+
+
+@dataclass
+class Job:
+    name: str
+    argv: list[str]
+    state: str = "queued"
+    """'queued', 'running' or 'ended'."""
+    process: asyncio.subprocess.Process | None = None
+    exit_code: int | None = None
+    message: str | None = None
+    """The last line the process wrote to stderr, when it failed."""
+    ended: asyncio.Event = field(default_factory=asyncio.Event)
+    stderr: IO[bytes] | None = None
+
+
+class JobManager:
+    """Starts, queues and stops the child processes of one working directory."""
+
+    def __init__(self, root: Path, *, max_jobs: int, max_queue: int,
+                 env: dict[str, str] | None = None) -> None:
+        self.root = root
+        self.max_jobs = max_jobs
+        self.max_queue = max_queue
+        self.env = env
+        self.jobs: dict[str, Job] = {}
+        self.queue: list[Job] = []
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    @staticmethod
+    def command(*args: str) -> list[str]:
+        """The child's command line: this interpreter running the CLI's console entry."""
+        return [sys.executable, "-m", "research", *args]
+
+    def running(self) -> list[Job]:
+        return [job for job in self.jobs.values() if job.state == "running"]
+
+    def active(self, name: str) -> Job | None:
+        """The queued or running job of session `name`, if this server has one."""
+        job = self.jobs.get(name)
+        return job if job is not None and job.state in ("queued", "running") else None
+
+    def submit(self, name: str, argv: list[str]) -> Job:
+        """Start the job now, or queue it; QueueFull when neither is possible."""
+        if len(self.running()) >= self.max_jobs and len(self.queue) >= self.max_queue:
+            raise QueueFull(f"{self.max_jobs} jobs are running and {len(self.queue)} are "
+                            "queued; try again later")
+        job = Job(name=name, argv=argv)
+        self.jobs[name] = job
+        self.queue.append(job)
+        self._pump()
+        return job
+
+    def _pump(self) -> None:
+        while self.queue and len(self.running()) < self.max_jobs:
+            job = self.queue.pop(0)
+            job.state = "running"
+            task = asyncio.get_running_loop().create_task(self._run(job))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _run(self, job: Job) -> None:
+        # stderr goes to an unnamed temporary file: nothing is stored, and a child outlives a
+        # server that dies (a pipe would break under it).
+        job.stderr = tempfile.TemporaryFile()
+        try:
+            job.process = await asyncio.create_subprocess_exec(
+                *job.argv, cwd=self.root, stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.DEVNULL, stderr=job.stderr,
+                start_new_session=True, env=self.env,
+            )
+            job.exit_code = await job.process.wait()
+        except OSError as exc:
+            job.exit_code = 127
+            job.message = f"cannot start the job: {exc.strerror or exc}"
+        finally:
+            if job.exit_code not in (None, 0) and job.message is None:
+                job.message = _last_line(job.stderr)
+            job.stderr.close()
+            job.stderr = None
+            job.state = "ended"
+            job.ended.set()
+            self._pump()
+
+    def cancel_queued(self, name: str) -> bool:
+        job = self.jobs.get(name)
+        if job is None or job not in self.queue:
+            return False
+        self.queue.remove(job)
+        job.state = "ended"
+        job.message = "cancelled before it started"
+        job.ended.set()
+        return True
+
+    def signal_job(self, name: str, signum: int = signal.SIGTERM) -> bool:
+        """Send `signum` to the job's process, if this server started it and it runs."""
+        job = self.jobs.get(name)
+        if job is None or job.state != "running" or job.process is None:
+            return False
+        with contextlib.suppress(ProcessLookupError):
+            job.process.send_signal(signum)
+        return True
+
+    async def shutdown(self) -> None:
+        """Forget the queue; running children go on (they hold their sessions' locks)."""
+        for job in list(self.queue):
+            self.cancel_queued(job.name)
+        for task in list(self._tasks):
+            task.cancel()
+        for task in list(self._tasks):
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+
+def _last_line(handle: IO[bytes] | None) -> str | None:
+    if handle is None:
+        return None
+    try:
+        size = handle.seek(0, os.SEEK_END)
+        handle.seek(max(0, size - STDERR_TAIL))
+        text = handle.read().decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1][:500] if lines else None
+
+
+def is_research_process(pid: int, root: Path) -> bool:
+    """Whether `pid` is a research CLI running in `root` (a lock's pid is not trusted blindly).
+
+    The lock file is in a directory an agent can write, so before signalling the pid it
+    names, check on /proc that it is ours: not this server, a `research` command line, and
+    the same working directory.
+    """
+    if pid <= 1 or pid == os.getpid():
+        return False
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        cwd = os.readlink(f"/proc/{pid}/cwd")
+    except OSError:
+        return False
+    if Path(cwd) != root.resolve():
+        return False
+    words = [word.decode("utf-8", errors="replace") for word in cmdline]
+    return any(word == "research" or word.endswith(("/research", "research.py"))
+               for word in words) or ("-m" in words and "research" in words)

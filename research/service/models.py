@@ -1,0 +1,143 @@
+"""The service's request and response bodies (seed 002 §5.3 and §5.4, and the run views)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from research.defaults import BREADTH_RANGE, DEPTH_RANGE
+
+JobState = Literal["queued", "running", "stopped", "failed", "done"]
+JOB_STATES: tuple[JobState, ...] = ("queued", "running", "stopped", "failed", "done")
+
+
+class RunRequest(BaseModel):
+    """POST /run: a research job, with the CLI's options of the same names."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    task: str = Field(min_length=1, max_length=4000, description="The research question.")
+    name: str | None = Field(None, description="Session name (default: slug of the task).")
+    breadth: int | None = Field(None, ge=BREADTH_RANGE[0], le=BREADTH_RANGE[1])
+    depth: int | None = Field(None, ge=DEPTH_RANGE[0], le=DEPTH_RANGE[1])
+    max_iterations: int | None = Field(None, ge=1)
+    time: str | float | None = Field(
+        None, description="Wall-clock budget in minutes, or 'unlimited' (as --time).")
+    model: str | None = Field(None, min_length=1, max_length=200)
+    review_model: str | None = Field(None, min_length=1, max_length=200)
+    agent: Literal["opencode", "mock"] | None = Field(
+        None, description="opencode (or the server's --agent-cmd), or mock.")
+    parallel: int | None = Field(None, ge=1, le=8)
+    sources: list[str] | None = Field(
+        None, max_length=64,
+        description="Local documents to research too (passed as --sources when the CLI has it).")
+
+
+class ErrorBody(BaseModel):
+    type: str
+    message: str
+    retryable: bool
+
+
+class ErrorResponse(BaseModel):
+    """Seed 002 §5.4."""
+
+    error: ErrorBody
+
+
+class JobAccepted(BaseModel):
+    job_id: str
+    name: str
+    status: JobState
+    status_url: str
+
+
+class Citation(BaseModel):
+    id: str
+    """"[1]", as the report cites it."""
+    title: str
+    type: str
+    """"web" for a URL, "file" for a local document."""
+    location: str
+    verification: str | None = None
+    """The source check's outcome for this source, where there is one."""
+
+
+class SynthesisMetadata(BaseModel):
+    timestamp: str
+    model: str
+    token_count: int
+    iterations: int
+    stop_reason: str | None
+    review_model: str | None = None
+    cost: float | None = None
+    elapsed_seconds: float | None = None
+
+
+class SynthesisResponse(BaseModel):
+    """Seed 002 §5.3, plus iterations and stop reason in the metadata."""
+
+    answer: str
+    citations: list[Citation]
+    metadata: SynthesisMetadata
+
+
+class TopicView(BaseModel):
+    slug: str
+    name: str
+    status: str
+    depth: int
+    parent: str | None
+    in_flight: str | None = None
+    """The phase of a call in flight for this topic, if any."""
+
+
+class LockState(BaseModel):
+    state: str
+    """'none', 'live', 'stale' or 'unreadable'."""
+    detail: str
+    pid: int | None = None
+
+
+class RunSummary(BaseModel):
+    name: str
+    job_id: str
+    topic: str | None
+    state: JobState
+    phase: str | None
+    iteration: int
+    max_iterations: int
+    topics_done: int
+    topics_total: int
+    updated: float
+    report: bool
+    status_url: str
+
+
+class RunDetail(RunSummary):
+    current_topic: str | None
+    topics: list[TopicView]
+    last_decision: dict[str, object] | None
+    stop_reason: str | None
+    stop_detail: str
+    last_error: str | None
+    seconds_used: float
+    seconds_left: float | None
+    time_budget_minutes: float | None
+    agent_calls: int
+    agent_failures: int
+    input_tokens: int | None
+    output_tokens: int | None
+    cost: float | None
+    model: str | None
+    agent: str | None
+    lock: LockState
+    exit_code: int | None = None
+    """The exit code of the job's last process this server saw end."""
+    message: str | None = None
+    """Its last error line, when it failed."""
+
+
+class RunList(BaseModel):
+    runs: list[RunSummary]
