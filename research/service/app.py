@@ -64,14 +64,20 @@ class ApiError(Exception):
         self.status, self.kind, self.message, self.retryable = status, kind, message, retryable
 
 
-def error_response(status: int, kind: str, message: str, retryable: bool = False,
-                   headers: dict[str, str] | None = None) -> JSONResponse:
+def error_response(
+    status: int,
+    kind: str,
+    message: str,
+    retryable: bool = False,
+    headers: dict[str, str] | None = None,
+) -> JSONResponse:
     body = {"error": {"type": kind, "message": message, "retryable": retryable}}
     return JSONResponse(body, status_code=status, headers=headers)
 
 
 ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorResponse, "description": text} for code, text in {
+    code: {"model": ErrorResponse, "description": text}
+    for code, text in {
         400: "Bad input (an invalid name, malformed JSON)",
         401: "Missing or wrong bearer token",
         404: "Unknown session",
@@ -95,16 +101,20 @@ class Guard:
             await self.app(scope, receive, send)
             return
         if self.token is not None and scope["path"] != "/healthz" and not self._authorized(scope):
-            response = error_response(401, "unauthorized", "a valid bearer token is required "
-                                      "(Authorization: Bearer $RESEARCH_API_TOKEN)",
-                                      headers={"WWW-Authenticate": "Bearer"})
+            response = error_response(
+                401,
+                "unauthorized",
+                "a valid bearer token is required (Authorization: Bearer $RESEARCH_API_TOKEN)",
+                headers={"WWW-Authenticate": "Bearer"},
+            )
             await response(scope, receive, send)
             return
         headers = dict(scope["headers"])
         length = headers.get(b"content-length")
         if length is not None and (not length.isdigit() or int(length) > self.body_limit):
-            response = error_response(413, "payload_too_large",
-                                      f"request bodies are limited to {self.body_limit} bytes")
+            response = error_response(
+                413, "payload_too_large", f"request bodies are limited to {self.body_limit} bytes"
+            )
             await response(scope, receive, send)
             return
         received = 0
@@ -116,8 +126,9 @@ class Guard:
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > limit:
-                    raise ApiError(413, "payload_too_large",
-                                   f"request bodies are limited to {limit} bytes")
+                    raise ApiError(
+                        413, "payload_too_large", f"request bodies are limited to {limit} bytes"
+                    )
             return message
 
         await self.app(scope, capped, send)
@@ -144,8 +155,9 @@ class Service:
     def __init__(self, config: ServiceConfig) -> None:
         self.config = config
         self.store = SessionStore(config.root)
-        self.jobs = JobManager(config.root, max_jobs=config.max_jobs,
-                               max_queue=config.max_queue, env=config.env)
+        self.jobs = JobManager(
+            config.root, max_jobs=config.max_jobs, max_queue=config.max_queue, env=config.env
+        )
 
     # --- lookups ------------------------------------------------------------------------
 
@@ -193,8 +205,11 @@ class Service:
         from research.settings import Settings
 
         try:
-            build_agent(Settings.model_validate(
-                {"root": self.config.root, "name": "check", "agent_cmd": self.config.agent_cmd}))
+            build_agent(
+                Settings.model_validate(
+                    {"root": self.config.root, "name": "check", "agent_cmd": self.config.agent_cmd}
+                )
+            )
         except AgentUnavailable as exc:
             raise ApiError(503, "agent_unavailable", str(exc), retryable=True) from None
         except UsageError as exc:
@@ -214,16 +229,30 @@ class Service:
                 budget = parse_time_budget(str(request.time))
             except ValueError as exc:
                 raise ApiError(422, "validation_error", f"time: {exc}") from None
-        given = {key: value for key, value in {
-            "breadth": request.breadth, "depth": request.depth,
-            "max_iterations": request.max_iterations, "model": request.model,
-            "review_model": request.review_model, "parallel": request.parallel,
-        }.items() if value is not None}
+        given = {
+            key: value
+            for key, value in {
+                "breadth": request.breadth,
+                "depth": request.depth,
+                "max_iterations": request.max_iterations,
+                "model": request.model,
+                "review_model": request.review_model,
+                "parallel": request.parallel,
+            }.items()
+            if value is not None
+        }
         mock = request.agent == "mock"
         try:
-            Settings.model_validate({"root": self.config.root, "name": name,
-                                     "topic": request.task, "time_budget_minutes": budget,
-                                     "mock_mode": mock, **given})
+            Settings.model_validate(
+                {
+                    "root": self.config.root,
+                    "name": name,
+                    "topic": request.task,
+                    "time_budget_minutes": budget,
+                    "mock_mode": mock,
+                    **given,
+                }
+            )
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(part) for part in first["loc"])
@@ -231,8 +260,12 @@ class Service:
         if not request.task.strip():
             raise ApiError(422, "validation_error", "task: give the research question")
         if self.jobs.active(name) is not None or self.store.exists(name):
-            raise ApiError(409, "name_taken", f"a session named {name!r} already exists; "
-                           "resume it with POST /runs/{name}/resume, or choose another name")
+            raise ApiError(
+                409,
+                "name_taken",
+                f"a session named {name!r} already exists; "
+                "resume it with POST /runs/{name}/resume, or choose another name",
+            )
         self.check_agent(mock)
         args = [request.task, "--name", name, "--yes", "--quiet", *self.agent_args(mock)]
         for key, value in given.items():
@@ -240,8 +273,11 @@ class Service:
         if request.time is not None:
             args += ["--time", str(request.time)]
         if request.sources:
-            raise ApiError(422, "validation_error",
-                           "sources: this version of research.py has no local sources option")
+            raise ApiError(
+                422,
+                "validation_error",
+                "sources: this version of research.py has no local sources option",
+            )
         return self.submit(name, args)
 
     def submit(self, name: str, args: list[str]) -> Job:
@@ -253,9 +289,13 @@ class Service:
     def resume(self, name: str) -> Job:
         snap = self.snapshot(name)
         if self.jobs.active(name) is not None or (snap is not None and snap.locked):
-            raise ApiError(409, "locked", f"session {name!r} is running"
-                           + (f" ({snap.lock.detail})" if snap and snap.locked else ""),
-                           retryable=True)
+            raise ApiError(
+                409,
+                "locked",
+                f"session {name!r} is running"
+                + (f" ({snap.lock.detail})" if snap and snap.locked else ""),
+                retryable=True,
+            )
         if snap is None or snap.state is None:
             reason = snap.error if snap is not None and snap.error else "it has no saved state"
             raise ApiError(409, "not_resumable", f"session {name!r} cannot be resumed: {reason}")
@@ -263,8 +303,9 @@ class Service:
             raise ApiError(409, "already_complete", f"session {name!r} is complete")
         mock = snap.state.config.mock_mode and snap.state.config.agent == "mock"
         self.check_agent(mock)
-        return self.submit(name, ["--resume", "--name", name, "--yes", "--quiet",
-                                  *self.agent_args(mock)])
+        return self.submit(
+            name, ["--resume", "--name", name, "--yes", "--quiet", *self.agent_args(mock)]
+        )
 
     def resumable(self) -> list[str]:
         """Sessions that were running when the server stopped: not complete, not locked."""
@@ -281,8 +322,12 @@ class Service:
             return "cancelled"
         if self.jobs.signal_job(name, signal.SIGTERM):
             return "stopping"
-        if snap is not None and snap.locked and snap.lock_pid is not None \
-                and is_research_process(snap.lock_pid, self.config.root):
+        if (
+            snap is not None
+            and snap.locked
+            and snap.lock_pid is not None
+            and is_research_process(snap.lock_pid, self.config.root)
+        ):
             import os
 
             try:
@@ -291,8 +336,12 @@ class Service:
                 pass
             return "stopping"
         if snap is not None and snap.locked:
-            raise ApiError(409, "locked", f"session {name!r} is held by another process "
-                           f"({snap.lock.detail}); it cannot be stopped from here")
+            raise ApiError(
+                409,
+                "locked",
+                f"session {name!r} is held by another process "
+                f"({snap.lock.detail}); it cannot be stopped from here",
+            )
         raise ApiError(409, "not_running", f"session {name!r} is not running")
 
     def result(self, name: str) -> SynthesisResponse | None:
@@ -300,8 +349,9 @@ class Service:
         report = self.store.report(name)
         if snap.state is None or report is None or not snap.complete:
             return None
-        cites = citations(self.store.sources(name), self.store.cited_ids(name),
-                          self.store.verification(name))
+        cites = citations(
+            self.store.sources(name), self.store.cited_ids(name), self.store.verification(name)
+        )
         return synthesis(snap.state, report, cites, self.store.report_mtime(name))
 
     def failure(self, job: Job) -> ApiError:
@@ -312,10 +362,18 @@ class Service:
         if code == EXIT_USAGE:
             return ApiError(422, "validation_error", message)
         if code in INTERRUPTED:
-            return ApiError(409, "interrupted", f"the job was stopped; resume it with POST "
-                            f"/runs/{job.name}/resume", retryable=True)
-        return ApiError(502, "run_failed", f"{message} (resume it with POST "
-                        f"/runs/{job.name}/resume)", retryable=True)
+            return ApiError(
+                409,
+                "interrupted",
+                f"the job was stopped; resume it with POST /runs/{job.name}/resume",
+                retryable=True,
+            )
+        return ApiError(
+            502,
+            "run_failed",
+            f"{message} (resume it with POST /runs/{job.name}/resume)",
+            retryable=True,
+        )
 
 
 def page_html() -> str:
@@ -364,8 +422,9 @@ def create_app(config: ServiceConfig) -> FastAPI:
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         kinds = {404: "not_found", 405: "method_not_allowed"}
-        return error_response(exc.status_code, kinds.get(exc.status_code, "http_error"),
-                              str(exc.detail))
+        return error_response(
+            exc.status_code, kinds.get(exc.status_code, "http_error"), str(exc.detail)
+        )
 
     @app.exception_handler(Exception)
     async def internal(request: Request, exc: Exception) -> Response:
@@ -375,24 +434,39 @@ def create_app(config: ServiceConfig) -> FastAPI:
 
     @app.get("/healthz", tags=["service"])
     async def healthz() -> dict[str, object]:
-        return {"status": "ok", "version": __version__,
-                "running": len(service.jobs.running()), "queued": len(service.jobs.queue)}
+        return {
+            "status": "ok",
+            "version": __version__,
+            "running": len(service.jobs.running()),
+            "queued": len(service.jobs.queue),
+        }
 
-    @app.post("/run", tags=["jobs"], status_code=200, response_model=SynthesisResponse,
-              responses={202: {"model": JobAccepted, "description": "Accepted (async=true)"},
-                         502: {"model": ErrorResponse, "description": "The run failed"}})
-    async def run(body: RunRequest,
-                  async_: bool = Query(False, alias="async",
-                                       description="Answer 202 with a job id at once.")
-                  ) -> Response:
+    @app.post(
+        "/run",
+        tags=["jobs"],
+        status_code=200,
+        response_model=SynthesisResponse,
+        responses={
+            202: {"model": JobAccepted, "description": "Accepted (async=true)"},
+            502: {"model": ErrorResponse, "description": "The run failed"},
+        },
+    )
+    async def run(
+        body: RunRequest,
+        async_: bool = Query(False, alias="async", description="Answer 202 with a job id at once."),
+    ) -> Response:
         """Start a research session; wait for its report, or (async=true) answer at once."""
         job = service.new_run(body)
         if async_:
-            accepted = JobAccepted(job_id=job.name, name=job.name,
-                                   status="queued" if job.state == "queued" else "running",
-                                   status_url=f"/runs/{job.name}")
-            return JSONResponse(accepted.model_dump(), status_code=202,
-                                headers={"Location": accepted.status_url})
+            accepted = JobAccepted(
+                job_id=job.name,
+                name=job.name,
+                status="queued" if job.state == "queued" else "running",
+                status_url=f"/runs/{job.name}",
+            )
+            return JSONResponse(
+                accepted.model_dump(), status_code=202, headers={"Location": accepted.status_url}
+            )
         await job.ended.wait()
         result = service.result(job.name)
         if result is None:
@@ -414,54 +488,76 @@ def create_app(config: ServiceConfig) -> FastAPI:
         snap = service.snapshot(name)
         return detail(name, snap, service.jobs.jobs.get(name))
 
-    @app.get("/runs/{name}/report", tags=["runs"],
-             responses={200: {"content": {"text/markdown": {}, "application/json": {
-                 "schema": SynthesisResponse.model_json_schema()}}}})
+    @app.get(
+        "/runs/{name}/report",
+        tags=["runs"],
+        responses={
+            200: {
+                "content": {
+                    "text/markdown": {},
+                    "application/json": {"schema": SynthesisResponse.model_json_schema()},
+                }
+            }
+        },
+    )
     async def run_report(name: str, request: Request) -> Response:
         """The report: Markdown, or the SynthesisResponse with `Accept: application/json`."""
         service.snapshot(name)
         text = service.store.report(name)
         if text is None:
-            raise ApiError(404, "report_not_ready", f"session {name!r} has no report yet",
-                           retryable=True)
+            raise ApiError(
+                404, "report_not_ready", f"session {name!r} has no report yet", retryable=True
+            )
         if "application/json" in request.headers.get("accept", ""):
             result = service.result(name)
             if result is None:
-                raise ApiError(404, "report_not_ready", f"session {name!r} is not complete",
-                               retryable=True)
+                raise ApiError(
+                    404, "report_not_ready", f"session {name!r} is not complete", retryable=True
+                )
             return JSONResponse(result.model_dump())
         return PlainTextResponse(text, media_type="text/markdown; charset=utf-8")
 
-    @app.get("/runs/{name}/events", tags=["runs"],
-             responses={200: {"content": {"text/event-stream": {}}}})
-    async def run_events(name: str, request: Request,
-                         offset: int = Query(0, ge=0, description="Byte offset to start at.")
-                         ) -> Response:
+    @app.get(
+        "/runs/{name}/events",
+        tags=["runs"],
+        responses={200: {"content": {"text/event-stream": {}}}},
+    )
+    async def run_events(
+        name: str,
+        request: Request,
+        offset: int = Query(0, ge=0, description="Byte offset to start at."),
+    ) -> Response:
         """Server-Sent Events following events.jsonl live; each id is a byte offset, so a
         reconnect (Last-Event-ID) goes on where it left off. Ends with `event: end` once the
         session is not running."""
         service.snapshot(name)
         last = request.headers.get("last-event-id", "")
         start = int(last) if last.isdigit() else offset
-        return StreamingResponse(follow(service, name, start, request.is_disconnected),
-                                 media_type="text/event-stream",
-                                 headers={"Cache-Control": "no-cache",
-                                          "X-Accel-Buffering": "no"})
+        return StreamingResponse(
+            follow(service, name, start, request.is_disconnected),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
 
     @app.get("/events", tags=["runs"], responses={200: {"content": {"text/event-stream": {}}}})
     async def all_events(request: Request) -> Response:
         """Server-Sent Events: `event: runs` with GET /runs's body whenever it changes."""
-        return StreamingResponse(watch_runs(service, request.is_disconnected),
-                                 media_type="text/event-stream",
-                                 headers={"Cache-Control": "no-cache"})
+        return StreamingResponse(
+            watch_runs(service, request.is_disconnected),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache"},
+        )
 
     @app.post("/runs/{name}/resume", tags=["jobs"], status_code=202, response_model=JobAccepted)
     async def resume(name: str) -> JSONResponse:
         """Continue a stopped or failed session (the CLI's --resume)."""
         job = service.resume(name)
-        accepted = JobAccepted(job_id=name, name=name,
-                               status="queued" if job.state == "queued" else "running",
-                               status_url=f"/runs/{name}")
+        accepted = JobAccepted(
+            job_id=name,
+            name=name,
+            status="queued" if job.state == "queued" else "running",
+            status_url=f"/runs/{name}",
+        )
         return JSONResponse(accepted.model_dump(), status_code=202)
 
     @app.delete("/runs/{name}", tags=["jobs"], status_code=202)
@@ -483,15 +579,20 @@ def create_app(config: ServiceConfig) -> FastAPI:
 
     @app.get("/", include_in_schema=False)
     async def page() -> HTMLResponse:
-        return HTMLResponse(page_html(), headers={
-            "Content-Security-Policy": "default-src 'self'; style-src 'self' 'unsafe-inline'; "
-            "script-src 'self' 'unsafe-inline'; img-src 'self' data:"})
+        return HTMLResponse(
+            page_html(),
+            headers={
+                "Content-Security-Policy": "default-src 'self'; style-src 'self' 'unsafe-inline'; "
+                "script-src 'self' 'unsafe-inline'; img-src 'self' data:"
+            },
+        )
 
     return app
 
 
-async def follow(service: Service, name: str, offset: int,
-                 disconnected: Callable[[], Awaitable[bool]]) -> AsyncIterator[bytes]:
+async def follow(
+    service: Service, name: str, offset: int, disconnected: Callable[[], Awaitable[bool]]
+) -> AsyncIterator[bytes]:
     config = service.config
     yield b"retry: 1000\n\n"
     last_beat = time.monotonic()
@@ -517,8 +618,9 @@ async def follow(service: Service, name: str, offset: int,
         await asyncio.sleep(config.poll_seconds)
 
 
-async def watch_runs(service: Service,
-                     disconnected: Callable[[], Awaitable[bool]]) -> AsyncIterator[bytes]:
+async def watch_runs(
+    service: Service, disconnected: Callable[[], Awaitable[bool]]
+) -> AsyncIterator[bytes]:
     previous = ""
     last_beat = time.monotonic()
     yield b"retry: 1000\n\n"

@@ -42,8 +42,9 @@ class Job:
 class JobManager:
     """Starts, queues and stops the child processes of one working directory."""
 
-    def __init__(self, root: Path, *, max_jobs: int, max_queue: int,
-                 env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, root: Path, *, max_jobs: int, max_queue: int, env: dict[str, str] | None = None
+    ) -> None:
         self.root = root
         self.max_jobs = max_jobs
         self.max_queue = max_queue
@@ -68,8 +69,10 @@ class JobManager:
     def submit(self, name: str, argv: list[str]) -> Job:
         """Start the job now, or queue it; QueueFull when neither is possible."""
         if len(self.running()) >= self.max_jobs and len(self.queue) >= self.max_queue:
-            raise QueueFull(f"{self.max_jobs} jobs are running and {len(self.queue)} are "
-                            "queued; try again later")
+            raise QueueFull(
+                f"{self.max_jobs} jobs are running and {len(self.queue)} are "
+                "queued; try again later"
+            )
         job = Job(name=name, argv=argv)
         self.jobs[name] = job
         self.queue.append(job)
@@ -90,9 +93,13 @@ class JobManager:
         job.stderr = tempfile.TemporaryFile()
         try:
             job.process = await asyncio.create_subprocess_exec(
-                *job.argv, cwd=self.root, stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.DEVNULL, stderr=job.stderr,
-                start_new_session=True, env=self.env,
+                *job.argv,
+                cwd=self.root,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.DEVNULL,
+                stderr=job.stderr,
+                start_new_session=True,
+                env=self.env,
             )
             job.exit_code = await job.process.wait()
         except OSError as exc:
@@ -167,5 +174,6 @@ def is_research_process(pid: int, root: Path) -> bool:
     if Path(cwd) != root.resolve():
         return False
     words = [word.decode("utf-8", errors="replace") for word in cmdline]
-    return any(word == "research" or word.endswith(("/research", "research.py"))
-               for word in words) or ("-m" in words and "research" in words)
+    return any(
+        word == "research" or word.endswith(("/research", "research.py")) for word in words
+    ) or ("-m" in words and "research" in words)

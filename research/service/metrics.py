@@ -25,8 +25,9 @@ DURATION_BUCKETS = (1.0, 5.0, 15.0, 60.0, 300.0, 900.0, 1800.0, 3600.0, 7200.0, 
 ITERATION_BUCKETS = (1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0)
 
 
-def histogram(name: str, doc: str, values: list[float],
-              bounds: Iterable[float]) -> HistogramMetricFamily:
+def histogram(
+    name: str, doc: str, values: list[float], bounds: Iterable[float]
+) -> HistogramMetricFamily:
     buckets = [(repr(bound), float(sum(1 for v in values if v <= bound))) for bound in bounds]
     buckets.append(("+Inf", float(len(values))))
     return HistogramMetricFamily(name, doc, buckets=buckets, sum_value=sum(values))
@@ -47,21 +48,29 @@ class SessionCollector(Collector):
         yield jobs
         states = [snap.state for snap, _ in rows if snap is not None and snap.state is not None]
         done = [s for s in states if s.progress.is_complete]
-        yield histogram("research_loop_duration_seconds",
-                        "Wall-clock seconds of each finished session.",
-                        [s.progress.elapsed_seconds for s in done], DURATION_BUCKETS)
-        yield histogram("iterations_per_request",
-                        "RESEARCH-REVIEW iterations of each finished session.",
-                        [float(s.progress.iteration) for s in done], ITERATION_BUCKETS)
+        yield histogram(
+            "research_loop_duration_seconds",
+            "Wall-clock seconds of each finished session.",
+            [s.progress.elapsed_seconds for s in done],
+            DURATION_BUCKETS,
+        )
+        yield histogram(
+            "iterations_per_request",
+            "RESEARCH-REVIEW iterations of each finished session.",
+            [float(s.progress.iteration) for s in done],
+            ITERATION_BUCKETS,
+        )
         failures = CounterMetricFamily(
-            "agent_call_failures", "Agent calls that failed (errors, timeouts, invalid output).")
+            "agent_call_failures", "Agent calls that failed (errors, timeouts, invalid output)."
+        )
         failures.add_metric([], sum(s.usage.agent_failures for s in states))
         yield failures
         calls = CounterMetricFamily("research_agent_calls", "Agent calls started.")
         calls.add_metric([], sum(s.usage.agent_calls for s in states))
         yield calls
-        tokens = CounterMetricFamily("research_tokens", "Tokens reported by the agent.",
-                                     labels=["kind"])
+        tokens = CounterMetricFamily(
+            "research_tokens", "Tokens reported by the agent.", labels=["kind"]
+        )
         cost = CounterMetricFamily("research_cost_dollars", "Cost reported by the agent.")
         totals = [usage_totals(s) for s in states]
         tokens.add_metric(["input"], sum(t[0] or 0 for t in totals))

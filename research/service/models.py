@@ -23,15 +23,19 @@ class RunRequest(BaseModel):
     depth: int | None = Field(None, ge=DEPTH_RANGE[0], le=DEPTH_RANGE[1])
     max_iterations: int | None = Field(None, ge=1)
     time: str | float | None = Field(
-        None, description="Wall-clock budget in minutes, or 'unlimited' (as --time).")
+        None, description="Wall-clock budget in minutes, or 'unlimited' (as --time)."
+    )
     model: str | None = Field(None, min_length=1, max_length=200)
     review_model: str | None = Field(None, min_length=1, max_length=200)
     agent: Literal["opencode", "mock"] | None = Field(
-        None, description="opencode (or the server's --agent-cmd), or mock.")
+        None, description="opencode (or the server's --agent-cmd), or mock."
+    )
     parallel: int | None = Field(None, ge=1, le=8)
     sources: list[str] | None = Field(
-        None, max_length=64,
-        description="Local documents to research too (passed as --sources when the CLI has it).")
+        None,
+        max_length=64,
+        description="Local documents to research too (passed as --sources when the CLI has it).",
+    )
 
 
 class ErrorBody(BaseModel):

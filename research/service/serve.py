@@ -35,18 +35,36 @@ def parser() -> argparse.ArgumentParser:
         "endpoint but /healthz requires 'Authorization: Bearer <token>'.",
     )
     p.add_argument("--host", default=DEFAULT_HOST, help=f"address to bind (default {DEFAULT_HOST})")
-    p.add_argument("--port", type=int, default=DEFAULT_PORT,
-                   help=f"port (default {DEFAULT_PORT}; 0 picks a free one)")
-    p.add_argument("--workdir", type=Path, default=None,
-                   help="working directory of the jobs: .research/ and reports/ live here "
-                   "(default: the current directory)")
+    p.add_argument(
+        "--port",
+        type=int,
+        default=DEFAULT_PORT,
+        help=f"port (default {DEFAULT_PORT}; 0 picks a free one)",
+    )
+    p.add_argument(
+        "--workdir",
+        type=Path,
+        default=None,
+        help="working directory of the jobs: .research/ and reports/ live here "
+        "(default: the current directory)",
+    )
     p.add_argument("--max-jobs", type=int, default=2, help="jobs running at once (default 2)")
-    p.add_argument("--queue", type=int, default=8,
-                   help="jobs waiting beyond --max-jobs before POST /run answers 429 (default 8)")
-    p.add_argument("--agent-cmd", default=None,
-                   help="generic agent command for non-mock jobs (as research --agent-cmd)")
-    p.add_argument("--resume-running", action="store_true",
-                   help="resume the sessions that were running (not complete, not locked)")
+    p.add_argument(
+        "--queue",
+        type=int,
+        default=8,
+        help="jobs waiting beyond --max-jobs before POST /run answers 429 (default 8)",
+    )
+    p.add_argument(
+        "--agent-cmd",
+        default=None,
+        help="generic agent command for non-mock jobs (as research --agent-cmd)",
+    )
+    p.add_argument(
+        "--resume-running",
+        action="store_true",
+        help="resume the sessions that were running (not complete, not locked)",
+    )
     return p
 
 
@@ -75,14 +93,23 @@ def main(argv: list[str]) -> int:
 
         from research.service.app import ServiceConfig, create_app
     except ImportError as exc:
-        return fail(f"the service needs the [server] extra ({exc.name} is missing): "
-                    "pip install 'research-py[server]'")
-    config = ServiceConfig(root=root, max_jobs=args.max_jobs, max_queue=args.queue,
-                           token=token, agent_cmd=args.agent_cmd,
-                           resume_running=args.resume_running)
+        return fail(
+            f"the service needs the [server] extra ({exc.name} is missing): "
+            "pip install 'research-py[server]'"
+        )
+    config = ServiceConfig(
+        root=root,
+        max_jobs=args.max_jobs,
+        max_queue=args.queue,
+        token=token,
+        agent_cmd=args.agent_cmd,
+        resume_running=args.resume_running,
+    )
     app = create_app(config)
-    sys.stderr.write(f"research.py: serving {root} on http://{args.host}:{args.port}/ "
-                     "(API docs at /docs)\n")
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning",
-                timeout_graceful_shutdown=2)
+    sys.stderr.write(
+        f"research.py: serving {root} on http://{args.host}:{args.port}/ (API docs at /docs)\n"
+    )
+    uvicorn.run(
+        app, host=args.host, port=args.port, log_level="warning", timeout_graceful_shutdown=2
+    )
     return 0

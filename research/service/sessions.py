@@ -180,8 +180,10 @@ class SessionStore:
         if isinstance(raw, dict):
             entries = raw.get("sources", raw.get("results", raw.get("citations", [])))
         if isinstance(entries, dict):
-            entries = [{"id": key, **value} if isinstance(value, dict) else
-                       {"id": key, "outcome": value} for key, value in entries.items()]
+            entries = [
+                {"id": key, **value} if isinstance(value, dict) else {"id": key, "outcome": value}
+                for key, value in entries.items()
+            ]
         if not isinstance(entries, list):
             return found
         for entry in entries:
@@ -198,8 +200,9 @@ class SessionStore:
     def events_path(self, name: str) -> Path:
         return self.paths(name).events_file
 
-    def read_events_from(self, name: str, offset: int, limit: int = 1 << 20
-                         ) -> tuple[list[tuple[int, dict[str, Any]]], int]:
+    def read_events_from(
+        self, name: str, offset: int, limit: int = 1 << 20
+    ) -> tuple[list[tuple[int, dict[str, Any]]], int]:
         """Whole events after byte `offset`: [(end offset, event)], and the new offset.
 
         A line still being written (no newline yet) is left for the next read.
@@ -207,8 +210,9 @@ class SessionStore:
         return events_from(self.events_path(name), offset, limit)
 
 
-def events_from(path: Path, offset: int, limit: int = 1 << 20
-                ) -> tuple[list[tuple[int, dict[str, Any]]], int]:
+def events_from(
+    path: Path, offset: int, limit: int = 1 << 20
+) -> tuple[list[tuple[int, dict[str, Any]]], int]:
     try:
         with path.open("rb") as handle:
             size = os.fstat(handle.fileno()).st_size

@@ -52,8 +52,11 @@ def usage_totals(state: RWRState) -> tuple[int | None, int | None, float | None]
         return sum(known) if known else None
 
     costs = [u.cost for u in phases if u.cost is not None]
-    return (total([u.input_tokens for u in phases]), total([u.output_tokens for u in phases]),
-            sum(costs) if costs else None)
+    return (
+        total([u.input_tokens for u in phases]),
+        total([u.output_tokens for u in phases]),
+        sum(costs) if costs else None,
+    )
 
 
 def summary(name: str, snapshot: Snapshot | None, job: Job | None) -> RunSummary:
@@ -81,15 +84,29 @@ def detail(name: str, snapshot: Snapshot | None, job: Job | None) -> RunDetail:
     state = snapshot.state if snapshot else None
     lock = LockState(state="none", detail="")
     if snapshot is not None:
-        lock = LockState(state=snapshot.lock.state, detail=snapshot.lock.detail,
-                         pid=snapshot.lock_pid)
+        lock = LockState(
+            state=snapshot.lock.state, detail=snapshot.lock.detail, pid=snapshot.lock_pid
+        )
     extra: dict[str, Any] = {
-        "current_topic": None, "topics": [], "last_decision": None, "stop_reason": None,
-        "stop_detail": "", "last_error": snapshot.error if snapshot else None,
-        "seconds_used": 0.0, "seconds_left": None, "time_budget_minutes": None,
-        "agent_calls": 0, "agent_failures": 0, "input_tokens": None, "output_tokens": None,
-        "cost": None, "model": None, "agent": None, "lock": lock,
-        "exit_code": job.exit_code if job else None, "message": job.message if job else None,
+        "current_topic": None,
+        "topics": [],
+        "last_decision": None,
+        "stop_reason": None,
+        "stop_detail": "",
+        "last_error": snapshot.error if snapshot else None,
+        "seconds_used": 0.0,
+        "seconds_left": None,
+        "time_budget_minutes": None,
+        "agent_calls": 0,
+        "agent_failures": 0,
+        "input_tokens": None,
+        "output_tokens": None,
+        "cost": None,
+        "model": None,
+        "agent": None,
+        "lock": lock,
+        "exit_code": job.exit_code if job else None,
+        "message": job.message if job else None,
     }
     if state is not None:
         progress, config = state.progress, state.config
@@ -100,22 +117,35 @@ def detail(name: str, snapshot: Snapshot | None, job: Job | None) -> RunDetail:
         tokens_in, tokens_out, cost = usage_totals(state)
         extra.update(
             current_topic=None if progress.is_complete else progress.current_topic,
-            topics=[TopicView(slug=t.slug, name=t.name, status=t.status.value, depth=t.depth,
-                              parent=t.parent, in_flight=in_flight.get(t.slug))
-                    for t in state.plan.topics],
-            last_decision=(progress.last_decision.model_dump()
-                           if progress.last_decision else None),
+            topics=[
+                TopicView(
+                    slug=t.slug,
+                    name=t.name,
+                    status=t.status.value,
+                    depth=t.depth,
+                    parent=t.parent,
+                    in_flight=in_flight.get(t.slug),
+                )
+                for t in state.plan.topics
+            ],
+            last_decision=(progress.last_decision.model_dump() if progress.last_decision else None),
             stop_reason=progress.stop_reason.value if progress.stop_reason else None,
             stop_detail=progress.stop_detail,
             last_error=None if progress.is_complete else progress.last_error,
             seconds_used=round(progress.elapsed_seconds, 3),
-            seconds_left=(None if budget is None
-                          else round(max(0.0, budget * 60 - progress.elapsed_seconds), 3)),
+            seconds_left=(
+                None
+                if budget is None
+                else round(max(0.0, budget * 60 - progress.elapsed_seconds), 3)
+            ),
             time_budget_minutes=budget,
             agent_calls=state.usage.agent_calls,
             agent_failures=state.usage.agent_failures,
-            input_tokens=tokens_in, output_tokens=tokens_out, cost=cost,
-            model=config.model, agent=config.agent,
+            input_tokens=tokens_in,
+            output_tokens=tokens_out,
+            cost=cost,
+            model=config.model,
+            agent=config.agent,
         )
     return RunDetail(**base, **extra)
 
@@ -128,8 +158,9 @@ def citation_type(location: str) -> str:
     return "other"
 
 
-def citations(sources: list[dict[str, Any]], cited: list[int] | None,
-              verification: dict[int, str]) -> list[Citation]:
+def citations(
+    sources: list[dict[str, Any]], cited: list[int] | None, verification: dict[int, str]
+) -> list[Citation]:
     """The cited sources (all registered ones when the audit did not record which)."""
     from research.service.sessions import _int, _outcome
 
@@ -146,18 +177,21 @@ def citations(sources: list[dict[str, Any]], cited: list[int] | None,
             continue
         source = found
         location = str(source.get("url") or source.get("location") or source.get("path") or "")
-        out.append(Citation(
-            id=f"[{ident}]",
-            title=str(source.get("title") or location)[:500],
-            type=str(source.get("type") or citation_type(location))[:32],
-            location=location[:2000],
-            verification=verification.get(ident) or _outcome(source),
-        ))
+        out.append(
+            Citation(
+                id=f"[{ident}]",
+                title=str(source.get("title") or location)[:500],
+                type=str(source.get("type") or citation_type(location))[:32],
+                location=location[:2000],
+                verification=verification.get(ident) or _outcome(source),
+            )
+        )
     return out
 
 
-def synthesis(state: RWRState, report: str, cites: list[Citation],
-              report_mtime: float | None) -> SynthesisResponse:
+def synthesis(
+    state: RWRState, report: str, cites: list[Citation], report_mtime: float | None
+) -> SynthesisResponse:
     tokens_in, tokens_out, cost = usage_totals(state)
     stamp = datetime.fromtimestamp(report_mtime or 0.0, UTC).isoformat(timespec="seconds")
     return SynthesisResponse(

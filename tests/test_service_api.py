@@ -1,0 +1,366 @@
+"""`research serve`'s API, through httpx against the ASGI app: every endpoint, every error.
+
+Jobs are real child `research` processes: mock jobs (fast), and jobs of a gated fake agent
+(tests/fake_agents/gated_agent.py) that wait while a gate file exists, to be caught mid-run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("prometheus_client")
+
+import anyio  # noqa: E402
+import httpx  # noqa: E402
+
+from research.service.app import ServiceConfig, create_app  # noqa: E402
+
+GATED = Path(__file__).parent / "fake_agents" / "gated_agent.py"
+TASK = "heat pumps in cold climates"
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+class Api:
+    def __init__(self, root: Path, gate: Path, **options: Any) -> None:
+        env = {**os.environ, "GATED_AGENT_FILE": str(gate)}
+        options.setdefault("agent_cmd", f"{sys.executable} {GATED}")
+        self.config = ServiceConfig(root=root, env=env, poll_seconds=0.02, **options)
+        self.app = create_app(self.config)
+        self.service = self.app.state.service
+        self.gate = gate
+        self.client = httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=self.app), base_url="http://test"
+        )
+
+    async def wait_state(self, name: str, *states: str, within: float = 15.0) -> dict[str, Any]:
+        deadline = time.monotonic() + within
+        while True:
+            body = (await self.client.get(f"/runs/{name}")).json()
+            if body.get("state") in states:
+                return body
+            assert time.monotonic() < deadline, f"{name} stayed {body.get('state')}"
+            await anyio.sleep(0.05)
+
+    async def wait_call_in_flight(self, within: float = 15.0) -> None:
+        waiting = Path(f"{self.gate}.waiting")
+        deadline = time.monotonic() + within
+        while not waiting.exists():
+            assert time.monotonic() < deadline, "no agent call reached the gate"
+            await anyio.sleep(0.02)
+
+
+@pytest.fixture
+async def api(isolated: Path, tmp_path: Path) -> AsyncIterator[Api]:
+    client = Api(isolated, tmp_path / "gate")
+    async with client.client:
+        yield client
+        await stop_all(client)
+
+
+async def stop_all(api: Api) -> None:
+    api.gate.unlink(missing_ok=True)
+    for job in list(api.service.jobs.jobs.values()):
+        if job.process is not None and job.process.returncode is None:
+            job.process.kill()
+            await job.process.wait()
+
+
+def error_of(response: httpx.Response, status: int, kind: str) -> dict[str, Any]:
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert set(body) == {"error"} and set(body["error"]) == {"type", "message", "retryable"}
+    assert body["error"]["type"] == kind, body
+    return dict(body["error"])
+
+
+def sse(text: str) -> list[dict[str, Any]]:
+    """The events of an SSE body: [{id, event, data}]."""
+    out = []
+    for block in text.split("\n\n"):
+        fields: dict[str, Any] = {}
+        for line in block.splitlines():
+            if line.startswith(":") or ":" not in line:
+                continue
+            key, value = line.split(":", 1)
+            fields[key] = value.strip()
+        if "data" in fields:
+            fields["data"] = json.loads(fields["data"])
+            out.append(fields)
+    return out
+
+
+# --- a whole mock job -------------------------------------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_a_mock_job_over_every_read_endpoint(api: Api) -> None:
+    client = api.client
+    assert (await client.get("/healthz")).json()["status"] == "ok"
+    response = await client.post(
+        "/run", json={"task": TASK, "agent": "mock", "breadth": 2, "depth": 1, "name": "heat"}
+    )
+    assert response.status_code == 200, response.text
+    result = response.json()
+    # Seed 002 §5.3: answer, citations with id/title/type/location, metadata.
+    report = (api.config.root / "reports" / "heat" / "report.md").read_text(encoding="utf-8")
+    assert result["answer"] == report
+    assert result["citations"], "the mock report cites sources"
+    first = result["citations"][0]
+    assert first["id"] == "[1]" and first["type"] == "web"
+    assert first["location"].startswith("https://") and first["title"]
+    assert f"[{first['id'][1:-1]}]" in report
+    state = json.loads((api.config.root / ".research" / "heat" / "state.json").read_text())
+    meta = result["metadata"]
+    assert meta["model"] == state["config"]["model"]
+    assert meta["iterations"] == state["progress"]["iteration"] > 0
+    assert meta["stop_reason"] == state["progress"]["stop_reason"]
+    assert meta["timestamp"].startswith("20") and meta["token_count"] == 0
+
+    runs = (await client.get("/runs")).json()["runs"]
+    assert [(r["name"], r["state"], r["report"]) for r in runs] == [("heat", "done", True)]
+    detail = (await client.get("/runs/heat")).json()
+    assert detail["phase"] == "done" and detail["topic"] == TASK
+    assert detail["iteration"] == state["progress"]["iteration"]
+    assert detail["max_iterations"] == state["config"]["max_iterations"]
+    assert len(detail["topics"]) == len(state["plan"]["topics"])
+    assert {t["status"] for t in detail["topics"]} <= {"Complete", "Skipped", "Exhausted"}
+    assert detail["last_decision"]["topic"]
+    assert detail["agent_calls"] == state["usage"]["agent_calls"] > 0
+    assert detail["lock"]["state"] == "none" and detail["seconds_left"] is None
+
+    markdown = await client.get("/runs/heat/report")
+    assert markdown.headers["content-type"].startswith("text/markdown")
+    assert markdown.text == report
+    as_json = await client.get("/runs/heat/report", headers={"Accept": "application/json"})
+    assert as_json.json() == result
+
+    events_file = api.config.root / ".research" / "heat" / "events.jsonl"
+    stream = await client.get("/runs/heat/events")
+    assert stream.headers["content-type"].startswith("text/event-stream")
+    events = sse(stream.text)
+    logged = [json.loads(line) for line in events_file.read_text().splitlines()]
+    assert [e["data"] for e in events[:-1]] == logged
+    assert events[-1]["event"] == "end" and events[-1]["data"] == {"state": "done"}
+    # Each id is a byte offset: reconnecting with Last-Event-ID gives exactly the rest.
+    middle = events[len(events) // 2]
+    rest = sse(
+        (await client.get("/runs/heat/events", headers={"Last-Event-ID": middle["id"]})).text
+    )
+    assert [e["data"] for e in rest[:-1]] == logged[len(events) // 2 + 1 :]
+    by_offset = sse((await client.get(f"/runs/heat/events?offset={middle['id']}")).text)
+    assert by_offset == rest
+
+    metrics = (await client.get("/metrics")).text
+    assert 'research_jobs{state="done"} 1.0' in metrics
+    assert "research_loop_duration_seconds_count 1.0" in metrics
+    assert f"iterations_per_request_sum {float(meta['iterations'])}" in metrics
+    assert "agent_call_failures_total 0.0" in metrics
+    assert 'research_tokens_total{kind="input"}' in metrics
+    assert "research_cost_dollars_total" in metrics
+
+    page = await client.get("/")
+    assert page.status_code == 200 and "<form" in page.text and "EventSource" in page.text
+    docs = await client.get("/openapi.json")
+    paths = docs.json()["paths"]
+    assert {
+        "/run",
+        "/runs",
+        "/runs/{name}",
+        "/runs/{name}/report",
+        "/runs/{name}/events",
+        "/runs/{name}/resume",
+        "/metrics",
+        "/healthz",
+    } <= set(paths)
+    assert (await client.get("/docs")).status_code == 200
+    # /events (the session list stream) never ends: tests/test_service_e2e.py reads it.
+
+
+@pytest.mark.anyio
+async def test_async_run_answers_202_then_finishes(api: Api) -> None:
+    response = await api.client.post(
+        "/run?async=true", json={"task": TASK, "agent": "mock", "breadth": 1, "depth": 1}
+    )
+    assert response.status_code == 202, response.text
+    body = response.json()
+    name = "heat-pumps-in-cold-climates"
+    assert body == {
+        "job_id": name,
+        "name": name,
+        "status": "running",
+        "status_url": f"/runs/{name}",
+    }
+    done = await api.wait_state(name, "done")
+    assert done["report"] is True
+
+
+# --- stop, resume, the queue ----------------------------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_delete_mid_run_then_resume(api: Api) -> None:
+    api.gate.touch()
+    client = api.client
+    response = await client.post(
+        "/run?async=true", json={"task": TASK, "name": "slow", "breadth": 1, "depth": 1}
+    )
+    assert response.status_code == 202, response.text
+    await api.wait_call_in_flight()
+    running = await api.wait_state("slow", "running")
+    assert running["lock"]["state"] == "live"
+    error_of(await client.post("/runs/slow/resume"), 409, "locked")
+    error_of(await client.post("/run", json={"task": TASK, "name": "slow"}), 409, "name_taken")
+    stopped = await client.delete("/runs/slow")
+    assert stopped.status_code == 202 and stopped.json()["status"] == "stopping"
+    body = await api.wait_state("slow", "stopped")
+    assert body["exit_code"] == 143 and body["lock"]["state"] == "none"
+    error_of(await client.delete("/runs/slow"), 409, "not_running")
+    api.gate.unlink()
+    resumed = await client.post("/runs/slow/resume")
+    assert resumed.status_code == 202, resumed.text
+    done = await api.wait_state("slow", "done")
+    assert done["report"] and done["exit_code"] == 0
+    ends = [
+        json.loads(line)
+        for line in (api.config.root / ".research/slow/events.jsonl").read_text().splitlines()
+        if '"run_end"' in line
+    ]
+    assert [e["outcome"] for e in ends] == ["interrupted", "complete"]
+    error_of(await client.post("/runs/slow/resume"), 409, "already_complete")
+
+
+@pytest.mark.anyio
+async def test_max_jobs_queues_to_a_bound_then_answers_429(isolated: Path, tmp_path: Path) -> None:
+    root = isolated
+    api = Api(root, tmp_path / "gate", max_jobs=1, max_queue=1)
+    api.gate.touch()
+    async with api.client as client:
+        try:
+            first = await client.post(
+                "/run?async=true", json={"task": "one", "depth": 1, "breadth": 1}
+            )
+            assert first.json()["status"] == "running"
+            second = await client.post("/run?async=true", json={"task": "two", "agent": "mock"})
+            assert second.status_code == 202 and second.json()["status"] == "queued"
+            assert (await client.get("/runs/two")).json()["state"] == "queued"
+            third = await client.post("/run?async=true", json={"task": "three"})
+            assert error_of(third, 429, "too_many_jobs")["retryable"] is True
+            assert not (root / ".research" / "three").exists()
+            # A queued job can be cancelled; it never ran.
+            assert (await client.delete("/runs/two")).json()["status"] == "cancelled"
+            assert not (root / ".research" / "two").exists()
+        finally:
+            await stop_all(api)
+
+
+# --- errors -------------------------------------------------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_every_error_is_an_error_response_with_its_status(api: Api, tmp_path: Path) -> None:
+    client = api.client
+    error_of(
+        await client.post(
+            "/run", content=b"{not json", headers={"Content-Type": "application/json"}
+        ),
+        400,
+        "bad_request",
+    )
+    error_of(
+        await client.post("/run", json={"task": TASK, "name": "Bad Name"}), 400, "invalid_name"
+    )
+    error_of(await client.get("/runs/..."), 400, "invalid_name")
+    error_of(await client.get("/runs/a%2F..%2Fb"), 404, "not_found")
+    for body, where in [
+        ({"task": TASK, "breadth": 0}, "breadth"),
+        ({"task": TASK, "depth": 99}, "depth"),
+        ({"task": TASK, "parallel": 9}, "parallel"),
+        ({"task": ""}, "task"),
+        ({"task": TASK, "time": "soon"}, "time"),
+        ({"task": TASK, "time": "-5"}, "time"),
+        ({"task": TASK, "agent": "bash"}, "agent"),
+        ({"task": TASK, "colour": "blue"}, "colour"),
+        ({}, "task"),
+    ]:
+        error = error_of(await client.post("/run", json=body), 422, "validation_error")
+        assert error["message"].startswith(where), error
+    for method, url in [
+        ("GET", "/runs/nope"),
+        ("GET", "/runs/nope/report"),
+        ("GET", "/runs/nope/events"),
+        ("POST", "/runs/nope/resume"),
+        ("DELETE", "/runs/nope"),
+        ("GET", "/no/such/endpoint"),
+    ]:
+        error_of(await client.request(method, url), 404, "not_found")
+    error_of(
+        await client.post(
+            "/run", content=b"x" * 100_000, headers={"Content-Type": "application/json"}
+        ),
+        413,
+        "payload_too_large",
+    )
+    assert not (api.config.root / ".research").exists()
+
+    # 503: the agent's executable is missing (nothing is started).
+    missing = Api(api.config.root, api.gate, agent_cmd="no-such-agent-binary-here --x")
+    async with missing.client:
+        error = error_of(
+            await missing.client.post("/run", json={"task": TASK}), 503, "agent_unavailable"
+        )
+        assert "no-such-agent-binary-here" in error["message"] and error["retryable"]
+    assert not (api.config.root / ".research").exists()
+
+    # 404 report not ready, 409 locked: a session whose lock a live process holds.
+    api.gate.touch()
+    assert (
+        await client.post(
+            "/run?async=true", json={"task": TASK, "name": "held", "breadth": 1, "depth": 1}
+        )
+    ).status_code == 202
+    await api.wait_call_in_flight()
+    error_of(await client.get("/runs/held/report"), 404, "report_not_ready")
+    # A job of an earlier server: not ours, but locked by a live research process.
+    other = Api(api.config.root, api.gate)
+    async with other.client:
+        assert (await other.client.get("/runs/held")).json()["state"] == "running"
+        error_of(await other.client.post("/runs/held/resume"), 409, "locked")
+        error_of(
+            await other.client.post("/run", json={"task": TASK, "name": "held"}), 409, "name_taken"
+        )
+        # ... which it may stop: the lock's pid is checked to be a research process here.
+        assert (await other.client.delete("/runs/held")).json()["status"] == "stopping"
+    body = await api.wait_state("held", "stopped")
+    assert body["exit_code"] == 143
+
+
+@pytest.mark.anyio
+async def test_the_token_guards_every_endpoint_but_healthz(tmp_path: Path) -> None:
+    api = Api(tmp_path, tmp_path / "gate", token="s3cret")
+    async with api.client as client:
+        assert (await client.get("/healthz")).status_code == 200
+        for url in ["/", "/runs", "/runs/x", "/metrics", "/docs", "/openapi.json", "/events"]:
+            error_of(await client.get(url), 401, "unauthorized")
+            error_of(
+                await client.get(url, headers={"Authorization": "Bearer wrong"}),
+                401,
+                "unauthorized",
+            )
+        error_of(await client.post("/run", json={"task": TASK}), 401, "unauthorized")
+        good = {"Authorization": "Bearer s3cret"}
+        assert (await client.get("/runs", headers=good)).json() == {"runs": []}
+        assert (await client.get("/runs?token=s3cret")).status_code == 200  # EventSource
+        assert (await client.get("/metrics", headers=good)).status_code == 200
