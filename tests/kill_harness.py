@@ -194,7 +194,8 @@ def preload() -> None:
     command once: Typer would rebuild the same one from the signature in every child.
     """
     for module in pkgutil.walk_packages(research.__path__, "research."):
-        importlib.import_module(module.name)
+        if not module.name.startswith("research.service"):  # the optional [server] extra
+            importlib.import_module(module.name)
     os.fsync = lambda fd: None
     # Typer builds the click command from the signature on every call; build it once.
     command = typer.main.get_command(research.cli.app)
