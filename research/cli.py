@@ -182,11 +182,20 @@ def main_command(
         if reorganize_archive:
             _reorganize_archive(root, session_name)
             return
-        if agent_cmd is not None and (mock_mode or _given(ctx, "agent")):
-            chosen = "--mock-mode" if mock_mode else f"--agent {agent.value}"
-            raise UsageError(f"{chosen} and --agent-cmd each choose the agent; give one of them")
+        # --mock-mode / --agent and --agent-cmd each choose the agent: both on the command
+        # line (or both in the environment) is a usage error; otherwise the flag wins.
+        picked_from = "COMMANDLINE" if mock_mode else _source(ctx, "agent")
+        picked_agent = picked_from not in (None, "DEFAULT")
+        if agent_cmd is not None and picked_agent:
+            if _source(ctx, "agent_cmd") == picked_from:
+                chosen = "--mock-mode" if mock_mode else f"--agent {agent.value}"
+                raise UsageError(f"{chosen} and --agent-cmd each choose the agent; give one "
+                                 "of them")
+            if picked_from == "COMMANDLINE":
+                agent_cmd = None  # RESEARCH_AGENT_CMD gives way to --mock-mode / --agent
+            else:
+                picked_agent = False  # RESEARCH_AGENT gives way to --agent-cmd
         resuming = resume or force_resume
-        picked_agent = mock_mode or _given(ctx, "agent")
         settings = build_settings(
             root=root, name=session_name, topic=topic, resume=resuming,
             force_resume=force_resume, assume_yes=yes, quiet=quiet, verbose=verbose,

@@ -128,6 +128,9 @@ def run_session(
     paths = SessionPaths(settings.root, settings.name)
     saved: RWRState | None = None
     if settings.resume:
+        if paths.state_file.is_symlink():  # never read (or later replace) through a link
+            raise StateError(f"{paths.state_file} is a symbolic link, not the session's own "
+                             "state; it was left untouched")
         if not paths.state_file.exists():
             SessionLock(paths.lock_file).ensure_not_held()  # started elsewhere, not saved yet
             raise StateError(f"no saved session named {settings.name!r} in {paths.research_root}"
@@ -298,6 +301,9 @@ def check_templates(paths: SessionPaths) -> None:
     """Refuse a damaged template before anything is written: the check `load_templates`
     makes once the run is locked, on the templates it would use (the working directory's,
     with missing and unedited older ones taken from the shipped defaults)."""
+    if paths.templates_dir.exists() and not paths.templates_dir.is_dir():
+        raise RunFailed(f"cannot create the templates in {paths.templates_dir}: it is not a "
+                        "directory")
     source = default_templates_dir()
     history = shipped_history(source).sha256
     templates: dict[str, Template] = {}
