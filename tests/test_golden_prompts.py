@@ -53,3 +53,25 @@ def test_the_fake_agents_recognise_every_phase_and_its_files(
     assert fake_opencode.phase_of(prompt + "\n\n" + rendered["phase_recovery"]) == name
     files = fake_opencode.phase_files(name, prompt, lambda relative: None)
     assert files and all(not path.startswith("/") for path in files)
+
+
+def test_notes_and_reports_in_the_requested_formats_parse() -> None:
+    """What the templates ask for: several URLs per finding, a `## Queries Tried` section
+    (no URLs in it), and a comparison table with a citation in every row."""
+    from research.sources import audit_report, build_registry
+
+    notes = (
+        "# Progress: T\n\n## Findings\n- COP 2.8 at -15 °C (2023, NREL) "
+        "(Sources: https://a.org/1, https://b.org/2)\n\n## Sources\n- A — https://a.org/1\n"
+        "- B — https://b.org/2\n\n## Queries Tried\n- heat pump COP cold\n"
+        "- heat pump criticism\n\n## Knowledge Gaps\n- Gap: none\n"
+    )
+    registry = build_registry([("t", notes)])
+    assert [s.url for s in registry.sources] == ["https://a.org/1", "https://b.org/2"]
+    report = (
+        "# T\n\nHeat pumps keep working in the cold [1].\n\n## Comparison\n\n"
+        "The two units differ [1, 2].\n\n| Unit | COP at -15 °C | Source |\n|---|---|---|\n"
+        "| A | 2.8 | [1] |\n| B | 2.1 | [2] |\n\n## Sources\n\n[1] A — https://a.org/1\n"
+        "[2] B — https://b.org/2\n"
+    )
+    assert audit_report(report, registry).defects == []
