@@ -1,6 +1,6 @@
 """`python -m research`: the same as the `research` console command."""
 
-from research.cli import main
+from research.entry import main
 
 if __name__ == "__main__":
     main()

@@ -343,8 +343,18 @@ USAGE_LINE = ("usage: research.py [OPTIONS] TOPIC  (or --resume --name NAME, --s
               "--list); see research.py --help")
 
 
+def _raise_interrupted(signum: int, _frame: object) -> None:
+    raise Interrupted(signum)
+
+
 def main() -> None:
     """Console-script entry point: every error the user can cause is one line on stderr."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():  # imports done: finally blocks
+        for sig in (signal.SIGINT, signal.SIGTERM):                # may run from here on
+            signal.signal(sig, _raise_interrupted)
     if len(sys.argv) <= 1:  # bare `research`: a usage line, not a traceback or a run
         sys.stderr.write(USAGE_LINE + "\n")
         sys.exit(2)
@@ -367,7 +377,10 @@ def main() -> None:
         sys.stderr.write(f"research.py: internal error: {exc!r} (rerun with --verbose for "
                          "details)\n")
         sys.exit(1)
-    except KeyboardInterrupt:  # Ctrl-C before the session's own handlers are installed
+    except Interrupted as exc:  # a signal outside a session's own handling
+        sys.stderr.write(f"research.py: interrupted by {_signal_name(exc.signum)}\n")
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
         sys.stderr.write("research.py: interrupted\n")
         sys.exit(130)
     if type(code) is int:
