@@ -1,0 +1,236 @@
+"""`research serve` for real: uvicorn on a free loopback port, jobs as child processes, and the
+page in headless Chromium (skipped where no browser is installed)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("uvicorn")
+
+import httpx  # noqa: E402
+
+GATED = Path(__file__).parent / "fake_agents" / "gated_agent.py"
+REPO = Path(__file__).resolve().parent.parent
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class Server:
+    def __init__(self, root: Path, gate: Path) -> None:
+        self.root, self.gate = root, gate
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        env = {**os.environ, "GATED_AGENT_FILE": str(self.gate), "PYTHONPATH": str(REPO)}
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "research",
+                "serve",
+                "--port",
+                str(self.port),
+                "--workdir",
+                str(self.root),
+                "--agent-cmd",
+                f"{sys.executable} {GATED}",
+            ],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        deadline = time.monotonic() + 15
+        while True:
+            try:
+                if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            assert self.proc.poll() is None, self.proc.stderr.read() if self.proc.stderr else ""
+            assert time.monotonic() < deadline, "the server did not come up"
+            time.sleep(0.05)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if self.proc is not None and self.proc.stderr is not None:
+            self.proc.stderr.close()
+
+    def get(self, path: str, **kw: Any) -> httpx.Response:
+        return httpx.get(self.url + path, timeout=10, **kw)
+
+    def wait_state(self, name: str, *states: str, within: float = 20.0) -> dict[str, Any]:
+        deadline = time.monotonic() + within
+        while True:
+            body: dict[str, Any] = self.get(f"/runs/{name}").json()
+            if body.get("state") in states:
+                return body
+            assert time.monotonic() < deadline, f"{name} stayed {body.get('state')}"
+            time.sleep(0.05)
+
+    def wait_gate(self, within: float = 15.0) -> None:
+        waiting = Path(f"{self.gate}.waiting")
+        deadline = time.monotonic() + within
+        while not waiting.exists():
+            assert time.monotonic() < deadline, "no agent call reached the gate"
+            time.sleep(0.02)
+
+
+@pytest.fixture
+def server(isolated: Path, tmp_path: Path) -> Iterator[Server]:
+    srv = Server(isolated, tmp_path / "gate")
+    srv.start()
+    yield srv
+    srv.gate.unlink(missing_ok=True)
+    srv.stop()
+    # Jobs outlive the server by design; end any this test left behind.
+    for lock in isolated.glob(".research/*/research.lock.json"):
+        try:
+            os.kill(json.loads(lock.read_text())["pid"], signal.SIGKILL)
+        except (OSError, ValueError, KeyError):
+            pass
+
+
+def sse_until_end(url: str) -> list[dict[str, Any]]:
+    events: list[dict[str, Any]] = []
+    current: dict[str, Any] = {}
+    with httpx.stream("GET", url, timeout=30) as response:
+        assert response.headers["content-type"].startswith("text/event-stream")
+        for line in response.iter_lines():
+            if not line:
+                if "data" in current:
+                    events.append(current)
+                    if current.get("event") == "end":
+                        return events
+                current = {}
+                continue
+            if line.startswith(":"):
+                continue
+            key, _, value = line.partition(":")
+            current[key] = json.loads(value) if key == "data" else value.strip()
+    return events
+
+
+def test_a_mock_job_runs_over_async_post_sse_and_report(server: Server) -> None:
+    response = httpx.post(
+        server.url + "/run?async=true",
+        timeout=10,
+        json={"task": "solar panels", "agent": "mock", "breadth": 2, "depth": 1},
+    )
+    assert response.status_code == 202, response.text
+    name = response.json()["name"]
+    events = sse_until_end(server.url + response.json()["status_url"] + "/events")
+    types = [e["data"].get("type") for e in events[:-1]]
+    assert types[0] == "lock_taken" and "run_end" in types and "phase_start" in types
+    assert events[-1]["data"] == {"state": "done"}
+    report = server.get(f"/runs/{name}/report")
+    assert report.status_code == 200 and report.text.startswith("# ")
+    assert report.text == (server.root / "reports" / name / "report.md").read_text()
+    with httpx.stream("GET", server.url + "/events", timeout=10) as listing:
+        for line in listing.iter_lines():
+            if line.startswith("data:"):
+                assert json.loads(line[5:])["runs"][0]["state"] == "done"
+                break
+    assert "research_loop_duration_seconds_count 1.0" in server.get("/metrics").text
+
+
+def test_delete_mid_run_resume_and_a_server_restart_mid_job(server: Server) -> None:
+    server.gate.touch()
+    response = httpx.post(
+        server.url + "/run?async=true",
+        timeout=10,
+        json={"task": "wind power", "name": "wind", "breadth": 1, "depth": 1},
+    )
+    assert response.status_code == 202, response.text
+    server.wait_gate()
+    assert server.wait_state("wind", "running")["lock"]["state"] == "live"
+    assert httpx.delete(server.url + "/runs/wind", timeout=10).status_code == 202
+    stopped = server.wait_state("wind", "stopped")
+    assert stopped["exit_code"] == 143 and stopped["lock"]["state"] == "none"
+
+    Path(f"{server.gate}.waiting").unlink()
+    assert httpx.post(server.url + "/runs/wind/resume", timeout=10).status_code == 202
+    server.wait_gate()
+    # The server goes away mid-job; the job (its own process, holding the lock) goes on.
+    server.stop()
+    holder = json.loads((server.root / ".research/wind/research.lock.json").read_text())["pid"]
+    os.kill(holder, 0)
+    server.start()
+    again = server.wait_state("wind", "running")
+    assert again["lock"]["pid"] == holder and again["exit_code"] is None
+    server.gate.unlink()
+    done = server.wait_state("wind", "done")
+    assert done["report"] and server.get("/runs/wind/report").status_code == 200
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no chromium installed")
+def test_the_page_in_headless_chromium(server: Server, tmp_path: Path) -> None:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    assert CHROMIUM is not None
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
+        )
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            errors: list[str] = []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.goto(server.url + "/")
+            assert page.title() == "research.py"
+            page.wait_for_selector("#conn-dot.live", timeout=10_000)
+            assert page.locator("#runs li").count() == 0
+            page.fill("#f-task", "tidal energy")
+            page.fill("#f-breadth", "2")
+            page.fill("#f-depth", "1")
+            page.select_option("#f-agent", "mock")
+            page.click("#f-submit")
+            page.wait_for_selector('#runs li[data-name="tidal-energy"]', timeout=10_000)
+            page.wait_for_selector(
+                "#d-report:not(.hidden) ol.citations a[href^='https://']", timeout=20_000
+            )
+            # The list follows the SSE stream to the job's end.
+            page.wait_for_selector(
+                '#runs li[data-name="tidal-energy"] .badge.s-done', timeout=10_000
+            )
+            assert page.locator("#d-tree li").count() >= 2
+            assert page.locator("#events li").count() > 5
+            heading = page.locator("#d-report h2").first.inner_text()
+            assert heading.strip()
+            assert page.locator("#d-report a.cite").count() > 0
+            page.screenshot(path=str(tmp_path / "page.png"), full_page=True)
+            assert errors == []
+        finally:
+            browser.close()
