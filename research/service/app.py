@@ -604,14 +604,13 @@ async def follow(
     while True:
         events, offset = service.store.read_events_from(name, offset)
         for end, event in events:
-            yield f"id: {end}\ndata: {json.dumps(event, ensure_ascii=False)}\n\n".encode()
+            yield f"id: {end}\ndata: {event}\n\n".encode()
         if events:
             continue
-        snap = service.store.snapshot(name)
-        if job_state(snap, service.jobs.jobs.get(name)) not in ("running", "queued"):
+        if service.jobs.active(name) is None and not service.store.locked(name):
             events, offset = service.store.read_events_from(name, offset)
             for end, event in events:
-                yield f"id: {end}\ndata: {json.dumps(event, ensure_ascii=False)}\n\n".encode()
+                yield f"id: {end}\ndata: {event}\n\n".encode()
             final = job_state(service.store.snapshot(name), service.jobs.jobs.get(name))
             yield f"id: {offset}\nevent: end\ndata: {json.dumps({'state': final})}\n\n".encode()
             return

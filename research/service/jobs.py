@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import IO
 
 STDERR_TAIL = 4096
+JOB_NICENESS = 10
 
 
 class QueueFull(Exception):
@@ -99,6 +100,7 @@ class JobManager:
                 stdout=asyncio.subprocess.DEVNULL,
                 stderr=job.stderr,
                 start_new_session=True,
+                preexec_fn=_lower_priority,
                 env=self.env,
             )
             job.exit_code = await job.process.wait()
@@ -142,6 +144,12 @@ class JobManager:
         for task in list(self._tasks):
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+
+
+def _lower_priority() -> None:
+    """Jobs run at nice +JOB_NICENESS: the API stays responsive while they compute."""
+    with contextlib.suppress(OSError):
+        os.nice(JOB_NICENESS)
 
 
 def _last_line(handle: IO[bytes] | None) -> str | None:

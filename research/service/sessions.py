@@ -88,8 +88,14 @@ class SessionStore:
             lock_pid=self._lock_pid(paths) if lock.state == "live" else None,
             updated=updated,
             report_exists=paths.report_file.is_file(),
-            last_run_end=self._last_run_end(paths),
+            last_run_end=(self._last_run_end(paths) if lock.state != "live"
+                          and state is not None and not state.progress.is_complete else None),
         )
+
+    def locked(self, name: str) -> bool:
+        """Whether a live process holds the session's lock (a cheap check for streams)."""
+        paths = self.paths(name)
+        return paths.lock_file.exists() and lock_view(paths).state == "live"
 
     def _state(self, paths: SessionPaths) -> tuple[RWRState | None, str | None, float]:
         try:
@@ -202,17 +208,20 @@ class SessionStore:
 
     def read_events_from(
         self, name: str, offset: int, limit: int = 1 << 20
-    ) -> tuple[list[tuple[int, dict[str, Any]]], int]:
-        """Whole events after byte `offset`: [(end offset, event)], and the new offset.
+    ) -> tuple[list[tuple[int, str]], int]:
+        """Whole event lines after byte `offset`: [(end offset, JSON text)], and the new offset.
 
         A line still being written (no newline yet) is left for the next read.
         """
         return events_from(self.events_path(name), offset, limit)
 
 
-def events_from(
-    path: Path, offset: int, limit: int = 1 << 20
-) -> tuple[list[tuple[int, dict[str, Any]]], int]:
+def events_from(path: Path, offset: int, limit: int = 1 << 20) -> tuple[list[tuple[int, str]], int]:
+    """Whole event lines after byte `offset`, as [(end offset, JSON text)], and the new offset.
+
+    Lines are passed on as they are (one JSON object each, so no newline inside); a line that
+    is not an object, or not UTF-8, is skipped; a line still being written is left for later.
+    """
     try:
         with path.open("rb") as handle:
             size = os.fstat(handle.fileno()).st_size
@@ -222,18 +231,19 @@ def events_from(
             chunk = handle.read(limit)
     except OSError:
         return [], offset
-    out: list[tuple[int, dict[str, Any]]] = []
+    out: list[tuple[int, str]] = []
     position = offset
     for line in chunk.splitlines(keepends=True):
         if not line.endswith(b"\n"):
             break
         position += len(line)
-        try:
-            event = json.loads(line)
-        except ValueError:
+        text = line.strip()
+        if not (text.startswith(b"{") and text.endswith(b"}")) or b"\r" in text:
             continue
-        if isinstance(event, dict):
-            out.append((position, event))
+        try:
+            out.append((position, text.decode("utf-8")))
+        except UnicodeDecodeError:
+            continue
     return out, position
 
 
