@@ -8,7 +8,7 @@ from research import phases, report
 from research.paths import SessionPaths
 from research.plan import Topic
 from research.settings import MAX_TOPIC_ATTEMPTS
-from research.sources import SourceRegistry, audit_report, format_registry
+from research.sources.registry import SourceRegistry, audit_report, format_registry
 from research.state import Phase, RWRState
 
 

@@ -13,7 +13,7 @@ from research import __version__
 from research.paths import SessionPaths
 from research.plan import RETRY_EXHAUSTED_TAG, Plan, Topic, TopicStatus
 from research.settings import MAX_TOPIC_ATTEMPTS
-from research.sources import (
+from research.sources.registry import (
     SourceRegistry,
     audit_report,
     enforce_citations,

@@ -15,7 +15,7 @@ from research import prompts
 from research.engine.topics import parallel_variables
 from research.paths import SessionPaths
 from research.plan import Plan
-from research.sources import build_registry
+from research.sources.registry import build_registry
 from research.state import Phase, RWRState, SessionConfig, Verdict
 from research.templates import PromptTemplates, default_templates_dir
 

@@ -58,7 +58,7 @@ def test_the_fake_agents_recognise_every_phase_and_its_files(
 def test_notes_and_reports_in_the_requested_formats_parse() -> None:
     """What the templates ask for: several URLs per finding, a `## Queries Tried` section
     (no URLs in it), and a comparison table with a citation in every row."""
-    from research.sources import audit_report, build_registry
+    from research.sources.registry import audit_report, build_registry
 
     notes = (
         "# Progress: T\n\n## Findings\n- COP 2.8 at -15 °C (2023, NREL) "

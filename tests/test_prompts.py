@@ -7,7 +7,7 @@ from pathlib import Path
 from research import prompts
 from research.paths import SessionPaths
 from research.plan import Plan
-from research.sources import build_registry
+from research.sources.registry import build_registry
 from research.state import Phase, RWRState, SessionConfig, Verdict
 from research.templates import VARIABLES
 

@@ -23,7 +23,7 @@ from research.report import (
     methodology,
     strip_orchestrator_parts,
 )
-from research.sources import Source, SourceRegistry, audit_report, parse_citations
+from research.sources.registry import Source, SourceRegistry, audit_report, parse_citations
 from research.state import RWRState, StopReason, migrate_v1
 
 QUESTION = "How do heat pumps perform in cold climates?"

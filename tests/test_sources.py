@@ -3,7 +3,7 @@ from __future__ import annotations
 import pydantic
 import pytest
 
-from research.sources import (
+from research.sources.registry import (
     CitationAudit,
     Source,
     SourceRef,

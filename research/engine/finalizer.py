@@ -11,7 +11,7 @@ from research.engine.context import RunContext
 from research.engine.outcome import Failed
 from research.engine.runner import PhaseRunner
 from research.fsutil import atomic_write_text
-from research.sources import CitationAudit, SourceRegistry, audit_report, build_registry
+from research.sources.registry import CitationAudit, SourceRegistry, audit_report, build_registry
 from research.state import Phase, Verdict
 
 
