@@ -1,0 +1,896 @@
+"""Check a claim against the text of the page it cites (pure: no I/O, standard library + pydantic).
+
+`index_page` reads a page's text once: sentences, passages (windows of up to
+`PASSAGE_SENTENCES` consecutive sentences and `PASSAGE_WORDS` words), each sentence's
+content words (stems) and figures, and an inverted index stem -> passages. `check_claim`
+then scores one claim against that index in well under a millisecond.
+
+The rule, in two sentences: a claim is SUPPORTED when one passage holds at least
+`SUPPORTED_COVERAGE` (60%) of its content words and every figure it states; it is
+UNSUPPORTED when a figure is nowhere on the page, when no passage holds `WEAK_COVERAGE`
+(35%) of its words, or when the passage that does match its words (>= 60%) gives a
+different figure of the same kind (a percentage, a year, another number) instead of the
+claim's. Anything between is WEAK (the words only partly there, or a figure that is on
+the page but not in the matching passage); with no page text it is UNVERIFIABLE.
+
+How the best passage is chosen: the passages holding the most of the claim's words, then
+within them the shortest run of sentences that still holds those words (a neighbouring
+sentence that adds no words of the claim cannot lend it a figure), then the run holding
+the most of the claim's figures, then the shortest, then the first.
+
+Words: `research.similarity.content_words` (lowercase, stopwords and one-letter tokens
+dropped, plurals folded), pure digits dropped, a few hedges ("approximately", "according")
+dropped, then a light stem: "-ing"/"-ed" and a final "e" removed, a doubled final
+consonant undoubled, "y" -> "i", and the result cut to `STEM_CHARS` characters, so
+"installed"/"installation" and "increase"/"increasing" match.
+
+Figures (`claim_numbers`): digits, with
+- thousands separators "1,200", "1 200" (thin, narrow or no-break space only) and the
+  European "1.200.000" / "1.200,5"; a single comma followed by one, two or four or more
+  digits is a decimal comma ("2,5" = 2.5), while three digits after a comma are always
+  thousands ("2,500" = 2500, never 2.5);
+- scales "thousand", "million"/"mn"/"mln", "billion"/"bn", "trillion"/"tn", and the
+  glued single letters "1.2k", "1.2m", "3.5b", which may also be a unit (metres), so they
+  match either reading;
+- percentages "12%", "12 %", "12 percent", "12 per cent", "12 pct", "0.25 percentage
+  points"; a percentage in a claim must be a percentage on the page;
+- ranges lend their scale or percent sign to their first figure ("1.2-1.5 million",
+  "10 to 12%"), and "2019/20" also means 2020;
+- no sign: "-5%" and "5%" are the same figure ("fell 5%" is how pages say it);
+- a numbered name ("phase 3", "round 5", "table 2": a figure right after such a word)
+  must be on the page but need not be in the matching passage;
+- not figures: citation markers "[3]", list ordinals "1." at the start of a line,
+  ordinals "21st", identifiers glued to letters ("CO2", "R290", "COVID-19"); a figure
+  glued to a unit ("20kWh") is a figure; dotted versions "3.12.1" compare as text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from enum import StrEnum
+from functools import lru_cache
+from types import MappingProxyType
+from typing import TypeAlias, TypeVar
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from research.similarity import content_words
+from research.sources.registry import (
+    _BARE_URL,
+    _CITATION,
+    _MD_LINK,
+    _citations_in,
+    _find_urls,
+    normalize_url,
+)
+
+SUPPORTED_COVERAGE = 0.6
+"""Share of the claim's content words one passage must hold for SUPPORTED."""
+WEAK_COVERAGE = 0.35
+"""Below this share in every passage the claim is UNSUPPORTED."""
+PASSAGE_SENTENCES = 3
+PASSAGE_WORDS = 80
+EVIDENCE_CHARS = 300
+STEM_CHARS = 6
+MAX_TIED_PASSAGES = 16
+"""Passages tied for the most claim words that are examined for the best run."""
+
+T = TypeVar("T")
+Value: TypeAlias = Decimal | str
+"""A figure's value: a Decimal, or the text of a dotted version such as "3.12.1"."""
+
+
+class Support(StrEnum):
+    """How well the cited page backs a claim."""
+
+    SUPPORTED = "supported"
+    WEAK = "weak"
+    UNSUPPORTED = "unsupported"
+    UNVERIFIABLE = "unverifiable"
+
+
+class ClaimCheck(BaseModel):
+    """One claim checked against the text of the page it cites."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    claim: str
+    """The claim as checked (citation markers and URLs removed)."""
+    source: str
+    """The URL or file:<path> checked against."""
+    support: Support
+    coverage: float
+    """Share of the claim's content words found in the best passage, 0..1."""
+    missing_numbers: list[str] = Field(default_factory=list)
+    """The claim's figures (as written) that are nowhere on the page."""
+    numbers_elsewhere: list[str] = Field(default_factory=list)
+    """The claim's figures that are on the page but not in the best passage."""
+    evidence: str = ""
+    """The best-matching passage, trimmed to about 300 characters."""
+    reason: str = ""
+    """One short human line: why this outcome."""
+
+
+# --- Figures ------------------------------------------------------------------------------
+
+_SEP = "\u00a0\u2007\u2009\u202f"  # no-break, figure, thin and narrow no-break spaces
+_NOT_LETTER = r"(?![^\W\d_])"
+_NUMBER = re.compile(
+    rf"(?<![\w.,{_SEP}])(?<![^\W\d_][-\u2010\u2011])"
+    rf"(?P<body>\d+(?:[.,{_SEP}]\d+)*)"
+    rf"(?:(?P<pct>[ {_SEP}-]?(?:%|per[ -]?cent(?:age[ -]points?)?{_NOT_LETTER}"
+    rf"|pct{_NOT_LETTER}|percentage[ -]points?{_NOT_LETTER}))"
+    rf"|[ {_SEP}]?(?P<word>thousand|million|billion|trillion|mln|mn|bn|tn){_NOT_LETTER}"
+    rf"|(?P<letter>[kmb]){_NOT_LETTER})?"
+    r"(?P<tail>[^\W\d_]*)"
+)
+_SCALES = {
+    "thousand": 3, "k": 3, "million": 6, "mn": 6, "mln": 6, "m": 6,
+    "billion": 9, "bn": 9, "b": 9, "trillion": 12, "tn": 12,
+}  # fmt: skip
+_ORDINALS = frozenset({"st", "nd", "rd", "th"})
+_SPACED_THOUSANDS = re.compile(rf"\d{{1,3}}(?:[{_SEP}]\d{{3}})+(?:[.,]\d+)?")
+_COMMA_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+_DOT_THOUSANDS = re.compile(r"\d{1,3}(?:\.\d{3})+,\d+|\d{1,3}(?:\.\d{3}){2,}")
+_DECIMAL_POINT = re.compile(r"\d+\.\d+")
+_DECIMAL_COMMA = re.compile(r"\d+,(?:\d{1,2}|\d{4,})")  # never three digits: 2,500 is thousands
+_VERSION = re.compile(r"\d+(?:\.\d+){2,}")
+_RANGE_JOIN = re.compile(r"\s*(?:-|\u2013|\u2014|to|and)\s*[$\u20ac\u00a3\u00a5]?\s*")
+_YEAR_TAIL_JOIN = frozenset({"/", "-", "\u2013"})
+_LINE_MARKER = re.compile(r"^[ \t]*(?:(?:[-*+\u2022]|\d+[.)])[ \t]+)+", re.MULTILINE)
+_FILE_REF = re.compile(r"(?<![\w/.-])file:(?:<([^<>\n]+)>|([^\s<>\"'`()\[\],;]+))")
+_TRAILING_PROSE = ".,;:!?'\"*"
+# A figure right after one of these words names something ("phase 3", "round 5").
+_LABEL_BEFORE = re.compile(
+    r"\b(?:phase|round|stage|step|tier|level|grade|type|version|release|wave|category|class"
+    r"|article|section|chapter|table|figure|fig|page|no|number|series|generation)\.?\s*$",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class StatedNumber:
+    """A figure a text states."""
+
+    text: str
+    """As written, e.g. "1.2 million", "12 %"."""
+    value: Value
+    """The normalised value (1.2 million -> 1200000; a percentage keeps its number)."""
+    kind: str
+    """"percent", "year" (a bare 4-digit 1800-2100), "label" (a numbered name such as
+    "phase 3"), "version" or "number"."""
+    candidates: frozenset[Value]
+    """Every value it may mean ("1.2m": 1200000 or 1.2; "2019/20": 20 or 2020)."""
+
+
+def _body_values(body: str) -> list[tuple[str, Value]]:
+    """(text, value) of the figure(s) a run of digits and separators stands for."""
+    if body.isdigit():
+        return [(body, Decimal(body))]
+    if any(ch in _SEP for ch in body):
+        if _SPACED_THOUSANDS.fullmatch(body):
+            return _body_values(re.sub(f"[{_SEP}]", "", body))
+        return [pair for part in re.split(f"[{_SEP}]+", body) for pair in _body_values(part)]
+    if _COMMA_THOUSANDS.fullmatch(body):
+        return [(body, Decimal(body.replace(",", "")))]
+    if _DOT_THOUSANDS.fullmatch(body):
+        return [(body, Decimal(body.replace(".", "").replace(",", ".")))]
+    if _DECIMAL_POINT.fullmatch(body):
+        return [(body, Decimal(body))]
+    if _DECIMAL_COMMA.fullmatch(body):
+        whole, _, frac = body.partition(",")
+        return [(body, Decimal(f"{whole}.{frac}"))]
+    if _VERSION.fullmatch(body):
+        return [(body, body)]
+    parts = [part for part in re.split(r"[.,]", body) if part]
+    return [(part, Decimal(part)) for part in parts]
+
+
+@dataclass(slots=True)
+class _Raw:
+    start: int
+    end: int
+    text: str
+    value: Value
+    kind: str
+    scale: int | None
+    letter: bool
+    candidates: set[Value]
+
+
+def _raw_numbers(text: str) -> list[_Raw]:
+    found: list[_Raw] = []
+    for match in _NUMBER.finditer(text):
+        tail = match.group("tail")
+        if tail.lower() in _ORDINALS and not (match.group("pct") or match.group("word")):
+            continue
+        body = match.group("body")
+        pairs = _body_values(body)
+        scale_word = match.group("word") or match.group("letter")
+        scale = _SCALES[scale_word.lower()] if scale_word else None
+        percent = match.group("pct") is not None
+        written = match.group(0)[: match.end() - match.start() - len(tail)].strip()
+        for index, (part, value) in enumerate(pairs):
+            last = index == len(pairs) - 1
+            kind = "number"
+            if isinstance(value, str):
+                kind = "version"
+            elif percent and last:
+                kind = "percent"
+            elif part.isdigit() and len(part) == 4 and 1800 <= value <= 2100 and not scale:
+                kind = "year"
+            elif (
+                index == 0
+                and not scale
+                and _LABEL_BEFORE.search(text, max(0, match.start() - 24), match.start())
+            ):
+                kind = "label"
+            candidates: set[Value] = {value}
+            shown = written if len(pairs) == 1 else part
+            if scale is not None and last and isinstance(value, Decimal):
+                candidates = {value.scaleb(scale)}
+                if match.group("letter"):
+                    candidates.add(value)
+                value = value.scaleb(scale)
+            found.append(
+                _Raw(
+                    start=match.start(),
+                    end=match.end() - len(tail),
+                    text=shown,
+                    value=value,
+                    kind=kind,
+                    scale=scale if last else None,
+                    letter=bool(match.group("letter")) and last,
+                    candidates=candidates,
+                )
+            )
+    _join_ranges(text, found)
+    return found
+
+
+def _join_ranges(text: str, found: list[_Raw]) -> None:
+    """Ranges lend their scale or percent sign to their first figure; "2019/20" is 2020 too."""
+    for first, second in zip(found, found[1:], strict=False):
+        between = text[first.end : second.start]
+        bare = first.scale is None and first.kind in ("number", "year")
+        if bare and _RANGE_JOIN.fullmatch(between) and isinstance(first.value, Decimal):
+            if second.kind == "percent":
+                first.kind = "percent"
+            elif second.scale is not None:
+                scaled = first.value.scaleb(second.scale)
+                first.candidates = {scaled, first.value}
+                first.value = scaled
+                first.kind = "number"
+        if (
+            first.kind == "year"
+            and between in _YEAR_TAIL_JOIN
+            and second.text.isdigit()
+            and len(second.text) == 2
+            and isinstance(first.value, Decimal)
+        ):
+            century = int(first.value) // 100 * 100
+            second.candidates.add(Decimal(century + int(second.text)))
+
+
+def _clean_for_numbers(text: str) -> str:
+    """`text` without URLs, file references, citation markers and list markers."""
+    if "://" in text:
+        text = _BARE_URL.sub(" ", text)
+    if "file:" in text:
+        text = _FILE_REF.sub(" ", text)
+    if "[" in text:
+        text = _CITATION.sub(" ", text)
+    return _LINE_MARKER.sub(" ", text)
+
+
+def _normal(value: Value) -> Value:
+    """1200.0 -> 1200, 1.50 -> 1.5 (no exponent notation)."""
+    return Decimal(format(value.normalize(), "f")) if isinstance(value, Decimal) else value
+
+
+def claim_numbers(text: str) -> list[StatedNumber]:
+    """The figures `text` states, normalised (see the module docstring for the forms)."""
+    return [_stated(raw) for raw in _raw_numbers(_clean_for_numbers(text))]
+
+
+def _stated(raw: _Raw) -> StatedNumber:
+    return StatedNumber(
+        text=raw.text,
+        value=_normal(raw.value),
+        kind=raw.kind,
+        candidates=frozenset(raw.candidates),
+    )
+
+
+# --- Words --------------------------------------------------------------------------------
+
+_HEDGES = frozenset(
+    {"according", "approximately", "roughly", "around", "nearly", "almost", "reportedly",
+     "respectively", "percent", "cent", "percentage", "pct", "some", "circa", "approx"}
+)  # fmt: skip
+
+
+@lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    """A light stem: -ing/-ed and a final e off, doubled consonant undoubled, y -> i, cut."""
+    stem = word
+    if len(stem) > 5 and stem.endswith("ing"):
+        stem = stem[:-3]
+    elif len(stem) > 4 and stem.endswith("ed"):
+        stem = stem[:-2]
+    if stem != word and len(stem) > 3 and stem[-1] == stem[-2] and stem[-1] not in "lsz":
+        stem = stem[:-1]
+    if len(stem) > 3 and stem.endswith("e"):
+        stem = stem[:-1]
+    if len(stem) > 3 and stem.endswith("y"):
+        stem = stem[:-1] + "i"
+    return stem[:STEM_CHARS]
+
+
+def _stems(text: str) -> frozenset[str]:
+    """Stems of the content words of `text` (figures already blanked out)."""
+    return frozenset(
+        _stem(word) for word in content_words(text) if not word.isdigit() and word not in _HEDGES
+    )
+
+
+def _blank_numbers(text: str, numbers: Sequence[_Raw]) -> str:
+    if not numbers:
+        return text
+    out: list[str] = []
+    pos = 0
+    for raw in numbers:
+        out.append(text[pos : raw.start])
+        out.append(" ")
+        pos = max(pos, raw.end)
+    out.append(text[pos:])
+    return "".join(out)
+
+
+# --- Sentences ----------------------------------------------------------------------------
+
+_ENDER = re.compile(r"[.!?\u3002\uff01\uff1f]+[\"'\u201d\u2019)\]]*(?:\s*\[[^\[\]\n]{1,40}\])*")
+_ABBREVIATIONS = frozenset(
+    """e.g i.e etc al vs cf fig figs no nos dr mr mrs ms prof st inc ltd co corp approx
+    jan feb mar apr jun jul aug sep sept oct nov dec vol pp ca est dept gov univ""".split()
+)
+_INITIALS = re.compile(r"(?:[A-Za-z]\.)+[A-Za-z]")
+
+
+def _split_sentences(text: str) -> list[str]:
+    """Sentences of one line or paragraph; a period after an abbreviation does not end one."""
+    sentences: list[str] = []
+    start = 0
+    for match in _ENDER.finditer(text):
+        end = match.end()
+        if match.group(0)[0] not in "\u3002\uff01\uff1f" and end < len(text):
+            rest = text[end:]
+            if not (rest[0].isspace() and _starts_sentence(rest.lstrip())):
+                continue
+            if match.group(0)[0] == "." and _abbreviation(text, match.start()):
+                continue
+        piece = text[start:end].strip()
+        if piece:
+            sentences.append(piece)
+        start = end
+    rest = text[start:].strip()
+    if rest:
+        sentences.append(rest)
+    return sentences
+
+
+def _starts_sentence(text: str) -> bool:
+    first = text[:1]
+    return bool(first) and (first.isupper() or first.isdigit() or first in "\"'\u201c\u2018([*_")
+
+
+def _abbreviation(text: str, period: int) -> bool:
+    word = text[:period].rsplit(None, 1)[-1] if text[:period].strip() else ""
+    word = word.lstrip("(\"'\u201c")
+    if not word:
+        return False
+    if len(word) == 1 and word.isalpha():
+        return True
+    return word.lower() in _ABBREVIATIONS or _INITIALS.fullmatch(word) is not None
+
+
+# --- The page index -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Sentence:
+    text: str
+    words: int
+    stems: frozenset[str]
+    numbers: tuple[StatedNumber, ...]
+    values: frozenset[Value]
+    percents: frozenset[Value]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class PageIndex:
+    """A page's text prepared for many claim checks; immutable once built (`index_page`)."""
+
+    sentences: tuple[_Sentence, ...]
+    passages: tuple[tuple[int, int], ...]
+    """(first sentence, end sentence) of each window, maximal and in order."""
+    postings: Mapping[str, tuple[int, ...]]
+    """Stem -> the passages that hold it."""
+    values: frozenset[Value]
+    """Every value any figure on the page may mean."""
+    percents: frozenset[Value]
+    """The same, for the page's percentages only."""
+
+    @property
+    def empty(self) -> bool:
+        """Whether the page has no words to match (no text, or only figures and symbols)."""
+        return not self.postings
+
+    def states(self, number: StatedNumber) -> bool:
+        """Whether the page states `number` anywhere (a percentage must be one here too)."""
+        pool = self.percents if number.kind == "percent" else self.values
+        return not number.candidates.isdisjoint(pool)
+
+
+def _chunks(sentence: str) -> Iterator[str]:
+    """`sentence`, or pieces of PASSAGE_WORDS // 2 words when it is longer than a passage."""
+    words = sentence.split()
+    if len(words) <= PASSAGE_WORDS:
+        yield sentence
+        return
+    step = PASSAGE_WORDS // 2
+    for index in range(0, len(words), step):
+        yield " ".join(words[index : index + step])
+
+
+def _sentence(text: str) -> _Sentence:
+    raw = _raw_numbers(_LINE_MARKER.sub(" ", text))
+    numbers = tuple(_stated(r) for r in raw)
+    return _Sentence(
+        text=text,
+        words=len(text.split()),
+        stems=_stems(_blank_numbers(text, raw)),
+        numbers=numbers,
+        values=frozenset(v for n in numbers for v in n.candidates),
+        percents=frozenset(v for n in numbers if n.kind == "percent" for v in n.candidates),
+    )
+
+
+def _union(sets: Iterable[frozenset[T]]) -> set[T]:
+    out: set[T] = set()
+    for part in sets:
+        out |= part
+    return out
+
+
+def index_page(text: str) -> PageIndex:
+    """Index a page's readable text: sentences, passages, stems, figures (see the module)."""
+    sentences = tuple(
+        _sentence(chunk)
+        for line in text.splitlines()
+        if line.strip()
+        for piece in _split_sentences(line.strip())
+        for chunk in _chunks(piece)
+    )
+    passages: list[tuple[int, int]] = []
+    for first in range(len(sentences)):
+        end, words = first, 0
+        while (
+            end < len(sentences)
+            and end - first < PASSAGE_SENTENCES
+            and (end == first or words + sentences[end].words <= PASSAGE_WORDS)
+        ):
+            words += sentences[end].words
+            end += 1
+        if not passages or end > passages[-1][1]:
+            passages.append((first, end))
+    postings: dict[str, list[int]] = {}
+    for pid, (first, end) in enumerate(passages):
+        for stem in _union(sentences[i].stems for i in range(first, end)):
+            postings.setdefault(stem, []).append(pid)
+    return PageIndex(
+        sentences=sentences,
+        passages=tuple(passages),
+        postings=MappingProxyType({stem: tuple(ids) for stem, ids in postings.items()}),
+        values=frozenset(_union(s.values for s in sentences)),
+        percents=frozenset(_union(s.percents for s in sentences)),
+    )
+
+
+# --- Checking a claim ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Run:
+    first: int
+    end: int
+    matched: int
+    figures: int
+    words: int
+
+
+def _holds(run: Sequence[_Sentence], number: StatedNumber) -> bool:
+    if number.kind == "percent":
+        return any(not number.candidates.isdisjoint(s.percents) for s in run)
+    return any(not number.candidates.isdisjoint(s.values) for s in run)
+
+
+def _best_run(page: PageIndex, stems: frozenset[str], numbers: Sequence[StatedNumber]) -> _Run:
+    """The shortest run of sentences holding the most claim words (see the module docstring)."""
+    counts: Counter[int] = Counter()
+    for stem in stems:
+        ids = page.postings.get(stem)
+        if ids:
+            counts.update(ids)
+    if not counts:
+        return _Run(0, 0, 0, 0, 0)
+    best = max(counts.values())
+    tied = [pid for pid, count in counts.items() if count == best][:MAX_TIED_PASSAGES]
+    sentences = page.sentences
+    stop_of: dict[int, int] = {}  # first sentence -> end of the shortest run holding `best`
+    for pid in tied:
+        first, end = page.passages[pid]
+        for start in range(first, end):
+            if start in stop_of:
+                continue
+            held: set[str] = set()
+            for stop in range(start, end):
+                held |= sentences[stop].stems & stems
+                if len(held) == best:
+                    stop_of[start] = stop + 1
+                    break
+    # A run is not minimal when a later-starting run inside it holds the same words.
+    runs = [
+        _Run(
+            first=a,
+            end=b,
+            matched=best,
+            figures=sum(_holds(sentences[a:b], n) for n in numbers),
+            words=sum(s.words for s in sentences[a:b]),
+        )
+        for a, b in stop_of.items()
+        if not any(stop_of.get(later, b + 1) <= b for later in range(a + 1, b))
+    ]
+    return min(runs, key=lambda r: (-r.figures, r.words, r.first))
+
+
+def _number_run(page: PageIndex, numbers: Sequence[StatedNumber]) -> _Run:
+    """For a claim without words: the first sentence holding the most of its figures."""
+    best = _Run(0, 0, 0, 0, 0)
+    for index, sentence in enumerate(page.sentences):
+        held = sum(_holds((sentence,), n) for n in numbers)
+        if held > best.figures:
+            best = _Run(index, index + 1, 0, held, sentence.words)
+    return best
+
+
+def _evidence(page: PageIndex, run: _Run) -> str:
+    text = " ".join(s.text for s in page.sentences[run.first : run.end])
+    if len(text) <= EVIDENCE_CHARS:
+        return text
+    cut = text[: EVIDENCE_CHARS - 1]
+    if " " in cut[EVIDENCE_CHARS // 2 :]:
+        cut = cut.rsplit(" ", 1)[0]
+    return cut.rstrip(" ,;:") + "\u2026"
+
+
+def _conflicts(
+    run: Sequence[_Sentence], numbers: Sequence[StatedNumber], absent: Sequence[StatedNumber]
+) -> list[str]:
+    """Figures of the run, of the same kind as an absent claim figure, that the claim lacks."""
+    kinds = {n.kind for n in absent}
+    claimed = frozenset(v for n in numbers for v in n.candidates)
+    out: dict[str, None] = {}
+    for sentence in run:
+        for number in sentence.numbers:
+            if number.kind in kinds and number.candidates.isdisjoint(claimed):
+                out[number.text] = None
+    return list(out)
+
+
+def _percent(share: float) -> str:
+    return f"{round(share * 100)}%"
+
+
+def _claim_text(text: str) -> str:
+    """The claim as checked: without URLs, file references and citation markers."""
+    text = _BARE_URL.sub(" ", text) if "://" in text else text
+    text = _FILE_REF.sub(" ", text) if "file:" in text else text
+    text = _CITATION.sub(" ", text) if "[" in text else text
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def check_claim(
+    claim: str,
+    page: PageIndex | None,
+    source: str = "",
+    *,
+    unavailable_reason: str = "no snapshot",
+) -> ClaimCheck:
+    """Score `claim` against the indexed text of the page it cites (None: no snapshot)."""
+    text = _claim_text(claim)
+    cleaned = _LINE_MARKER.sub(" ", text)
+    raw = _raw_numbers(cleaned)
+    numbers = [_stated(r) for r in raw]
+    stems = _stems(_blank_numbers(cleaned, raw))
+    if page is None or page.empty or not (stems or numbers):
+        if page is None:
+            why = unavailable_reason
+        elif page.empty:
+            why = "the page has no readable text"
+        else:
+            why = "no content words or figures to check"
+        return ClaimCheck(
+            claim=text, source=source, support=Support.UNVERIFIABLE, coverage=0.0, reason=why
+        )
+    run = _best_run(page, stems, numbers) if stems else _number_run(page, numbers)
+    in_run = page.sentences[run.first : run.end]
+    coverage = run.matched / len(stems) if stems else 0.0
+    missing = [n for n in numbers if not page.states(n)]
+    elsewhere = [
+        n for n in numbers if n.kind != "label" and page.states(n) and not _holds(in_run, n)
+    ]
+    # A year the passage does not contradict may come from the page's dateline or a heading.
+    run_has_year = any(m.kind == "year" for sentence in in_run for m in sentence.numbers)
+    absent = [n for n in elsewhere if n.kind != "year" or run_has_year]
+    support, reason = _verdict(
+        numbers, missing, absent, _conflicts(in_run, numbers, absent), stems, coverage, run
+    )
+    context = [n for n in elsewhere if n not in absent]
+    if context and support is Support.SUPPORTED:
+        reason += f"; {_listed(context)} stated elsewhere on the page"
+    return ClaimCheck(
+        claim=text,
+        source=source,
+        support=support,
+        coverage=round(coverage, 3),
+        missing_numbers=[n.text for n in missing],
+        numbers_elsewhere=[n.text for n in elsewhere],
+        evidence=_evidence(page, run) if run.end > run.first else "",
+        reason=reason,
+    )
+
+
+def _listed(numbers: Sequence[StatedNumber]) -> str:
+    return ", ".join(n.text for n in numbers)
+
+
+def _verdict(
+    numbers: Sequence[StatedNumber],
+    missing: Sequence[StatedNumber],
+    elsewhere: Sequence[StatedNumber],
+    conflicts: Sequence[str],
+    stems: frozenset[str],
+    coverage: float,
+    run: _Run,
+) -> tuple[Support, str]:
+    """The rule of the module docstring, with its one-line reason."""
+    share = _percent(coverage)
+    if missing:
+        return Support.UNSUPPORTED, f"{_listed(missing)} not on the page"
+    if not stems:
+        return Support.WEAK, "no words to check; its figures are on the page"
+    if coverage < WEAK_COVERAGE:
+        if not run.matched:
+            return Support.UNSUPPORTED, "none of the claim's words are on the page"
+        return Support.UNSUPPORTED, f"only {share} of the claim's words in any passage"
+    if coverage >= SUPPORTED_COVERAGE:
+        if not elsewhere:
+            figures = "every figure and " if numbers else ""
+            return Support.SUPPORTED, f"{figures}{share} of the words in one passage"
+        if conflicts:
+            given = ", ".join(conflicts)
+            return (
+                Support.UNSUPPORTED,
+                f"the matching passage gives {given}, not {_listed(elsewhere)}",
+            )
+    parts: list[str] = []
+    if elsewhere:
+        parts.append(f"{_listed(elsewhere)} on the page but not in the matching passage")
+    if coverage < SUPPORTED_COVERAGE:
+        parts.append(f"only {share} of the claim's words in the best passage")
+    return Support.WEAK, "; ".join(parts)
+
+
+# --- Claims in notes and reports ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A statement to check and what it cites."""
+
+    text: str
+    sources: tuple[str, ...]
+    """Findings: normalised URLs or file:<path>; report sentences: citation ids ("3", "5")."""
+
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_HEADING_DECOR = re.compile(r"^(?:\d+(?:\.\d+)*\.?\s+)?[*_]*\s*(.*?)\s*[*_]*:?$")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+\u2022]|\d+[.)])\s+")
+_THEMATIC_BREAK = re.compile(r"^\s*([-*_])(?:\s*\1){2,}\s*$")
+_TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
+_SOURCE_WRAPPER = re.compile(
+    r"[(\[]\s*(?:sources?|refs?|references?|via|see)\s*:[^()\[\]]*(?:\([^()]*\)[^()\[\]]*)*[)\]]",
+    re.IGNORECASE,
+)
+_SOURCE_LABEL = re.compile(r"[\s\u2013\u2014:;,-]*\b(?:sources?|refs?|via)\s*:[\s,;]*$", re.I)
+_DANGLING = re.compile(r"[\s,;]+(?:and|or|per|via|see|at|from)$", re.IGNORECASE)
+_EMPTY_BRACKETS = re.compile(r"\(\s*[,;]*\s*\)|\[\s*[,;]*\s*\]|<\s*>")
+_EMPHASIS = re.compile(r"\*\*|__|`")
+_LINK_WORDS = frozenset({"source", "link", "here", "pdf", "url", "website", "page"})
+
+NON_FINDINGS_PREFIXES: tuple[str, ...] = (
+    "sources", "references", "bibliography", "knowledge gaps", "gaps", "queries",
+    "search queries", "proposed subtopics", "notes for subtopics", "subtopics",
+    "open questions", "next steps", "methodology",
+)  # fmt: skip
+"""Sections of a progress file whose lines are not findings (title prefixes, lowercase)."""
+REPORT_SKIPPED_PREFIXES: tuple[str, ...] = (
+    "sources", "references", "bibliography", "methodology", "contents", "table of contents",
+)  # fmt: skip
+"""Sections of a report whose sentences are not checked."""
+
+
+def _title(raw: str) -> str:
+    match = _HEADING_DECOR.match(raw.strip())
+    title = (match.group(1) if match else raw).strip().lower()
+    return re.sub(r"\s+", " ", title)
+
+
+def _units(markdown: str, skipped: tuple[str, ...]) -> Iterator[tuple[str, bool]]:
+    """(text, is_table_row) of each paragraph, list item and table row outside `skipped`
+    sections, code fences, headings and HTML comments."""
+    fence: str | None = None
+    stack: list[tuple[int, bool]] = []
+    unit: list[str] = []
+
+    def flush() -> Iterator[tuple[str, bool]]:
+        if unit:
+            yield " ".join(unit), False
+            unit.clear()
+
+    for line in markdown.splitlines():
+        fence_match = _FENCE.match(line)
+        if fence is not None:
+            if fence_match and not fence_match.group(2).strip():
+                marker = fence_match.group(1)
+                if marker[0] == fence[0] and len(marker) >= len(fence):
+                    fence = None
+            continue
+        if fence_match and not (fence_match.group(1)[0] == "`" and "`" in fence_match.group(2)):
+            yield from flush()
+            fence = fence_match.group(1)
+            continue
+        heading = _HEADING.match(line)
+        if heading:
+            yield from flush()
+            level = len(heading.group(1))
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            title = _title(heading.group(2) or "")
+            stack.append((level, title.startswith(skipped)))
+            continue
+        if any(skip for _, skip in stack):
+            continue
+        stripped = line.strip()
+        if not stripped or _THEMATIC_BREAK.match(stripped) or stripped.startswith("<!--"):
+            yield from flush()
+            continue
+        if stripped.startswith("|"):
+            yield from flush()
+            if not _TABLE_SEPARATOR.match(stripped):
+                yield stripped, True
+            continue
+        if _LIST_ITEM.match(line):
+            yield from flush()
+        unit.append(stripped.lstrip("> ").strip() if stripped.startswith(">") else stripped)
+    yield from flush()
+
+
+def _locations(text: str) -> list[str]:
+    """Normalised http(s) URLs and file:<path> references of `text`, in order, deduplicated."""
+    found: list[tuple[int, str]] = []
+    for position, raw, _ in _find_urls(text):
+        if raw.startswith("file:"):
+            continue
+        url = normalize_url(raw)
+        if urlsplit(url).netloc:
+            found.append((position, url))
+    for match in _FILE_REF.finditer(text):
+        path = (match.group(1) or match.group(2)).strip().rstrip(_TRAILING_PROSE)
+        if path:
+            found.append((match.start(), "file:" + path))
+    return list(dict.fromkeys(url for _, url in sorted(found)))
+
+
+def _link_text(match: re.Match[str]) -> str:
+    label = match.group(2).strip()
+    if match.group(1) or not label or "://" in label or label.lower() in _LINK_WORDS:
+        return " "
+    return label
+
+
+def _tidy(text: str) -> str:
+    text = _EMPTY_BRACKETS.sub(" ", text)
+    text = _EMPHASIS.sub("", text)
+    text = re.sub(r"\s+", " ", text).strip()
+    text = re.sub(r"\s+([.,;:!?])", r"\1", text)
+    return text.strip(" \t-\u2013\u2014:;,|")
+
+
+def _finding_text(unit: str) -> str:
+    text = _LIST_ITEM.sub("", unit, count=1)
+    text = _SOURCE_WRAPPER.sub(" ", text)
+    text = _MD_LINK.sub(_link_text, text)
+    text = re.sub(r"<(?:https?://|file:)[^<>\s]*>", " ", text)
+    text = _BARE_URL.sub(" ", text)
+    text = _FILE_REF.sub(" ", text)
+    text = _CITATION.sub(" ", text)
+    text = _tidy(text)
+    text = _SOURCE_LABEL.sub("", text)
+    return _tidy(_DANGLING.sub("", _tidy(text)))
+
+
+def _row_text(row: str) -> str:
+    cells = [_tidy(_CITATION.sub(" ", cell)) for cell in row.strip().strip("|").split("|")]
+    return "; ".join(cell for cell in cells if cell)
+
+
+def finding_claims(progress_markdown: str) -> list[Claim]:
+    """Each finding of a progress file that cites a URL or file:<path>, with its sources.
+
+    A finding is a list item, paragraph or table row outside fenced code and outside the
+    sections named by NON_FINDINGS_PREFIXES (Sources, Knowledge Gaps, Queries Tried,
+    Proposed Subtopics, ...). Its text loses the URLs, "(Source: ...)" wrappers, link
+    targets (link text stays) and list markers; findings left with nothing to check are
+    dropped.
+    """
+    claims: list[Claim] = []
+    for unit, is_row in _units(progress_markdown, NON_FINDINGS_PREFIXES):
+        sources = _locations(unit)
+        if not sources:
+            continue
+        text = _row_text(_finding_text(unit)) if is_row else _finding_text(unit)
+        if _stems(text) or claim_numbers(text):
+            claims.append(Claim(text=text, sources=tuple(sources)))
+    return claims
+
+
+def _cited(text: str) -> list[str]:
+    ids: dict[str, None] = {}
+    for _, group in _citations_in(text):
+        ids.update(dict.fromkeys(str(i) for i in group))
+    return list(ids)
+
+
+def report_claims(report_markdown: str) -> list[Claim]:
+    """Each sentence of a report that cites [n], and each table row with a citation.
+
+    Citation groups follow the registry ([3], [1, 3], [2-4]); the claim's sources are the
+    ids as strings, in order. Headings, fenced code, and the Sources/References/
+    Bibliography, Methodology and Contents sections are skipped; a table row's cells are
+    joined with "; ".
+    """
+    claims: list[Claim] = []
+    for unit, is_row in _units(report_markdown, REPORT_SKIPPED_PREFIXES):
+        if is_row:
+            ids = _cited(unit)
+            text = _row_text(unit)
+            if ids and text:
+                claims.append(Claim(text=text, sources=tuple(ids)))
+            continue
+        body = _LIST_ITEM.sub("", unit, count=1)
+        for sentence in _split_sentences(body):
+            ids = _cited(sentence)
+            if not ids:
+                continue
+            text = _tidy(_MD_LINK.sub(_link_text, _CITATION.sub(" ", sentence)))
+            if text:
+                claims.append(Claim(text=text, sources=tuple(ids)))
+    return claims

@@ -1,0 +1,446 @@
+"""The claim check (issue 11): figures, passages, the labelled fixture, and the claims of
+notes and reports. Run with `-s` (or `-rA`) to see the fixture's confusion table."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pydantic
+import pytest
+
+from research.sources.claims import (
+    EVIDENCE_CHARS,
+    Claim,
+    ClaimCheck,
+    Support,
+    check_claim,
+    claim_numbers,
+    finding_claims,
+    index_page,
+    report_claims,
+)
+
+FIXTURE = Path(__file__).parent / "fixtures" / "claims"
+LABELS = ("supported", "number_changed", "unrelated", "dead_url", "invented_host")
+
+
+# --- The labelled fixture -----------------------------------------------------------------
+
+
+def fixture_rows() -> list[dict[str, Any]]:
+    lines = (FIXTURE / "claims.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def run_fixture() -> tuple[list[tuple[dict[str, Any], ClaimCheck]], str]:
+    """Check every fixture claim; the results and the confusion table (label x outcome)."""
+    pages: dict[str, Any] = {}
+    results = []
+    for row in fixture_rows():
+        page = None
+        if row["page"] is not None:  # dead URLs and invented hosts give no snapshot
+            if row["page"] not in pages:
+                text = (FIXTURE / "pages" / row["page"]).read_text(encoding="utf-8")
+                pages[row["page"]] = index_page(text)
+            page = pages[row["page"]]
+        results.append((row, check_claim(row["claim"], page, row["source"])))
+    counts = Counter((row["label"], check.support) for row, check in results)
+    header = ["label \\ outcome", *(s.value for s in Support), "flagged"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for label in LABELS:
+        cells = [counts[label, s] for s in Support]
+        total = sum(cells)
+        flagged = total - counts[label, Support.SUPPORTED]
+        lines.append(f"| {label} | " + " | ".join(map(str, cells)) + f" | {flagged}/{total} |")
+    return results, "\n".join(lines)
+
+
+def flagged_share(results: list[tuple[dict[str, Any], ClaimCheck]], *labels: str) -> float:
+    """Share of the claims with these labels that do not come out SUPPORTED (weak is a flag)."""
+    chosen = [check for row, check in results if row["label"] in labels]
+    return sum(check.support is not Support.SUPPORTED for check in chosen) / len(chosen)
+
+
+def test_the_fixture_is_large_and_varied_enough() -> None:
+    rows = fixture_rows()
+    counts = Counter(row["label"] for row in rows)
+    assert len(rows) >= 60
+    assert set(counts) == set(LABELS)
+    minimum = {"supported": 25, "number_changed": 15, "unrelated": 10, "dead_url": 5,
+               "invented_host": 5}  # fmt: skip
+    assert all(counts[label] >= n for label, n in minimum.items()), counts
+    pages = sorted((FIXTURE / "pages").glob("*.txt"))
+    assert 10 <= len(pages) <= 15
+    assert all(1_000 <= p.stat().st_size <= 15_000 for p in pages)
+    used = {row["page"] for row in rows if row["page"]}
+    assert used == {p.name for p in pages}
+    assert all((row["page"] is None) == (row["label"] in ("dead_url", "invented_host"))
+               for row in rows)  # fmt: skip
+    assert len({row["id"] for row in rows}) == len(rows)
+
+
+def test_the_labelled_fixture_confusion_table() -> None:
+    results, table = run_fixture()
+    print("\nClaim check on tests/fixtures/claims (rows: label, columns: outcome)\n" + table)
+    misses = "\n".join(
+        f"  {row['id']} {row['label']} -> {check.support.value}: {check.reason}"
+        for row, check in results
+        if (check.support is Support.SUPPORTED) != (row["label"] == "supported")
+    )
+    print("Misclassified:\n" + (misses or "  none"))
+    message = f"\n{table}\nmisclassified:\n{misses}"
+    assert flagged_share(results, "dead_url", "invented_host") >= 0.95, message
+    assert flagged_share(results, "number_changed") >= 0.90, message
+    assert 1 - flagged_share(results, "supported") >= 0.95, message
+    assert flagged_share(results, "unrelated") >= 0.90, message
+    # No snapshot is always UNVERIFIABLE, never a guess.
+    for row, check in results:
+        if row["page"] is None:
+            assert check.support is Support.UNVERIFIABLE and check.reason == "no snapshot"
+
+
+def test_changed_figures_mostly_come_out_unsupported_not_weak() -> None:
+    results, table = run_fixture()
+    changed = [check for row, check in results if row["label"] == "number_changed"]
+    unsupported = sum(check.support is Support.UNSUPPORTED for check in changed)
+    assert unsupported / len(changed) >= 0.9, table
+
+
+# --- Figures ------------------------------------------------------------------------------
+
+
+def values(text: str) -> list[str]:
+    return [format(number.value) for number in claim_numbers(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("1,200 homes", ["1200"]),
+        ("1200 homes", ["1200"]),
+        ("1.2k homes", ["1200"]),
+        ("1.2 thousand", ["1200"]),
+        ("12%", ["12"]),
+        ("12 %", ["12"]),
+        ("12 percent", ["12"]),
+        ("12 per cent", ["12"]),
+        ("a 12-percent rise", ["12"]),
+        ("1.2 million", ["1200000"]),
+        ("1.2m", ["1200000"]),
+        ("1,200,000", ["1200000"]),
+        ("1\u2009200\u2009000", ["1200000"]),  # thin spaces
+        ("1\u202f200", ["1200"]),  # narrow no-break space
+        ("1.200.000", ["1200000"]),
+        ("$3.5bn", ["3500000000"]),
+        ("3.5 billion", ["3500000000"]),
+        ("\u20ac2 trillion", ["2000000000000"]),
+        ("\u22125%", ["5"]),  # unicode minus: no sign
+        ("-0.3%", ["0.3"]),
+        ("2,5 %", ["2.5"]),  # a decimal comma
+        ("12,75", ["12.75"]),
+        ("2,500", ["2500"]),  # three digits after a comma are always thousands
+        ("1.50", ["1.5"]),
+        ("0.25 percentage points", ["0.25"]),
+        ("in 2019", ["2019"]),
+        ("20kWh", ["20"]),  # a unit glued to the figure
+        ("Python 3.12.1", ["3.12.1"]),  # a dotted version compares as text
+        ("1,2,3", ["1", "2", "3"]),
+    ],
+)
+def test_figures_are_normalised(text: str, expected: list[str]) -> None:
+    assert values(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "as reported [3]",
+        "as reported [2-4] and [1, 3]",
+        "1. The first item",
+        "- 2) the second item",
+        "the 21st century, the 3rd quarter",
+        "COVID-19 and CO2 and R290 and H1N1",
+    ],
+)
+def test_citations_ordinals_and_identifiers_are_not_figures(text: str) -> None:
+    assert claim_numbers(text) == []
+
+
+def test_percent_kinds_years_and_ranges() -> None:
+    kinds = {n.text: n.kind for n in claim_numbers("In 2023, 12% of 1,200 homes, phase 3")}
+    assert kinds == {"2023": "year", "12%": "percent", "1,200": "number", "3": "label"}
+    low, high = claim_numbers("between 1.2 and 1.5 million")
+    assert low.value == Decimal("1200000") and Decimal("1.2") in low.candidates
+    assert high.value == Decimal("1500000")
+    assert [n.kind for n in claim_numbers("10 to 12%")] == ["percent", "percent"]
+    assert Decimal(2020) in claim_numbers("in 2019/20")[1].candidates
+
+
+@pytest.mark.parametrize(
+    ("page", "claim"),
+    [
+        ("Sales reached 1,200 units.", "1200 units were sold"),
+        ("Sales reached 1200 units.", "sales of 1.2k units"),
+        ("Sales reached 1.2 million units.", "sales of 1.2m units"),
+        ("Sales reached 1,200,000 units.", "sales of 1.2 million units"),
+        ("Sales reached 1\u2009200\u2009000 units.", "sales of 1,200,000 units"),
+        ("Prices rose 12 per cent.", "prices rose 12%"),
+        ("Prices rose 12%.", "prices rose 12 percent"),
+        ("The deal was worth 3.5 billion dollars.", "a $3.5bn deal"),
+        ("Output fell by 0.3%.", "output changed by \u22120.3%"),
+        ("Le taux passe \u00e0 2,5 %.", "the rate is 2.5%"),
+        ("It is 5 m long.", "it is 5m long"),  # 5m: five million or five metres
+    ],
+)
+def test_equivalent_forms_match_the_page(page: str, claim: str) -> None:
+    index = index_page(page)
+    assert all(index.states(n) for n in claim_numbers(claim)), claim_numbers(claim)
+
+
+def test_a_percentage_must_be_a_percentage_on_the_page() -> None:
+    index = index_page("The survey asked 12 questions. Turnout was 40%.")
+    (twelve,) = claim_numbers("12% answered")
+    assert not index.states(twelve)
+    (plain,) = claim_numbers("40 of them")
+    assert index.states(plain)  # a plain figure may match a percentage
+
+
+# --- Checking claims ----------------------------------------------------------------------
+
+PAGE = """Cold-climate heat pump trial
+Published 14 May 2024
+
+The trial monitored 212 heat pumps between 2021 and 2023. The average seasonal coefficient of performance was 2.9. Homes with underfloor heating reached 3.4.
+
+Replacing fossil boilers cut heating emissions by 71% on average. The reduction would reach 84% with the grid mix forecast for 2030.
+
+Outdoor units were measured at 42 dB(A) at 3 metres. Most households were satisfied.
+"""  # noqa: E501
+
+
+def test_a_supported_claim_keeps_its_evidence_passage() -> None:
+    check = check_claim(
+        "Heat pumps in the trial had an average seasonal COP of 2.9", index_page(PAGE)
+    )
+    assert check.support is Support.SUPPORTED, check
+    assert "seasonal coefficient of performance was 2.9" in check.evidence
+    assert check.coverage >= 0.6 and check.missing_numbers == []
+
+
+def test_a_figure_missing_from_the_page_is_unsupported() -> None:
+    check = check_claim("Fossil boiler replacement cut heating emissions by 65%", index_page(PAGE))
+    assert check.support is Support.UNSUPPORTED
+    assert check.missing_numbers == ["65%"]
+    assert check.reason == "65% not on the page"
+    assert "71%" in check.evidence
+
+
+def test_a_figure_borrowed_from_the_next_sentence_is_unsupported() -> None:
+    check = check_claim(
+        "Replacing fossil boilers cut heating emissions by 84% on average", index_page(PAGE)
+    )
+    assert check.support is Support.UNSUPPORTED, check
+    assert check.numbers_elsewhere == ["84%"]
+    assert check.reason == "the matching passage gives 71%, not 84%"
+
+
+def test_a_year_from_the_dateline_is_context_but_a_contradicted_year_is_not() -> None:
+    index = index_page(PAGE)
+    check = check_claim("In 2024 most households were satisfied with outdoor units", index)
+    assert check.support is Support.SUPPORTED, check
+    assert "2024 stated elsewhere" in check.reason
+    check = check_claim("The trial monitored 212 heat pumps between 2021 and 2030", index)
+    assert check.support is Support.UNSUPPORTED, check
+
+
+def test_partly_matching_words_are_weak_and_unrelated_words_unsupported() -> None:
+    index = index_page(PAGE)
+    weak = check_claim("Trial households with underfloor heating paid less for repairs", index)
+    assert weak.support is Support.WEAK, weak
+    assert "of the claim's words in the best passage" in weak.reason
+    unrelated = check_claim("Vaccine efficacy against influenza waned in older adults", index)
+    assert unrelated.support is Support.UNSUPPORTED
+    assert unrelated.coverage == 0.0 and unrelated.evidence == ""
+
+
+def test_no_snapshot_is_unverifiable() -> None:
+    check = check_claim("Sales rose 12%", None, "https://gone.example/x",
+                        unavailable_reason="no snapshot (not_found)")  # fmt: skip
+    assert check.support is Support.UNVERIFIABLE
+    assert check.reason == "no snapshot (not_found)"
+    assert check.source == "https://gone.example/x"
+
+
+@pytest.mark.parametrize("text", ["", "   \n\n\t", "----\n****\n", "12 34 56\n7.5%"])
+def test_an_empty_page_or_one_without_words_is_unverifiable(text: str) -> None:
+    index = index_page(text)
+    assert index.empty
+    check = check_claim("Sales rose 12%", index)
+    assert check.support is Support.UNVERIFIABLE
+    assert check.reason == "the page has no readable text"
+
+
+def test_a_page_without_sentence_punctuation_still_has_passages() -> None:
+    text = " ".join(f"word{i} heat pump output" for i in range(200))  # one 800-word line
+    index = index_page(text)
+    assert len(index.sentences) > 1 and all(s.words <= 80 for s in index.sentences)
+    check = check_claim("heat pump output word7", index)
+    assert check.support is Support.SUPPORTED
+    assert len(check.evidence) <= EVIDENCE_CHARS
+
+
+def test_a_claim_without_content_words() -> None:
+    index = index_page(PAGE)
+    nothing = check_claim("It was so [3].", index)
+    assert nothing.support is Support.UNVERIFIABLE
+    assert nothing.reason == "no content words or figures to check"
+    figures = check_claim("2.9 [1]", index)
+    assert figures.support is Support.WEAK and "2.9" in figures.evidence
+    wrong = check_claim("3.7", index)
+    assert wrong.support is Support.UNSUPPORTED and wrong.missing_numbers == ["3.7"]
+
+
+def test_unicode_text() -> None:
+    page = index_page(
+        "Die W\u00e4rmepumpe erreichte 2023 eine Jahresarbeitszahl von 3,4 bei \u221215 \u00b0C.\n"
+        "Le taux directeur passe \u00e0 3,75\u202f% le 20 mars 2024.\n"
+        "\u6771\u4eac\u306e\u4eba\u53e3\u306f1\u5104\u4eba\u3002"
+    )
+    german = check_claim("W\u00e4rmepumpe: Jahresarbeitszahl 3,4 (2023) bei -15 \u00b0C", page)
+    assert german.support is Support.SUPPORTED, german
+    french = check_claim("Le taux directeur passe \u00e0 3,75 % en mars 2024", page)
+    assert french.support is Support.SUPPORTED, french
+    changed = check_claim("Le taux directeur passe \u00e0 3,50 % en mars 2024", page)
+    assert changed.support is Support.UNSUPPORTED
+
+
+def test_evidence_is_trimmed() -> None:
+    long_sentence = "The heat pump trial " + "monitored homes carefully " * 30 + "for 2.9 years."
+    check = check_claim("heat pump trial monitored homes", index_page(long_sentence))
+    assert check.support is Support.SUPPORTED
+    assert len(check.evidence) <= EVIDENCE_CHARS and check.evidence.endswith("\u2026")
+
+
+def test_the_check_round_trips_as_json_and_forbids_extra_fields() -> None:
+    check = check_claim("Replacing fossil boilers cut emissions by 71%", index_page(PAGE), "u")
+    assert ClaimCheck.model_validate_json(check.model_dump_json()) == check
+    with pytest.raises(pydantic.ValidationError):
+        ClaimCheck.model_validate({**check.model_dump(), "extra": 1})
+
+
+def test_the_index_is_immutable() -> None:
+    index = index_page(PAGE)
+    with pytest.raises(AttributeError):
+        index.values = frozenset()  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        index.postings["new"] = (0,)  # type: ignore[index]
+
+
+# --- Claims in notes and reports ----------------------------------------------------------
+
+NOTES = """# Progress: Heat pump efficiency
+
+## Findings
+- The trial's average SCOP was 2.9 across both winters (Source: https://Energy-Observatory.example/reports/trial/?utm_source=x#top)
+- Heat pumps cut emissions by 71% (Sources: https://a.example/one, <https://b.example/two/>)
+- Pack prices fell 20% in 2024, per [Mobility Review](https://mobility-review.example/2024/prices) and https://c.example/x.
+- Local survey: 89% of households satisfied (Source: file:docs/survey-2024.md)
+- Our own interviews agree — file:notes/interviews.md
+* A long finding that wraps
+  onto a second line with a figure of 1,200 homes (Source: https://d.example/long)
+1. Capacity reached 3.5 GW https://e.example/n
+- A finding without a source.
+- https://just-a-url.example/x
+
+| Country | Share | Source |
+|---|---|---|
+| Norway | 60% | https://f.example/nor |
+
+```
+- in code: 5% https://code.example/x
+```
+
+## Sources
+- Energy Observatory — https://energy-observatory.example/reports/trial
+
+## Queries Tried
+- heat pump cold https://q.example/x
+
+## Knowledge Gaps
+- Gap: running costs in 2025 https://gap.example/x
+
+## Notes for Subtopics
+- Costs: see https://notes.example/x
+
+## Proposed Subtopics
+### Costs
+- Description: what heat pumps cost, https://prop.example/x
+"""  # noqa: E501
+
+
+def test_finding_claims_of_a_progress_file() -> None:
+    assert finding_claims(NOTES) == [
+        Claim("The trial's average SCOP was 2.9 across both winters",
+              ("https://energy-observatory.example/reports/trial",)),
+        Claim("Heat pumps cut emissions by 71%", ("https://a.example/one", "https://b.example/two")),
+        Claim("Pack prices fell 20% in 2024, per Mobility Review",
+              ("https://mobility-review.example/2024/prices", "https://c.example/x")),
+        Claim("Local survey: 89% of households satisfied", ("file:docs/survey-2024.md",)),
+        Claim("Our own interviews agree", ("file:notes/interviews.md",)),
+        Claim("A long finding that wraps onto a second line with a figure of 1,200 homes",
+              ("https://d.example/long",)),
+        Claim("Capacity reached 3.5 GW", ("https://e.example/n",)),
+        Claim("Norway; 60%", ("https://f.example/nor",)),
+    ]  # fmt: skip
+
+
+def test_finding_claims_of_the_template_format() -> None:
+    template = (
+        "# Progress: X\n\n## Findings\n"
+        "- <one sentence: the fact> (Source: <URL>)\n\n## Sources\n- <Page title> — <https://full.url/of/page>\n"
+    )
+    assert finding_claims(template) == []
+
+
+REPORT = """# Heat pumps in cold climates
+
+## Summary
+Heat pumps work in the cold [1]. Their SCOP averaged 2.9 across two winters [1, 3]. Prices fell 20% in 2024 [2-4]. An uncited sentence. The U.S. market grew 12% in 2023 [5].
+
+- Sales rose 12%.[6] Exports fell 4% [7].
+- See [the report](https://x.example/r) for more [8].
+
+| Country | Share |
+|---|---|
+| Norway | 60% [9] |
+| Sweden | 40% |
+| Finland | 35% [10, 11] |
+
+```
+Code is not a claim [12].
+```
+
+### Methodology
+The agent searched the web [13].
+
+## Sources
+[1] Foo — https://x.example
+"""  # noqa: E501
+
+
+def test_report_claims() -> None:
+    assert report_claims(REPORT) == [
+        Claim("Heat pumps work in the cold.", ("1",)),
+        Claim("Their SCOP averaged 2.9 across two winters.", ("1", "3")),
+        Claim("Prices fell 20% in 2024.", ("2", "3", "4")),
+        Claim("The U.S. market grew 12% in 2023.", ("5",)),
+        Claim("Sales rose 12%.", ("6",)),
+        Claim("Exports fell 4%.", ("7",)),
+        Claim("See the report for more.", ("8",)),
+        Claim("Norway; 60%", ("9",)),
+        Claim("Finland; 35%", ("10", "11")),
+    ]
