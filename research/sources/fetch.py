@@ -1,0 +1,615 @@
+"""Fetch the pages the research notes cite and extract their readable text.
+
+`fetch_many` (async) and `fetch_sources` (its sync wrapper) take URLs and return exactly
+one `FetchedPage` per distinct URL, in first-seen order; no bad URL or network condition
+raises. What they keep:
+
+- Only http and https, fetched with GET. Redirects are followed here (not by httpx), at
+  most `max_redirects`, and every hop is checked again: scheme and address.
+- Before each hop the host is resolved through the `Resolver` and the hop is refused when
+  ANY of its addresses is loopback, private, link-local, reserved, multicast, unspecified
+  or otherwise not global (IP literals too), unless `allow_private`.
+  Known limit, DNS rebinding: httpx resolves the name again when it connects, so a name
+  whose answer changes between the check and the connect is not caught (the addresses are
+  not pinned).
+- The body is streamed and counted after decompression (gzip/deflate are decoded here,
+  with a bounded output); past `max_bytes` the fetch stops at once (TOO_LARGE). A
+  Content-Length over the cap is refused before reading. Types that are not text
+  (images, video, ...) are refused before reading the body.
+- Concurrency is bounded overall and per host (the host of the cited URL; hops to other
+  hosts count against it). One retry, after `retry_backoff` seconds, on a 5xx answer or
+  an httpx timeout. Each attempt is bounded by `total_timeout` and everything by the
+  caller's `deadline`.
+- Extraction (`research.sources.extract`) runs in worker threads so a large page does not
+  stall the other downloads. A fetch cut by the deadline while its text is extracted lets
+  that thread finish in the background.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import ipaddress
+import os
+import socket
+import time
+import zlib
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from types import TracebackType
+from typing import Any
+
+import httpx
+from pydantic import BaseModel, ConfigDict, Field
+
+from research import __version__
+from research.sources.extract import SNIFFED_TYPES, extract, kind_of, media_type
+from research.sources.records import FetchStatus, SourceRecord
+
+__all__ = [
+    "BUDGET_SPENT",
+    "PUBLIC_TEST_ADDRESS",
+    "USER_AGENT",
+    "FetchPolicy",
+    "FetchStatus",
+    "FetchedPage",
+    "Resolver",
+    "SourceRecord",
+    "address_problem",
+    "fetch_many",
+    "fetch_sources",
+    "fixed_resolver",
+    "system_resolver",
+]
+
+PROJECT_URL = "https://github.com/research-py/research-py"
+"""Placeholder for the project's public home, named in the User-Agent."""
+USER_AGENT = f"research.py/{__version__} (desk-research source check; +{PROJECT_URL})"
+ACCEPT = "text/html,application/xhtml+xml,application/pdf;q=0.9,text/plain;q=0.8,*/*;q=0.1"
+PUBLIC_TEST_ADDRESS = "93.184.216.34"
+"""A global (public) address for resolvers of simulated hosts; nothing connects to it."""
+
+BUDGET_SPENT = "time budget spent"
+"""How the reason starts when the deadline, not the page, ended or prevented a fetch."""
+
+REDIRECTS = frozenset({301, 302, 303, 307, 308})
+NOT_FOUND = frozenset({404, 410})
+BLOCKED = frozenset({401, 403, 429})
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+Resolver = Callable[[str, int], Awaitable[list[str]]]
+"""(host, port) → IP address strings; raises OSError when the name does not resolve."""
+
+
+class FetchPolicy(BaseModel):
+    """How sources are fetched: limits, timeouts and what may be reached."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+    concurrency: int = Field(default=8, ge=1)
+    """Fetches in flight overall."""
+    per_host: int = Field(default=2, ge=1)
+    """Fetches in flight per host (of the cited URL)."""
+    connect_timeout: float = Field(default=10.0, gt=0)
+    """Seconds to resolve a name or open a connection."""
+    read_timeout: float = Field(default=20.0, gt=0)
+    """Seconds of silence while reading (or writing) before the fetch times out."""
+    total_timeout: float | None = Field(default=120.0, gt=0)
+    """Seconds one attempt may take in all (hops, body, extraction); None = no limit."""
+    max_bytes: int = Field(default=10_000_000, ge=1)
+    """Cap on the (decompressed) body; over it the fetch stops at once (too_large)."""
+    max_redirects: int = Field(default=5, ge=0)
+    """Redirects followed; one more is "too many redirects"."""
+    allow_private: bool = False
+    """Allow loopback, private, link-local, reserved, multicast and unspecified targets."""
+    retry_backoff: float = Field(default=1.0, ge=0)
+    """Seconds before the one retry on a 5xx answer or a timeout (cut to fit the deadline)."""
+    user_agent: str = USER_AGENT
+    """The User-Agent header: names the tool and why it fetches."""
+
+
+@dataclass(frozen=True)
+class FetchedPage:
+    """One URL's outcome, and its extracted text when the status is ok."""
+
+    record: SourceRecord
+    text: str | None
+
+
+# --- resolvers and the address check ------------------------------------------------------
+
+
+async def system_resolver(host: str, port: int) -> list[str]:
+    """The system's resolver (getaddrinfo, in the loop's executor)."""
+    infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return [str(info[4][0]) for info in infos]
+
+
+def fixed_resolver(
+    addresses: Mapping[str, str | Sequence[str]] | None = None,
+    default: str | None = PUBLIC_TEST_ADDRESS,
+) -> Resolver:
+    """A resolver that never touches DNS: `addresses` maps host names (lower case) to one
+    address or several; any other name gets `default`, or does not resolve (OSError) when
+    `default` is None. For mock mode, tests and benchmarks."""
+    table = {
+        host.lower(): [value] if isinstance(value, str) else list(value)
+        for host, value in (addresses or {}).items()
+    }
+
+    async def resolve(host: str, port: int) -> list[str]:
+        found = table.get(host.lower())
+        if found is not None:
+            return found
+        if default is None:
+            raise socket.gaierror(socket.EAI_NONAME, f"{host} does not resolve")
+        return [default]
+
+    return resolve
+
+
+def address_problem(address: str) -> str | None:
+    """Why a fetch may not go to `address` ("loopback", "private", "link-local", ...), or
+    None for a global address."""
+    try:
+        ip: ipaddress.IPv4Address | ipaddress.IPv6Address = ipaddress.ip_address(
+            address.split("%", 1)[0]
+        )
+    except ValueError:
+        return "unparseable"
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    for kind, flag in (
+        ("unspecified", ip.is_unspecified),
+        ("loopback", ip.is_loopback),
+        ("link-local", ip.is_link_local),
+        ("multicast", ip.is_multicast),
+        ("reserved", ip.is_reserved),
+        ("private", ip.is_private),
+        ("non-global", not ip.is_global),
+    ):
+        if flag:
+            return kind
+    return None
+
+
+# --- outcomes -----------------------------------------------------------------------------
+
+
+def _size(n: int) -> str:
+    if n >= 1_000_000:
+        return f"{n // 1_000_000} MB" if n % 1_000_000 == 0 else f"{n / 1_000_000:.1f} MB"
+    return f"{n:,} bytes"
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass
+class _Attempt:
+    """What one attempt has learnt so far (kept when the attempt is cut)."""
+
+    url: str
+    current: str
+    fetched_at: datetime = field(default_factory=_now)
+    http_status: int | None = None
+    content_type: str | None = None
+
+    def page(self, status: FetchStatus, reason: str, **extra: Any) -> FetchedPage:
+        record = SourceRecord(
+            url=self.url,
+            status=status,
+            reason=reason,
+            final_url=self.current,
+            http_status=self.http_status,
+            content_type=self.content_type,
+            fetched_at=self.fetched_at,
+            **extra,
+        )
+        return FetchedPage(record=record, text=None)
+
+
+def _skipped(url: str, reason: str) -> FetchedPage:
+    return FetchedPage(SourceRecord(url=url, status=FetchStatus.SKIPPED, reason=reason), None)
+
+
+def _scheme_problem(url: httpx.URL) -> str | None:
+    if url.scheme not in DEFAULT_PORTS:
+        return f"not an http(s) URL (scheme {url.scheme or 'none'!r})"
+    if not url.host:
+        return "no host in the URL"
+    return None
+
+
+class _NotStarted(Exception):
+    """The deadline came while the fetch waited for a slot."""
+
+
+class _Retryable(Exception):
+    """Internal: an attempt whose outcome earns the one retry."""
+
+    def __init__(self, page: FetchedPage) -> None:
+        super().__init__(page.record.reason)
+        self.page = page
+
+
+# --- the fetcher --------------------------------------------------------------------------
+
+
+class _Fetcher:
+    """One `fetch_many` call: the client, the limits, the worker threads."""
+
+    def __init__(
+        self,
+        policy: FetchPolicy,
+        deadline: float | None,
+        transport: httpx.AsyncBaseTransport | None,
+        resolve: Resolver,
+    ) -> None:
+        self.policy = policy
+        self.resolve = resolve
+        loop = asyncio.get_running_loop()
+        # The deadline is a time.monotonic() instant; the loop keeps its own clock.
+        self.deadline = None if deadline is None else loop.time() + (deadline - time.monotonic())
+        self.slots = asyncio.Semaphore(policy.concurrency)
+        self.host_slots: dict[str, asyncio.Semaphore] = {}
+        self.client = httpx.AsyncClient(
+            transport=transport,
+            follow_redirects=False,
+            timeout=httpx.Timeout(
+                connect=policy.connect_timeout,
+                read=policy.read_timeout,
+                write=policy.read_timeout,
+                pool=policy.connect_timeout,
+            ),
+            limits=httpx.Limits(
+                max_connections=policy.concurrency,
+                max_keepalive_connections=policy.concurrency,
+            ),
+            headers={
+                "User-Agent": policy.user_agent,
+                "Accept": ACCEPT,
+                "Accept-Encoding": "gzip, deflate",
+            },
+        )
+        self.executor = ThreadPoolExecutor(
+            max_workers=max(1, min(policy.concurrency, os.cpu_count() or 1)),
+            thread_name_prefix="extract",
+        )
+
+    async def __aenter__(self) -> _Fetcher:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.executor.shutdown(wait=False, cancel_futures=True)
+        await self.client.aclose()
+
+    def remaining(self) -> float | None:
+        if self.deadline is None:
+            return None
+        return self.deadline - asyncio.get_running_loop().time()
+
+    async def _acquire(self, semaphore: asyncio.Semaphore) -> None:
+        remaining = self.remaining()
+        if remaining is None:
+            await semaphore.acquire()
+            return
+        if remaining <= 0:
+            raise _NotStarted
+        try:
+            async with asyncio.timeout(remaining):
+                await semaphore.acquire()
+        except TimeoutError:
+            raise _NotStarted from None
+
+    async def fetch(self, url: str) -> FetchedPage:
+        """The one outcome for `url`; never raises (but for cancellation)."""
+        try:
+            return await self._fetch(url)
+        except Exception as exc:  # a bug's last resort: still one page per URL
+            reason = f"unexpected error: {type(exc).__name__}: {exc}"
+            return FetchedPage(
+                SourceRecord(url=url, status=FetchStatus.UNREACHABLE, reason=reason[:500]), None
+            )
+
+    async def _fetch(self, url: str) -> FetchedPage:
+        try:
+            parsed = httpx.URL(url)
+        except Exception:
+            return _skipped(url, "not a valid URL")
+        problem = _scheme_problem(parsed)
+        if problem:
+            return _skipped(url, problem)
+        host_slot = self.host_slots.setdefault(parsed.host, asyncio.Semaphore(self.policy.per_host))
+        first: FetchedPage | None = None
+        for attempt in range(2):
+            if attempt == 1:
+                assert first is not None
+                remaining = self.remaining()
+                if remaining is not None and remaining <= 0:
+                    return first
+                backoff = self.policy.retry_backoff
+                await asyncio.sleep(backoff if remaining is None else min(backoff, remaining / 2))
+            try:
+                await self._acquire(host_slot)  # the host first: waiting for it holds no slot
+                try:
+                    await self._acquire(self.slots)
+                    try:
+                        page = await self._attempt(url, parsed)
+                    finally:
+                        self.slots.release()
+                finally:
+                    host_slot.release()
+            except _NotStarted:
+                return first or _skipped(url, BUDGET_SPENT)
+            except _Retryable as retry:
+                if attempt == 1:
+                    return retry.page
+                first = retry.page
+                continue
+            return page
+        raise AssertionError("unreachable")
+
+    async def _attempt(self, url: str, parsed: httpx.URL) -> FetchedPage:
+        """One attempt at `url` (all its hops), bounded by the total timeout and the deadline;
+        raises _Retryable for an outcome that earns a retry."""
+        state = _Attempt(url=url, current=str(parsed))
+        loop = asyncio.get_running_loop()
+        total = self.policy.total_timeout
+        ends = (self.deadline, None if total is None else loop.time() + total)
+        limits = [end for end in ends if end is not None]
+        when = min(limits) if limits else None
+        try:
+            async with asyncio.timeout_at(when):
+                return await self._hops(state, parsed)
+        except TimeoutError:
+            if self.deadline is not None and when == self.deadline:
+                return state.page(FetchStatus.TIMEOUT, f"{BUDGET_SPENT} during the fetch")
+            return state.page(FetchStatus.TIMEOUT, f"took longer than {total:g} s")
+
+    async def _hops(self, state: _Attempt, target: httpx.URL) -> FetchedPage:
+        policy = self.policy
+        for hop in range(policy.max_redirects + 1):
+            state.current = str(target)
+            refused = await self._check_address(state, target, redirected=hop > 0)
+            if refused is not None:
+                return refused
+            try:
+                async with self.client.stream("GET", target) as response:
+                    state.http_status = response.status_code
+                    state.content_type = response.headers.get("content-type")
+                    if response.status_code in REDIRECTS:
+                        location = response.headers.get("location")
+                        if not location:
+                            return state.page(
+                                FetchStatus.UNREACHABLE,
+                                f"HTTP {response.status_code} without a Location",
+                            )
+                        try:
+                            target = target.join(location)
+                        except Exception:
+                            return state.page(FetchStatus.UNREACHABLE, "redirect to an invalid URL")
+                        problem = _scheme_problem(target)
+                        if problem:
+                            return state.page(FetchStatus.SKIPPED, f"redirect to {problem}")
+                        continue
+                    return await self._answer(state, response)
+            except httpx.TimeoutException as exc:
+                raise _Retryable(state.page(FetchStatus.TIMEOUT, _timeout_reason(exc))) from None
+            except httpx.HTTPError as exc:
+                return state.page(FetchStatus.UNREACHABLE, _error_reason(exc))
+        state.current = str(target)
+        return state.page(
+            FetchStatus.UNREACHABLE, f"too many redirects (more than {policy.max_redirects})"
+        )
+
+    async def _check_address(
+        self, state: _Attempt, url: httpx.URL, *, redirected: bool
+    ) -> FetchedPage | None:
+        """A refusal for a host that does not resolve or resolves to a forbidden address."""
+        host = url.host
+        try:
+            addresses = [str(ipaddress.ip_address(host))]
+            literal = True
+        except ValueError:
+            literal = False
+            port = url.port or DEFAULT_PORTS[url.scheme]
+            try:
+                async with asyncio.timeout(self.policy.connect_timeout):
+                    addresses = list(await self.resolve(host, port))
+            except TimeoutError:
+                raise _Retryable(
+                    state.page(FetchStatus.TIMEOUT, f"resolving {host} timed out")
+                ) from None
+            except (OSError, ValueError) as exc:
+                detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+                reason = f"{host} does not resolve" + (f" ({detail})" if detail else "")
+                return state.page(FetchStatus.UNREACHABLE, reason)
+            if not addresses:
+                return state.page(FetchStatus.UNREACHABLE, f"{host} has no address")
+        if self.policy.allow_private:
+            return None
+        for address in addresses:
+            kind = address_problem(address)
+            if kind is None:
+                continue
+            if redirected:
+                detail = "" if kind == "private" else f" ({kind})"
+                reason = f"redirect to a private address {address}{detail}"
+            elif literal:
+                reason = f"{kind} address {address}"
+            else:
+                reason = f"resolves to {kind} address {address}"
+            return state.page(FetchStatus.SKIPPED, reason)
+        return None
+
+    async def _answer(self, state: _Attempt, response: httpx.Response) -> FetchedPage:
+        """The outcome of a final (non-redirect) answer."""
+        code = response.status_code
+        if code in NOT_FOUND:
+            return state.page(FetchStatus.NOT_FOUND, f"HTTP {code}")
+        if code in BLOCKED:
+            return state.page(FetchStatus.BLOCKED, f"HTTP {code}")
+        if code >= 500:
+            raise _Retryable(state.page(FetchStatus.UNREACHABLE, f"HTTP {code}"))
+        if not 200 <= code < 300:
+            return state.page(FetchStatus.UNREACHABLE, f"HTTP {code}")
+        content_type = response.headers.get("content-type", "")
+        mtype = media_type(content_type)
+        if kind_of(content_type) is None and mtype not in SNIFFED_TYPES:
+            return state.page(FetchStatus.NOT_TEXT, f"content type {mtype}")
+        cap = self.policy.max_bytes
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > cap and not _encoded(response):
+            return state.page(
+                FetchStatus.TOO_LARGE, f"over {_size(cap)} (Content-Length {_size(int(declared))})"
+            )
+        body = await _read_capped(response, cap)
+        if body is None:
+            return state.page(FetchStatus.TOO_LARGE, f"over {_size(cap)}")
+        if isinstance(body, str):
+            return state.page(FetchStatus.UNREACHABLE, body)
+        if kind_of(content_type, body[:1024]) is None:
+            return state.page(FetchStatus.NOT_TEXT, f"content type {mtype or 'none'}")
+        loop = asyncio.get_running_loop()
+        found = await loop.run_in_executor(self.executor, extract, body, content_type, state.url)
+        del body
+        if found is None:
+            return state.page(FetchStatus.NOT_TEXT, "no readable text")
+        digest = hashlib.sha256(found.text.encode("utf-8")).hexdigest()
+        page = state.page(
+            FetchStatus.OK, "", title=found.title, sha256=digest, chars=len(found.text)
+        )
+        return FetchedPage(record=page.record, text=found.text)
+
+
+def _encoded(response: httpx.Response) -> bool:
+    encoding: str = response.headers.get("content-encoding", "identity")
+    return encoding.strip().lower() not in {"", "identity"}
+
+
+async def _read_capped(response: httpx.Response, cap: int) -> bytes | str | None:
+    """The decoded body; None once it passes `cap` bytes (reading stops there); a str
+    (the reason) for a content encoding this cannot decode."""
+    encoding = response.headers.get("content-encoding", "identity").strip().lower()
+    decoder: Any = None
+    if encoding in {"gzip", "x-gzip"}:
+        decoder = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    elif encoding == "deflate":
+        decoder = zlib.decompressobj()
+    elif encoding not in {"", "identity"}:
+        return f"unsupported content encoding {encoding}"
+    buffer = bytearray()
+    first = True
+    try:
+        async for raw in response.aiter_raw():
+            if decoder is None:
+                chunk = raw
+            else:
+                if first and encoding == "deflate":
+                    try:  # zlib-wrapped, as the standard says, or raw deflate, as some send
+                        chunk = decoder.decompress(raw, cap - len(buffer) + 1)
+                    except zlib.error:
+                        decoder = zlib.decompressobj(-zlib.MAX_WBITS)
+                        chunk = decoder.decompress(raw, cap - len(buffer) + 1)
+                else:
+                    chunk = decoder.decompress(raw, cap - len(buffer) + 1)
+            first = False
+            if len(buffer) + len(chunk) > cap:
+                return None
+            buffer += chunk
+        if decoder is not None:
+            buffer += decoder.flush()
+            if len(buffer) > cap:
+                return None
+    except zlib.error:
+        return f"corrupt {encoding} body"
+    return bytes(buffer)
+
+
+def _timeout_reason(exc: httpx.TimeoutException) -> str:
+    if isinstance(exc, httpx.ConnectTimeout):
+        return "connect timed out"
+    if isinstance(exc, httpx.PoolTimeout):
+        return "no connection free in time"
+    if isinstance(exc, httpx.WriteTimeout):
+        return "write timed out"
+    return "read timed out"
+
+
+def _error_reason(exc: httpx.HTTPError) -> str:
+    text = str(exc).strip()
+    if isinstance(exc, httpx.ConnectError):
+        upper = text.upper()
+        if "SSL" in upper or "CERTIFICATE" in upper or "TLS" in upper:
+            return f"TLS error: {text}"[:300]
+        return f"cannot connect: {text}"[:300] if text else "cannot connect"
+    name = type(exc).__name__
+    return f"{name}: {text}"[:300] if text else name
+
+
+# --- entry points -------------------------------------------------------------------------
+
+
+async def fetch_many(
+    urls: Sequence[str],
+    policy: FetchPolicy,
+    *,
+    deadline: float | None = None,
+    transport: httpx.AsyncBaseTransport | None = None,
+    resolve: Resolver | None = None,
+    on_page: Callable[[FetchedPage], None] | None = None,
+) -> list[FetchedPage]:
+    """Fetch each distinct URL once; one page per distinct URL, in first-seen order.
+
+    `deadline` is a time.monotonic() instant: nothing starts after it (SKIPPED "time
+    budget spent") and fetches still running are cut (TIMEOUT). `transport` None is the
+    real network (honouring the usual proxy variables); mock mode passes an
+    httpx.MockTransport. `resolve` None is the system resolver; it is used for the address
+    check with any transport. `on_page` is called in the loop as each URL finishes; an
+    exception it raises cancels the other fetches and propagates.
+    """
+    unique = list(dict.fromkeys(urls))
+    pages: dict[str, FetchedPage] = {}
+    async with _Fetcher(policy, deadline, transport, resolve or system_resolver) as fetcher:
+
+        async def one(url: str) -> None:
+            page = await fetcher.fetch(url)
+            pages[url] = page
+            if on_page is not None:
+                on_page(page)
+
+        tasks = [asyncio.create_task(one(url)) for url in unique]
+        try:
+            await asyncio.gather(*tasks)
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+    return [pages[url] for url in unique]
+
+
+def fetch_sources(
+    urls: Sequence[str],
+    policy: FetchPolicy,
+    *,
+    deadline: float | None = None,
+    transport: httpx.AsyncBaseTransport | None = None,
+    resolve: Resolver | None = None,
+    on_page: Callable[[FetchedPage], None] | None = None,
+) -> list[FetchedPage]:
+    """`fetch_many` on an event loop of its own: call it from any thread that is not
+    running a loop; several threads may call it at once."""
+    return asyncio.run(
+        fetch_many(
+            urls, policy, deadline=deadline, transport=transport, resolve=resolve, on_page=on_page
+        )
+    )

@@ -1,0 +1,199 @@
+"""The session's snapshot store: what fetching each cited source gave, and its text.
+
+Layout of the store directory:
+
+    index.json      {"version": 1, "records": {url: SourceRecord}}: every URL fetched
+    <key>.txt       the extracted text of a kept page (key = first 16 hex of sha256(url))
+    <key>.json      that page's record (the same as in the index)
+
+The session directory is hostile ground: the agent can replace any file or directory in
+it. So files are read only through `read_regular`/`read_text` (no links followed, no FIFO
+opened), written only by temp file + rename (which replaces a link instead of following
+it), nothing is read or written through a store directory that is a link, and a snapshot
+whose text no longer matches its recorded sha256 is not returned. Known limit: the
+directory is checked before each write, not held open, so a swap in between is not caught.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from research.errors import ResearchError
+from research.fsutil import atomic_write_text
+from research.phases import NOT_REGULAR, read_regular, read_text
+from research.sources.extract import Extracted
+from research.sources.fetch import FetchedPage
+from research.sources.records import FetchStatus, SourceRecord
+
+INDEX = "index.json"
+INDEX_VERSION = 1
+
+
+class StoreTampered(ResearchError):
+    """The store directory (or a file the store writes) is a link or of the wrong kind:
+    nothing is written through it."""
+
+
+class SnapshotIndex(BaseModel):
+    """index.json: every URL fetched in the session."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    version: int = INDEX_VERSION
+    """The layout's version."""
+    records: dict[str, SourceRecord] = Field(default_factory=dict)
+    """URL (as cited) or file:<path> → what fetching or reading it gave."""
+
+
+def snapshot_key(url: str) -> str:
+    """The file stem of a URL's snapshot: the first 16 hex digits of sha256(url)."""
+    return hashlib.sha256(url.encode("utf-8")).hexdigest()[:16]
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class SnapshotStore:
+    """The session's snapshot store: <dir>/index.json (url -> SourceRecord) plus one
+    <key>.txt (extracted text) and <key>.json (metadata = the record) per kept page;
+    key = first 16 hex of sha256(url).
+
+    Thread-safe within a process (one lock around every change); open one store per
+    directory. `problem` says why index.json was ignored when it could not be used.
+    """
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.problem: str | None = None
+        """Why the saved index was treated as empty (corrupt, a link, ...), for the log."""
+        self._lock = threading.Lock()
+        self._records: dict[str, SourceRecord] = self._load()
+
+    # --- reading ------------------------------------------------------------------------
+
+    def _directory_problem(self) -> str | None:
+        """Why the directory may not be used, None when it is a real directory or absent."""
+        try:
+            mode = os.lstat(self.directory).st_mode
+        except FileNotFoundError:
+            return None
+        if stat.S_ISLNK(mode):
+            return f"{self.directory} is a symbolic link"
+        if not stat.S_ISDIR(mode):
+            return f"{self.directory} is not a directory"
+        return None
+
+    def _load(self) -> dict[str, SourceRecord]:
+        problem = self._directory_problem()
+        if problem is not None:
+            self.problem = f"{problem}; its index was not read"
+            return {}
+        data = read_regular(self.directory / INDEX)
+        if data is None:
+            return {}
+        if data == NOT_REGULAR:
+            self.problem = f"{INDEX} is not a regular file; it was ignored"
+            return {}
+        try:
+            index = SnapshotIndex.model_validate_json(data)
+        except (ValidationError, ValueError) as exc:
+            self.problem = f"{INDEX} is corrupt ({type(exc).__name__}); it was ignored"
+            return {}
+        if index.version != INDEX_VERSION:
+            self.problem = f"{INDEX} has unknown version {index.version}; it was ignored"
+            return {}
+        return {url: record for url, record in index.records.items() if record.url == url}
+
+    def records(self) -> dict[str, SourceRecord]:
+        """Everything fetched or read so far in the session (also before a restart)."""
+        with self._lock:
+            return dict(self._records)
+
+    def known(self, url: str) -> bool:
+        """Whether `url` was already fetched, whatever the outcome."""
+        with self._lock:
+            return url in self._records
+
+    def get(self, url: str) -> SourceRecord | None:
+        """The record of `url`, or None."""
+        with self._lock:
+            return self._records.get(url)
+
+    def text(self, url: str) -> str | None:
+        """The snapshot's text; None when none was kept, or when the file is gone, is not a
+        regular file, or no longer matches the recorded sha256 (it was edited)."""
+        with self._lock:
+            record = self._records.get(url)
+        if record is None or record.snapshot is None or record.sha256 is None:
+            return None
+        if self._directory_problem() is not None:
+            return None
+        text = read_text(self.directory / f"{snapshot_key(url)}.txt")
+        if text is None or _sha256(text) != record.sha256:
+            return None
+        return text
+
+    # --- writing ------------------------------------------------------------------------
+
+    def _ensure_directory(self) -> None:
+        problem = self._directory_problem()
+        if problem is None and not os.path.lexists(self.directory):
+            try:
+                self.directory.mkdir()
+            except FileExistsError:
+                pass
+            problem = self._directory_problem()
+        if problem is not None:
+            raise StoreTampered(f"snapshot store: {problem}; nothing is written through it")
+
+    def _write(self, name: str, text: str) -> None:
+        path = self.directory / name
+        try:
+            atomic_write_text(path, text)
+        except IsADirectoryError:
+            raise StoreTampered(f"snapshot store: {path} is a directory") from None
+
+    def add(self, page: FetchedPage) -> SourceRecord:
+        """Keep one fetch's outcome: the text snapshot and its metadata when there is text,
+        then the index. Returns the record as stored (`snapshot` set when text was kept).
+        Raises StoreTampered when the directory is a link or not a directory."""
+        record = page.record
+        key = snapshot_key(record.url)
+        with self._lock:
+            self._ensure_directory()
+            if record.status == FetchStatus.OK and page.text is not None:
+                record = record.model_copy(
+                    update={
+                        "snapshot": f"{key}.txt",
+                        "sha256": _sha256(page.text),
+                        "chars": len(page.text),
+                    }
+                )
+                self._write(f"{key}.txt", page.text)
+                self._write(f"{key}.json", record.model_dump_json(indent=2) + "\n")
+            else:
+                record = record.model_copy(update={"snapshot": None})
+            self._records[record.url] = record
+            index = SnapshotIndex(records=self._records)
+            self._write(INDEX, index.model_dump_json(indent=1) + "\n")
+            return record
+
+    def add_local(self, location: str, extracted: Extracted) -> SourceRecord:
+        """Keep a user's local document (`location` like "file:docs/a.pdf") as an ok source."""
+        record = SourceRecord(
+            url=location,
+            status=FetchStatus.OK,
+            title=extracted.title,
+            sha256=_sha256(extracted.text),
+            fetched_at=datetime.now(UTC),
+            chars=len(extracted.text),
+        )
+        return self.add(FetchedPage(record=record, text=extracted.text))

@@ -1,0 +1,208 @@
+"""Extraction of readable text: HTML main content (with a whole-page fallback), PDF, plain
+text and Markdown; anything else is not text."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from research.sources.extract import MAX_MAIN_BYTES, Extracted, extract, kind_of
+
+PAGES = Path(__file__).parent / "fixtures" / "pages"
+
+
+def make_pdf(pages: list[list[str]], title: str | None = None) -> bytes:
+    """A minimal valid PDF: each page draws its lines in Helvetica (no external tools)."""
+
+    def escape(text: str) -> str:
+        return text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+
+    n = len(pages)
+    font = 3 + 2 * n
+    objects: list[bytes] = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids ["
+        + b" ".join(f"{3 + 2 * i} 0 R".encode() for i in range(n))
+        + f"] /Count {n} >>".encode(),
+    ]
+    for i, lines in enumerate(pages):
+        ops = ["BT", "/F1 12 Tf", "72 720 Td"]
+        for j, line in enumerate(lines):
+            ops += ([] if j == 0 else ["0 -16 Td"]) + [f"({escape(line)}) Tj"]
+        stream = "\n".join([*ops, "ET"]).encode("latin-1")
+        objects.append(
+            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {4 + 2 * i} 0 R "
+            f"/Resources << /Font << /F1 {font} 0 R >> >> >>".encode()
+        )
+        objects.append(f"<< /Length {len(stream)} >>\nstream\n".encode() + stream + b"\nendstream")
+    objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+    if title is not None:
+        objects.append(f"<< /Title ({escape(title)}) >>".encode("latin-1"))
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n".encode() + body + b"\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{offset:010d} 00000 n \n".encode() for offset in offsets)
+    info = f" /Info {len(objects)} 0 R" if title is not None else ""
+    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R{info} >>\n".encode()
+    out += f"startxref\n{xref}\n%%EOF\n".encode()
+    return bytes(out)
+
+
+def test_html_article_main_text_title_and_table_figures() -> None:
+    found = extract((PAGES / "article.html").read_bytes(), "text/html; charset=utf-8")
+    assert found is not None
+    assert found.title == "Cold-climate heat pumps: field results | Example Energy News"
+    assert "seasonal coefficient of performance (COP) of 2.7" in found.text
+    assert "38 of the 42 homes" in found.text
+    assert "-25 °C" in found.text and "1.9" in found.text  # the table is kept
+    assert "tracking" not in found.text and "font-family" not in found.text
+    assert "Subscribe" not in found.text and "Cookie settings" not in found.text  # boilerplate
+
+
+def test_html_without_main_content_falls_back_to_the_visible_text() -> None:
+    found = extract((PAGES / "figures.html").read_bytes(), "text/html")
+    assert found is not None
+    assert found.title == "Installed capacity dashboard"
+    for figure in ("1,204,551", "61.5%", "2.9", "412,000", "2019"):
+        assert figure in found.text
+    assert "2019 | 412,000" in found.text  # table cells stay apart
+    assert "999,999" not in found.text  # comments are not visible
+
+
+def test_a_very_large_html_page_keeps_its_visible_text() -> None:
+    rows = "".join(f"<tr><td>row {n}</td><td>{n * 7}</td></tr>" for n in range(60_000))
+    body = f"<html><head><title>Big table</title></head><body><table>{rows}</table></body></html>"
+    assert len(body) > MAX_MAIN_BYTES
+    found = extract(body.encode(), "text/html")
+    assert found is not None and found.title == "Big table"
+    assert "row 0 | 0" in found.text and "row 59999 | 419993" in found.text
+
+
+def test_html_nested_deeper_than_the_parser_goes_keeps_its_text() -> None:
+    body = (
+        "<html><body>" + "<div>" * 3000 + "Deep figure: 7.5%" + "</div>" * 3000 + "</body></html>"
+    )
+    found = extract(body.encode(), "text/html")
+    assert found is not None and found.text == "Deep figure: 7.5%"
+
+
+@pytest.mark.parametrize(
+    "content_type", ["text/html; charset=windows-1252", "text/html", "text/html; charset=bogus"]
+)
+def test_html_charsets_declared_or_guessed(content_type: str) -> None:
+    found = extract((PAGES / "latin1.html").read_bytes(), content_type)
+    assert found is not None
+    assert found.title == "Café prices"
+    assert "café crème costs 3,50 €" in found.text
+
+
+def test_html_meta_charset_and_xml_declaration() -> None:
+    body = (
+        '<?xml version="1.0" encoding="iso-8859-1"?>\n<html><head>'
+        '<meta http-equiv="Content-Type" content="text/html; charset=iso-8859-1">'
+        "<title>Straße</title></head><body><p>Die Straße ist 12,5 km lang.</p></body></html>"
+    ).encode("iso-8859-1")
+    found = extract(body, "application/xhtml+xml")
+    assert found == Extracted(title="Straße", text="Die Straße ist 12,5 km lang.")
+
+
+def test_html_title_falls_back_to_the_first_heading_or_line() -> None:
+    found = extract(b"<html><body><h1>Results</h1><p>COP 3.2</p></body></html>", "text/html")
+    assert found is not None and found.title == "Results"
+    found = extract(b"<p>Just a line</p><p>and another</p>", "text/html")
+    assert found is not None and found.title == "Just a line"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"",
+        b"   ",
+        b"<html><head><title>T</title></head></html>",
+        b"<html><body><script>x=1</script></body></html>",
+    ],
+)
+def test_html_with_nothing_readable_is_none(body: bytes) -> None:
+    assert extract(body, "text/html") is None
+
+
+def test_pdf_text_and_metadata_title() -> None:
+    body = make_pdf(
+        [["Heat pump field trial", "Seasonal COP 2.7 at -15 C"], ["Page two: 42 homes"]],
+        title="Field trial report",
+    )
+    found = extract(body, "application/pdf")
+    assert found is not None
+    assert found.title == "Field trial report"
+    assert "Seasonal COP 2.7 at -15 C" in found.text and "Page two: 42 homes" in found.text
+
+
+def test_pdf_without_title_takes_the_first_line_and_is_sniffed() -> None:
+    body = make_pdf([["Annual summary 2023", "Installed: 1,204,551 units"]])
+    for content_type in ("application/pdf", "application/octet-stream", ""):
+        found = extract(body, content_type)
+        assert found is not None and found.title == "Annual summary 2023"
+        assert "1,204,551" in found.text
+
+
+@pytest.mark.parametrize("body", [b"%PDF-1.4 garbage", b"%PDF-1.4\n" + b"\0" * 100, make_pdf([[]])])
+def test_broken_or_empty_pdf_is_none(body: bytes) -> None:
+    assert extract(body, "application/pdf") is None
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "text"),
+    [
+        (b"First line\r\nSecond  line\n", "text/plain", "First line\nSecond line"),
+        ("Größe: 3 m²".encode("latin-1"), "text/plain; charset=latin-1", "Größe: 3 m²"),
+        (b"caf\xe9 \xff", "text/plain", "café ÿ"),  # not UTF-8: windows-1252
+        (b"# Notes\n\n- COP 2.7\n", "text/markdown", "# Notes\n\n- COP 2.7"),
+        (b"\xef\xbb\xbfBOM text", "text/plain", "BOM text"),
+    ],
+)
+def test_plain_text_and_markdown_as_is(body: bytes, content_type: str, text: str) -> None:
+    found = extract(body, content_type)
+    assert found is not None and found.text == text
+    assert found.title == text.splitlines()[0]
+
+
+@pytest.mark.parametrize(
+    ("content_type", "body"),
+    [
+        ("image/png", b"\x89PNG\r\n\x1a\n" + b"\0" * 50),
+        ("application/json", b'{"a": 1}'),
+        ("application/octet-stream", b"\x00\x01\x02 binary"),
+        ("", b"just bytes with no type"),
+        ("text/plain", b"  \n\t "),
+    ],
+)
+def test_other_types_or_empty_text_are_not_text(content_type: str, body: bytes) -> None:
+    assert extract(body, content_type) is None
+
+
+def test_kind_of() -> None:
+    assert kind_of("TEXT/HTML; charset=UTF-8") == "html"
+    assert kind_of("application/xhtml+xml") == "html"
+    assert kind_of("application/pdf") == "pdf"
+    assert kind_of("text/html", b"%PDF-1.7") == "pdf"  # the body's signature wins
+    assert kind_of("", b"<!DOCTYPE html><html>") == "html"
+    assert kind_of("text/markdown") == "plain"
+    assert kind_of("image/png") is None
+
+
+def test_importing_the_module_does_not_load_the_extractors() -> None:
+    code = (
+        "import sys, research.sources.extract, research.sources.fetch, research.sources.store\n"
+        "heavy = {'trafilatura', 'lxml', 'pypdf'} & {m.split('.')[0] for m in sys.modules}\n"
+        "print(sorted(heavy))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
