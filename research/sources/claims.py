@@ -530,8 +530,10 @@ def _best_run(page: PageIndex, stems: frozenset[str], numbers: Sequence[StatedNu
     if not counts:
         return _Run(0, 0, 0, 0, 0)
     best = max(counts.values())
-    tied = [pid for pid, count in counts.items() if count == best][:MAX_TIED_PASSAGES]
+    # The first tied passages in page order, whatever order the stems were counted in.
+    tied = sorted(pid for pid, count in counts.items() if count == best)[:MAX_TIED_PASSAGES]
     sentences = page.sentences
+    hits: dict[int, frozenset[str]] = {}  # sentence -> the claim stems it holds
     stop_of: dict[int, int] = {}  # first sentence -> end of the shortest run holding `best`
     for pid in tied:
         first, end = page.passages[pid]
@@ -540,7 +542,10 @@ def _best_run(page: PageIndex, stems: frozenset[str], numbers: Sequence[StatedNu
                 continue
             held: set[str] = set()
             for stop in range(start, end):
-                held |= sentences[stop].stems & stems
+                hit = hits.get(stop)
+                if hit is None:
+                    hit = hits[stop] = sentences[stop].stems & stems
+                held |= hit
                 if len(held) == best:
                     stop_of[start] = stop + 1
                     break
