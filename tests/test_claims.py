@@ -163,7 +163,7 @@ def test_figures_are_normalised(text: str, expected: list[str]) -> None:
         "1. The first item",
         "- 2) the second item",
         "the 21st century, the 3rd quarter",
-        "COVID-19 and CO2 and R290 and H1N1",
+        "COVID-19 and CO2 and R290 and H1N1 and Scope-3",
     ],
 )
 def test_citations_ordinals_and_identifiers_are_not_figures(text: str) -> None:
@@ -178,6 +178,7 @@ def test_percent_kinds_years_and_ranges() -> None:
     assert high.value == Decimal("1500000")
     assert [n.kind for n in claim_numbers("10 to 12%")] == ["percent", "percent"]
     assert Decimal(2020) in claim_numbers("in 2019/20")[1].candidates
+    assert [n.text for n in claim_numbers("from mid-2022 to pre-2020 levels")] == ["2022", "2020"]
 
 
 @pytest.mark.parametrize(
@@ -350,6 +351,7 @@ NOTES = """# Progress: Heat pump efficiency
 - Pack prices fell 20% in 2024, per [Mobility Review](https://mobility-review.example/2024/prices) and https://c.example/x.
 - Local survey: 89% of households satisfied (Source: file:docs/survey-2024.md)
 - Our own interviews agree — file:notes/interviews.md
+- Installers size 40% of systems by rule of thumb (Source: [Installer survey](https://g.example/s), file:<docs/site visits.md>)
 * A long finding that wraps
   onto a second line with a figure of 1,200 homes (Source: https://d.example/long)
 1. Capacity reached 3.5 GW https://e.example/n
@@ -391,6 +393,8 @@ def test_finding_claims_of_a_progress_file() -> None:
               ("https://mobility-review.example/2024/prices", "https://c.example/x")),
         Claim("Local survey: 89% of households satisfied", ("file:docs/survey-2024.md",)),
         Claim("Our own interviews agree", ("file:notes/interviews.md",)),
+        Claim("Installers size 40% of systems by rule of thumb",
+              ("https://g.example/s", "file:docs/site visits.md")),
         Claim("A long finding that wraps onto a second line with a figure of 1,200 homes",
               ("https://d.example/long",)),
         Claim("Capacity reached 3.5 GW", ("https://e.example/n",)),

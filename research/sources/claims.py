@@ -40,7 +40,8 @@ Figures (`claim_numbers`): digits, with
 - a numbered name ("phase 3", "round 5", "table 2": a figure right after such a word)
   must be on the page but need not be in the matching passage;
 - not figures: citation markers "[3]", list ordinals "1." at the start of a line,
-  ordinals "21st", identifiers glued to letters ("CO2", "R290", "COVID-19"); a figure
+  ordinals "21st", identifiers glued to letters ("CO2", "R290", "COVID-19", but
+  "mid-2022", "pre-2020" are years); a figure
   glued to a unit ("20kWh") is a figure; dotted versions "3.12.1" compare as text.
 """
 
@@ -121,7 +122,7 @@ class ClaimCheck(BaseModel):
 _SEP = "\u00a0\u2007\u2009\u202f"  # no-break, figure, thin and narrow no-break spaces
 _NOT_LETTER = r"(?![^\W\d_])"
 _NUMBER = re.compile(
-    rf"(?<![\w.,{_SEP}])(?<![^\W\d_][-\u2010\u2011])"
+    rf"(?<![\w.,{_SEP}])(?P<glued>(?<=[^\W\d_][-\u2010\u2011]))?"
     rf"(?P<body>\d+(?:[.,{_SEP}]\d+)*)"
     rf"(?:(?P<pct>[ {_SEP}-]?(?:%|per[ -]?cent(?:age[ -]points?)?{_NOT_LETTER}"
     rf"|pct{_NOT_LETTER}|percentage[ -]points?{_NOT_LETTER}))"
@@ -134,6 +135,9 @@ _SCALES = {
     "billion": 9, "bn": 9, "b": 9, "trillion": 12, "tn": 12,
 }  # fmt: skip
 _ORDINALS = frozenset({"st", "nd", "rd", "th"})
+_DATE_PREFIX = re.compile(
+    r"(?<![^\W\d_])(?:mid|pre|post|early|late|end|start)[-\u2010\u2011]$", re.I
+)
 _SPACED_THOUSANDS = re.compile(rf"\d{{1,3}}(?:[{_SEP}]\d{{3}})+(?:[.,]\d+)?")
 _COMMA_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _DOT_THOUSANDS = re.compile(r"\d{1,3}(?:\.\d{3})+,\d+|\d{1,3}(?:\.\d{3}){2,}")
@@ -209,6 +213,10 @@ def _raw_numbers(text: str) -> list[_Raw]:
         tail = match.group("tail")
         if tail.lower() in _ORDINALS and not (match.group("pct") or match.group("word")):
             continue
+        if match.group("glued") is not None and not _DATE_PREFIX.search(
+            text, max(0, match.start() - 8), match.start()
+        ):
+            continue  # an identifier such as COVID-19 or Scope-3, but mid-2022 is a year
         body = match.group("body")
         pairs = _body_values(body)
         scale_word = match.group("word") or match.group("letter")
@@ -831,8 +839,8 @@ def _tidy(text: str) -> str:
 
 def _finding_text(unit: str) -> str:
     text = _LIST_ITEM.sub("", unit, count=1)
-    text = _SOURCE_WRAPPER.sub(" ", text)
     text = _MD_LINK.sub(_link_text, text)
+    text = _SOURCE_WRAPPER.sub(" ", text)
     text = re.sub(r"<(?:https?://|file:)[^<>\s]*>", " ", text)
     text = _BARE_URL.sub(" ", text)
     text = _FILE_REF.sub(" ", text)
