@@ -80,6 +80,14 @@ def _check_fraction(value: float) -> float:
     return value
 
 
+def _check_source_dirs(value: list[Path] | None) -> list[Path] | None:
+    """Each --sources DIR must be a readable folder; kept as given, resolved."""
+    for folder in value or []:
+        if not folder.is_dir():
+            raise typer.BadParameter(f"{str(folder)!r} is not a folder")
+    return [folder.resolve() for folder in value] if value else value
+
+
 @app.command()
 def main_command(
     ctx: typer.Context,
@@ -146,6 +154,18 @@ def main_command(
         "--early-termination/--no-early-termination", envvar=ENV["early_termination"],
         help="Stop research early when new findings stop adding anything new.")
     ] = defaults.DEFAULT_EARLY_TERMINATION,
+    verify_sources: Annotated[bool, typer.Option(
+        "--verify-sources/--no-verify-sources", envvar=ENV["verify_sources"],
+        help="Fetch every cited page, keep a text snapshot, and check the notes' and the "
+        "report's claims against it.")] = True,
+    allow_private_sources: Annotated[bool, typer.Option(
+        "--allow-private-sources", envvar=ENV["allow_private_sources"],
+        help="Also fetch URLs on loopback, private or link-local addresses (refused by "
+        "default: the agent chooses the URLs).")] = False,
+    sources: Annotated[list[Path] | None, typer.Option(
+        "--sources", metavar="DIR", callback=_check_source_dirs,
+        help="A folder of your own documents (.md, .txt, .html, .pdf) to research and cite "
+        "as file:<path>; repeatable.", show_default=False)] = None,
     reorganize_archive: Annotated[bool, typer.Option(
         "--reorganize-archive", help="Group the session's archive by token, then exit.")
     ] = False,
@@ -206,7 +226,9 @@ def main_command(
                 review_model=review_model, timeout=timeout,
                 parallel=parallel, agent_cmd=agent_cmd,
                 duplicate_threshold=duplicate_threshold, min_novelty=min_novelty,
-                early_termination=early_termination,
+                early_termination=early_termination, verify_sources=verify_sources,
+                allow_private_sources=allow_private_sources,
+                source_dirs=tuple(sources) if sources else None,
             ) | ({"mock_mode": mock_mode or agent is defaults.AgentKind.MOCK}
                  if picked_agent else {})
             # "unlimited" is a value too (None), which a resumed session must take.

@@ -47,6 +47,8 @@ ENV = {
     "duplicate_threshold": "RESEARCH_DUPLICATE_THRESHOLD",
     "min_novelty": "RESEARCH_MIN_NOVELTY",
     "early_termination": "RESEARCH_EARLY_TERMINATION",
+    "verify_sources": "RESEARCH_VERIFY_SOURCES",
+    "allow_private_sources": "RESEARCH_ALLOW_PRIVATE_SOURCES",
 }
 
 

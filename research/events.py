@@ -21,6 +21,7 @@ EVENT_TYPES = frozenset({
     "lock_taken", "lock_released", "completion_marker", "stray_files", "citation_fix",
     "citation_audit", "topic_rejected", "report_rejected", "topics_in_flight",
     "archive", "error", "warning",
+    "local_sources", "sources_fetched", "sources_not_fetched", "source_check", "report_check",
 })
 
 

@@ -115,6 +115,15 @@ class SessionPaths:
         return self.session_dir / "citations.json"
 
     @property
+    def verification_file(self) -> Path:
+        return self.session_dir / "verification.json"
+
+    @property
+    def sources_dir(self) -> Path:
+        """The snapshot store: the text of every fetched page and local document."""
+        return self.session_dir / "sources"
+
+    @property
     def logs_dir(self) -> Path:
         return self.session_dir / "logs"
 

@@ -146,6 +146,7 @@ def final_variables(state: RWRState, paths: SessionPaths, registry: SourceRegist
         "citation_audit": audit_text,
         "topic_tree": phases.topic_tree_text(state.plan, paths),
         "limit_note": report.limit_note(state),
+        "source_verification": NO_SOURCE_CHECK,
     }
 
 

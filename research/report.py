@@ -275,6 +275,7 @@ def methodology(state: RWRState) -> str:
         lines.append("- Citation check: every citation resolves to a recorded source, and the "
                      "Sources section lists exactly the cited sources")
     lines.append(_final_review_line(state))
+    lines += _source_check_lines(state)
     if exhausted:
         lines += ["", f"Topics abandoned after {MAX_TOPIC_ATTEMPTS} attempts:", ""]
         lines += [f"- {_prose(t.name)} {RETRY_EXHAUSTED_TAG}" for t in exhausted]
@@ -283,7 +284,42 @@ def methodology(state: RWRState) -> str:
         lines += ["", "Topics skipped:", ""]
         lines += [f"- {_prose(t.name)} ({_prose(t.note or 'skipped')})" for t in skipped]
     lines += ["", "### Topic tree", "", mermaid_tree(plan)]
+    lines += _unverified_appendix(state)
     return "\n".join(lines) + "\n"
+
+
+def _source_check_lines(state: RWRState) -> list[str]:
+    """What the source check did: sources fetched and kept, dead, and claims checked."""
+    if not state.config.verify_sources:
+        return ["- Source check: off (--no-verify-sources): the cited pages were not fetched "
+                "and no claim was checked against them"]
+    found = state.final.verification
+    if found is None:
+        return ["- Source check: no cited sentence was checked (the report was written "
+                "without one)"]
+    local = (f", {_plural(found.local_documents, 'local document')} read from --sources"
+             if found.local_documents else "")
+    return [
+        f"- Sources checked: {found.sources_cited} cited in the notes; {found.snapshotted} "
+        f"fetched or read with a text snapshot kept{local}; {found.dead} dead (not found, "
+        f"unreachable or timed out); {found.not_checked} blocked, refused or without text",
+        f"- Claims checked against their pages: {found.claims_checked} cited sentences: "
+        f"{found.supported} supported, {found.weak} weak, {found.unsupported} unsupported, "
+        f"{found.unverifiable} unverifiable (no snapshot)",
+    ]
+
+
+def _unverified_appendix(state: RWRState) -> list[str]:
+    """Each citation the source check could not verify, with the reason (plain numbers:
+    a bracketed id here would read as a citation)."""
+    found = state.final.verification
+    if found is None or not found.unverified:
+        return []
+    lines = ["", "### Citations that could not be verified", ""]
+    for item in found.unverified:
+        lines.append(f"- Source {item.id} ({_prose(item.location)}): {item.outcome}: "
+                     f"{_prose(item.reason)}")
+    return lines
 
 
 # --- the final report -----------------------------------------------------------------------

@@ -17,6 +17,7 @@ from string import Template
 from research.agents.base import Agent, AgentCall, AgentResult
 from research.budget import effective_max_iterations, needs_confirmation
 from research.engine import Clock, ResearchLoop
+from research.engine.sourcecheck import Web
 from research.errors import (
     AgentUnavailable,
     Interrupted,
@@ -109,6 +110,9 @@ def new_state(settings: Settings, agent: Agent, max_iterations: int) -> RWRState
             min_novelty=settings.min_novelty,
             early_termination=settings.early_termination,
             parallel=settings.parallel,
+            verify_sources=settings.verify_sources,
+            allow_private_sources=settings.allow_private_sources,
+            source_dirs=[str(folder) for folder in settings.source_dirs],
         ),
         plan=Plan(topic=settings.topic, breadth=settings.breadth, depth=settings.depth),
         progress=SessionProgress(start_time=time.time()),
@@ -211,7 +215,7 @@ def run_session(
             events.emit("run_start", resume=settings.resume, phase=state.progress.current_phase.value,
                         agent=the_agent.name, max_iterations=state.config.max_iterations)
             loop = ResearchLoop(state=state, paths=paths, agent=the_agent, templates=templates,
-                                events=events, lock=lock, clock=clock)
+                                events=events, lock=lock, clock=clock, web=_web(settings))
             if state.progress.is_complete and not loop.reopen():
                 loop.cleanup()
                 events.emit("run_end", outcome="already_complete")
@@ -249,6 +253,15 @@ def run_session(
         _emit_quietly(events, "lock_released")
         if events is not None:
             events.close()
+
+
+def _web(settings: Settings) -> Web | None:
+    """The simulated agent cites the simulated web; every other agent the real one."""
+    if not settings.mock_mode:
+        return None
+    from research.agents.mock_web import simulated_web
+
+    return simulated_web()
 
 
 def _emit_quietly(events: EventLog | None, event_type: str, **fields: object) -> None:
@@ -398,9 +411,11 @@ def resume_state(settings: Settings, paths: SessionPaths,
     if "time_budget_minutes" in overrides:
         apply("time_budget_minutes", "--time", settings.time_budget_minutes)
     for field in ("model", "review_model", "timeout", "duplicate_threshold", "min_novelty",
-                  "early_termination", "parallel"):
+                  "early_termination", "parallel", "verify_sources", "allow_private_sources"):
         if field in overrides:
             apply(field, "--" + field.replace("_", "-"), getattr(settings, field))
+    if "source_dirs" in overrides:
+        apply("source_dirs", "--sources", [str(folder) for folder in settings.source_dirs])
     agent = "mock" if settings.mock_mode else "command" if settings.agent_cmd else "opencode"
     if agent != config.agent or settings.agent_cmd != config.agent_cmd:
         shown = f"--agent-cmd {settings.agent_cmd!r}" if settings.agent_cmd else f"--agent {agent}"

@@ -45,6 +45,12 @@ class Settings(BaseModel):
     agent_cmd: str | None = None
     parallel: int = Field(1, ge=1, le=8)
     """Topics researched at once (--parallel)."""
+    verify_sources: bool = True
+    """Fetch the cited pages and check claims against them (--no-verify-sources)."""
+    allow_private_sources: bool = False
+    """Also fetch URLs that resolve to loopback, private or link-local addresses."""
+    source_dirs: tuple[Path, ...] = ()
+    """The user's own document folders (--sources DIR, repeatable)."""
     assume_yes: bool = False
     duplicate_threshold: float = Field(DEFAULT_DUPLICATE_THRESHOLD, ge=0.0, le=1.0)
     min_novelty: float = Field(DEFAULT_MIN_NOVELTY, ge=0.0, le=1.0)

@@ -117,6 +117,12 @@ class SessionConfig(BaseModel):
     """Whether low novelty may end research early."""
     parallel: int = 1
     """Topics researched at once (--parallel); 1 is SPEC §5's sequential loop."""
+    verify_sources: bool = True
+    """Fetch the cited pages and check the claims against them (--no-verify-sources)."""
+    allow_private_sources: bool = False
+    """Fetch URLs that resolve to loopback, private or link-local addresses too."""
+    source_dirs: list[str] = Field(default_factory=list)
+    """The user's own document folders (--sources), read into the snapshot store."""
 
 
 class InFlight(BaseModel):
@@ -215,6 +221,47 @@ class SessionUsage(BaseModel):
     """Per phase kind: calls, failures, seconds, tokens and cost."""
 
 
+class UnverifiedCitation(BaseModel):
+    """A report citation the source check could not confirm (the report's appendix)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: int
+    """The citation number."""
+    location: str
+    """The URL or file:<path> it points to."""
+    outcome: str
+    """unsupported, weak or unverifiable."""
+    reason: str
+    """Why, in one line."""
+
+
+class VerificationSummary(BaseModel):
+    """The source check's figures as the Methodology states them."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    sources_cited: int = 0
+    """Distinct sources the research notes cite."""
+    snapshotted: int = 0
+    """Sources fetched (or read, for local documents) with a text snapshot kept."""
+    dead: int = 0
+    """Sources that could not be reached: not found, unreachable or timed out."""
+    not_checked: int = 0
+    """Sources fetched with no usable text, blocked, or refused (skipped)."""
+    local_documents: int = 0
+    """Local documents (--sources) in the store."""
+    claims_checked: int = 0
+    """Report sentences with a citation that were checked against their pages."""
+    supported: int = 0
+    weak: int = 0
+    unsupported: int = 0
+    unverifiable: int = 0
+    """Claims whose cited source has no snapshot."""
+    unverified: list[UnverifiedCitation] = Field(default_factory=list)
+    """Each report citation that could not be verified (at most the first 100)."""
+
+
 class FinalCycle(BaseModel):
     """What happened in SYNTHESIZE, FINAL REVIEW and REVISE."""
 
@@ -238,6 +285,8 @@ class FinalCycle(BaseModel):
     """True when the orchestrator rewrote the report's Sources section from the registry."""
     time_ran_out: bool = False
     """True when the time budget ran out during the final cycle (the report says so)."""
+    verification: VerificationSummary | None = None
+    """What the source check found, for the Methodology; None when it was off."""
 
 
 class RWRState(BaseModel):

@@ -31,7 +31,9 @@ TOPIC_VARIABLES = (
     "review_feedback", "searches", "writable_files", "subtopic_instructions",
     "progress_index_instructions", "completion_rule", "source_check", "local_sources",
 )
-FINAL_VARIABLES = ("source_registry", "citation_audit", "topic_tree", "limit_note")
+FINAL_VARIABLES = (
+    "source_registry", "citation_audit", "topic_tree", "limit_note", "source_verification",
+)
 RECOVERY_VARIABLES = ("failed_phase", "last_error", "recovery_round")
 VARIABLES = frozenset(COMMON_VARIABLES + TOPIC_VARIABLES + FINAL_VARIABLES + RECOVERY_VARIABLES)
 NOT_APPLICABLE = "(not applicable)"

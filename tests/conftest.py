@@ -27,6 +27,10 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for key in list(os.environ):
         if key.startswith("RESEARCH_"):
             monkeypatch.delenv(key)
+    # No test may reach the network: the source check (which fetches what the notes cite)
+    # is off unless a test turns it on with --verify-sources, against a local server or the
+    # mock's simulated web.
+    monkeypatch.setenv("RESEARCH_VERIFY_SOURCES", "0")
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.chdir(work)

@@ -37,7 +37,7 @@ TOPIC = {
     "review_feedback", "searches", "writable_files", "subtopic_instructions",
     "progress_index_instructions", "completion_rule", "source_check", "local_sources",
 }
-FINAL = {"source_registry", "citation_audit", "topic_tree", "limit_note"}
+FINAL = {"source_registry", "citation_audit", "topic_tree", "limit_note", "source_verification"}
 RECOVERY = {"failed_phase", "last_error", "recovery_round"}
 ALLOWED = COMMON | TOPIC | FINAL | RECOVERY
 

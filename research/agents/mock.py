@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from research.agents import mock_web
 from research.agents.base import AgentCall, AgentResult, FailureKind
 from research.fsutil import atomic_write_text
 from research.plan import ParsedTopic, Plan, TopicStatus, parse_plan, render_plan, slugify
@@ -194,7 +195,8 @@ class MockAgent:
         progress = self._path(call, "progress_file")
         progress.parent.mkdir(parents=True, exist_ok=True)
         redundant = "redundant" in actions
-        notes = _progress_notes(name, slug, int(ctx["attempt"]), redundant)
+        misread = _is_first_topic(_read(self._path(call, "plan_file")), name)
+        notes = _progress_notes(name, slug, int(ctx["attempt"]), redundant, misread)
         if ctx.get("parallel") == "1":  # own notes only; subtopics are proposed in them
             proposals, _ = self._proposals(call, actions)
             if proposals:
@@ -332,7 +334,7 @@ class MockAgent:
                          len(lines))
         lines[insert_at:insert_at] = [
             "The main trade-off across the simulated sources is between up-front cost and "
-            "long-run efficiency [1].", "", REVISED_MARK, ""]
+            "long-run efficiency.", "", REVISED_MARK, ""]
         report.write_text("\n".join(lines) + "\n", encoding="utf-8")
         self._path(call, "accepted_file").write_text(
             "# Revision (simulated)\n\nStated the main trade-off in the summary.\n\n```json\n"
@@ -373,28 +375,35 @@ def _code(slug: str, attempt: int, index: int) -> str:
     return f"{WORDS[value % len(WORDS)]}{value % 997}"
 
 
-def _progress_notes(name: str, slug: str, attempt: int, redundant: bool) -> str:
-    """Notes whose distinctive words (study codes, figures) are unique to the topic."""
+def _progress_notes(name: str, slug: str, attempt: int, redundant: bool,
+                    misread: bool = False) -> str:
+    """Notes whose distinctive words (study codes, figures) are unique to the topic. Each
+    finding states what its simulated page says (`mock_web`), except that with `misread`
+    the survey's site count is misreported, for the source check to catch."""
     key = "redundant" if redundant else slug
     codes = [_code(key, 0 if redundant else attempt, i) for i in range(8)]
-    figures = [(_digest(key, str(i)) % 90) + 5 for i in range(4)]
-    base = f"https://example.org/mock/{slug if not redundant else 'shared'}"
+    base = f"https://{mock_web.HOST}/mock/{slug if not redundant else 'shared'}"
     title = name if not redundant else "Shared background"
+    study, survey, estimate = codes[0], codes[1], codes[3]
+    sites, practice = mock_web.survey_facts(survey)
+    units, item, year = mock_web.report_facts(estimate)
+    if misread:
+        sites += 7
     return "\n".join([
         f"# Progress: {name}",
         "",
         "## Findings",
-        f"- [simulated] Study {codes[0]} reports a {figures[0]}% change for {title.lower()} "
-        f"(source: {base}/study-{codes[0]}).",
-        f"- [simulated] Survey {codes[1]} of {figures[1]} sites finds {codes[2]} practice "
-        f"dominant (source: {base}/survey-{codes[1]}).",
-        f"- [simulated] Report {codes[3]} estimates {figures[2]} units of {codes[4]} "
-        f"demand by {2030 + figures[3] % 10} (source: {base}/report-{codes[3]}).",
+        f"- [simulated] Study {study} reports a {mock_web.study_figure(study)}% change for "
+        f"{title.lower()} (source: {base}/study-{study}).",
+        f"- [simulated] Survey {survey} of {sites} sites finds {practice} practice dominant "
+        f"(source: {base}/survey-{survey}).",
+        f"- [simulated] Report {estimate} estimates {units} units of {item} demand by {year} "
+        f"(source: {base}/report-{estimate}).",
         "",
         "## Sources",
-        f"- Simulated study {codes[0]} — {base}/study-{codes[0]}",
-        f"- Simulated survey {codes[1]} — {base}/survey-{codes[1]}?utm_source=mock",
-        f"- Simulated report {codes[3]} — {base}/report-{codes[3]}",
+        f"- Simulated study {study} — {base}/study-{study}",
+        f"- Simulated survey {survey} — {base}/survey-{survey}?utm_source=mock",
+        f"- Simulated report {estimate} — {base}/report-{estimate}",
         "",
         "## Knowledge Gaps",
         f"- [simulated] No independent replication of {codes[5]} results.",
@@ -404,6 +413,13 @@ def _progress_notes(name: str, slug: str, attempt: int, redundant: bool) -> str:
         f"- [simulated] Compare {codes[7]} results across regions.",
         "",
     ])
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
 
 
 def _topic_blocks(text: str) -> list[tuple[str, str]]:
@@ -446,13 +462,14 @@ def _report(call: AgentCall, actions: set[str]) -> str:
     """A report built from the progress files, citing the registry's ids."""
     ctx = call.context
     registry = _parse_registry(ctx.get("source_registry", ""))
+    urls = _registry_urls(ctx.get("source_registry", ""))
     lines = [f"# {ctx['original_topic']}", "",
              "[simulated] This report was written by the simulated agent of --mock-mode from "
              "simulated findings; it contains no real research."]
     all_ids = sorted(registry)
     cited = set(all_ids[:1])
-    if all_ids:
-        lines[-1] += f" The simulated sources agree on the broad picture [{all_ids[0]}]."
+    summary_at = len(lines) - 1
+    highlight = ""
     plan_path = call.cwd / ctx["plan_file"]
     try:
         topics = _tree_order(parse_plan(plan_path.read_text(encoding="utf-8")).topics)
@@ -463,16 +480,32 @@ def _report(call: AgentCall, actions: set[str]) -> str:
         notes_path = progress_dir / f"{slugify(topic.name)}.md"
         if not notes_path.exists():
             continue
-        findings = re.findall(r"^- \[simulated\] (.+?) \(source: ", notes_path.read_text(),
-                              re.MULTILINE)
+        findings = re.findall(r"^- \[simulated\] (.+?) \(source: (\S+?)\)\.?$",
+                              notes_path.read_text(), re.MULTILINE)
         ids = [i for i, slugs in registry.items() if slugify(topic.name) in slugs]
         if "uncited_sources" in actions:
             ids = ids[:1]  # cite (and list) only one source per topic
         cited.update(ids)
-        cite = f" [{', '.join(str(i) for i in ids)}]" if ids else ""
+        # Each finding cites its own source where the registry has it; the topic's other
+        # sources go on its last sentence.
+        own = {url: i for i, (url, _) in urls.items() if i in ids}
+        sentences, used = [], set()
+        for text, url in findings:
+            ident = own.get(url)
+            used.add(ident)
+            sentences.append(text.rstrip(".") + (f" [{ident}]." if ident else "."))
+        rest = [i for i in ids if i not in used]
+        if rest and sentences:
+            sentences[-1] = sentences[-1][:-1] + f" [{', '.join(str(i) for i in rest)}]."
         level = "##" if (topic.depth or 0) == 0 else "###"
-        lines += ["", f"{level} {topic.name}", "",
-                  " ".join(f.rstrip(".") + "." for f in findings) + cite]
+        lines += ["", f"{level} {topic.name}", "", " ".join(sentences)]
+        highlight = highlight or next((s for s in sentences if "[" in s), "")
+    # The summary leads with a cited finding; with the notes gone (archived), with a source.
+    if highlight:
+        lines[summary_at] += f" Among the simulated findings: {highlight}"
+    elif all_ids:
+        lines[summary_at] += (f" The simulated sources include {urls[all_ids[0]][1]} "
+                              f"[{all_ids[0]}].")
     if "fabricated_citation" in actions:
         lines += ["", "An unsupported claim about efficiency [99]."]
     if "no_sources_section" not in actions and all_ids:

@@ -10,22 +10,37 @@ from research.agents.base import AgentResult
 from research.engine.context import RunContext
 from research.engine.outcome import Failed
 from research.engine.runner import PhaseRunner
+from research.engine.sourcecheck import SourceChecker, registry_records
 from research.fsutil import atomic_write_text
-from research.sources.registry import CitationAudit, SourceRegistry, audit_report, build_registry
+from research.sources.registry import (
+    CitationAudit,
+    SourceRegistry,
+    audit_report,
+    build_registry,
+    mark_snapshots,
+)
 from research.state import Phase, Verdict
 
 
 class Finalizer:
     """Writes the report and marks the session done."""
 
-    def __init__(self, ctx: RunContext, runner: PhaseRunner) -> None:
+    def __init__(self, ctx: RunContext, runner: PhaseRunner, sources: SourceChecker) -> None:
         self.ctx = ctx
         self.runner = runner
+        self.sources = sources
 
-    def variables(self, registry: SourceRegistry) -> dict[str, str]:
-        return prompts.final_variables(
+    def variables(self, registry: SourceRegistry, source_check: str = "") -> dict[str, str]:
+        values = prompts.final_variables(
             self.ctx.state, self.ctx.paths, registry, self.ctx.now_remaining()
         )
+        if source_check:
+            values["source_verification"] = source_check
+        return values
+
+    def source_check(self, registry: SourceRegistry) -> str:
+        """The report's cited sentences checked against their pages, for the prompt."""
+        return self.sources.check_report(registry, phases.read_text(self.ctx.paths.report_file))
 
     def out_of_time(self) -> bool:
         """True (and noted for the report's banner) when the budget ran out in the final
@@ -72,12 +87,13 @@ class Finalizer:
             return
         registry = self.source_registry()
         ctx.archive_files(ctx.paths.accepted_file, ctx.paths.rejected_file)
+        check = self.source_check(registry)
 
         def validate(_: AgentResult) -> Verdict:
             return phases.read_verdict(ctx.paths)
 
         outcome = self.runner.run(
-            Phase.FINAL_REVIEW, validate, variables=lambda: self.variables(registry)
+            Phase.FINAL_REVIEW, validate, variables=lambda: self.variables(registry, check)
         )
         if isinstance(outcome, Failed):
             self.out_of_time()
@@ -98,8 +114,9 @@ class Finalizer:
         ctx = self.ctx
         registry = self.source_registry()
         before = phases.read_text(ctx.paths.report_file) or ""
+        check = self.source_check(registry)
         outcome = self.runner.run(
-            Phase.REVISE, self.require_report, variables=lambda: self.variables(registry)
+            Phase.REVISE, self.require_report, variables=lambda: self.variables(registry, check)
         )
         if isinstance(outcome, Failed):
             self.out_of_time()
@@ -130,6 +147,14 @@ class Finalizer:
         registry = build_registry(pairs)
         atomic_write_text(ctx.paths.sources_file, registry.model_dump_json(indent=2) + "\n")
         return registry
+
+    def write_registry(self, registry: SourceRegistry) -> SourceRegistry:
+        """sources.json with each entry's fetch outcome."""
+        with_outcomes = registry_records(registry, self.sources.store.records)
+        atomic_write_text(
+            self.ctx.paths.sources_file, with_outcomes.model_dump_json(indent=2) + "\n"
+        )
+        return with_outcomes
 
     def stored_registry(self) -> SourceRegistry | None:
         text = phases.read_text(self.ctx.paths.sources_file)
@@ -180,8 +205,13 @@ class Finalizer:
         state.final.sources_section_rebuilt = state.final.sources_section_rebuilt or body.rebuilt
         state.final.sources_found = len(registry.sources)
         state.final.sources_cited = len(body.cited)
+        self.sources.check_report(registry, body.text)
+        text = body.text
+        if self.sources.enabled:
+            registry = self.write_registry(registry)
+            text = mark_snapshots(text, registry)
         ctx.save()
-        atomic_write_text(ctx.paths.report_file, report.assemble_report(body.text, state))
+        atomic_write_text(ctx.paths.report_file, report.assemble_report(text, state))
         self.write_audit(registry, stage="final")
         state.progress.is_complete = True  # from here on save() keeps elapsed_seconds
         state.progress.current_phase = Phase.DONE

@@ -17,6 +17,7 @@ from research.engine.outcome import Failed
 from research.engine.parallel import ParallelScheduler
 from research.engine.runner import PhaseRunner
 from research.engine.scheduler import Rules, SequentialScheduler
+from research.engine.sourcecheck import SourceChecker, Web
 from research.engine.topics import TopicPhases
 from research.errors import PhaseFailed, RunFailed
 from research.events import EventLog
@@ -42,6 +43,7 @@ class ResearchLoop:
         lock: SessionLock | None = None,
         clock: Clock | None = None,
         rng: random.Random | None = None,
+        web: Web | None = None,
     ) -> None:
         self.ctx = RunContext(
             state=state,
@@ -56,10 +58,11 @@ class ResearchLoop:
         )
         self.runner = PhaseRunner(self.ctx)
         self.rules = Rules(self.ctx)
-        self.topics = TopicPhases(self.ctx, self.runner)
+        self.sources = SourceChecker(self.ctx, web)
+        self.topics = TopicPhases(self.ctx, self.runner, self.sources)
         self.scheduler = SequentialScheduler(self.ctx, self.rules, self.topics)
         self.parallel = ParallelScheduler(self.ctx, self.rules, self.topics)
-        self.finalizer = Finalizer(self.ctx, self.runner)
+        self.finalizer = Finalizer(self.ctx, self.runner, self.sources)
 
     @property
     def state(self) -> RWRState:
@@ -80,6 +83,8 @@ class ResearchLoop:
             Phase.FINAL_REVIEW: self.finalizer.final_review,
             Phase.REVISE: self.finalizer.revise,
         }
+        if state.progress.current_phase is not Phase.DONE:
+            self.sources.start()
         while state.progress.current_phase is not Phase.DONE:
             if self.ctx.parallel > 1 and state.progress.current_phase in (
                 Phase.RESEARCH,

@@ -12,6 +12,7 @@ from research.engine.context import RunContext
 from research.engine.outcome import Outcome
 from research.engine.phases import verdict_files
 from research.engine.runner import PhaseRunner
+from research.engine.sourcecheck import SourceChecker
 from research.errors import PhaseFailed
 from research.plan import Topic
 from research.state import Phase, Verdict
@@ -20,9 +21,10 @@ from research.state import Phase, Verdict
 class TopicPhases:
     """RESEARCH and REVIEW of a topic."""
 
-    def __init__(self, ctx: RunContext, runner: PhaseRunner) -> None:
+    def __init__(self, ctx: RunContext, runner: PhaseRunner, sources: SourceChecker) -> None:
         self.ctx = ctx
         self.runner = runner
+        self.sources = sources
 
     def variables(self, topic: Topic, phase: Phase = Phase.RESEARCH) -> dict[str, str]:
         with self.ctx.mutex:
@@ -31,7 +33,11 @@ class TopicPhases:
             )
             if self.ctx.parallel > 1:
                 values.update(parallel_variables(self.ctx, topic, phase))
-            return values
+        if phase is Phase.RESEARCH:
+            values["local_sources"] = self.sources.local_sources_text(topic)
+        else:
+            values["source_check"] = self.sources.review_text(topic) or values["source_check"]
+        return values
 
     def research(self, topic: Topic, *, persist: bool = True) -> Outcome[None]:
         """The research call; its notes must be new (an earlier attempt's do not count)."""
@@ -63,6 +69,7 @@ class TopicPhases:
         ctx = self.ctx
         files = verdict_files(ctx.paths, topic.slug, ctx.parallel > 1)
         ctx.archive_files(*files)
+        self.sources.check_topic(topic)
 
         def validate(_: AgentResult) -> Verdict:
             verdict = phases.read_verdict(ctx.paths, *files)

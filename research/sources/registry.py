@@ -16,6 +16,8 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from research.sources.records import SourceRecord
+
 TRACKING_PREFIXES: tuple[str, ...] = ("utm_", "pk_", "mtm_", "hsa_")
 TRACKING_NAMES: frozenset[str] = frozenset(
     {
@@ -52,6 +54,8 @@ _MD_LINK = re.compile(
     r"(!?)\[([^\]]*)\]\(\s*<?(https?://" + _URL_BODY + r")>?(?:\s+\"[^\"]*\")?\s*\)",
     re.IGNORECASE,
 )
+# A local document cited as file:<path> (--sources); file:<path with spaces> in brackets.
+_FILE_REF = re.compile(r"(?<![\w/.-])file:(?:<([^<>\n]+)>|([^\s<>\"'`()\[\],;]+))")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _HEADING_DECOR = re.compile(r"^(?:\d+(?:\.\d+)*\.?\s+)?[*_]*\s*(.*?)\s*[*_]*:?$")
@@ -95,6 +99,8 @@ class Source(_Model):
     title: str = ""
     topics: list[str] = Field(default_factory=list)
     """Slugs of the topics whose progress files recorded this source, in plan order."""
+    fetch: SourceRecord | None = None
+    """What fetching (or reading) it gave; None when sources were not checked."""
 
 
 class SourceRegistry(_Model):
@@ -252,9 +258,17 @@ def _find_urls(text: str) -> list[tuple[int, str, str]]:
         masked[match.start() : match.end()] = " " * (match.end() - match.start())
         if not match.group(1):
             found.append((match.start(), match.group(3), match.group(2).strip()))
-    for match in _BARE_URL.finditer("".join(masked)):
+    masked_text = "".join(masked)
+    for match in _BARE_URL.finditer(masked_text):
         found.append((match.start(), match.group(0), ""))
+    for match in _FILE_REF.finditer(masked_text):
+        found.append((match.start(), file_location(match.group(1) or match.group(2)), ""))
     return sorted(found)
+
+
+def file_location(path: str) -> str:
+    """A local document's citation form: `file:<path>`, without trailing prose punctuation."""
+    return "file:" + path.strip().rstrip(_TRAILING_PROSE)
 
 
 # --- Progress files and the registry ------------------------------------------------------
@@ -275,7 +289,8 @@ def _item_title(line: str, position: int, raw_url: str) -> str:
 
 
 def extract_sources(progress_markdown: str) -> list[SourceRef]:
-    """Every http(s) source of a progress file, deduplicated by normalised URL, in order.
+    """Every http(s) source and local document (`file:<path>`) of a progress file,
+    deduplicated by normalised URL, in order.
 
     Titles come from markdown link text, or from the text around a URL in the Sources
     section ("Source 1: Title — url", "Title (url)", "url — Title"); URLs elsewhere in
@@ -287,8 +302,8 @@ def extract_sources(progress_markdown: str) -> list[SourceRef]:
             continue
         items = _find_urls(line.text)
         for index, (position, raw_url, link_text) in enumerate(items):
-            url = normalize_url(raw_url)
-            if not urlsplit(url).netloc:
+            url = raw_url if raw_url.startswith("file:") else normalize_url(raw_url)
+            if url == "file:" or not (url.startswith("file:") or urlsplit(url).netloc):
                 continue
             title = link_text
             if not title and line.in_sources and index == 0:
@@ -623,3 +638,33 @@ def strip_citations(markdown: str) -> str:
         (line.text if line.code else _strip_unknown(line.text, set(), removed)) + line.end
         for line in _scan(markdown)
     )
+
+
+_SNAPSHOT_MARK = re.compile(r"\s+\((?:snapshot kept|no snapshot: [^()]*)\)\s*$")
+
+
+def snapshot_mark(source: Source) -> str:
+    """What a Sources entry says about the page's snapshot ('' when sources were not
+    checked)."""
+    if source.fetch is None:
+        return ""
+    if source.fetch.snapshot:
+        return "(snapshot kept)"
+    return f"(no snapshot: {source.fetch.status.value.replace('_', ' ')})"
+
+
+def mark_snapshots(markdown: str, registry: SourceRegistry) -> str:
+    """Say on each entry of the Sources section whether a snapshot of its page was kept
+    (the snapshots outlive link rot). Marking again replaces the earlier mark."""
+    out: list[str] = []
+    for line in _scan(markdown):
+        text = line.text
+        match = None if not line.in_sources or line.code or line.heading else _LISTED_ID.match(text)
+        source = registry.get(int(match.group(1) or match.group(2))) if match else None
+        if source is not None:
+            mark = snapshot_mark(source)
+            text = _SNAPSHOT_MARK.sub("", text)
+            if mark:
+                text = f"{text.rstrip()} {mark}"
+        out.append(text + line.end)
+    return "".join(out)

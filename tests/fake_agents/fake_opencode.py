@@ -146,6 +146,24 @@ def phase_files(phase, prompt, existing):
         out[files["plan"]] = (
             f"# Research Plan\n\n## Metadata\n- Topic: {question}\n"
             f"- Breadth: {breadth}\n\n## Topics\n\n{blocks}## Completion Status\n")
+    elif phase == "research" and os.environ.get("FAKE_OPENCODE_FINDINGS"):
+        name = first(r"^# Phase: RESEARCH — (.+)$", prompt, "topic")
+        findings = scripted_findings()
+        lines = "".join(f"- {claim} (Source: {url})\n" for claim, url in findings)
+        listed = "".join(f"- Page {i} — {url}\n" for i, (_, url) in enumerate(findings, 1))
+        out[files["progress"]] = (
+            f"# Progress: {name}\n\n## Findings\n{lines}\n## Sources\n{listed}\n"
+            "## Knowledge Gaps\n- Gap: none\n")
+        out[files["index"]] = (existing(files["index"]) or "") + f"- {name}: findings\n"
+    elif phase in ("synthesize", "revise") and os.environ.get("FAKE_OPENCODE_FINDINGS"):
+        registry = dict((url, ident) for ident, url in re.findall(
+            r"^\[(\d+)\] .*? — (\S+)", prompt, re.MULTILINE))
+        body = " ".join(f"{claim} [{registry[url]}]." for claim, url in scripted_findings()
+                        if url in registry)
+        listed = "\n\n".join(f"[{ident}] Page — {url}" for url, ident in registry.items())
+        out[files["report"]] = f"# Report\n\n{body}\n\n## Sources\n\n{listed}\n"
+        if phase == "revise":
+            out[files["accepted"]] = VERDICT
     elif phase == "research":
         name = first(r"^# Phase: RESEARCH — (.+)$", prompt, "topic")
         out[files["progress"]] = (
@@ -164,6 +182,12 @@ def phase_files(phase, prompt, existing):
     elif phase == "recovery":
         out[files["notes"]] = "# Recovery Notes\n\n## What went wrong\n- a fake failure\n"
     return out
+
+
+def scripted_findings():
+    """FAKE_OPENCODE_FINDINGS: a JSON file [[claim, url], ...] every research call writes."""
+    with open(os.environ["FAKE_OPENCODE_FINDINGS"], encoding="utf-8") as handle:
+        return json.load(handle)
 
 
 def do_phase_work(phase, prompt):

@@ -1,0 +1,314 @@
+"""The source check in the run: fetch what the notes cite (inside the time budget), keep
+the snapshots, check the claims, and hand the findings to the reviewers and the report.
+
+Before each REVIEW the topic's new sources are fetched and its findings checked; before
+FINAL REVIEW and REVISE the report's cited sentences are. Everything found goes into
+`verification.json` and events; the Methodology's figures into the state.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from research import phases
+from research.engine.context import RunContext
+from research.fsutil import atomic_write_text
+from research.plan import Topic
+from research.sources import local, verification
+from research.sources.records import FetchStatus, SourceRecord
+from research.sources.registry import SourceRegistry, extract_sources
+from research.sources.verification import TopicCheck, VerificationFile
+
+if TYPE_CHECKING:
+    import httpx
+
+    from research.sources.fetch import FetchedPage, Resolver
+    from research.sources.store import SnapshotStore
+
+FETCH_SECONDS_PER_TOPIC = 120.0
+"""At most this long fetching one topic's sources, whatever the budget."""
+FETCH_SECONDS_FINAL = 60.0
+"""At most this long fetching sources still unfetched when the report is written."""
+MAX_NEW_SOURCES_PER_TOPIC = 60
+OFF = "(source checking is off for this session)"
+MIN_FETCH_SECONDS = 1.0
+BUDGET_CUT = "time budget spent"
+"""How the fetcher's reason starts when the deadline, not the page, ended a fetch."""
+"""Sources fetched for one topic; more are recorded as skipped."""
+
+
+@dataclass(frozen=True)
+class Web:
+    """Where cited URLs are fetched from: the network, or the simulated web of --mock-mode."""
+
+    transport: httpx.AsyncBaseTransport | None = None
+    resolve: Resolver | None = None
+
+
+class SourceChecker:
+    """Fetches, keeps and checks the session's sources."""
+
+    def __init__(self, ctx: RunContext, web: Web | None = None) -> None:
+        self.ctx = ctx
+        self.web = web or Web()
+        self._store: SnapshotStore | None = None
+        self._locals_read = False
+        self._local_words: dict[str, frozenset[str]] = {}
+
+    @property
+    def enabled(self) -> bool:
+        return self.ctx.state.config.verify_sources
+
+    @property
+    def store(self) -> SnapshotStore:
+        if self._store is None:
+            from research.sources.store import SnapshotStore
+
+            self._store = SnapshotStore(self.ctx.paths.sources_dir)
+            if self._store.problem:
+                self.ctx.events.emit("warning", message=f"snapshot store: {self._store.problem}")
+        return self._store
+
+    def start(self) -> None:
+        """At the start of a run: read the local documents; say in verification.json when
+        checking is off."""
+        self.read_local_documents()
+        if not self.enabled:
+            with self.ctx.mutex:
+                self.write_file(VerificationFile(enabled=False))
+
+    # --- local documents -----------------------------------------------------------------
+
+    def read_local_documents(self) -> None:
+        """Read the --sources folders into the store (once per run; known ones are kept)."""
+        if self._locals_read:
+            return
+        self._locals_read = True
+        folders = [Path(folder) for folder in self.ctx.state.config.source_dirs]
+        if not folders:
+            return
+        added = refused = 0
+        for location, path in local.documents(folders, self.ctx.paths.root):
+            if self.store.known(location):
+                continue
+            extracted = local.read_document(path)
+            if extracted is None:
+                refused += 1
+                continue
+            with self.ctx.mutex:
+                self.store.add_local(location, extracted)
+            added += 1
+        self.ctx.events.emit(
+            "local_sources",
+            folders=len(folders),
+            added=added,
+            unreadable=refused,
+            total=len(self.local_records()),
+        )
+
+    def local_records(self) -> dict[str, SourceRecord]:
+        return {url: r for url, r in self.store.records().items() if url.startswith("file:")}
+
+    def local_sources_text(self, topic: Topic) -> str:
+        """RESEARCH's `local_sources`: the user's documents most relevant to the topic."""
+        records = self.local_records()
+        if not records:
+            return "none"
+        for location in records:
+            if location not in self._local_words:
+                self._local_words[location] = local.document_words(self.store.text(location) or "")
+        chosen = local.relevant(
+            self._local_words,
+            " ".join([topic.name, topic.description or "", *topic.criteria]),
+            self.ctx.state.config.original_topic,
+        )
+        lines = [
+            f"The user gave {len(records)} local documents. Read the ones below that bear on "
+            "this topic (with your file tools) before searching the web, and cite each as "
+            "`file:<path>` exactly as written here, like a URL:"
+        ]
+        for location in chosen:
+            title = records[location].title or location
+            lines.append(f"- `{location}` ({title})")
+        if len(chosen) < len(records):
+            lines.append(
+                f"({len(records) - len(chosen)} other local documents seem unrelated "
+                "to this topic.)"
+            )
+        return "\n".join(lines)
+
+    # --- a topic's sources ---------------------------------------------------------------
+
+    def check_topic(self, topic: Topic) -> None:
+        """Fetch the topic's new sources and check its findings (before its review)."""
+        if not self.enabled:
+            return
+        ctx = self.ctx
+        notes = phases.read_text(ctx.paths.progress_file(topic.slug))
+        if notes is None:
+            return
+        cited = [ref.url for ref in extract_sources(notes)]
+        self.fetch(cited, seconds=FETCH_SECONDS_PER_TOPIC, before_review=True)
+        records = self.store.records()
+        check = verification.check_topic(notes, records, self.store.text)
+        with ctx.mutex:
+            file = self.read_file()
+            file.topics[topic.slug] = check
+            file.pages.update({loc: records[loc] for loc in check.sources if loc in records})
+            self.write_file(file)
+        doubtful = sum(1 for f in check.findings if f.support.value in ("unsupported", "weak"))
+        ctx.events.emit(
+            "source_check",
+            topic=topic.slug,
+            sources=len(check.sources),
+            unavailable=len(check.unavailable),
+            findings=len(check.findings),
+            doubtful=doubtful,
+        )
+
+    def review_text(self, topic: Topic) -> str | None:
+        """The topic's source check for its REVIEW prompt, or None when off."""
+        if not self.enabled:
+            return None
+        check = self.read_file().topics.get(topic.slug)
+        return verification.review_text(check or TopicCheck())
+
+    def fetch(self, locations: list[str], *, seconds: float, before_review: bool) -> None:
+        """Fetch the web sources not fetched yet in this session, within the budget."""
+        new = [
+            loc
+            for loc in dict.fromkeys(locations)
+            if loc.startswith(("http://", "https://")) and not self.store.known(loc)
+        ]
+        if not new:
+            return
+        from research.sources.fetch import FetchPolicy, fetch_sources
+
+        allowed = self.fetch_seconds(seconds, before_review=before_review)
+        if allowed < MIN_FETCH_SECONDS:
+            self.ctx.events.emit(
+                "sources_not_fetched", count=len(new), reason="no time left in the budget"
+            )
+            return
+        over = new[MAX_NEW_SOURCES_PER_TOPIC:] if before_review else []
+        new = new[: len(new) - len(over)]
+        policy = FetchPolicy(allow_private=self.ctx.state.config.allow_private_sources)
+        started = time.monotonic()
+        pages = fetch_sources(
+            new,
+            policy,
+            deadline=started + allowed,
+            transport=self.web.transport,
+            resolve=self.web.resolve,
+            on_page=self._keep,
+        )
+        for location in over:
+            self._keep_record(
+                SourceRecord(
+                    url=location,
+                    status=FetchStatus.SKIPPED,
+                    reason="more new sources than one topic may fetch",
+                )
+            )
+        statuses: dict[str, int] = {}
+        for page in pages:
+            statuses[page.record.status.value] = statuses.get(page.record.status.value, 0) + 1
+        self.ctx.events.emit(
+            "sources_fetched",
+            count=len(pages),
+            seconds=round(time.monotonic() - started, 3),
+            outcomes=statuses,
+        )
+
+    def _keep(self, page: FetchedPage) -> None:
+        if page.record.reason.startswith(BUDGET_CUT):
+            return  # not the page's fault: a later run with more time fetches it
+        with self.ctx.mutex:
+            self.store.add(page)
+
+    def _keep_record(self, record: SourceRecord) -> None:
+        from research.sources.fetch import FetchedPage
+
+        self._keep(FetchedPage(record=record, text=None))
+
+    def fetch_seconds(self, cap: float, *, before_review: bool) -> float:
+        """How long fetching may take now: the cap, less what the budget cannot spare (the
+        review's call and the final cycle's reserve come first)."""
+        ctx = self.ctx
+        left = ctx.budget.remaining_seconds(ctx.now())
+        if left is None:
+            return cap
+        spare = left - ctx.budget.reserve_seconds() if before_review else left * 0.2
+        return max(0.0, min(cap, spare * 0.5))
+
+    # --- the report ----------------------------------------------------------------------
+
+    def check_report(self, registry: SourceRegistry, report: str | None) -> str:
+        """Check the report's cited sentences (and note the figures for the Methodology);
+        the text for FINAL REVIEW and REVISE."""
+        if not self.enabled:
+            return OFF
+        ctx = self.ctx
+        if report is None:
+            return "No report has been written yet."
+        self.fetch(
+            [s.url for s in registry.sources], seconds=FETCH_SECONDS_FINAL, before_review=False
+        )
+        records = self.store.records()
+        claims = verification.check_report(report, registry, records, self.store.text)
+        outcomes = verification.citation_outcomes(claims, registry, records, self.store.text)
+        summary = verification.summarise(
+            claims, outcomes, registry, records, len(self.local_records())
+        )
+        with ctx.mutex:
+            file = self.read_file()
+            file.report, file.citations, file.summary = claims, outcomes, summary
+            file.pages.update({s.url: records[s.url] for s in registry.sources if s.url in records})
+            self.write_file(file)
+            ctx.state.final.verification = summary
+        ctx.events.emit(
+            "report_check",
+            claims=summary.claims_checked,
+            supported=summary.supported,
+            weak=summary.weak,
+            unsupported=summary.unsupported,
+            unverifiable=summary.unverifiable,
+            dead_sources=summary.dead,
+        )
+        return verification.final_text(claims, outcomes)
+
+    # --- verification.json ---------------------------------------------------------------
+
+    def read_file(self) -> VerificationFile:
+        text = phases.read_text(self.ctx.paths.verification_file)
+        if text:
+            try:
+                return VerificationFile.model_validate_json(text)
+            except ValueError:
+                self.ctx.events.emit(
+                    "warning",
+                    message="verification.json was unreadable; the source check starts it again",
+                )
+        return VerificationFile(enabled=self.enabled)
+
+    def write_file(self, file: VerificationFile) -> None:
+        atomic_write_text(
+            self.ctx.paths.verification_file,
+            file.model_dump_json(indent=2, exclude_none=False) + "\n",
+        )
+
+
+def registry_records(
+    registry: SourceRegistry, records: Callable[[], dict[str, SourceRecord]]
+) -> SourceRegistry:
+    """The registry with each entry's fetch outcome (for sources.json)."""
+    known = records()
+    return registry.model_copy(
+        update={
+            "sources": [s.model_copy(update={"fetch": known.get(s.url)}) for s in registry.sources]
+        }
+    )

@@ -1,0 +1,51 @@
+"""What fetching (or reading) one source gave: persisted in the snapshot store's index and
+in the registry's entries. No network imports here, so the registry and the report can
+use these models without loading httpx."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict
+
+
+class FetchStatus(StrEnum):
+    OK = "ok"
+    NOT_FOUND = "not_found"
+    """HTTP 404 or 410."""
+    BLOCKED = "blocked"
+    """HTTP 401, 403 or 429."""
+    UNREACHABLE = "unreachable"
+    """No answer: the name does not resolve, the connection fails, another HTTP error
+    after the retry, or too many redirects."""
+    TIMEOUT = "timeout"
+    TOO_LARGE = "too_large"
+    NOT_TEXT = "not_text"
+    SKIPPED = "skipped"
+    """Refused before fetching (a private address, another scheme, no time left)."""
+
+
+class SourceRecord(BaseModel):
+    """One source: what fetching or reading it gave."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    url: str
+    """As cited (normalised), or file:<path> for a local document."""
+    status: FetchStatus
+    reason: str = ""
+    """Why, for anything but ok."""
+    final_url: str | None = None
+    """Where the redirects ended."""
+    http_status: int | None = None
+    content_type: str | None = None
+    title: str = ""
+    sha256: str | None = None
+    """Of the extracted text."""
+    fetched_at: datetime | None = None
+    """UTC."""
+    snapshot: str | None = None
+    """The text snapshot's file name in the store, when one was kept."""
+    chars: int = 0
+    """Length of the extracted text."""

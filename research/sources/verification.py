@@ -1,0 +1,361 @@
+"""The source check: the notes' findings and the report's cited sentences, each checked
+against the text of the page it cites, and what that tells the reviewer and the reader.
+
+Pure functions over the snapshot store's records and texts; the engine fetches, persists
+and emits events (`research.engine.sourcecheck`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from research.sources.claims import (
+    ClaimCheck,
+    PageIndex,
+    Support,
+    check_claim,
+    finding_claims,
+    index_page,
+    report_claims,
+)
+from research.sources.records import FetchStatus, SourceRecord
+from research.sources.registry import SourceRegistry, extract_sources
+from research.state import UnverifiedCitation, VerificationSummary
+
+DEAD = frozenset({FetchStatus.NOT_FOUND, FetchStatus.UNREACHABLE, FetchStatus.TIMEOUT})
+"""Outcomes that say the page is not there (as opposed to blocked, refused or not text)."""
+MAX_LISTED = 12
+"""Problems named in one prompt section; the rest are counted."""
+MAX_APPENDIX = 100
+EVIDENCE_CHARS = 240
+
+_RANK = {Support.SUPPORTED: 3, Support.WEAK: 2, Support.UNSUPPORTED: 1, Support.UNVERIFIABLE: 0}
+
+TextOf = Callable[[str], str | None]
+"""A location's snapshot text, or None when there is none."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+
+class SourceProblem(_Model):
+    """A cited source the check could not read."""
+
+    location: str
+    """The URL or file:<path>."""
+    status: str
+    """The fetch outcome (not_found, blocked, ...), or `unknown` when it was never fetched."""
+    reason: str = ""
+
+
+class TopicCheck(_Model):
+    """The source check of one topic's notes."""
+
+    sources: list[str] = Field(default_factory=list)
+    """Every location the notes cite."""
+    unavailable: list[SourceProblem] = Field(default_factory=list)
+    """Cited sources with no snapshot."""
+    findings: list[ClaimCheck] = Field(default_factory=list)
+    """Each finding line, checked against the best of the pages it cites."""
+
+
+class CitedClaim(_Model):
+    """A report sentence (or table row) with its citation ids, checked."""
+
+    ids: list[int]
+    check: ClaimCheck
+
+
+class CitationOutcome(_Model):
+    """What the check says about one citation id of the report."""
+
+    id: int
+    location: str
+    outcome: str
+    """supported, weak, unsupported, or unverifiable."""
+    reason: str = ""
+
+
+class VerificationFile(_Model):
+    """verification.json: everything the source check found."""
+
+    enabled: bool = True
+    """False when the session runs with --no-verify-sources."""
+    topics: dict[str, TopicCheck] = Field(default_factory=dict)
+    """Per topic slug, the check made before its review."""
+    report: list[CitedClaim] = Field(default_factory=list)
+    """The report's cited sentences, as last checked."""
+    citations: list[CitationOutcome] = Field(default_factory=list)
+    """Per citation id of the report: its outcome."""
+    pages: dict[str, SourceRecord] = Field(default_factory=dict)
+    """Per cited location: what fetching (or reading) it gave."""
+    summary: VerificationSummary | None = None
+
+
+def best_check(
+    claim: str,
+    locations: Iterable[str],
+    pages: Callable[[str], PageIndex | None],
+    records: Mapping[str, SourceRecord],
+) -> ClaimCheck:
+    """The claim checked against each cited page; the best outcome counts (a claim needs
+    one page that says it)."""
+    best: ClaimCheck | None = None
+    for location in locations:
+        page = pages(location)
+        check = check_claim(claim, page, location, unavailable_reason=_why_none(location, records))
+        if best is None or (_RANK[check.support], check.coverage) > (
+            _RANK[best.support],
+            best.coverage,
+        ):
+            best = check
+    if best is None:
+        return check_claim(claim, None, "", unavailable_reason="it cites no source")
+    return best
+
+
+def _why_none(location: str, records: Mapping[str, SourceRecord]) -> str:
+    record = records.get(location)
+    if record is None:
+        if location.startswith("file:"):
+            return "not one of the local documents given with --sources"
+        return "never fetched"
+    if record.status is FetchStatus.OK:
+        return "no text was kept"
+    return f"{record.status.value}: {record.reason}" if record.reason else record.status.value
+
+
+class PageCache:
+    """Each location's page indexed once per check."""
+
+    def __init__(self, text_of: TextOf) -> None:
+        self.text_of = text_of
+        self.indexed: dict[str, PageIndex | None] = {}
+
+    def __call__(self, location: str) -> PageIndex | None:
+        if location not in self.indexed:
+            text = self.text_of(location)
+            self.indexed[location] = index_page(text) if text else None
+        return self.indexed[location]
+
+
+def check_topic(notes: str, records: Mapping[str, SourceRecord], text_of: TextOf) -> TopicCheck:
+    """The notes' cited sources and finding lines against the kept pages."""
+    pages = PageCache(text_of)
+    locations = [ref.url for ref in extract_sources(notes)]
+    unavailable = [_problem(location, records) for location in locations if pages(location) is None]
+    findings = [
+        best_check(claim.text, claim.sources, pages, records)
+        for claim in finding_claims(notes)
+        if claim.text.strip()
+    ]
+    return TopicCheck(sources=locations, unavailable=unavailable, findings=findings)
+
+
+def _problem(location: str, records: Mapping[str, SourceRecord]) -> SourceProblem:
+    record = records.get(location)
+    if record is None:
+        return SourceProblem(
+            location=location, status="unknown", reason=_why_none(location, records)
+        )
+    return SourceProblem(location=location, status=record.status.value, reason=record.reason)
+
+
+def check_report(
+    report: str, registry: SourceRegistry, records: Mapping[str, SourceRecord], text_of: TextOf
+) -> list[CitedClaim]:
+    """Each cited sentence of the report against the pages of the ids it cites."""
+    pages = PageCache(text_of)
+    checked: list[CitedClaim] = []
+    for claim in report_claims(report):
+        ids = [int(i) for i in claim.sources if i.isdigit()]
+        locations = [s.url for i in ids if (s := registry.get(i)) is not None]
+        if not locations:
+            continue  # unknown ids are the citation audit's business
+        checked.append(CitedClaim(ids=ids, check=best_check(claim.text, locations, pages, records)))
+    return checked
+
+
+def citation_outcomes(
+    claims: Sequence[CitedClaim],
+    registry: SourceRegistry,
+    records: Mapping[str, SourceRecord],
+    text_of: TextOf,
+) -> list[CitationOutcome]:
+    """Per cited id: unverifiable without a snapshot, else the worst outcome of the
+    sentences citing it (one misread sentence is enough to flag a citation)."""
+    worst: dict[int, ClaimCheck] = {}
+    for claim in claims:
+        for ident in claim.ids:
+            source = registry.get(ident)
+            if source is None:
+                continue
+            mine = claim.check if claim.check.source == source.url else None
+            if mine is None:
+                continue
+            if ident not in worst or _RANK[mine.support] < _RANK[worst[ident].support]:
+                worst[ident] = mine
+    outcomes: list[CitationOutcome] = []
+    cited_ids = sorted({i for claim in claims for i in claim.ids})
+    for ident in cited_ids:
+        source = registry.get(ident)
+        if source is None:
+            continue
+        if not text_of(source.url):
+            outcomes.append(
+                CitationOutcome(
+                    id=ident,
+                    location=source.url,
+                    outcome=Support.UNVERIFIABLE.value,
+                    reason=_why_none(source.url, records),
+                )
+            )
+        elif ident in worst:
+            check = worst[ident]
+            outcomes.append(
+                CitationOutcome(
+                    id=ident, location=source.url, outcome=check.support.value, reason=check.reason
+                )
+            )
+        else:
+            outcomes.append(
+                CitationOutcome(
+                    id=ident,
+                    location=source.url,
+                    outcome=Support.SUPPORTED.value,
+                    reason="its sentences were matched by another cited page",
+                )
+            )
+    return outcomes
+
+
+def summarise(
+    claims: Sequence[CitedClaim],
+    outcomes: Sequence[CitationOutcome],
+    registry: SourceRegistry,
+    records: Mapping[str, SourceRecord],
+    local_documents: int,
+) -> VerificationSummary:
+    """The Methodology's figures."""
+    statuses = [records[s.url].status if s.url in records else None for s in registry.sources]
+    counts = dict.fromkeys(Support, 0)
+    for claim in claims:
+        counts[claim.check.support] += 1
+    unverified = [
+        UnverifiedCitation(id=o.id, location=o.location, outcome=o.outcome, reason=o.reason)
+        for o in outcomes
+        if o.outcome != Support.SUPPORTED.value
+    ]
+    kept = sum(1 for s in registry.sources if s.url in records and records[s.url].snapshot)
+    return VerificationSummary(
+        sources_cited=len(registry.sources),
+        snapshotted=kept,
+        dead=sum(1 for status in statuses if status in DEAD),
+        not_checked=len(registry.sources) - kept - sum(1 for s in statuses if s in DEAD),
+        local_documents=local_documents,
+        claims_checked=len(claims),
+        supported=counts[Support.SUPPORTED],
+        weak=counts[Support.WEAK],
+        unsupported=counts[Support.UNSUPPORTED],
+        unverifiable=counts[Support.UNVERIFIABLE],
+        unverified=unverified[:MAX_APPENDIX],
+    )
+
+
+# --- what the prompts are told ---------------------------------------------------------------
+
+
+def _evidence(check: ClaimCheck) -> str:
+    text = " ".join(check.evidence.split())
+    if len(text) > EVIDENCE_CHARS:
+        text = text[: EVIDENCE_CHARS - 1].rstrip() + "\u2026"
+    return f'best passage on the page: "{text}"' if text else "no matching passage"
+
+
+def _clip(text: str, limit: int = 200) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
+
+
+def review_text(check: TopicCheck) -> str:
+    """REVIEW's `source_check`: sources that could not be read, and findings whose numbers
+    or words are not on the page they cite."""
+    lines: list[str] = []
+    fetched = len(check.sources) - len(check.unavailable)
+    lines.append(
+        f"The orchestrator fetched the {len(check.sources)} sources these notes cite "
+        f"and checked each finding against its page: {fetched} could be read."
+    )
+    if check.unavailable:
+        lines.append("")
+        lines.append("Sources that could not be read (dead, invented, blocked or not text):")
+        for problem in check.unavailable[:MAX_LISTED]:
+            why = f"{problem.status}" + (f", {problem.reason}" if problem.reason else "")
+            lines.append(f"- {problem.location} ({_clip(why, 120)})")
+        if len(check.unavailable) > MAX_LISTED:
+            lines.append(f"- … and {len(check.unavailable) - MAX_LISTED} more")
+    doubtful = [f for f in check.findings if f.support in (Support.UNSUPPORTED, Support.WEAK)]
+    if doubtful:
+        lines.append("")
+        lines.append("Findings the cited page does not (fully) support:")
+        for finding in doubtful[:MAX_LISTED]:
+            lines.append(
+                f'- {finding.support.value}: "{_clip(finding.claim)}" '
+                f"({finding.source}): {finding.reason}; {_evidence(finding)}"
+            )
+        if len(doubtful) > MAX_LISTED:
+            lines.append(f"- … and {len(doubtful) - MAX_LISTED} more")
+    supported = sum(1 for f in check.findings if f.support is Support.SUPPORTED)
+    lines.append("")
+    lines.append(
+        f"{supported} of {len(check.findings)} findings were matched by their page. "
+        "Reject the topic if a key finding rests on a source that could not be read "
+        "or says something else; an automatic check can miss a paraphrase, so judge "
+        "the passages yourself."
+    )
+    return "\n".join(lines)
+
+
+def final_text(claims: Sequence[CitedClaim], outcomes: Sequence[CitationOutcome]) -> str:
+    """FINAL REVIEW's and REVISE's `source_verification`: the report's dead, unsupported and
+    weak citations, each with its evidence passage."""
+    if not claims:
+        return "No cited sentence of the report could be checked yet."
+    dead = [o for o in outcomes if o.outcome == Support.UNVERIFIABLE.value]
+    doubtful = [c for c in claims if c.check.support in (Support.UNSUPPORTED, Support.WEAK)]
+    supported = sum(1 for c in claims if c.check.support is Support.SUPPORTED)
+    lines = [
+        f"{len(claims)} cited sentences checked against their pages: {supported} "
+        f"supported, {len(doubtful)} unsupported or weak, "
+        f"{sum(1 for c in claims if c.check.support is Support.UNVERIFIABLE)} "
+        "unverifiable (no page text)."
+    ]
+    if dead:
+        lines += [
+            "",
+            "Citations whose page could not be read (drop them or cite another "
+            "recorded source for the claim):",
+        ]
+        lines += [f"- [{o.id}] {o.location}: {_clip(o.reason, 120)}" for o in dead[:MAX_LISTED]]
+        if len(dead) > MAX_LISTED:
+            lines.append(f"- … and {len(dead) - MAX_LISTED} more")
+    if doubtful:
+        lines += [
+            "",
+            "Sentences the cited page does not (fully) support (correct the claim to "
+            "what the page says, or drop the citation):",
+        ]
+        for claim in doubtful[:MAX_LISTED]:
+            ids = ", ".join(str(i) for i in claim.ids)
+            lines.append(
+                f'- {claim.check.support.value} [{ids}]: "{_clip(claim.check.claim)}"'
+                f": {claim.check.reason}; {_evidence(claim.check)}"
+            )
+        if len(doubtful) > MAX_LISTED:
+            lines.append(f"- … and {len(doubtful) - MAX_LISTED} more")
+    if not dead and not doubtful:
+        lines.append("Every checked sentence was matched by its page.")
+    return "\n".join(lines)

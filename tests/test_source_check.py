@@ -1,0 +1,277 @@
+"""The source check through the CLI: the mock's simulated web, a local HTTP server playing
+the web for an agent CLI, local documents (--sources), --no-verify-sources, and resume.
+
+conftest turns the check off for every test (RESEARCH_VERIFY_SOURCES=0, so no test reaches
+the network); these tests turn it on with --verify-sources.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from conftest import install_fake_agent, read_json, read_jsonl
+
+REPORT = Path("reports/demo/report.md")
+SESSION = Path(".research/demo")
+
+PAGES = {
+    "/heat": (
+        200,
+        "text/html",
+        "<html><head><title>Heat pump field trial</title></head><body>"
+        "<article><h1>Heat pump field trial</h1><p>The 2023 field trial measured heat "
+        "pumps in 120 homes.</p><p>Across the winter the heat pumps kept a seasonal "
+        "coefficient of performance of 2.8 at outdoor temperatures down to minus 15 "
+        "degrees Celsius.</p><p>Running costs fell by 31% compared with oil boilers."
+        "</p></article></body></html>",
+    ),
+    "/grid": (
+        200,
+        "text/plain",
+        "Grid operators reported that peak winter demand rose by "
+        "4.2 gigawatts in 2024 as electric heating spread across the region.",
+    ),
+    "/gone": (404, "text/plain", "not found"),
+}
+FINDINGS = [
+    [
+        "Heat pumps kept a seasonal coefficient of performance of 2.8 at outdoor temperatures "
+        "down to minus 15 degrees Celsius in the 2023 field trial",
+        "/heat",
+    ],
+    ["Running costs fell by 45% compared with oil boilers", "/heat"],  # the page says 31%
+    ["Peak winter demand rose by 4.2 gigawatts in 2024", "/grid"],
+    ["Installers expect a shortage of trained staff until 2030", "/gone"],
+]
+
+
+class Site(ThreadingHTTPServer):
+    hits: dict[str, int]
+
+
+class Handler(BaseHTTPRequestHandler):
+    server: Site
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        self.server.hits[self.path] = self.server.hits.get(self.path, 0) + 1
+        status, ctype, body = PAGES.get(self.path, (404, "text/plain", "not found"))
+        data = body.encode()
+        self.send_response(status)
+        self.send_header("Content-Type", f"{ctype}; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def site() -> Iterator[Site]:
+    server = Site(("127.0.0.1", 0), Handler)
+    server.hits = {}
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def citing_agent(site: Site, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The fake agent CLI, writing FINDINGS as its notes and a report citing each."""
+    install_fake_agent(tmp_path / "bin", monkeypatch)
+    base = f"http://127.0.0.1:{site.server_address[1]}"
+    findings = tmp_path / "findings.json"
+    findings.write_text(json.dumps([[claim, base + path] for claim, path in FINDINGS]))
+    calls = tmp_path / "calls.jsonl"
+    monkeypatch.setenv("FAKE_OPENCODE_MODE", "agent")
+    monkeypatch.setenv("FAKE_OPENCODE_FINDINGS", str(findings))
+    monkeypatch.setenv("FAKE_OPENCODE_CALLS", str(calls))
+    return calls
+
+
+def run_agent(run_cli, *extra: str):
+    return run_cli(
+        "--agent-cmd",
+        "fake-agent --model {model}",
+        "--name",
+        "demo",
+        "--breadth",
+        "1",
+        "--depth",
+        "1",
+        "--verify-sources",
+        *extra,
+        "Heat pumps in winter",
+    )
+
+
+def prompts_of(calls: Path, phase: str) -> list[str]:
+    return [c["stdin"] for c in read_jsonl(calls) if c["phase"] == phase]
+
+
+def test_pages_are_fetched_kept_and_checked_against_the_claims(run_cli, site, citing_agent):
+    result = run_agent(run_cli, "--allow-private-sources")
+    assert result.exit_code == 0, result.output
+
+    # Fetched once each, kept as snapshots, recorded with their outcome.
+    assert site.hits == {"/heat": 1, "/grid": 1, "/gone": 1}
+    pages = read_json(SESSION / "verification.json")["pages"]
+    outcomes = {url.rsplit("/", 1)[1]: page["status"] for url, page in pages.items()}
+    assert outcomes == {"heat": "ok", "grid": "ok", "gone": "not_found"}
+    heat = next(p for url, p in pages.items() if url.endswith("/heat"))
+    assert heat["title"] == "Heat pump field trial" and heat["sha256"] and heat["fetched_at"]
+    snapshot = (SESSION / "sources" / heat["snapshot"]).read_text(encoding="utf-8")
+    assert "coefficient of performance of 2.8" in snapshot
+    registry = read_json(SESSION / "sources.json")["sources"]
+    assert {s["fetch"]["status"] for s in registry} == {"ok", "not_found"}
+
+    # The reviewer is told which source is dead and which finding its page contradicts.
+    review = prompts_of(citing_agent, "review")[0]
+    check = review.split("## Source check by the orchestrator", 1)[1].split("## How", 1)[0]
+    assert "/gone (not_found" in check
+    assert "Running costs fell by 45%" in check and "31%" in check  # the evidence passage
+    assert "Peak winter demand" not in check  # supported findings are not listed
+
+    # The final reviewer gets the report's dead and unsupported citations.
+    final = prompts_of(citing_agent, "final_review")[0]
+    assert "45%" in final and "not_found" in final
+
+    # The reader sees the figures, the snapshots and what could not be verified.
+    report = REPORT.read_text(encoding="utf-8")
+    assert (
+        "- Sources checked: 3 cited in the notes; 2 fetched or read with a text snapshot "
+        "kept; 1 dead" in report
+    )
+    assert (
+        "- Claims checked against their pages: 4 cited sentences: 2 supported, 0 weak, "
+        "1 unsupported, 1 unverifiable (no snapshot)" in report
+    )
+    assert "(snapshot kept)" in report and "(no snapshot: not found)" in report
+    appendix = report.split("### Citations that could not be verified", 1)[1]
+    assert "unsupported" in appendix and "not_found" in appendix
+    summary = read_json(SESSION / "verification.json")["summary"]
+    assert (summary["supported"], summary["unsupported"], summary["unverifiable"]) == (2, 1, 1)
+    events = [e["type"] for e in read_jsonl(SESSION / "events.jsonl")]
+    assert "source_check" in events and "report_check" in events
+
+
+def test_private_addresses_are_refused_by_default(run_cli, site, citing_agent):
+    result = run_agent(run_cli)
+    assert result.exit_code == 0, result.output
+    assert site.hits == {}  # nothing was fetched from loopback
+    pages = read_json(SESSION / "verification.json")["pages"]
+    assert {p["status"] for p in pages.values()} == {"skipped"}
+    assert all("127.0.0.1" in p["reason"] for p in pages.values())
+    assert "0 fetched or read with a text snapshot kept" in REPORT.read_text(encoding="utf-8")
+
+
+def test_no_verify_sources_fetches_nothing_and_says_so(run_cli, site, citing_agent):
+    result = run_agent(run_cli, "--allow-private-sources", "--no-verify-sources")
+    assert result.exit_code == 0, result.output
+    assert site.hits == {}
+    assert read_json(SESSION / "verification.json") == {
+        "enabled": False,
+        "topics": {},
+        "report": [],
+        "citations": [],
+        "pages": {},
+        "summary": None,
+    }
+    assert not (SESSION / "sources").exists()
+    report = REPORT.read_text(encoding="utf-8")
+    assert "- Source check: off (--no-verify-sources)" in report
+    assert "snapshot kept" not in report
+    review = prompts_of(citing_agent, "review")[0]
+    assert "(source checking is off for this session)" in review
+
+
+def test_a_resumed_session_does_not_fetch_again(run_cli, site, citing_agent, tmp_path):
+    first = run_agent(run_cli, "--allow-private-sources", "--max-iterations", "1")
+    assert first.exit_code == 0, first.output
+    assert site.hits == {"/heat": 1, "/grid": 1, "/gone": 1}
+    # Reopen the finished session with a higher limit: the notes are checked again, the
+    # pages are not fetched again.
+    again = run_cli("--resume", "--name", "demo", "--max-iterations", "20", "--verify-sources")
+    assert again.exit_code == 0, again.output
+    assert site.hits == {"/heat": 1, "/grid": 1, "/gone": 1}
+
+
+def test_mock_mode_checks_its_simulated_sources_offline(run_cli):
+    result = run_cli(
+        "--mock-mode",
+        "--verify-sources",
+        "--name",
+        "demo",
+        "--breadth",
+        "2",
+        "--depth",
+        "1",
+        "How do heat pumps perform in cold climates?",
+    )
+    assert result.exit_code == 0, result.output
+    report = REPORT.read_text(encoding="utf-8")
+    summary = read_json(SESSION / "verification.json")["summary"]
+    assert summary["sources_cited"] > 0 and summary["snapshotted"] == summary["sources_cited"]
+    assert summary["dead"] == 0
+    # The simulated agent misreads one figure of the first topic; the check catches it.
+    assert summary["unsupported"] >= 1 and summary["supported"] > summary["unsupported"]
+    assert "### Citations that could not be verified" in report
+    assert (
+        f"{summary['claims_checked']} cited sentences: {summary['supported']} supported" in report
+    )
+    # Also the pages of the first topic's rejected first attempt: kept, not cited.
+    assert len(list((SESSION / "sources").glob("*.txt"))) > summary["snapshotted"]
+
+
+def test_local_documents_are_listed_cited_and_checked(run_cli, tmp_path, monkeypatch):
+    docs = tmp_path / "docs"
+    (docs / "sub").mkdir(parents=True)
+    (docs / "heat-pump-trial.md").write_text(
+        "# Heat pump trial\n\nThe trial found a seasonal coefficient of performance of 2.8 "
+        "in cold climates.\n",
+        encoding="utf-8",
+    )
+    (docs / "sub" / "tariffs.txt").write_text(
+        "Electricity tariffs for heat pumps fell by 12% in 2024.\n", encoding="utf-8"
+    )
+    (docs / "photo.png").write_bytes(b"\x89PNG")
+    install_fake_agent(tmp_path / "bin", monkeypatch)
+    findings = tmp_path / "findings.json"
+    where = docs.resolve().as_posix()  # outside the working directory: cited by full path
+    findings.write_text(
+        json.dumps(
+            [
+                [
+                    "A seasonal coefficient of performance of 2.8 in cold climates",
+                    f"file:{where}/heat-pump-trial.md",
+                ],
+                [
+                    "Electricity tariffs for heat pumps fell by 20% in 2024",
+                    f"file:{where}/sub/tariffs.txt",
+                ],
+                ["Secret figures", "file:/etc/hostname"],
+            ]
+        )
+    )
+    calls = tmp_path / "calls.jsonl"
+    monkeypatch.setenv("FAKE_OPENCODE_MODE", "agent")
+    monkeypatch.setenv("FAKE_OPENCODE_FINDINGS", str(findings))
+    monkeypatch.setenv("FAKE_OPENCODE_CALLS", str(calls))
+    result = run_agent(run_cli, "--sources", str(docs))
+    assert result.exit_code == 0, result.output
+    research = prompts_of(calls, "research")[0]
+    assert "`file:" in research and "heat-pump-trial.md" in research and "photo.png" not in research
+    pages = read_json(SESSION / "verification.json")["pages"]
+    trial = next(p for url, p in pages.items() if url.endswith("heat-pump-trial.md"))
+    assert trial["status"] == "ok" and trial["snapshot"]
+    assert not any("hostname" in url for url in pages)  # never read: not a given document
+    report = REPORT.read_text(encoding="utf-8")
+    assert "1 supported, 0 weak, 1 unsupported, 1 unverifiable" in report
+    assert "local document" in report
