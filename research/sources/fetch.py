@@ -399,7 +399,7 @@ class _Fetcher:
                             return state.page(FetchStatus.UNREACHABLE, "redirect to an invalid URL")
                         problem = _scheme_problem(target)
                         if problem:
-                            return state.page(FetchStatus.SKIPPED, f"redirect to {problem}")
+                            return state.page(FetchStatus.SKIPPED, f"redirect refused: {problem}")
                         continue
                     return await self._answer(state, response)
             except httpx.TimeoutException as exc:
