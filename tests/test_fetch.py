@@ -249,7 +249,7 @@ def test_the_user_agent_is_sent(server: Server) -> None:
     one(server, "http://public.test/text")
     [(_, _, headers)] = server.requests
     assert headers["User-Agent"] == USER_AGENT
-    assert USER_AGENT.startswith("research.py/0.1.0 (desk-research source check; +https://")
+    assert USER_AGENT.startswith("research.py/0.1.0 (desk-research source check")
 
 
 def test_duplicates_are_fetched_once_and_on_page_reports_each(server: Server) -> None:

@@ -64,9 +64,8 @@ __all__ = [
     "system_resolver",
 ]
 
-PROJECT_URL = "https://github.com/research-py/research-py"
-"""Placeholder for the project's public home, named in the User-Agent."""
-USER_AGENT = f"research.py/{__version__} (desk-research source check; +{PROJECT_URL})"
+USER_AGENT = f"research.py/{__version__} (desk-research source check; checks cited pages)"
+"""Says what fetches the page and why; the project has no public home to link to yet."""
 ACCEPT = "text/html,application/xhtml+xml,application/pdf;q=0.9,text/plain;q=0.8,*/*;q=0.1"
 PUBLIC_TEST_ADDRESS = "93.184.216.34"
 """A global (public) address for resolvers of simulated hosts; nothing connects to it."""
