@@ -222,6 +222,16 @@ def describe(state: RWRState, event: dict[str, Any]) -> str | None:
     if kind == "decision":
         verdict = "continue" if event["shouldContinue"] else f"stop: {event['reason']}"
         return f"{where}   decision: {verdict}"
+    if kind == "source_check":
+        name = topic_name(state, event.get("topic")) or event.get("topic")
+        return (f"{where}   sources of {name!r}: {event['sources']} cited, "
+                f"{event['unavailable']} unreadable; {event['doubtful']} of "
+                f"{event['findings']} findings not (fully) on their page")
+    if kind == "report_check":
+        return (f"source check of the report ({event.get('stage')}): {event['claims']} cited "
+                "sentences, "
+                f"{event['supported']} supported, {event['weak']} weak, "
+                f"{event['unsupported']} unsupported, {event['unverifiable']} unverifiable")
     if kind == "research_stopped":
         return f"research ended: {event['detail']}"
     if kind == "lock_taken" and event.get("takeover"):

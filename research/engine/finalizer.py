@@ -38,9 +38,11 @@ class Finalizer:
             values["source_verification"] = source_check
         return values
 
-    def source_check(self, registry: SourceRegistry) -> str:
+    def source_check(self, registry: SourceRegistry, stage: Phase) -> str:
         """The report's cited sentences checked against their pages, for the prompt."""
-        return self.sources.check_report(registry, phases.read_text(self.ctx.paths.report_file))
+        return self.sources.check_report(
+            registry, phases.read_text(self.ctx.paths.report_file), stage=stage.value
+        )
 
     def out_of_time(self) -> bool:
         """True (and noted for the report's banner) when the budget ran out in the final
@@ -87,7 +89,7 @@ class Finalizer:
             return
         registry = self.source_registry()
         ctx.archive_files(ctx.paths.accepted_file, ctx.paths.rejected_file)
-        check = self.source_check(registry)
+        check = self.source_check(registry, Phase.FINAL_REVIEW)
 
         def validate(_: AgentResult) -> Verdict:
             return phases.read_verdict(ctx.paths)
@@ -114,7 +116,7 @@ class Finalizer:
         ctx = self.ctx
         registry = self.source_registry()
         before = phases.read_text(ctx.paths.report_file) or ""
-        check = self.source_check(registry)
+        check = self.source_check(registry, Phase.REVISE)
         outcome = self.runner.run(
             Phase.REVISE, self.require_report, variables=lambda: self.variables(registry, check)
         )
@@ -205,7 +207,7 @@ class Finalizer:
         state.final.sources_section_rebuilt = state.final.sources_section_rebuilt or body.rebuilt
         state.final.sources_found = len(registry.sources)
         state.final.sources_cited = len(body.cited)
-        self.sources.check_report(registry, body.text)
+        self.sources.check_report(registry, body.text, stage="final")
         text = body.text
         if self.sources.enabled:
             registry = self.write_registry(registry)

@@ -247,7 +247,7 @@ class SourceChecker:
 
     # --- the report ----------------------------------------------------------------------
 
-    def check_report(self, registry: SourceRegistry, report: str | None) -> str:
+    def check_report(self, registry: SourceRegistry, report: str | None, *, stage: str) -> str:
         """Check the report's cited sentences (and note the figures for the Methodology);
         the text for FINAL REVIEW and REVISE."""
         if not self.enabled:
@@ -272,6 +272,7 @@ class SourceChecker:
             ctx.state.final.verification = summary
         ctx.events.emit(
             "report_check",
+            stage=stage,
             claims=summary.claims_checked,
             supported=summary.supported,
             weak=summary.weak,
