@@ -1,7 +1,7 @@
 """How fast is the claim check (issue 11)? Index one ~100 KB page, check ~500 claims against it.
 
 The page is the 12 fixture pages of tests/fixtures/claims (24 KB) followed by variants of
-them (sentences shuffled within each paragraph, every figure changed) until it reaches
+them (sentences shuffled within each line, every figure changed) until it reaches
 `--kb` kilobytes, so most claims match several passages equally and the tie-breaking runs
 (a harder case than a real page). The claims are the fixture's 85 claims that cite a
 page, then sentences of the page as written and with a figure changed, then claims made of
