@@ -3,8 +3,8 @@
 The page is the 12 fixture pages of tests/fixtures/claims (24 KB) followed by variants of
 them (sentences shuffled within each line, every figure changed) until it reaches
 `--kb` kilobytes, so most claims match several passages equally and the tie-breaking runs
-(a harder case than a real page). The claims are the fixture's 85 claims that cite a
-page, then sentences of the page as written and with a figure changed, then claims made of
+(a harder case than a real page). The claims are the fixture's claims that cite a page
+(111), then sentences of the page as written and with a figure changed, then claims made of
 words from other pages, 500 in all. Each claim is timed on its own (`perf_counter_ns`),
 over several rounds; the index build is timed cold (first build in the process, empty
 stem cache) and warm (median of the rest). Also prints the fixture's confusion table.
