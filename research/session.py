@@ -255,13 +255,13 @@ def run_session(
             events.close()
 
 
-def _web(settings: Settings) -> Web | None:
+def _web(settings: Settings) -> Callable[[], Web] | None:
     """The simulated agent cites the simulated web; every other agent the real one."""
     if not settings.mock_mode:
         return None
     from research.agents.mock_web import simulated_web
 
-    return simulated_web()
+    return simulated_web
 
 
 def _emit_quietly(events: EventLog | None, event_type: str, **fields: object) -> None:

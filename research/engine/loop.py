@@ -7,6 +7,7 @@ loses at most the phase in flight. It drives any `Agent`; it never knows which o
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from research import archive, phases, prompts
 from research.agents.base import Agent, AgentResult
@@ -43,7 +44,7 @@ class ResearchLoop:
         lock: SessionLock | None = None,
         clock: Clock | None = None,
         rng: random.Random | None = None,
-        web: Web | None = None,
+        web: Callable[[], Web] | None = None,
     ) -> None:
         self.ctx = RunContext(
             state=state,

@@ -52,12 +52,20 @@ class Web:
 class SourceChecker:
     """Fetches, keeps and checks the session's sources."""
 
-    def __init__(self, ctx: RunContext, web: Web | None = None) -> None:
+    def __init__(self, ctx: RunContext, web: Callable[[], Web] | None = None) -> None:
         self.ctx = ctx
-        self.web = web or Web()
+        self.web_factory = web or Web
+        self._web: Web | None = None
         self._store: SnapshotStore | None = None
         self._locals_read = False
         self._local_words: dict[str, frozenset[str]] = {}
+
+    @property
+    def web(self) -> Web:
+        """Made when first needed: a run that fetches nothing never loads httpx."""
+        if self._web is None:
+            self._web = self.web_factory()
+        return self._web
 
     @property
     def enabled(self) -> bool:
