@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import sys
 import time
 from collections.abc import AsyncIterator
@@ -207,6 +208,24 @@ async def test_async_run_answers_202_then_finishes(api: Api) -> None:
     assert done["report"] is True
 
 
+@pytest.mark.anyio
+async def test_citations_carry_the_source_checks_outcome(isolated: Path, tmp_path: Path) -> None:
+    """With the source check on (the mock serves a simulated web, offline), each citation
+    of the SynthesisResponse has its verification outcome from verification.json."""
+    api = Api(isolated, tmp_path / "gate")
+    assert api.config.env is not None
+    api.config.env["RESEARCH_VERIFY_SOURCES"] = "1"
+    async with api.client as client:
+        response = await client.post(
+            "/run", json={"task": TASK, "agent": "mock", "breadth": 2, "depth": 1, "name": "v"}
+        )
+        assert response.status_code == 200, response.text
+    checked = json.loads((isolated / ".research" / "v" / "verification.json").read_text())
+    outcomes = {f"[{entry['id']}]": entry["outcome"] for entry in checked["citations"]}
+    citations = response.json()["citations"]
+    assert citations and {c["id"]: c["verification"] for c in citations} == outcomes
+
+
 # --- stop, resume, the queue ----------------------------------------------------------------
 
 
@@ -221,6 +240,12 @@ async def test_delete_mid_run_then_resume(api: Api) -> None:
     await api.wait_call_in_flight()
     running = await api.wait_state("slow", "running")
     assert running["lock"]["state"] == "live"
+    # The job runs niced, and so does its scheduling group (it is a session leader).
+    pid = running["lock"]["pid"]
+    assert os.getpriority(os.PRIO_PROCESS, pid) == min(19, os.getpriority(os.PRIO_PROCESS, 0) + 10)
+    autogroup = Path(f"/proc/{pid}/autogroup")
+    if autogroup.exists():
+        assert autogroup.read_text().split()[-1] == "10"
     error_of(await client.post("/runs/slow/resume"), 409, "locked")
     error_of(await client.post("/run", json={"task": TASK, "name": "slow"}), 409, "name_taken")
     stopped = await client.delete("/runs/slow")
@@ -293,6 +318,9 @@ async def test_every_error_is_an_error_response_with_its_status(api: Api, tmp_pa
         ({"task": TASK, "time": "-5"}, "time"),
         ({"task": TASK, "agent": "bash"}, "agent"),
         ({"task": TASK, "colour": "blue"}, "colour"),
+        ({"task": TASK, "sources": ["/etc"]}, "sources"),
+        ({"task": TASK, "sources": ["../.."]}, "sources"),
+        ({"task": TASK, "sources": ["no-such-folder"]}, "sources"),
         ({}, "task"),
     ]:
         error = error_of(await client.post("/run", json=body), 422, "validation_error")
@@ -364,3 +392,187 @@ async def test_the_token_guards_every_endpoint_but_healthz(tmp_path: Path) -> No
         assert (await client.get("/runs", headers=good)).json() == {"runs": []}
         assert (await client.get("/runs?token=s3cret")).status_code == 200  # EventSource
         assert (await client.get("/metrics", headers=good)).status_code == 200
+
+
+# --- serving many readers -----------------------------------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_sse_clients_of_one_session_share_one_feed(api: Api) -> None:
+    """Every client following a session is fed by one reader of its log; a client that
+    reconnects with Last-Event-ID gets exactly the rest; all end with `event: end`."""
+    import asyncio
+
+    api.gate.touch()
+    client = api.client
+    response = await client.post(
+        "/run?async=true", json={"task": TASK, "name": "fan", "breadth": 1, "depth": 1}
+    )
+    assert response.status_code == 202, response.text
+    await api.wait_call_in_flight()
+    log = api.config.root / ".research" / "fan" / "events.jsonl"
+    first = len(log.read_bytes().split(b"\n", 1)[0]) + 1
+    followers = [
+        asyncio.create_task(client.get("/runs/fan/events")),
+        asyncio.create_task(client.get("/runs/fan/events")),
+        asyncio.create_task(client.get("/runs/fan/events", headers={"Last-Event-ID": str(first)})),
+    ]
+    feeds = api.service.feeds.feeds
+    deadline = time.monotonic() + 10
+    while "fan" not in feeds or len(feeds["fan"].queues) < 3:
+        assert time.monotonic() < deadline, "the followers did not subscribe"
+        await anyio.sleep(0.02)
+    assert list(feeds) == ["fan"]
+    api.gate.unlink()
+    streams = [sse(r.text) for r in await asyncio.gather(*followers)]
+    logged = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [e["data"] for e in streams[0][:-1]] == logged
+    assert streams[1] == streams[0]
+    assert [e["data"] for e in streams[2][:-1]] == logged[1:]
+    for events in streams:
+        assert events[-1]["event"] == "end" and events[-1]["data"] == {"state": "done"}
+        ids = [int(e["id"]) for e in events]
+        assert ids == sorted(ids) and ids[-1] == log.stat().st_size
+    assert feeds["fan"].closed and not feeds["fan"].queues
+
+
+@pytest.mark.anyio
+async def test_views_follow_the_files_at_once(api: Api) -> None:
+    """GET /runs/{name} answers from a cache, keyed by the files it reads: a new state.json
+    or lock file shows in the very next answer."""
+    client = api.client
+    response = await client.post(
+        "/run", json={"task": TASK, "agent": "mock", "breadth": 1, "depth": 1, "name": "fresh"}
+    )
+    assert response.status_code == 200, response.text
+    before = await client.get("/runs/fresh")
+    assert before.json()["state"] == "done"
+    assert (await client.get("/runs/fresh")).content == before.content
+    session = api.config.root / ".research" / "fresh"
+    state = json.loads((session / "state.json").read_text())
+    state["progress"]["iteration"] += 1
+    replacement = session / "state.json.new"  # as the CLI writes it: a new file, renamed
+    replacement.write_text(json.dumps(state))
+    os.replace(replacement, session / "state.json")
+    after = (await client.get("/runs/fresh")).json()
+    assert after["iteration"] == before.json()["iteration"] + 1
+    assert after["updated"] >= before.json()["updated"]
+    lock = {
+        "lock_token": "t",
+        "pid": os.getpid(),
+        "host": socket.gethostname(),
+        "created": time.time(),
+        "heartbeat": time.time(),
+    }
+    (session / "research.lock.json").write_text(json.dumps(lock))
+    held = (await client.get("/runs/fresh")).json()
+    assert held["state"] == "running" and held["lock"]["state"] == "live"
+    assert held["lock"]["pid"] == os.getpid()
+    assert (await client.get("/runs")).json()["runs"][0]["state"] == "running"
+    (session / "research.lock.json").unlink()
+    assert (await client.get("/runs/fresh")).json()["lock"]["state"] == "none"
+    assert (await client.get("/runs")).json()["runs"][0]["state"] == "done"
+
+
+def test_events_are_whole_object_lines_and_nothing_stalls_a_follower(tmp_path: Path) -> None:
+    from research.service.sessions import events_from
+
+    log = tmp_path / "events.jsonl"
+    lines = [b'{"a": 1}', b'{"b": "x\ry"}', b"not json", b'{"c": 3}']
+    log.write_bytes(b"\n".join(lines) + b"\n" + b'{"partial"')
+    events, offset = events_from(log, 0)
+    assert [text for _, text in events] == ['{"a": 1}', '{"c": 3}']
+    assert offset == log.stat().st_size - len(b'{"partial"')  # left for the next read
+    assert events[-1][0] == offset
+    assert events_from(log, offset) == ([], offset)
+    # A line longer than a read is skipped, not waited for forever.
+    log.write_bytes(b'{"long": "' + b"x" * 100 + b'"}\n{"d": 4}\n')
+    events, offset = events_from(log, 0, limit=50)
+    assert events == [] and offset == 50
+    events, offset = events_from(log, offset, limit=50)
+    assert events == [] and offset == 100
+    events, offset = events_from(log, offset)
+    assert [text for _, text in events] == ['{"d": 4}'] and offset == log.stat().st_size
+    assert events_from(log, offset + 5)[1] == offset  # the log was replaced: from the start
+
+
+@pytest.mark.anyio
+async def test_a_client_that_does_not_keep_up_is_let_go(tmp_path: Path) -> None:
+    """Its stream ends (its EventSource reconnects with Last-Event-ID), rather than the
+    server queueing for it without bound."""
+    from research.service.feeds import MAX_PENDING, Feed
+
+    log = tmp_path / "events.jsonl"
+    log.write_bytes(b"")
+    feed = Feed(log, lambda: True, lambda: "running", poll_seconds=60, heartbeat_seconds=60)
+    slow, _ = feed.subscribe()
+    with log.open("ab") as handle:
+        for index in range(MAX_PENDING + 1):
+            handle.write(b'{"n": %d}\n' % index)
+            handle.flush()
+            feed.read()
+    assert slow not in feed.queues
+    assert slow.qsize() == MAX_PENDING + 1
+    drained = [slow.get_nowait() for _ in range(MAX_PENDING + 1)]
+    assert drained[-1] is None
+
+
+# --- the server's start -----------------------------------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_resume_running_resumes_what_was_running(api: Api) -> None:
+    api.gate.touch()
+    client = api.client
+    response = await client.post(
+        "/run?async=true", json={"task": TASK, "name": "again", "breadth": 1, "depth": 1}
+    )
+    assert response.status_code == 202, response.text
+    await api.wait_call_in_flight()
+    assert (await client.delete("/runs/again")).status_code == 202
+    await api.wait_state("again", "stopped")
+    api.gate.unlink()
+    # A new server over the same directory: with --resume-running, it resumes the session.
+    fresh = Api(api.config.root, api.gate, resume_running=True)
+    try:
+        async with fresh.client, fresh.app.router.lifespan_context(fresh.app):
+            job = fresh.service.jobs.jobs["again"]
+            assert "--resume" in job.argv
+            done = await fresh.wait_state("again", "done")
+            assert done["report"] and done["exit_code"] == 0
+    finally:
+        await stop_all(fresh)
+
+
+def test_serve_refuses_a_non_loopback_bind_without_a_token(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from research.service.serve import is_loopback, main
+
+    assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
+    assert not is_loopback("0.0.0.0") and not is_loopback("example.org")
+    assert main(["--host", "0.0.0.0"]) == 2
+    assert "RESEARCH_API_TOKEN" in capsys.readouterr().err
+    assert main(["--port", "70000"]) == 2
+    assert main(["--max-jobs", "0"]) == 2
+    assert main(["--workdir", str(tmp_path / "missing")]) == 2
+    assert "is not a directory" in capsys.readouterr().err
+
+
+@pytest.mark.anyio
+async def test_sources_are_folders_inside_the_working_directory(api: Api) -> None:
+    from research.settings import Settings
+
+    if "source_dirs" not in Settings.model_fields:
+        pytest.skip("this version of the CLI has no --sources")
+    docs = api.config.root / "docs"
+    docs.mkdir()
+    (docs / "notes.md").write_text("# Notes\n\nHeat pumps work at -20 C.\n")
+    api.gate.touch()
+    response = await api.client.post(
+        "/run?async=true",
+        json={"task": TASK, "name": "local", "breadth": 1, "depth": 1, "sources": ["docs"]},
+    )
+    assert response.status_code == 202, response.text
+    argv = api.service.jobs.jobs["local"].argv
+    assert argv[argv.index("--sources") + 1] == str(docs.resolve())

@@ -39,6 +39,7 @@ class Server:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen[bytes] | None = None
+        self.stderr = ""
 
     def start(self) -> None:
         env = {**os.environ, "GATED_AGENT_FILE": str(self.gate), "PYTHONPATH": str(REPO)}
@@ -71,6 +72,7 @@ class Server:
             time.sleep(0.05)
 
     def stop(self) -> None:
+        """SIGTERM, as a service manager stops it: a graceful shutdown, exit status 0."""
         if self.proc is not None and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
@@ -79,6 +81,7 @@ class Server:
                 self.proc.kill()
                 self.proc.wait()
         if self.proc is not None and self.proc.stderr is not None:
+            self.stderr = self.proc.stderr.read().decode(errors="replace")
             self.proc.stderr.close()
 
     def get(self, path: str, **kw: Any) -> httpx.Response:
@@ -178,6 +181,8 @@ def test_delete_mid_run_resume_and_a_server_restart_mid_job(server: Server) -> N
     server.wait_gate()
     # The server goes away mid-job; the job (its own process, holding the lock) goes on.
     server.stop()
+    assert server.proc is not None and server.proc.returncode == 0, server.stderr
+    assert "Traceback" not in server.stderr
     holder = json.loads((server.root / ".research/wind/research.lock.json").read_text())["pid"]
     os.kill(holder, 0)
     server.start()
@@ -234,3 +239,27 @@ def test_the_page_in_headless_chromium(server: Server, tmp_path: Path) -> None:
             assert errors == []
         finally:
             browser.close()
+
+
+def test_the_load_benchmark_runs_in_a_small_configuration(tmp_path: Path) -> None:
+    """bench/service_load.py end to end, scaled down (no timing assertion)."""
+    out = tmp_path / "load.json"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RESEARCH_")}
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "bench" / "service_load.py"),
+            *("--requests", "5", "--clients", "3", "--sse", "2", "--jobs", "2"),
+            *("--call-seconds", "0.05", "--warmup", "0.2", "--json", str(out)),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    result = json.loads(out.read_text())
+    assert result["requests"] == 15 and result["errors"] == 0
+    assert result["p50_ms"] <= result["p99_ms"] <= result["max_ms"]
+    assert set(result["cpu_percent_of_one_core"]) >= {"server", "jobs", "client", "other"}
+    assert "latency ms: p50" in done.stdout

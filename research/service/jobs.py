@@ -44,20 +44,27 @@ class JobManager:
     """Starts, queues and stops the child processes of one working directory."""
 
     def __init__(
-        self, root: Path, *, max_jobs: int, max_queue: int, env: dict[str, str] | None = None
+        self,
+        root: Path,
+        *,
+        max_jobs: int,
+        max_queue: int,
+        env: dict[str, str] | None = None,
+        cli: tuple[str, ...] = (sys.executable, "-m", "research"),
     ) -> None:
         self.root = root
         self.max_jobs = max_jobs
         self.max_queue = max_queue
         self.env = env
+        self.cli = cli
         self.jobs: dict[str, Job] = {}
         self.queue: list[Job] = []
         self._tasks: set[asyncio.Task[None]] = set()
 
-    @staticmethod
-    def command(*args: str) -> list[str]:
-        """The child's command line: this interpreter running the CLI's console entry."""
-        return [sys.executable, "-m", "research", *args]
+    def command(self, *args: str) -> list[str]:
+        """The child's command line: the CLI (by default this interpreter running
+        `python -m research`) with the job's arguments."""
+        return [*self.cli, *args]
 
     def running(self) -> list[Job]:
         return [job for job in self.jobs.values() if job.state == "running"]
@@ -67,14 +74,14 @@ class JobManager:
         job = self.jobs.get(name)
         return job if job is not None and job.state in ("queued", "running") else None
 
-    def submit(self, name: str, argv: list[str]) -> Job:
-        """Start the job now, or queue it; QueueFull when neither is possible."""
+    def submit(self, name: str, args: list[str]) -> Job:
+        """Start `research ARGS` now, or queue it; QueueFull when neither is possible."""
         if len(self.running()) >= self.max_jobs and len(self.queue) >= self.max_queue:
             raise QueueFull(
                 f"{self.max_jobs} jobs are running and {len(self.queue)} are "
                 "queued; try again later"
             )
-        job = Job(name=name, argv=argv)
+        job = Job(name=name, argv=self.command(*args))
         self.jobs[name] = job
         self.queue.append(job)
         self._pump()
@@ -147,9 +154,17 @@ class JobManager:
 
 
 def _lower_priority() -> None:
-    """Jobs run at nice +JOB_NICENESS: the API stays responsive while they compute."""
+    """Jobs run at nice +JOB_NICENESS: the API stays responsive while they compute.
+
+    A job is a session leader (start_new_session), and where the kernel groups processes
+    by session for scheduling (autogroup, on by default in most desktop and server kernels),
+    a process's nice value only ranks it within its own group: each job's group would get
+    as much CPU as the whole server. So the job's group is niced as well.
+    """
     with contextlib.suppress(OSError):
         os.nice(JOB_NICENESS)
+    with contextlib.suppress(OSError), open("/proc/self/autogroup", "w") as handle:
+        handle.write(str(JOB_NICENESS))
 
 
 def _last_line(handle: IO[bytes] | None) -> str | None:

@@ -34,7 +34,8 @@ class RunRequest(BaseModel):
     sources: list[str] | None = Field(
         None,
         max_length=64,
-        description="Local documents to research too (passed as --sources when the CLI has it).",
+        description="Folders of your own documents to research and cite too (the CLI's "
+        "--sources): each inside the server's working directory, relative to it or absolute.",
     )
 
 

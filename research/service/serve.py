@@ -11,6 +11,10 @@ import ipaddress
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
 
 TOKEN_ENV = "RESEARCH_API_TOKEN"
 DEFAULT_HOST = "127.0.0.1"
@@ -89,7 +93,7 @@ def main(argv: list[str]) -> int:
     if not root.is_dir():
         return fail(f"--workdir {root} is not a directory")
     try:
-        import uvicorn
+        import uvicorn  # noqa: F401  (the [server] extra is installed)
 
         from research.service.app import ServiceConfig, create_app
     except ImportError as exc:
@@ -105,11 +109,27 @@ def main(argv: list[str]) -> int:
         agent_cmd=args.agent_cmd,
         resume_running=args.resume_running,
     )
-    app = create_app(config)
     sys.stderr.write(
         f"research.py: serving {root} on http://{args.host}:{args.port}/ (API docs at /docs)\n"
     )
-    uvicorn.run(
-        app, host=args.host, port=args.port, log_level="warning", timeout_graceful_shutdown=2
-    )
+    return run(create_app(config), args.host, args.port)
+
+
+def run(app: FastAPI, host: str, port: int) -> int:
+    """Serve `app` with uvicorn until SIGINT or SIGTERM; 0 once it has shut down."""
+    import uvicorn
+
+    from research.errors import Interrupted
+
+    try:
+        uvicorn.run(
+            app,
+            host=host,
+            port=port,
+            log_level="warning",
+            access_log=False,
+            timeout_graceful_shutdown=2,
+        )
+    except Interrupted:  # uvicorn re-raises the signal it stopped for, once it has stopped
+        pass
     return 0

@@ -10,19 +10,39 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from research.errors import StateError
+from research.lock import LockInfo, stale_reason
 from research.paths import SessionPaths, validate_name
 from research.state import RWRState, load_state
-from research.status import LockView, lock_view, session_names
+from research.status import LockView, session_names
 
 MAX_JSON_BYTES = 8 * 1024 * 1024
 """Side files (sources.json, citations.json, verification.json) larger than this are ignored."""
 MAX_REPORT_BYTES = 16 * 1024 * 1024
+MAX_CACHED_NAMES = 4096
+NO_LOCK = LockView("none", "")
+
+
+FileKey = tuple[int, int, int]
+"""(mtime_ns, size, inode) of a file: a cached reading is reused while this is unchanged."""
+
+HOST = socket.gethostname()
+
+
+def file_key(path: str | Path) -> FileKey | None:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return (stat.st_mtime_ns, stat.st_size, stat.st_ino)
 
 
 @dataclass(frozen=True)
@@ -42,6 +62,13 @@ class Snapshot:
     report_exists: bool
     last_run_end: dict[str, Any] | None
     """The last run_end event (how the last run ended), or None."""
+    key: tuple[object, ...]
+    """Equal for two snapshots whose views are equal: what the response caches are keyed by."""
+
+    @property
+    def has_state(self) -> bool:
+        """Whether state.json exists (readable or not)."""
+        return self.key[0] is not None
 
     @property
     def complete(self) -> bool:
@@ -52,17 +79,58 @@ class Snapshot:
         return self.lock.state == "live"
 
 
+@dataclass(frozen=True)
+class _Parsed:
+    """A file's parsed content, valid while the file's key is unchanged."""
+
+    key: FileKey
+    value: Any
+    error: str | None = None
+
+
+class _Session:
+    """One session's file names (as strings: os.stat on a str is the cheap call) and the
+    parsed files cached for it."""
+
+    def __init__(self, paths: SessionPaths) -> None:
+        self.paths = paths
+        self.state_file = str(paths.state_file)
+        self.lock_file = str(paths.lock_file)
+        self.report_file = str(paths.report_file)
+        self.events_file = str(paths.events_file)
+        self.state: _Parsed | None = None
+        self.lock: _Parsed | None = None
+        self.lock_view: tuple[object, LockView, int | None] | None = None
+        self.run_end: _Parsed | None = None
+
+
 class SessionStore:
-    """Reads the sessions of one working directory; parsed state is cached by mtime."""
+    """Reads the sessions of one working directory.
+
+    Parsing is what costs (state.json through pydantic, the lock file, the event log's
+    tail), so each parsed file is cached under its `file_key`: a reader that finds the file
+    unchanged pays a `stat`, not a read. The lock's liveness (is its pid running, how old
+    is its heartbeat, which the view shows in whole seconds) is judged again at most once a
+    second: it changes without the file.
+    """
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self._states: dict[str, tuple[tuple[int, int], RWRState | None, str | None]] = {}
-        self._run_ends: dict[str, tuple[tuple[int, int], dict[str, Any] | None]] = {}
+        self._sessions: dict[str, _Session] = {}
+
+    def _session(self, name: str) -> _Session:
+        """A session's record; raises UsageError for a name the CLI would refuse."""
+        found = self._sessions.get(name)
+        if found is None:
+            found = _Session(SessionPaths(self.root, validate_name(name)))
+            if len(self._sessions) >= MAX_CACHED_NAMES:
+                self._sessions.clear()
+            self._sessions[name] = found
+        return found
 
     def paths(self, name: str) -> SessionPaths:
         """The paths of session `name`; raises UsageError for a name the CLI would refuse."""
-        return SessionPaths(self.root, validate_name(name))
+        return self._session(name).paths
 
     def names(self) -> list[str]:
         return session_names(self.root)
@@ -73,76 +141,99 @@ class SessionStore:
         return paths.session_dir.exists() or paths.report_dir.exists()
 
     def has_state(self, name: str) -> bool:
-        return self.paths(name).state_file.is_file()
+        return os.path.isfile(self._session(name).state_file)
 
     def snapshot(self, name: str) -> Snapshot:
-        paths = self.paths(name)
-        state, error, updated = self._state(paths)
-        lock = lock_view(paths)
+        session = self._session(name)
+        state_key, state, error = self._state(session)
+        lock, lock_pid = self._lock(session)
+        report_exists = os.path.isfile(session.report_file)
+        run_end = None
+        if lock.state != "live" and state is not None and not state.progress.is_complete:
+            run_end = self._last_run_end(session)
         return Snapshot(
             name=name,
-            paths=paths,
+            paths=session.paths,
             state=state,
             error=error,
             lock=lock,
-            lock_pid=self._lock_pid(paths) if lock.state == "live" else None,
-            updated=updated,
-            report_exists=paths.report_file.is_file(),
-            last_run_end=(self._last_run_end(paths) if lock.state != "live"
-                          and state is not None and not state.progress.is_complete else None),
+            lock_pid=lock_pid,
+            updated=state_key[0] / 1e9 if state_key else 0.0,
+            report_exists=report_exists,
+            last_run_end=run_end,
+            key=(
+                state_key,
+                error,
+                lock.state,
+                lock.detail,
+                lock_pid,
+                report_exists,
+                run_end.get("outcome") if run_end else None,
+            ),
         )
 
     def locked(self, name: str) -> bool:
         """Whether a live process holds the session's lock (a cheap check for streams)."""
-        paths = self.paths(name)
-        return paths.lock_file.exists() and lock_view(paths).state == "live"
+        return self._lock(self._session(name))[0].state == "live"
 
-    def _state(self, paths: SessionPaths) -> tuple[RWRState | None, str | None, float]:
-        try:
-            stat = paths.state_file.stat()
-        except OSError:
-            self._states.pop(paths.name, None)
-            return None, "no state.json yet", 0.0
-        key = (stat.st_mtime_ns, stat.st_size)
-        cached = self._states.get(paths.name)
-        if cached is not None and cached[0] == key:
-            return cached[1], cached[2], stat.st_mtime
-        try:
-            state: RWRState | None = load_state(paths.state_file)
-            error = None
-        except StateError as exc:
-            state, error = None, str(exc)
-        self._states[paths.name] = (key, state, error)
-        return state, error, stat.st_mtime
+    def _state(self, session: _Session) -> tuple[FileKey | None, RWRState | None, str | None]:
+        key = file_key(session.state_file)
+        if key is None:
+            session.state = None
+            return None, None, "no state.json yet"
+        cached = session.state
+        if cached is None or cached.key != key:
+            try:
+                cached = _Parsed(key, load_state(session.paths.state_file))
+            except StateError as exc:
+                cached = _Parsed(key, None, str(exc))
+            session.state = cached
+        return key, cached.value, cached.error
 
-    @staticmethod
-    def _lock_pid(paths: SessionPaths) -> int | None:
-        from research.lock import LockInfo
+    def _lock(self, session: _Session) -> tuple[LockView, int | None]:
+        """The lock as `research --status` shows it (status.lock_view's judgement), and the
+        holder's pid when it is live and on this host."""
+        key = file_key(session.lock_file)
+        if key is None:
+            session.lock = session.lock_view = None
+            return NO_LOCK, None
+        now = time.time()
+        memo = (key, int(now))
+        if session.lock_view is not None and session.lock_view[0] == memo:
+            return session.lock_view[1], session.lock_view[2]
+        cached = session.lock
+        if cached is None or cached.key != key:
+            cached = session.lock = _Parsed(key, *_read_lock(session.paths))
+        info: LockInfo | None = cached.value
+        pid = None
+        if info is None:
+            view = LockView("unreadable", cached.error or "")
+        else:
+            reason = stale_reason(info, now=now, host=HOST)
+            held = f"held by {info.describe(now)}"
+            if reason is None:
+                view = LockView("live", held)
+                pid = info.pid if info.host == HOST else None
+            else:
+                view = LockView("stale", f"{held} ({reason}; the next run takes it over)")
+        session.lock_view = (memo, view, pid)
+        return view, pid
 
-        try:
-            info = LockInfo.model_validate_json(paths.lock_file.read_bytes())
-        except (OSError, ValueError):
+    def _last_run_end(self, session: _Session) -> dict[str, Any] | None:
+        key = file_key(session.events_file)
+        if key is None:
             return None
-        import socket
-
-        return info.pid if info.host == socket.gethostname() else None
-
-    def _last_run_end(self, paths: SessionPaths) -> dict[str, Any] | None:
-        try:
-            stat = paths.events_file.stat()
-        except OSError:
-            return None
-        key = (stat.st_mtime_ns, stat.st_size)
-        cached = self._run_ends.get(paths.name)
-        if cached is not None and cached[0] == key:
-            return cached[1]
-        found: dict[str, Any] | None = None
-        for event in tail_events(paths.events_file, 65_536):
+        cached = session.run_end
+        if cached is not None and cached.key == key:
+            found: dict[str, Any] | None = cached.value
+            return found
+        found = None
+        for event in tail_events(session.paths.events_file, 65_536):
             if event.get("type") == "run_end":
                 found = event
-        if found is None and cached is not None and stat.st_size >= 65_536:
-            found = cached[1]  # an older run_end beyond the tail: keep what we saw
-        self._run_ends[paths.name] = (key, found)
+        if found is None and cached is not None and key[1] >= 65_536:
+            found = cached.value  # an older run_end beyond the tail: keep what we saw
+        session.run_end = _Parsed(key, found)
         return found
 
     # --- the report and its citations ---------------------------------------------------
@@ -220,23 +311,27 @@ def events_from(path: Path, offset: int, limit: int = 1 << 20) -> tuple[list[tup
     """Whole event lines after byte `offset`, as [(end offset, JSON text)], and the new offset.
 
     Lines are passed on as they are (one JSON object each, so no newline inside); a line that
-    is not an object, or not UTF-8, is skipped; a line still being written is left for later.
+    is not an object, or not UTF-8, is skipped; a line still being written is left for later,
+    unless it is longer than `limit` (then it is skipped, rather than waited for forever).
     """
     try:
+        size = os.stat(path).st_size
+        if offset > size:  # the log was replaced: start over
+            offset = 0
+        if offset == size:  # nothing new (the common case of a follower's poll)
+            return [], offset
         with path.open("rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
-            if offset > size:  # the log was replaced: start over
-                offset = 0
             handle.seek(offset)
             chunk = handle.read(limit)
     except OSError:
         return [], offset
+    whole = chunk.rfind(b"\n") + 1
+    if whole == 0:
+        return [], offset + (len(chunk) if len(chunk) >= limit else 0)
     out: list[tuple[int, str]] = []
     position = offset
-    for line in chunk.splitlines(keepends=True):
-        if not line.endswith(b"\n"):
-            break
-        position += len(line)
+    for line in chunk[:whole].split(b"\n")[:-1]:
+        position += len(line) + 1
         text = line.strip()
         if not (text.startswith(b"{") and text.endswith(b"}")) or b"\r" in text:
             continue
@@ -280,6 +375,17 @@ def read_text(path: Path, limit: int) -> str | None:
     if len(data) > limit:
         data = data[:limit]
     return data.decode("utf-8", errors="replace")
+
+
+def _read_lock(paths: SessionPaths) -> tuple[LockInfo | None, str | None]:
+    try:
+        raw = paths.lock_file.read_bytes()
+    except OSError as exc:
+        return None, exc.strerror or str(exc)
+    try:
+        return LockInfo.model_validate_json(raw), None
+    except ValidationError:
+        return None, f"{paths.lock_file.name} is not a lock file"
 
 
 def read_json(path: Path) -> Any:

@@ -1,0 +1,364 @@
+"""The state of one running server: its session store, its jobs, its event feeds, and the
+cached response bodies of the views that are polled most (GET /runs/{name}, GET /runs)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from research.errors import AgentUnavailable, UsageError
+from research.service.errors import ApiError
+from research.service.feeds import FeedHub
+from research.service.jobs import Job, JobManager, QueueFull, is_research_process
+from research.service.models import RunRequest, SynthesisResponse
+from research.service.sessions import SessionStore, Snapshot
+from research.service.views import citations, detail, job_state, summary, synthesis
+
+BODY_LIMIT = 64 * 1024
+EXIT_USAGE, EXIT_LOCKED = 2, 3
+INTERRUPTED = {130, 143}
+
+
+@dataclass
+class ServiceConfig:
+    root: Path
+    max_jobs: int = 2
+    max_queue: int = 8
+    token: str | None = None
+    """RESEARCH_API_TOKEN: when set, every endpoint but /healthz needs it."""
+    agent_cmd: str | None = None
+    """The server's --agent-cmd, given to every non-mock job."""
+    resume_running: bool = False
+    env: dict[str, str] | None = None
+    poll_seconds: float = 0.1
+    """How often a session's event feed looks for new lines (one feed per session, however
+    many clients follow it), and the session list stream (GET /events, at most every 0.5 s)
+    for changes."""
+    heartbeat_seconds: float = 15.0
+    body_limit: int = BODY_LIMIT
+    cli: tuple[str, ...] = (sys.executable, "-m", "research")
+    """The command that runs the CLI, before a job's arguments."""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+JobKey = tuple[str, int | None, str | None] | None
+
+
+def job_key(job: Job | None) -> JobKey:
+    """What of a job the views show: equal keys, equal views."""
+    return None if job is None else (job.state, job.exit_code, job.message)
+
+
+class Service:
+    """The state of one running server: the session store, the job manager, the event
+    feeds, and the last body of each polled view with the key it was built for."""
+
+    def __init__(self, config: ServiceConfig) -> None:
+        self.config = config
+        self.store = SessionStore(config.root)
+        self.jobs = JobManager(
+            config.root,
+            max_jobs=config.max_jobs,
+            max_queue=config.max_queue,
+            env=config.env,
+            cli=config.cli,
+        )
+        self.feeds = FeedHub(
+            self.store.events_path,
+            self.running,
+            lambda name: job_state(self.store.snapshot(name), self.jobs.jobs.get(name)),
+            poll_seconds=config.poll_seconds,
+            heartbeat_seconds=config.heartbeat_seconds,
+        )
+        self._details: dict[str, tuple[object, bytes]] = {}
+        self._summaries: dict[str, tuple[object, bytes]] = {}
+        self._listing: tuple[float, bytes] = (0.0, b"")
+
+    # --- lookups ------------------------------------------------------------------------
+
+    def name(self, name: str) -> str:
+        """A name from a request path: validated as the CLI does, or a 400."""
+        try:
+            self.store.paths(name)
+        except UsageError as exc:
+            raise ApiError(400, "invalid_name", str(exc)) from None
+        return name
+
+    def snapshot(self, name: str) -> Snapshot | None:
+        self.name(name)
+        snap = self.store.snapshot(name)
+        if not snap.has_state and name not in self.jobs.jobs:
+            raise ApiError(404, "not_found", f"no research session named {name!r}")
+        return snap if snap.state is not None or snap.error else None
+
+    def all_names(self) -> list[str]:
+        names = set(self.store.names()) | set(self.jobs.jobs)
+        return sorted(names)
+
+    def running(self, name: str) -> bool:
+        """Whether the session runs: a job of ours, or a live lock (a job of an earlier server)."""
+        return self.jobs.active(name) is not None or self.store.locked(name)
+
+    # --- cached views: rebuilt only when what they show has changed ---------------------------
+
+    def detail_body(self, name: str) -> bytes:
+        """GET /runs/{name}'s JSON body."""
+        snap = self.snapshot(name)
+        job = self.jobs.jobs.get(name)
+        key = (snap.key if snap is not None else None, job_key(job))
+        cached = self._details.get(name)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        body = detail(name, snap, job).model_dump_json().encode()
+        self._details[name] = (key, body)
+        return body
+
+    def summary_body(self, name: str) -> bytes:
+        snap = self.store.snapshot(name) if self.store.has_state(name) else None
+        job = self.jobs.jobs.get(name)
+        key = (snap.key if snap is not None else None, job_key(job))
+        cached = self._summaries.get(name)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        body = summary(name, snap, job).model_dump_json().encode()
+        self._summaries[name] = (key, body)
+        return body
+
+    def runs_body(self) -> bytes:
+        """GET /runs's JSON body (a RunList)."""
+        names = self.all_names()
+        for gone in set(self._summaries) - set(names):
+            del self._summaries[gone]
+        return b'{"runs":[' + b",".join(self.summary_body(name) for name in names) + b"]}"
+
+    def shared_runs_body(self, max_age: float) -> bytes:
+        """GET /runs's body, computed at most once per `max_age` seconds for all the clients
+        of the session list stream."""
+        taken, body = self._listing
+        now = time.monotonic()
+        if not body or now - taken >= max_age:
+            body = self.runs_body()
+            self._listing = (now, body)
+        return body
+
+    def rows(self) -> list[tuple[Snapshot | None, str]]:
+        out: list[tuple[Snapshot | None, str]] = []
+        for name in self.all_names():
+            snap = self.store.snapshot(name) if self.store.has_state(name) else None
+            out.append((snap, job_state(snap, self.jobs.jobs.get(name))))
+        return out
+
+    # --- starting jobs ------------------------------------------------------------------
+
+    def agent_args(self, mock: bool) -> list[str]:
+        if mock:
+            return ["--agent", "mock"]
+        if self.config.agent_cmd:
+            return ["--agent-cmd", self.config.agent_cmd]
+        return ["--agent", "opencode"]
+
+    def check_agent(self, mock: bool) -> None:
+        """503 when the agent's executable is missing (the CLI's own check)."""
+        if mock:
+            return
+        from research.session import build_agent
+        from research.settings import Settings
+
+        try:
+            build_agent(
+                Settings.model_validate(
+                    {"root": self.config.root, "name": "check", "agent_cmd": self.config.agent_cmd}
+                )
+            )
+        except AgentUnavailable as exc:
+            raise ApiError(503, "agent_unavailable", str(exc), retryable=True) from None
+        except UsageError as exc:
+            raise ApiError(503, "agent_unavailable", str(exc)) from None
+
+    def new_run(self, request: RunRequest) -> Job:
+        """Validate as the CLI does, then start (or queue) `research TOPIC --name …`."""
+        from research.budget import parse_time_budget
+        from research.plan import slugify
+        from research.settings import Settings
+
+        name = request.name if request.name is not None else slugify(request.task, max_length=64)
+        self.name(name)
+        budget: float | None = None
+        if request.time is not None:
+            try:
+                budget = parse_time_budget(str(request.time))
+            except ValueError as exc:
+                raise ApiError(422, "validation_error", f"time: {exc}") from None
+        given = {
+            key: value
+            for key, value in {
+                "breadth": request.breadth,
+                "depth": request.depth,
+                "max_iterations": request.max_iterations,
+                "model": request.model,
+                "review_model": request.review_model,
+                "parallel": request.parallel,
+            }.items()
+            if value is not None
+        }
+        mock = request.agent == "mock"
+        try:
+            Settings.model_validate(
+                {
+                    "root": self.config.root,
+                    "name": name,
+                    "topic": request.task,
+                    "time_budget_minutes": budget,
+                    "mock_mode": mock,
+                    **given,
+                }
+            )
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            raise ApiError(422, "validation_error", f"{where}: {first['msg']}") from None
+        if not request.task.strip():
+            raise ApiError(422, "validation_error", "task: give the research question")
+        sources = self.source_args(request.sources or [])
+        if self.jobs.active(name) is not None or self.store.exists(name):
+            raise ApiError(
+                409,
+                "name_taken",
+                f"a session named {name!r} already exists; "
+                "resume it with POST /runs/{name}/resume, or choose another name",
+            )
+        self.check_agent(mock)
+        args = [request.task, "--name", name, "--yes", "--quiet", *self.agent_args(mock)]
+        for key, value in given.items():
+            args += [f"--{key.replace('_', '-')}", str(value)]
+        if request.time is not None:
+            args += ["--time", str(request.time)]
+        return self.submit(name, args + sources)
+
+    def source_args(self, sources: list[str]) -> list[str]:
+        """`--sources DIR` for each folder asked for: a folder inside the working directory
+        (relative paths are taken from there; `..` and symbolic links may not lead out)."""
+        if not sources:
+            return []
+        from research.settings import Settings
+
+        if "source_dirs" not in Settings.model_fields:
+            raise ApiError(
+                422,
+                "validation_error",
+                "sources: this version of research.py has no local sources option",
+            )
+        root = self.config.root.resolve()
+        args: list[str] = []
+        for given in sources:
+            if not given.strip() or "\x00" in given:
+                raise ApiError(422, "validation_error", "sources: give a folder's path")
+            folder = (root / given).resolve()
+            if not folder.is_relative_to(root):
+                raise ApiError(
+                    422, "validation_error", f"sources: {given!r} is outside the working directory"
+                )
+            if not folder.is_dir():
+                raise ApiError(422, "validation_error", f"sources: {given!r} is not a folder")
+            args += ["--sources", str(folder)]
+        return args
+
+    def submit(self, name: str, args: list[str]) -> Job:
+        try:
+            return self.jobs.submit(name, args)
+        except QueueFull as exc:
+            raise ApiError(429, "too_many_jobs", str(exc), retryable=True) from None
+
+    def resume(self, name: str) -> Job:
+        snap = self.snapshot(name)
+        if self.jobs.active(name) is not None or (snap is not None and snap.locked):
+            raise ApiError(
+                409,
+                "locked",
+                f"session {name!r} is running"
+                + (f" ({snap.lock.detail})" if snap and snap.locked else ""),
+                retryable=True,
+            )
+        if snap is None or snap.state is None:
+            reason = snap.error if snap is not None and snap.error else "it has no saved state"
+            raise ApiError(409, "not_resumable", f"session {name!r} cannot be resumed: {reason}")
+        if snap.complete:
+            raise ApiError(409, "already_complete", f"session {name!r} is complete")
+        mock = snap.state.config.mock_mode and snap.state.config.agent == "mock"
+        self.check_agent(mock)
+        return self.submit(
+            name, ["--resume", "--name", name, "--yes", "--quiet", *self.agent_args(mock)]
+        )
+
+    def resumable(self) -> list[str]:
+        """Sessions that were running when the server stopped: not complete, not locked."""
+        names = []
+        for name in self.store.names():
+            snap = self.store.snapshot(name)
+            if snap.state is not None and not snap.complete and not snap.locked:
+                names.append(name)
+        return names
+
+    def stop(self, name: str) -> str:
+        snap = self.snapshot(name)
+        if self.jobs.cancel_queued(name):
+            return "cancelled"
+        if self.jobs.signal_job(name, signal.SIGTERM):
+            return "stopping"
+        if (
+            snap is not None
+            and snap.locked
+            and snap.lock_pid is not None
+            and is_research_process(snap.lock_pid, self.config.root)
+        ):
+            try:
+                os.kill(snap.lock_pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+            return "stopping"
+        if snap is not None and snap.locked:
+            raise ApiError(
+                409,
+                "locked",
+                f"session {name!r} is held by another process "
+                f"({snap.lock.detail}); it cannot be stopped from here",
+            )
+        raise ApiError(409, "not_running", f"session {name!r} is not running")
+
+    def result(self, name: str) -> SynthesisResponse | None:
+        snap = self.store.snapshot(name)
+        report = self.store.report(name)
+        if snap.state is None or report is None or not snap.complete:
+            return None
+        cites = citations(
+            self.store.sources(name), self.store.cited_ids(name), self.store.verification(name)
+        )
+        return synthesis(snap.state, report, cites, self.store.report_mtime(name))
+
+    def failure(self, job: Job) -> ApiError:
+        code = job.exit_code
+        message = job.message or f"the job ended with exit code {code}"
+        if code == EXIT_LOCKED:
+            return ApiError(409, "locked", message, retryable=True)
+        if code == EXIT_USAGE:
+            return ApiError(422, "validation_error", message)
+        if code in INTERRUPTED:
+            return ApiError(
+                409,
+                "interrupted",
+                f"the job was stopped; resume it with POST /runs/{job.name}/resume",
+                retryable=True,
+            )
+        return ApiError(
+            502,
+            "run_failed",
+            f"{message} (resume it with POST /runs/{job.name}/resume)",
+            retryable=True,
+        )
