@@ -154,10 +154,10 @@ class SnapshotStore:
         if problem is not None:
             raise StoreTampered(f"snapshot store: {problem}; nothing is written through it")
 
-    def _write(self, name: str, text: str) -> None:
+    def _write(self, name: str, text: str, *, durable: bool = True) -> None:
         path = self.directory / name
         try:
-            atomic_write_text(path, text)
+            atomic_write_text(path, text, durable=durable)
         except IsADirectoryError:
             raise StoreTampered(f"snapshot store: {path} is a directory") from None
 
@@ -177,8 +177,10 @@ class SnapshotStore:
                         "chars": len(page.text),
                     }
                 )
-                self._write(f"{key}.txt", page.text)
-                self._write(f"{key}.json", record.model_dump_json(indent=2) + "\n")
+                # Not fsynced: a snapshot torn by a crash fails its sha256 check in text(),
+                # and only the index (fsynced, written last) says what was fetched.
+                self._write(f"{key}.txt", page.text, durable=False)
+                self._write(f"{key}.json", record.model_dump_json(indent=2) + "\n", durable=False)
             else:
                 record = record.model_copy(update={"snapshot": None})
             self._records[record.url] = record
