@@ -69,6 +69,15 @@ class TimedAgent:
             self.calls.append(((wall, time.perf_counter()), (cpu, time.process_time())))
 
 
+VERIFY_SOURCES = True
+"""The source check (fetching the simulated web, extracting, checking claims); --no-verify-sources
+measures the orchestrator without it, as before issue 11."""
+
+
+def verify_flag() -> str:
+    return "--verify-sources" if VERIFY_SOURCES else "--no-verify-sources"
+
+
 def one_mock_run(breadth: int, depth: int) -> dict[str, Any]:
     """One in-process mock session: wall and CPU time, and each phase's overhead."""
     from research.agents.mock import MockAgent
@@ -85,7 +94,8 @@ def one_mock_run(breadth: int, depth: int) -> dict[str, Any]:
 
     with tempfile.TemporaryDirectory(prefix="research-bench-") as tmp:
         settings = Settings(root=Path(tmp), name="bench", topic=QUESTION, breadth=breadth,
-                            depth=depth, mock_mode=True, assume_yes=True, quiet=True)
+                            depth=depth, mock_mode=True, assume_yes=True, quiet=True,
+                            verify_sources=VERIFY_SOURCES)
         wall, cpu = time.perf_counter(), time.process_time()
         outcome = run_session(settings, confirm=lambda _: True, warn=lambda _: None,
                               on_events=listen, agent=(agent, Clock(sleep=lambda _: None)))
@@ -138,7 +148,7 @@ def bench_overhead(runs: int, breadth: int = 3, depth: int = 2, *,
         "mean_overhead_ms": median([(r["wall_s"] - r["agent_wall_s"]) * 1000 / phases
                                     for r in results]),
         "cli_wall_s": median([timed([sys.executable, str(SCRIPT), "--mock-mode", "--quiet",
-                                     "--yes", "--name", "bench", "--breadth", str(breadth),
+                                     verify_flag(), "--yes", "--name", "bench", "--breadth", str(breadth),
                                      "--depth", str(depth), QUESTION], fresh_dir=True)
                               for _ in range(cli_runs)]),
     }
@@ -283,7 +293,8 @@ def peak_rss_mb(argv: list[str]) -> float:
 
 
 def bench_memory(runs: int, breadth: int = 3, depth: int = 2) -> dict[str, Any]:
-    run = [sys.executable, str(SCRIPT), "--mock-mode", "--quiet", "--yes", "--name", "bench",
+    run = [sys.executable, str(SCRIPT), "--mock-mode", "--quiet", verify_flag(), "--yes",
+           "--name", "bench",
            "--breadth", str(breadth), "--depth", str(depth), QUESTION]
     return {
         "runs": runs,
@@ -374,7 +385,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true",
                         help="one small run of everything: a smoke test, not figures to quote")
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write results here")
+    parser.add_argument("--no-verify-sources", action="store_true",
+                        help="mock runs without the source check")
     args = parser.parse_args(argv)
+    global VERIFY_SOURCES
+    VERIFY_SOURCES = not args.no_verify_sources
     quick = args.quick
     size = (2, 1) if quick else (3, 2)  # breadth, depth of the mock runs
     results = {
