@@ -14,12 +14,14 @@ import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
 from conftest import SCRIPTED_CLI, read_json, read_jsonl
 
 from research.archive import latest_archived
+from research.defaults import MAX_TRANSIENT_ATTEMPTS
 
 QUESTION = "How do heat pumps perform in cold climates?"
 T1 = "Heat pumps perform: background and definitions"
@@ -114,21 +116,45 @@ def test_one_two_and_four_in_flight_give_the_same_tree_and_numbers(run_cli, tmp_
     assert list(Path(".research/p4/archive").glob("*.accepted.md"))
 
 
-def test_a_failing_topic_is_exhausted_and_the_budget_holds_in_parallel(run_cli, tmp_path) -> None:
+@pytest.mark.parametrize("parallel", [1, 2, 4])
+def test_a_failing_topic_is_exhausted_and_the_budget_holds_in_parallel(
+    run_cli, tmp_path, parallel: int
+) -> None:
+    record = tmp_path / f"fail{parallel}.calls.jsonl"
     files = run(
-        run_cli, tmp_path, "fail", 4, faults=[{"action": "fail", "phase": "research", "topic": T1}]
+        run_cli,
+        tmp_path,
+        f"fail{parallel}",
+        parallel,
+        faults=[{"action": "fail", "phase": "research", "topic": T1}],
+        record_file=str(record),
     )
     check_numbers(files)
     topic = next(t for t in files["state"]["plan"]["topics"] if t["name"] == T1)
     assert (topic["status"], topic["attempts"]) == ("Exhausted", 3)
     assert files["state"]["progress"]["stop_reason"] == "all_topics_done"
+    # Each of its three attempts: research tried MAX_TRANSIENT_ATTEMPTS times, RECOVERY, and
+    # as many tries again; never a review. The same calls whatever N is. Every other topic
+    # ended.
+    t1_calls = Counter(
+        (c["phase"], c["attempt"]) for c in read_jsonl(record) if c["topic"] == topic["slug"]
+    )
+    tries = 2 * MAX_TRANSIENT_ATTEMPTS
+    assert t1_calls == Counter(
+        {**{("research", a): tries for a in "123"}, **{("recovery", a): 1 for a in "123"}}
+    )
+    others = [t for t in files["state"]["plan"]["topics"] if t["name"] != T1]
+    assert others and {t["status"] for t in others} <= {"Complete", "Skipped"}
 
     started = time.monotonic()
-    files = run(run_cli, tmp_path, "budget", 4, "--time", "0.05", sleep_seconds=0.4)
+    files = run(
+        run_cli, tmp_path, f"budget{parallel}", parallel, "--time", "0.05", sleep_seconds=0.4
+    )
     wall = time.monotonic() - started
     check_numbers(files)
     state = files["state"]
     assert state["progress"]["stop_reason"] == "time_budget"
+    assert state["usage"]["agent_calls"] >= parallel  # the budget was spent on calls
     assert wall <= 0.05 * 60 + 1.5
     assert state["progress"]["elapsed_seconds"] <= 0.05 * 60 + 0.5
 

@@ -1,13 +1,17 @@
-"""The simulated agent of `--mock-mode`: a pure simulator.
+"""The simulated agent of `--mock-mode`: a pure simulator of a well-behaved agent.
 
 It performs the file edits a real agent would make — plan, progress notes with findings,
 sources and gaps, subtopic proposals, review verdicts, a cited report — deterministically
-and without any network. Everything it writes says it is simulated. By default it rejects
-the first topic's first review and the first final review, and proposes one duplicate
-subtopic, so that a run shows the whole cycle (SPEC §7.3).
+and without any network. Everything it writes says it is simulated. So that a run shows the
+whole cycle (SPEC §7.3) it rejects the first topic's first review and the first final
+review, proposes one duplicate subtopic, and misreads one figure of the first topic's notes
+for the source check to catch.
 
-It is also the base of the tests' scripted double: the misbehaviours below (`Fault`) are
-selected only by a subclass's `faults_for`, which the product never overrides.
+Each call is `run` → `edit` → the phase's method (`initial_plan`, `research`, `review`,
+`final_review`, `synthesize`, `revise`, `recovery`), which use the smaller steps
+`progress_notes`, `misreads`, `proposals`, `review_rejects`, `final_review_rejects`,
+`write_verdict`, `report` and `cited_sources`, and `result` gives the call's result. A
+subclass may override any of them (the tests' scripted double does, to misbehave).
 """
 
 from __future__ import annotations
@@ -24,17 +28,6 @@ from research.agents import mock_web
 from research.agents.base import AgentCall, AgentResult, FailureKind
 from research.fsutil import atomic_write_text
 from research.plan import ParsedTopic, Plan, TopicStatus, parse_plan, render_plan, slugify
-
-
-@dataclass(frozen=True)
-class Fault:
-    """One misbehaviour of a call (selected by a test double, never by the product)."""
-
-    action: str
-    duration: float | None = None
-    """Simulated seconds the call takes (a call longer than its timeout times out)."""
-    subtopic: str | None = None
-    """The name `propose_subtopic` proposes (first, before the usual proposals)."""
 
 
 @dataclass(frozen=True)
@@ -75,8 +68,6 @@ class MockAgent:
         self.simulation = simulation or Simulation()
         self.calls: list[AgentCall] = []
         self._lock = threading.Lock()  # parallel topics call one agent from several threads
-        self._local = threading.local()
-        """`proposed`: subtopic names the current call's `propose_subtopic` faults add."""
 
     # -------------------------------------------------------------- protocol
 
@@ -87,56 +78,15 @@ class MockAgent:
     def run(self, call: AgentCall) -> AgentResult:
         with self._lock:
             self.calls.append(call)
-            number = len(self.calls)
-            faults = self.faults_for(call)
-        actions: set[str] = {fault.action for fault in faults}
-        self._local.proposed = [f.subtopic for f in faults
-                                if f.action == "propose_subtopic" and f.subtopic]
-        duration = max([f.duration for f in faults if f.duration is not None],
-                       default=self.call_seconds())
-        self.before_edits(call, number)
-        if duration > call.timeout or "timeout" in actions:
-            self.advance(call.timeout)
-            return self._result(False, None, FailureKind.TIMEOUT, "simulated timeout",
-                                call.timeout, call)
-        self.advance(duration)
-        if "fail" in actions:
-            return self._result(False, 1, FailureKind.EXIT_NONZERO,
-                                "simulated provider error", duration, call)
-        if "no_output" in actions:
-            return self._result(False, 0, FailureKind.NO_OUTPUT, "simulated empty output",
-                                duration, call)
-        if "agent_error" in actions:
-            return self._result(False, 0, FailureKind.AGENT_ERROR,
-                                "simulated error event: permission rejected", duration, call)
-        if "skip_files" not in actions:
-            self._edit(call, actions)
-        self.after_edits(call, number)
-        return self._result(True, 0, None, None, duration, call)
-
-    # ------------------------------------------------- hooks for test doubles
-
-    def faults_for(self, call: AgentCall) -> list[Fault]:
-        """The misbehaviours of this call: none in the product."""
-        return []
-
-    def call_seconds(self) -> float:
-        """Simulated seconds a call takes when no fault says otherwise."""
-        return 0.0
-
-    def advance(self, seconds: float) -> None:
-        """Let `seconds` of simulated time pass (the product has no simulated clock)."""
-
-    def before_edits(self, call: AgentCall, number: int) -> None:
-        """Called before the call's work; `number` counts calls from 1."""
-
-    def after_edits(self, call: AgentCall, number: int) -> None:
-        """Called after the call's file edits."""
+        self.edit(call)
+        return self.result(call)
 
     # --------------------------------------------------------------- helpers
 
-    def _result(self, ok: bool, exit_code: int | None, failure: FailureKind | None,
-                error: str | None, duration: float, call: AgentCall) -> AgentResult:
+    def result(self, call: AgentCall, ok: bool = True, exit_code: int | None = 0,
+               failure: FailureKind | None = None, error: str | None = None,
+               duration: float = 0.0) -> AgentResult:
+        """The call's result, with its log written as a real agent's would be."""
         output = "[simulated] done" if ok else ""
         if call.log_path is not None:
             call.log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -153,22 +103,18 @@ class MockAgent:
 
     # ----------------------------------------------------------------- edits
 
-    def _edit(self, call: AgentCall, actions: set[str]) -> None:
-        handler = getattr(self, f"_phase_{call.phase}", None)
+    def edit(self, call: AgentCall) -> None:
+        """The file edits of the call's phase."""
+        handler = {
+            "initial_plan": self.initial_plan, "research": self.research,
+            "review": self.review, "synthesize": self.synthesize,
+            "final_review": self.final_review, "revise": self.revise,
+            "recovery": self.recovery,
+        }.get(call.phase)
         if handler is not None:
-            handler(call, actions)
-        if "garbage_plan" in actions:
-            self._path(call, "plan_file").write_text("lorem ipsum\n{not: a plan}\n")
-        if "delete_plan" in actions:
-            self._path(call, "plan_file").unlink(missing_ok=True)
-        if "delete_state" in actions:
-            (self._path(call, "session_dir") / "state.json").unlink(missing_ok=True)
-        if "corrupt_state" in actions:
-            (self._path(call, "session_dir") / "state.json").write_text('{"hacked": true}')
-        if "false_completion" in actions:
-            self._path(call, "completed_file").write_text("<promise>COMPLETE</promise>\n")
+            handler(call)
 
-    def _phase_initial_plan(self, call: AgentCall, actions: set[str]) -> None:
+    def initial_plan(self, call: AgentCall) -> None:
         ctx = call.context
         breadth, depth = int(ctx["breadth"]), int(ctx["depth"])
         subject = _subject(ctx["original_topic"])
@@ -181,89 +127,71 @@ class MockAgent:
                 criteria=[f"Summarises {facet} with at least two sources",
                           "Names the main open question"],
             )
-        text = render_plan(plan)
-        if "many_subtopics" in actions:
-            text = _insert_before_completion(text, "".join(
-                f"\n### Extra topic {i} (Depth: 0)\n- Status: Pending\n" for i in range(50)))
         # The plan is saved whole (as an editor would), so crash tests see only torn files
-        # that are the orchestrator's fault.
-        atomic_write_text(self._path(call, "plan_file"), text)
+        # that the orchestrator left.
+        atomic_write_text(self._path(call, "plan_file"), render_plan(plan))
 
-    def _phase_research(self, call: AgentCall, actions: set[str]) -> None:
+    def research(self, call: AgentCall) -> None:
         ctx = call.context
-        name, slug = ctx["topic_name"], ctx["topic_slug"]
+        name = ctx["topic_name"]
         progress = self._path(call, "progress_file")
         progress.parent.mkdir(parents=True, exist_ok=True)
-        redundant = "redundant" in actions
-        misread = _is_first_topic(_read(self._path(call, "plan_file")), name)
-        notes = _progress_notes(name, slug, int(ctx["attempt"]), redundant, misread)
+        notes = self.progress_notes(call)
+        proposals = self.proposals(call)
         if ctx.get("parallel") == "1":  # own notes only; subtopics are proposed in them
-            proposals, _ = self._proposals(call, actions)
             if proposals:
                 notes += "\n## Proposed Subtopics\n" + "".join(
                     f"\n### {title}\n- Description: [simulated] {title.lower()}.\n"
                     "- Acceptance Criteria:\n  - Reports at least one finding with a source\n"
-                    for title in proposals)
+                    for title, _ in proposals)
             progress.write_text(notes, encoding="utf-8")
             return
         progress.write_text(notes, encoding="utf-8")
         index = self._path(call, "progress_index_file")
         with index.open("a", encoding="utf-8") as handle:
             handle.write(f"- [simulated] Researched {name} (attempt {ctx['attempt']}).\n")
-        self._edit_plan_after_research(call, actions)
-
-    def _edit_plan_after_research(self, call: AgentCall, actions: set[str]) -> None:
-        ctx = call.context
         plan_path = self._path(call, "plan_file")
-        name = ctx["topic_name"]
         text = _set_status(plan_path.read_text(encoding="utf-8"), name, "In Review")
-        proposals, depth_note = self._proposals(call, actions)
-        depth = int(ctx["topic_depth"]) + 1
         blocks = "".join(
-            f"\n### {title} (Depth: {depth_note if title.startswith('Deep dive') else depth})\n"
+            f"\n### {title} (Depth: {depth})\n"
             f"- Status: Pending\n- Parent: {name}\n"
             f"- Description: [simulated] {title.lower()}.\n"
             f"- Acceptance Criteria:\n  - Reports at least one finding with a source\n"
-            for title in proposals
+            for title, depth in proposals
         )
-        if "edit_other_topics" in actions:
-            text = re.sub(r"- Status: Pending", "- Status: Complete", text)
-        text = _insert_before_completion(text, blocks)
-        atomic_write_text(plan_path, text)
+        atomic_write_text(plan_path, _insert_before_completion(text, blocks))
 
-    def _proposals(self, call: AgentCall, actions: set[str]) -> tuple[list[str], int]:
-        """The subtopics this research call proposes, and the depth it writes for them."""
+    def progress_notes(self, call: AgentCall) -> str:
+        """The research call's notes on its topic."""
         ctx = call.context
-        text = self._path(call, "plan_file").read_text(encoding="utf-8")
+        name, slug = ctx["topic_name"], ctx["topic_slug"]
+        return notes_text(name, slug, int(ctx["attempt"]), slug, name, self.misreads(call))
+
+    def misreads(self, call: AgentCall) -> bool:
+        """Whether the notes misreport a figure (the first topic's, for the source check)."""
+        return _is_first_topic(_read(self._path(call, "plan_file")), call.context["topic_name"])
+
+    def proposals(self, call: AgentCall) -> list[tuple[str, int]]:
+        """The subtopics this research call proposes, each with the depth it writes."""
+        ctx = call.context
         name = ctx["topic_name"]
         room = int(ctx.get("max_subtopics", "0"))
-        proposals: list[str] = []
+        if room <= 0:
+            return []
         facet = name.split(": ", 1)[-1]
-        if room > 0 and "redundant" not in actions:
-            proposals = [f"{sub.capitalize()}: {facet}" for sub in _pick(SUB_FACETS, name, room)]
-            if self.simulation.propose_duplicate and _is_first_topic(text, name):
-                first = proposals[0].split(": ", 1)
-                proposals.append(f"{first[1].capitalize()}: {first[0].lower()}")
-        proposals[:0] = getattr(self._local, "proposed", [])
-        if "duplicate_subtopics" in actions and proposals:
-            proposals += [p + " overview" for p in proposals]
-        if "many_subtopics" in actions:
-            proposals += [f"Extra angle {i} on {facet}" for i in range(50)]
+        titles = [f"{sub.capitalize()}: {facet}" for sub in _pick(SUB_FACETS, name, room)]
+        text = self._path(call, "plan_file").read_text(encoding="utf-8")
+        if self.simulation.propose_duplicate and _is_first_topic(text, name):
+            first = titles[0].split(": ", 1)
+            titles.append(f"{first[1].capitalize()}: {first[0].lower()}")
         depth = int(ctx["topic_depth"]) + 1
-        if "too_deep" in actions:
-            proposals.append(f"Deep dive on {facet}")
-            return proposals, 99
-        return proposals, depth
+        return [(title, depth) for title in titles]
 
-    def _phase_review(self, call: AgentCall, actions: set[str]) -> None:
+    def review(self, call: AgentCall) -> None:
         ctx = call.context
         name = ctx["topic_name"]
         plan_text = self._path(call, "plan_file").read_text(encoding="utf-8")
-        reject = "reject" in actions or (
-            self.simulation.reject_first_review and ctx["attempt"] == "1"
-            and _is_first_topic(plan_text, name))
-        if "accept" in actions:
-            reject = False
+        reject = self.review_rejects(call, plan_text)
         verdict = {
             "verdict": "rejected" if reject else "accepted",
             "summary": (f"[simulated] The notes on {name} lack field measurements."
@@ -272,19 +200,19 @@ class MockAgent:
             "nextSearchTopic": f"{name} field measurements" if reject else None,
             "urlToSearch": "https://example.org/mock/field-data" if reject else None,
         }
-        self._write_verdict(call, verdict, actions)
+        self.write_verdict(call, verdict)
         if not reject and ctx.get("parallel") != "1" and _only_open_topic(plan_text, name):
             self._path(call, "completed_file").write_text("<promise>COMPLETE</promise>\n")
 
-    def _phase_final_review(self, call: AgentCall, actions: set[str]) -> None:
+    def review_rejects(self, call: AgentCall, plan_text: str) -> bool:
+        """The simulated reviewer rejects the first topic's first attempt."""
+        return (self.simulation.reject_first_review and call.context["attempt"] == "1"
+                and _is_first_topic(plan_text, call.context["topic_name"]))
+
+    def final_review(self, call: AgentCall) -> None:
         report = self._path(call, "report_file")
         text = report.read_text(encoding="utf-8") if report.exists() else ""
-        defects = call.context.get("citation_audit", "no defects found")
-        reject = "reject" in actions or (
-            (self.simulation.reject_final_review and REVISED_MARK not in text)
-            or defects != "no defects found")
-        if "accept" in actions:
-            reject = False
+        reject = self.final_review_rejects(call, text)
         verdict = {
             "verdict": "rejected" if reject else "accepted",
             "summary": "[simulated] The executive summary should state the main trade-off."
@@ -293,40 +221,34 @@ class MockAgent:
             "nextSearchTopic": None,
             "urlToSearch": None,
         }
-        self._write_verdict(call, verdict, actions)
+        self.write_verdict(call, verdict)
 
-    def _write_verdict(self, call: AgentCall, verdict: dict[str, Any],
-                       actions: set[str]) -> None:
+    def final_review_rejects(self, call: AgentCall, report_text: str) -> bool:
+        """The simulated reviewer rejects an unrevised report, and any the citation audit
+        found defects in."""
+        defects = call.context.get("citation_audit", "no defects found")
+        return ((self.simulation.reject_final_review and REVISED_MARK not in report_text)
+                or defects != "no defects found")
+
+    def write_verdict(self, call: AgentCall, verdict: dict[str, Any]) -> None:
         key = "rejected_file" if verdict["verdict"] == "rejected" else "accepted_file"
-        block = json.dumps(verdict, indent=2)
-        if "invalid_verdict" in actions:
-            block = '{"verdict": "maybe", "summary": 3'
-        if "wrong_verdict_fields" in actions:  # valid JSON, wrong schema
-            block = json.dumps({"verdict": verdict["verdict"], "summary": 3, "gaps": "none"})
-        if "no_verdict" in actions:
-            return
-        body = f"# Review (simulated)\n\n{verdict['summary']}\n\n```json\n{block}\n```\n"
-        self._path(call, key).parent.mkdir(parents=True, exist_ok=True)
-        self._path(call, key).write_text(body, encoding="utf-8")
-        if "both_verdicts" in actions:
-            other = "accepted_file" if key == "rejected_file" else "rejected_file"
-            self._path(call, other).write_text(body, encoding="utf-8")
+        path = self._path(call, key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(verdict_document(verdict["summary"], json.dumps(verdict, indent=2)),
+                        encoding="utf-8")
 
-    def _phase_synthesize(self, call: AgentCall, actions: set[str]) -> None:
+    def synthesize(self, call: AgentCall) -> None:
         report = self._path(call, "report_file")
         report.parent.mkdir(parents=True, exist_ok=True)
-        if "empty_report" in actions:
-            report.write_text("", encoding="utf-8")
-            return
-        report.write_text(_report(call, actions), encoding="utf-8")
+        report.write_text(self.report(call), encoding="utf-8")
 
-    def _phase_revise(self, call: AgentCall, actions: set[str]) -> None:
+    def revise(self, call: AgentCall) -> None:
         report = self._path(call, "report_file")
         defects = call.context.get("citation_audit", "no defects found") != "no defects found"
         if defects or not report.exists():
             # Fix the audit's defects as a careful reviser would: rewrite from the notes with
-            # registry ids only (a scripted citation fault in REVISE keeps its defect).
-            text = _report(call, actions)
+            # registry ids only.
+            text = self.report(call)
         else:
             text = report.read_text(encoding="utf-8")
         lines = text.splitlines()
@@ -342,14 +264,77 @@ class MockAgent:
                           "nextSearchTopic": None, "urlToSearch": None}) + "\n```\n",
             encoding="utf-8")
 
-    def _phase_recovery(self, call: AgentCall, actions: set[str]) -> None:
+    def recovery(self, call: AgentCall) -> None:
         self._path(call, "recovery_notes_file").write_text(
             f"# Recovery notes (simulated)\n\n- Failed phase: {call.context['failed_phase']}\n"
             f"- Error: {call.context['last_error']}\n- Advice: write every required file.\n",
             encoding="utf-8")
 
+    def report(self, call: AgentCall) -> str:
+        """A report built from the progress files, citing the registry's ids."""
+        ctx = call.context
+        registry = _parse_registry(ctx.get("source_registry", ""))
+        urls = _registry_urls(ctx.get("source_registry", ""))
+        lines = [f"# {ctx['original_topic']}", "",
+                 "[simulated] This report was written by the simulated agent of --mock-mode "
+                 "from simulated findings; it contains no real research."]
+        all_ids = sorted(registry)
+        cited = set(all_ids[:1])
+        summary_at = len(lines) - 1
+        highlight = ""
+        plan_path = call.cwd / ctx["plan_file"]
+        try:
+            topics = _tree_order(parse_plan(plan_path.read_text(encoding="utf-8")).topics)
+        except Exception:  # noqa: BLE001 - fall back to the progress files alone
+            topics = []
+        progress_dir = call.cwd / ctx["progress_dir"]
+        for topic in topics:
+            notes_path = progress_dir / f"{slugify(topic.name)}.md"
+            if not notes_path.exists():
+                continue
+            findings = re.findall(r"^- \[simulated\] (.+?) \(source: (\S+?)\)\.?$",
+                                  notes_path.read_text(), re.MULTILINE)
+            ids = self.cited_sources(
+                [i for i, slugs in registry.items() if slugify(topic.name) in slugs])
+            cited.update(ids)
+            # Each finding cites its own source where the registry has it; the topic's
+            # other sources go on its last sentence.
+            own = {url: i for i, (url, _) in urls.items() if i in ids}
+            sentences, used = [], set()
+            for text, url in findings:
+                ident = own.get(url)
+                used.add(ident)
+                sentences.append(text.rstrip(".") + (f" [{ident}]." if ident else "."))
+            rest = [i for i in ids if i not in used]
+            if rest and sentences:
+                sentences[-1] = sentences[-1][:-1] + f" [{', '.join(str(i) for i in rest)}]."
+            level = "##" if (topic.depth or 0) == 0 else "###"
+            lines += ["", f"{level} {topic.name}", "", " ".join(sentences)]
+            highlight = highlight or next((s for s in sentences if "[" in s), "")
+        # The summary leads with a cited finding; with the notes gone (archived), a source.
+        if highlight:
+            lines[summary_at] += f" Among the simulated findings: {highlight}"
+        elif all_ids:
+            lines[summary_at] += (f" The simulated sources include {urls[all_ids[0]][1]} "
+                                  f"[{all_ids[0]}].")
+        if all_ids:
+            lines += ["", "## Sources", ""]
+            lines += [f"[{i}] {title} — {url}" for i, (url, title) in sorted(urls.items())
+                      if i in cited]
+        return "\n".join(lines) + "\n"
+
+    def cited_sources(self, ids: list[int]) -> list[int]:
+        """Which of a topic's registry ids the report cites: all of them."""
+        return ids
+
 
 REVISED_MARK = "<!-- simulated: revised after final review -->"
+
+
+def verdict_document(summary: str, block: str) -> str:
+    """A review file: the summary, then the verdict's JSON block."""
+    return f"# Review (simulated)\n\n{summary}\n\n```json\n{block}\n```\n"
+
 
 
 def _subject(question: str) -> str:
@@ -375,15 +360,15 @@ def _code(slug: str, attempt: int, index: int) -> str:
     return f"{WORDS[value % len(WORDS)]}{value % 997}"
 
 
-def _progress_notes(name: str, slug: str, attempt: int, redundant: bool,
-                    misread: bool = False) -> str:
-    """Notes whose distinctive words (study codes, figures) are unique to the topic. Each
+def notes_text(name: str, key: str, attempt: int, pages: str, subject: str,
+               misread: bool = False) -> str:
+    """Progress notes headed `name` whose distinctive words (study codes, figures) come from
+    `key` and `attempt`, on pages under /mock/`pages`/, with findings about `subject`. Each
     finding states what its simulated page says (`mock_web`), except that with `misread`
     the survey's site count is misreported, for the source check to catch."""
-    key = "redundant" if redundant else slug
-    codes = [_code(key, 0 if redundant else attempt, i) for i in range(8)]
-    base = f"https://{mock_web.HOST}/mock/{slug if not redundant else 'shared'}"
-    title = name if not redundant else "Shared background"
+    codes = [_code(key, attempt, i) for i in range(8)]
+    base = f"https://{mock_web.HOST}/mock/{pages}"
+    title = subject
     study, survey, estimate = codes[0], codes[1], codes[3]
     sites, practice = mock_web.survey_facts(survey)
     units, item, year = mock_web.report_facts(estimate)
@@ -456,63 +441,6 @@ def _insert_before_completion(text: str, blocks: str) -> str:
     if marker is None:
         return text.rstrip("\n") + "\n" + blocks
     return text[:marker.start()].rstrip("\n") + "\n" + blocks + "\n" + text[marker.start():]
-
-
-def _report(call: AgentCall, actions: set[str]) -> str:
-    """A report built from the progress files, citing the registry's ids."""
-    ctx = call.context
-    registry = _parse_registry(ctx.get("source_registry", ""))
-    urls = _registry_urls(ctx.get("source_registry", ""))
-    lines = [f"# {ctx['original_topic']}", "",
-             "[simulated] This report was written by the simulated agent of --mock-mode from "
-             "simulated findings; it contains no real research."]
-    all_ids = sorted(registry)
-    cited = set(all_ids[:1])
-    summary_at = len(lines) - 1
-    highlight = ""
-    plan_path = call.cwd / ctx["plan_file"]
-    try:
-        topics = _tree_order(parse_plan(plan_path.read_text(encoding="utf-8")).topics)
-    except Exception:  # noqa: BLE001 - fall back to the progress files alone
-        topics = []
-    progress_dir = call.cwd / ctx["progress_dir"]
-    for topic in topics:
-        notes_path = progress_dir / f"{slugify(topic.name)}.md"
-        if not notes_path.exists():
-            continue
-        findings = re.findall(r"^- \[simulated\] (.+?) \(source: (\S+?)\)\.?$",
-                              notes_path.read_text(), re.MULTILINE)
-        ids = [i for i, slugs in registry.items() if slugify(topic.name) in slugs]
-        if "uncited_sources" in actions:
-            ids = ids[:1]  # cite (and list) only one source per topic
-        cited.update(ids)
-        # Each finding cites its own source where the registry has it; the topic's other
-        # sources go on its last sentence.
-        own = {url: i for i, (url, _) in urls.items() if i in ids}
-        sentences, used = [], set()
-        for text, url in findings:
-            ident = own.get(url)
-            used.add(ident)
-            sentences.append(text.rstrip(".") + (f" [{ident}]." if ident else "."))
-        rest = [i for i in ids if i not in used]
-        if rest and sentences:
-            sentences[-1] = sentences[-1][:-1] + f" [{', '.join(str(i) for i in rest)}]."
-        level = "##" if (topic.depth or 0) == 0 else "###"
-        lines += ["", f"{level} {topic.name}", "", " ".join(sentences)]
-        highlight = highlight or next((s for s in sentences if "[" in s), "")
-    # The summary leads with a cited finding; with the notes gone (archived), with a source.
-    if highlight:
-        lines[summary_at] += f" Among the simulated findings: {highlight}"
-    elif all_ids:
-        lines[summary_at] += (f" The simulated sources include {urls[all_ids[0]][1]} "
-                              f"[{all_ids[0]}].")
-    if "fabricated_citation" in actions:
-        lines += ["", "An unsupported claim about efficiency [99]."]
-    if "no_sources_section" not in actions and all_ids:
-        lines += ["", "## Sources", ""]
-        lines += [f"[{i}] {title} — {url}" for i, (url, title) in
-                  sorted(_registry_urls(ctx.get("source_registry", "")).items()) if i in cited]
-    return "\n".join(lines) + "\n"
 
 
 def _tree_order(topics: list[ParsedTopic]) -> list[ParsedTopic]:
