@@ -5,6 +5,14 @@ progress files are archived as `{timestamp}.{token}.{slug}.progress.md`. Content
 archived under the same logical file name (by sha256) is not archived again; the lookup
 goes through `archive/.index.json`, {sha256: {logical name: path relative to archive/}},
 rebuilt from the files whenever it is missing or corrupt.
+
+The session directory is hostile ground (an agent may have left links, FIFOs or
+directories anywhere in it): every file is read with `read_regular` (no link followed, no
+FIFO opened), only real directories are listed, nothing is written into an archive
+directory that is a link, and a file is deleted only when it is a regular file that still
+holds exactly the bytes that were archived. Directories an agent left where the
+orchestrator's files belong are kept under `archive/moved-aside/` (MOVED_ASIDE), which
+is never read.
 """
 
 from __future__ import annotations
@@ -13,15 +21,26 @@ import hashlib
 import json
 import os
 import re
+import stat
 from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import TypeAdapter, ValidationError
 
-from research.fsutil import atomic_write_bytes, atomic_write_text
+from research.errors import RunFailed
+from research.fsutil import (
+    NOT_REGULAR,
+    atomic_write_bytes,
+    atomic_write_text,
+    is_real_dir,
+    read_regular,
+)
 from research.paths import SessionPaths
 
 INDEX_NAME = ".index.json"
+MOVED_ASIDE = "moved-aside"
+"""The folder of archive/ that keeps what an agent left where the orchestrator's files or
+directories belong (moved there whole, never read, never deleted)."""
 ARCHIVE_NAME = re.compile(
     r"^(?P<stamp>\d{8}T\d{6}Z(?:-\d+)?)\.(?P<token>[A-Za-z0-9_-]+)\.(?P<name>[^/]+)$"
 )
@@ -29,6 +48,44 @@ TOKEN_PATTERN = re.compile(r"^[A-Za-z0-9_-]+$")
 
 Index = dict[str, dict[str, str]]
 _INDEX_ADAPTER: TypeAdapter[Index] = TypeAdapter(Index)
+
+
+class ArchiveTampered(RunFailed):
+    """The archive directory is a link or not a directory: nothing is written through it."""
+
+
+def _read(path: Path) -> bytes | None:
+    """A regular file's bytes; None for anything else (missing, a link, a FIFO, a directory)."""
+    data = read_regular(path)
+    return None if data is None or data == NOT_REGULAR else data
+
+
+def _entries(directory: Path) -> list[os.DirEntry[str]]:
+    """The entries of a real directory (never of a link to one), sorted by name."""
+    if not is_real_dir(directory):
+        return []
+    try:
+        with os.scandir(directory) as scan:
+            return sorted(scan, key=lambda entry: entry.name)
+    except OSError:
+        return []
+
+
+def _regular_files(directory: Path) -> list[Path]:
+    return [Path(e.path) for e in _entries(directory) if e.is_file(follow_symlinks=False)]
+
+
+def ensure_archive_dir(archive_dir: Path) -> None:
+    """Make the archive directory if missing; refuse one that is a link or not a directory."""
+    try:
+        mode = os.lstat(archive_dir).st_mode
+    except FileNotFoundError:
+        archive_dir.mkdir(parents=True, exist_ok=True)
+        mode = os.lstat(archive_dir).st_mode
+    if not stat.S_ISDIR(mode):
+        kind = "a symbolic link" if stat.S_ISLNK(mode) else "not a directory"
+        raise ArchiveTampered(f"{archive_dir} is {kind}; nothing was archived through it; "
+                              "the session can be continued with --resume")
 
 
 def timestamp(now: datetime) -> str:
@@ -47,16 +104,16 @@ def archive_file(
     name: str | None = None,
     now: datetime | None = None,
 ) -> Path | None:
-    """Copy `path` into the archive; None if it is missing or its content is already there.
+    """Copy `path` into the archive; None if it is missing, not a regular file, or its
+    content is already there.
 
     The logical name is `name` (default: the file's name), prefixed by `{prepend}.` if given.
     `path` itself is never touched.
     """
     logical = _logical_name(path, prepend=prepend, name=name)
     _check_token(token)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
+    data = _read(path)
+    if data is None:
         return None
     index = load_index(archive_dir)
     copy, written = _archive_bytes(archive_dir, index, data, logical, token, now or _utcnow())
@@ -77,40 +134,49 @@ def archive_session(
     jobs = [(file, file.name, True) for file in paths.intermediate_files()]
     jobs += [(paths.plan_file, paths.plan_file.name, False)]
     jobs += [(paths.progress_index, paths.progress_index.name, False)]
-    if paths.progress_dir.is_dir():
-        jobs += [
-            (file, _logical_name(file, prepend=file.stem, name="progress.md"), True)
-            for file in sorted(paths.progress_dir.glob("*.md"))
-            if file.is_file()
-        ]
+    # Only a real progress directory is listed: a link an agent put in its place is never
+    # followed (the files it points to are the user's, not the session's).
+    jobs += [
+        (file, _logical_name(file, prepend=file.stem, name="progress.md"), True)
+        for file in _regular_files(paths.progress_dir)
+        if file.suffix == ".md" and not file.name.startswith(".")
+    ]
 
     archive_dir = paths.archive_dir
     index: Index | None = None
     written: list[Path] = []
-    removable: list[tuple[Path, Path]] = []
+    removable: list[tuple[Path, bytes]] = []
     for file, logical, transient in jobs:
-        try:
-            data = file.read_bytes()
-        except FileNotFoundError:
+        data = _read(file)
+        if data is None:
             continue
         if index is None:
             index = load_index(archive_dir)
         copy, new = _archive_bytes(archive_dir, index, data, logical, token, now)
         if new:
             written.append(copy)
-        if transient:
-            removable.append((file, copy))
+        if transient and _read(copy) == data:
+            removable.append((file, data))
 
     if remove:
-        for file, copy in removable:
-            # Re-read both: a file changed since it was archived stays for the next archive run.
-            if copy.is_file() and file.read_bytes() == copy.read_bytes():
-                file.unlink()
-        try:
-            paths.progress_dir.rmdir()
-        except OSError:
-            pass  # missing, or holds files we do not own
+        for file, data in removable:
+            remove_if_unchanged(file, data)
+        if is_real_dir(paths.progress_dir):
+            try:
+                paths.progress_dir.rmdir()
+            except OSError:
+                pass  # holds files we do not own
     return written
+
+
+def remove_if_unchanged(path: Path, data: bytes) -> bool:
+    """Delete `path` only if it is (still) a regular file holding exactly `data`, the bytes
+    just archived: a file changed since stays for the next archive run, and nothing that
+    is not a regular file (a link, a directory) is ever deleted here."""
+    if _read(path) != data:
+        return False
+    path.unlink(missing_ok=True)
+    return True
 
 
 def reorganize_archive(archive_dir: Path) -> int:
@@ -120,20 +186,21 @@ def reorganize_archive(archive_dir: Path) -> int:
     with the same content the top-level duplicate is dropped (and counted), otherwise it
     stays where it is. Other files are left alone. Idempotent.
     """
-    if not archive_dir.is_dir():
+    if not is_real_dir(archive_dir):
         return 0
     moved = 0
-    for source in sorted(archive_dir.iterdir()):
+    for source in _regular_files(archive_dir):
         match = ARCHIVE_NAME.match(source.name)
-        if match is None or not source.is_file() or source.is_symlink():
+        if match is None:
             continue
         folder = archive_dir / match["token"]
-        if folder.exists() and not folder.is_dir():
+        if os.path.lexists(folder) and not is_real_dir(folder):
             continue
         target = folder / source.name
-        if target.exists():
-            if target.is_file() and target.read_bytes() == source.read_bytes():
-                source.unlink()
+        if os.path.lexists(target):
+            data = _read(source)
+            if data is not None and _read(target) == data:
+                remove_if_unchanged(source, data)
                 moved += 1
             continue
         folder.mkdir(exist_ok=True)
@@ -146,24 +213,38 @@ def reorganize_archive(archive_dir: Path) -> int:
 
 def load_index(archive_dir: Path) -> Index:
     """The archive's sha256 index; rebuilt from the files if missing or corrupt."""
-    try:
-        return _INDEX_ADAPTER.validate_json((archive_dir / INDEX_NAME).read_bytes())
-    except (FileNotFoundError, ValidationError):
-        return rebuild_index(archive_dir)
+    data = _read(archive_dir / INDEX_NAME)
+    if data is not None:
+        try:
+            return _INDEX_ADAPTER.validate_json(data)
+        except ValidationError:
+            pass
+    return rebuild_index(archive_dir)
 
 
 def rebuild_index(archive_dir: Path) -> Index:
     """Hash every archive under `archive_dir` (top level and token folders) and save the index."""
     index: Index = {}
-    if archive_dir.is_dir():
-        for file in sorted(archive_dir.rglob("*")):
+    if is_real_dir(archive_dir):
+        for file in _archive_files(archive_dir):
             match = ARCHIVE_NAME.match(file.name)
-            if match is None or not file.is_file():
+            data = _read(file) if match is not None else None
+            if match is None or data is None:
                 continue
-            entry = index.setdefault(_sha256(file.read_bytes()), {})
+            entry = index.setdefault(_sha256(data), {})
             entry.setdefault(match["name"], file.relative_to(archive_dir).as_posix())
         _save_index(archive_dir, index)
     return index
+
+
+def _archive_files(archive_dir: Path) -> list[Path]:
+    """The regular files at the top of the archive and in its token folders (real
+    directories only; moved-aside content is not an archive)."""
+    files = _regular_files(archive_dir)
+    for entry in _entries(archive_dir):
+        if entry.name != MOVED_ASIDE and entry.is_dir(follow_symlinks=False):
+            files += _regular_files(Path(entry.path))
+    return sorted(files)
 
 
 def _archive_bytes(
@@ -172,12 +253,13 @@ def _archive_bytes(
     """Return the archived copy of `data` under `logical`, and whether it was written now."""
     digest = _sha256(data)
     known = index.get(digest, {}).get(logical)
-    if known is not None and not (archive_dir / known).is_file():
+    if known is not None and _read(archive_dir / known) != data:
         index.clear()
         index.update(rebuild_index(archive_dir))
         known = index.get(digest, {}).get(logical)
     if known is not None:
         return archive_dir / known, False
+    ensure_archive_dir(archive_dir)
     target = _free_target(archive_dir, timestamp(now), token, logical)
     atomic_write_bytes(target, data)
     index.setdefault(digest, {})[logical] = target.relative_to(archive_dir).as_posix()
@@ -191,7 +273,9 @@ def _free_target(archive_dir: Path, stamp: str, token: str, logical: str) -> Pat
     suffix, n = "", 1
     while True:
         file_name = f"{stamp}{suffix}.{token}.{logical}"
-        taken = (archive_dir / file_name).exists() or (archive_dir / token / file_name).exists()
+        taken = os.path.lexists(archive_dir / file_name) or os.path.lexists(
+            archive_dir / token / file_name
+        )
         if not taken:
             return archive_dir / file_name
         n += 1
@@ -199,6 +283,7 @@ def _free_target(archive_dir: Path, stamp: str, token: str, logical: str) -> Pat
 
 
 def _save_index(archive_dir: Path, index: Index) -> None:
+    ensure_archive_dir(archive_dir)
     atomic_write_text(archive_dir / INDEX_NAME, json.dumps(index, indent=2, sort_keys=True) + "\n")
 
 
@@ -227,11 +312,9 @@ def _utcnow() -> datetime:
 def latest_archived(archive_dir: Path, logical_name: str) -> Path | None:
     """The newest archived copy of a logical file name, at the top level or in token folders."""
     best: tuple[tuple[str, int], Path] | None = None
-    if not archive_dir.is_dir():
-        return None
-    for path in [*archive_dir.glob("*"), *archive_dir.glob("*/*")]:
+    for path in _archive_files(archive_dir):
         match = ARCHIVE_NAME.match(path.name)
-        if match is None or match["name"] != logical_name or not path.is_file():
+        if match is None or match["name"] != logical_name:
             continue
         base, _, suffix = match["stamp"].partition("-")
         key = (base, int(suffix or 1))

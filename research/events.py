@@ -22,6 +22,7 @@ EVENT_TYPES = frozenset({
     "citation_audit", "topic_rejected", "report_rejected", "topics_in_flight",
     "archive", "error", "warning",
     "local_sources", "sources_fetched", "sources_not_fetched", "source_check", "report_check",
+    "workspace_repair",
 })
 
 

@@ -10,43 +10,19 @@ import hashlib
 import json
 import os
 import re
-import stat
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from research.errors import PhaseFailed
+from research.fsutil import NOT_REGULAR as NOT_REGULAR  # re-exported: first defined here
+from research.fsutil import read_regular as read_regular
 from research.paths import SessionPaths
 from research.plan import Plan, Topic, TopicStatus
 from research.state import Verdict
 
 JSON_BLOCK = re.compile(r"```json[ \t]*\n(.*?)\n[ \t]*```", re.DOTALL | re.IGNORECASE)
 COMPLETION_PROMISE = "<promise>COMPLETE</promise>"
-
-
-NOT_REGULAR = b"\0not a regular file\0"
-"""What `read_regular` returns for a link, FIFO, directory or device: never equal to any
-file's bytes the orchestrator wrote."""
-
-
-def read_regular(path: Path) -> bytes | None:
-    """A regular file's bytes, None when nothing is there, NOT_REGULAR for anything else.
-
-    Never follows a symbolic link and never blocks on a FIFO an agent left in its place.
-    """
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except FileNotFoundError:
-        return None
-    except OSError:  # a link (ELOOP), a directory, no permission
-        return NOT_REGULAR if os.path.lexists(path) else None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return NOT_REGULAR
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            return handle.read()
-    finally:
-        os.close(fd)
 
 
 def read_text(path: Path) -> str | None:
@@ -59,12 +35,17 @@ def read_text(path: Path) -> str | None:
 
 
 def modification_stamp(path: Path) -> tuple[int, str] | None:
-    """(mtime in ns, content hash) of a file, or None when it cannot be read. Either part
-    changing means the file was written again (mtimes alone are too coarse)."""
+    """(mtime in ns, content hash) of a regular file, or None when it cannot be read (or is
+    a link, FIFO or directory: never followed, never opened). Either part changing means
+    the file was written again (mtimes alone are too coarse)."""
     try:
-        return path.stat().st_mtime_ns, hashlib.sha256(path.read_bytes()).hexdigest()
+        mtime = os.lstat(path).st_mtime_ns
     except OSError:
         return None
+    data = read_regular(path)
+    if data is None or data == NOT_REGULAR:
+        return None
+    return mtime, hashlib.sha256(data).hexdigest()
 
 
 def require_file(path: Path, paths: SessionPaths, *, what: str) -> str:
@@ -117,12 +98,6 @@ def read_verdict(paths: SessionPaths, accepted_file: Path | None = None,
         return parse_verdict_file(accepted, expected="accepted", filename=a_name)
     assert rejected is not None
     return parse_verdict_file(rejected, expected="rejected", filename=r_name)
-
-
-def clear_verdicts(paths: SessionPaths) -> None:
-    """Remove verdict files (after they were archived) so the next review starts clean."""
-    paths.accepted_file.unlink(missing_ok=True)
-    paths.rejected_file.unlink(missing_ok=True)
 
 
 def subtopic_rule(plan: Plan, topic: Topic) -> tuple[str, int]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import socket
 import sys
@@ -28,12 +29,21 @@ from research.errors import (
     UsageError,
 )
 from research.events import EventLog
+from research.guard import refuse_linked_dirs, remove_temp_files, take_away
 from research.lock import LockInfo, SessionLock, pid_running
 from research.orphans import agent_process_groups, stop_process_groups
 from research.paths import SessionPaths
 from research.plan import Plan
 from research.settings import KILL_GRACE_SECONDS, Settings
-from research.state import RWRState, SessionConfig, SessionProgress, load_state, save_state
+from research.state import (
+    STATE_COPY_NAME,
+    RWRState,
+    SessionConfig,
+    SessionProgress,
+    load_saved_state,
+    save_state,
+    state_entry,
+)
 from research.templates import (
     TEMPLATE_NAMES,
     PromptTemplates,
@@ -130,25 +140,31 @@ def run_session(
 ) -> Outcome:
     """Run (or resume) the session the settings describe, through to the written report."""
     paths = SessionPaths(settings.root, settings.name)
+    refuse_linked_dirs(paths)  # never read or written through a link an agent left
     saved: RWRState | None = None
+    saved_before = state_entry(paths.state_file) != "missing" or state_entry(
+        paths.session_dir / STATE_COPY_NAME) != "missing"
     if settings.resume:
-        if paths.state_file.is_symlink():  # never read (or later replace) through a link
-            raise StateError(f"{paths.state_file} is a symbolic link, not the session's own "
-                             "state; it was left untouched")
-        if not paths.state_file.exists():
+        if not saved_before:
             SessionLock(paths.lock_file).ensure_not_held()  # started elsewhere, not saved yet
             raise StateError(f"no saved session named {settings.name!r} in {paths.research_root}"
                              " to resume; start it without --resume")
         # A corrupt, foreign or contradicted state is refused before anything is written.
-        saved = check_own_state(load_state(paths.state_file), settings, paths)
+        # (Read only: a state.json replaced by a directory, link or FIFO is read from its
+        # copy here, and put back once the lock is held.)
+        saved = check_own_state(load_saved_state(paths.state_file)[0], settings, paths)
         check_unchanged_shape(saved, settings)
         settings = remembered_agent(saved, settings)
-    elif paths.state_file.exists():
+    elif saved_before:
         SessionLock(paths.lock_file).ensure_not_held()  # a second terminal: name the holder
         raise UsageError(f"a session named {settings.name!r} already exists; continue it with "
                          "--resume, or choose another --name")
     elif not settings.topic or not settings.topic.strip():
         raise UsageError("give the research topic or question as an argument")
+    elif os.path.lexists(paths.report_file):  # never overwrite a report with no session
+        raise UsageError(f"{paths.relative(paths.report_file)} already exists but there is no "
+                         f"session {settings.name!r}; move the report away, or choose "
+                         "another --name")
 
     finished = saved is not None and saved.progress.is_complete
     try:
@@ -187,6 +203,7 @@ def run_session(
             _remove_empty(paths.session_dir, paths.research_root)
         raise
     try:
+        remove_temp_files(paths)  # left by a killed run's atomic writes: ours, and locked
         # Now the report directory: a report that cannot be written must not wait for hours
         # of research. Then the templates, written only once the run is accepted and locked.
         try:
@@ -394,7 +411,11 @@ def remembered_agent(state: RWRState, settings: Settings) -> Settings:
 
 def resume_state(settings: Settings, paths: SessionPaths,
                  inform: Callable[[str], None]) -> RWRState:
-    state = check_own_state(load_state(paths.state_file), settings, paths)
+    loaded, from_copy = load_saved_state(paths.state_file)
+    state = check_own_state(loaded, settings, paths)
+    if from_copy is not None:  # what an agent left in place of state.json goes (saved below)
+        take_away(paths, paths.state_file)
+        inform(from_copy)
     config = state.config
     overrides = settings.model_fields_set
     changes: list[str] = []

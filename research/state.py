@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 from enum import StrEnum
 from pathlib import Path
 from typing import Literal
@@ -10,11 +12,14 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from research.errors import StateError
-from research.fsutil import atomic_write_text
+from research.fsutil import NOT_REGULAR, atomic_write_text, read_regular
 from research.plan import Plan
 
 SCHEMA_VERSION = 2
 STATE_KIND: Literal["research.py/state"] = "research.py/state"
+STATE_COPY_NAME = "state.prev.json"
+"""A second copy of the last saved state, next to state.json (written without fsync): what
+a resume reads when an agent left a directory, link or FIFO in place of state.json."""
 
 
 class Phase(StrEnum):
@@ -338,19 +343,63 @@ def migrate_v1(raw: dict[str, object]) -> dict[str, object]:
 
 
 def save_state(state: RWRState, path: Path) -> None:
-    atomic_write_text(path, state.model_dump_json(indent=2) + "\n")
+    """Save the state, and its copy (STATE_COPY_NAME) next to it."""
+    text = state.model_dump_json(indent=2) + "\n"
+    atomic_write_text(path, text)
+    atomic_write_text(path.with_name(STATE_COPY_NAME), text, durable=False)
+
+
+def state_entry(path: Path) -> str | None:
+    """None when `path` is a regular file; else what is there instead, in words
+    ("missing", "a directory", "a symbolic link", "a FIFO", "not a regular file")."""
+    try:
+        mode = os.lstat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return "missing"
+    except OSError:
+        return "not a regular file"
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    return "not a regular file"
+
+
+def load_saved_state(path: Path) -> tuple[RWRState, str | None]:
+    """The session's state, and a note when it came from the copy.
+
+    state.json itself unless it is missing or not a regular file (a directory, link or FIFO
+    an agent left) while the copy (STATE_COPY_NAME) is there: then the copy, with one line
+    saying so. A state.json that is a regular file is never replaced by the copy: a corrupt
+    one (a user's edit) is refused with the usual clear error.
+    """
+    problem = state_entry(path)
+    copy = path.with_name(STATE_COPY_NAME)
+    if problem is None or state_entry(copy) is not None:
+        return load_state(path), None
+    state = load_state(copy)
+    return state, (f"{path} is {problem}; the session was resumed from {copy.name}, the "
+                   "copy of its last saved state")
 
 
 def load_state(path: Path) -> RWRState:
-    """Read a state file, turning every way it can be wrong into one clear StateError."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    """Read a state file, turning every way it can be wrong into one clear StateError.
+    A link or FIFO in its place is never followed or opened."""
+    data = read_regular(path)
+    if data is None:
         raise StateError(
             f"no saved session at {path}: start it without --resume, or check --name"
-        ) from None
-    except OSError as exc:
-        raise StateError(f"cannot read {path}: {exc.strerror}") from None
+        )
+    if data == NOT_REGULAR:
+        what = state_entry(path) or "unreadable"
+        raise StateError(f"cannot read {path}: it is {what}, not the session's state file; "
+                         "it was left untouched")
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise StateError(f"{path} is corrupt (not UTF-8 text: {exc.reason}); it was left "
                          "untouched") from None

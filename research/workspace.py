@@ -6,21 +6,27 @@ file contents), and whatever appeared, changed or vanished elsewhere is reported
 `stray_files` event plus a warning. Nothing is ever deleted or restored: the files may be
 the user's, and the orchestrator cannot tell a stray note from wanted work.
 
-Skipped: every session's directories (`.research/*/` except `templates/`, and `reports/`),
-so sessions running side by side in one working directory do not accuse each other's agents,
-and tool caches that agents legitimately touch (`.git`, `.venv`, `node_modules`, …).
+Skipped: the session's own directories (`.research/{name}/`, `reports/{name}/`), those of
+any other session a live run holds (its lock names a running process), so sessions running
+side by side in one working directory do not accuse each other's agents, and tool caches
+that agents legitimately touch (`.git`, `.venv`, `node_modules`, …). Another session that is
+not running is watched like any other file: an agent writing into it is reported.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import socket
+import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from research.events import EventLog
+from research.fsutil import NOT_REGULAR, is_real_dir, read_regular
 from research.paths import REPORTS_DIR, RESEARCH_DIR, SessionPaths
 
 IGNORED_DIR_NAMES = frozenset({
@@ -31,6 +37,8 @@ IGNORED_DIR_NAMES = frozenset({
 # and only reports what the bounded walk can see.
 MAX_ENTRIES = 20_000
 SHOWN_NAMES = 20
+LIVE_HEARTBEAT_SECONDS = 3600.0
+"""A lock whose heartbeat is older than this is stale (as research/lock.py judges it)."""
 
 
 @dataclass(frozen=True)
@@ -62,10 +70,55 @@ def owned_by_sessions(relative_dir: str) -> bool:
     return parts[0] == RESEARCH_DIR and len(parts) > 1 and parts[1] != "templates"
 
 
-def snapshot(root: Path, *, limit: int = MAX_ENTRIES) -> Snapshot:
+def skipped_dirs(paths: SessionPaths) -> frozenset[str]:
+    """What a call of this session does not watch: its own directories and those of every
+    other session a live run holds (their own orchestrators write there all the time)."""
+    skip = {paths.relative(paths.session_dir), paths.relative(paths.report_dir)}
+    if not is_real_dir(paths.research_root):
+        return frozenset(skip)
+    try:
+        with os.scandir(paths.research_root) as scan:
+            names = [e.name for e in scan if e.is_dir(follow_symlinks=False)]
+    except OSError:
+        names = []
+    for name in names:
+        if name not in ("templates", paths.name) and _held_by_a_live_run(
+            paths.research_root / name / "research.lock.json"
+        ):
+            skip |= {f"{RESEARCH_DIR}/{name}", f"{REPORTS_DIR}/{name}"}
+    return frozenset(skip)
+
+
+def _held_by_a_live_run(lock_file: Path) -> bool:
+    """Whether a lock file names a running process (on this host) with a fresh heartbeat.
+    Read like any file an agent may have touched: no link followed, no FIFO opened."""
+    data = read_regular(lock_file)
+    if data is None or data == NOT_REGULAR:
+        return False
+    try:
+        info = json.loads(data)
+        pid, host, heartbeat = int(info["pid"]), str(info["host"]), float(info["heartbeat"])
+    except (ValueError, TypeError, KeyError):
+        return False
+    if time.time() - heartbeat > LIVE_HEARTBEAT_SECONDS:
+        return False
+    if host != socket.gethostname():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError):
+        return pid > 0
+    return pid > 0
+
+
+def snapshot(root: Path, *, limit: int = MAX_ENTRIES,
+             skip: Collection[str] | None = None) -> Snapshot:
     """Names, mtimes and sizes of the files under `root`, breadth-first, at most `limit` entries.
 
-    Symbolic links are recorded, never followed; unreadable directories are skipped.
+    Symbolic links are recorded, never followed; unreadable directories are skipped. `skip`
+    names the directories (relative POSIX paths) not walked; by default every session's.
     """
     files: dict[str, tuple[int, int]] = {}
     queue: deque[tuple[Path, str]] = deque([(root, "")])
@@ -84,7 +137,8 @@ def snapshot(root: Path, *, limit: int = MAX_ENTRIES) -> Snapshot:
             relative = prefix + entry.name
             try:
                 if entry.is_dir(follow_symlinks=False):
-                    if entry.name not in IGNORED_DIR_NAMES and not owned_by_sessions(relative):
+                    skipped = owned_by_sessions(relative) if skip is None else relative in skip
+                    if entry.name not in IGNORED_DIR_NAMES and not skipped:
                         queue.append((Path(entry.path), relative + "/"))
                     continue
                 info = entry.stat(follow_symlinks=False)
@@ -109,13 +163,15 @@ def changes(before: Snapshot, after: Snapshot) -> Changes:
 
 @contextmanager
 def watch_for_stray_files(paths: SessionPaths, events: EventLog, phase: str) -> Iterator[None]:
-    """Report files changed outside the session's directories while the block ran.
+    """Report files changed outside the session's directories while the block ran, other
+    sessions' included (see `skipped_dirs`).
 
     Nothing is reported when the block raises (an interrupted call is not judged).
     """
-    before = snapshot(paths.root)
+    skip = skipped_dirs(paths)
+    before = snapshot(paths.root, skip=skip)
     yield
-    found = changes(before, snapshot(paths.root))
+    found = changes(before, snapshot(paths.root, skip=skip))
     if not found:
         return
     events.emit("stray_files", phase=phase, created=found.created[:SHOWN_NAMES],
@@ -133,6 +189,15 @@ def describe(found: Changes, paths: SessionPaths, phase: str) -> str:
             shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5
                                              else "")
             parts.append(f"{label} {shown}")
+    own = (paths.relative(paths.session_dir), paths.relative(paths.report_dir))
+    others = sorted({
+        "/".join(name.split("/")[:2])
+        for name in (*found.created, *found.modified, *found.deleted)
+        if name.split("/")[0] in (RESEARCH_DIR, REPORTS_DIR) and name.count("/") >= 2
+        and name.split("/")[1] != "templates" and "/".join(name.split("/")[:2]) not in own
+    })
+    shown = ", ".join(f"{other}/" for other in others)
+    sessions = f", among them another session's ({shown})" if others else ""
     return (f"during the {phase} phase the agent changed files outside "
-            f"{paths.relative(paths.session_dir)}/ and {paths.relative(paths.report_dir)}/: "
+            f"{own[0]}/ and {own[1]}/{sessions}: "
             f"{'; '.join(parts)} (left as they are)")

@@ -292,8 +292,13 @@ CASES = [
          setup=copy_finished(edit=stray_topic("in_flight"))),
     Case("state is a directory", RESUME, 2, "state.json",
          setup=lambda work, _: (work / ".research" / "s" / "state.json").mkdir(parents=True)),
-    Case("state is a link to a file outside", RESUME, 2, "state.json",
-         setup=state_linked_outside),
+    # A link (or directory, or FIFO) in place of state.json is never followed: the session
+    # resumes from the copy of its last save, and says so; with no copy it is refused.
+    Case("state is a link to a file outside", RESUME, 0, "resumed from state.prev.json",
+         setup=state_linked_outside, writes=True),
+    Case("state is a link to a file outside, no copy", RESUME, 2, "symbolic link",
+         setup=lambda work, finished: (state_linked_outside(work, finished), (
+             work / ".research" / "s" / "state.prev.json").unlink())),
     # locks
     Case("session locked by a live process", RESUME, 3, "pid", setup=lock_file(None)),
     Case("lock created 1e20", RESUME, 0, "already complete",

@@ -15,22 +15,34 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from research import archive, phases
-from research.agents.base import Agent
+from research.agents.base import Agent, AgentCall, AgentResult
 from research.budget import TimeBudget
+from research.engine.phases import SPECS
 from research.events import EventLog
-from research.fsutil import atomic_write_bytes, atomic_write_text, write_if_changed
+from research.fsutil import (
+    atomic_write_bytes,
+    atomic_write_text,
+    is_real_dir,
+    write_if_changed,
+)
+from research.guard import Kept, WorkspaceGuard
 from research.lock import SessionLock
 from research.paths import SessionPaths
 from research.phases import NOT_REGULAR, read_regular
 from research.plan import TopicStatus, render_plan
-from research.state import Phase, RWRState
+from research.state import STATE_COPY_NAME, Phase, RWRState
 from research.templates import PromptTemplates
 
 
-def put_back(path: Path, data: bytes | None) -> None:
+def put_back(path: Path, data: bytes | None,
+             move_aside: Callable[[Path], object] | None = None) -> None:
     """Make `path` hold `data` again (or nothing), whatever an agent left there; a link
-    is replaced, never written through."""
-    if os.path.islink(path) or (os.path.lexists(path) and not os.path.isdir(path)):
+    is replaced, never written through; a directory is moved aside by `move_aside` (it is
+    never deleted: without one, the write fails)."""
+    if is_real_dir(path):
+        if move_aside is not None:
+            move_aside(path)
+    elif os.path.lexists(path):
         path.unlink(missing_ok=True)
     if data is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -84,9 +96,29 @@ class RunContext:
         self.cancelled = threading.Event()
         """Set when the run is interrupted: no further agent call starts or is counted."""
         self._saved_state: bytes | None = None
+        self.guard = WorkspaceGuard(paths, events, spare=self._topic_file_in_parallel)
+        """Checks and repairs the session and report directories after each agent call."""
+        with self.mutex:
+            self.guard.check(None)  # what a killed run's agent may have left
 
     def now(self) -> float:
         return self.clock.now()
+
+    def _topic_file_in_parallel(self, path: Path) -> bool:
+        """A topic's notes or verdict while parallel research runs: a link or FIFO there is
+        left to the topic file guard (engine/parallel.py), which puts the file back as it
+        was recorded instead of only removing what is there."""
+        if self.parallel == 1 or self.state.progress.current_phase not in (
+            Phase.RESEARCH, Phase.REVIEW
+        ):
+            return False
+        if path.parent == self.paths.progress_dir:
+            slug = path.name.removesuffix(".md")
+        elif path.parent == self.paths.session_dir / "review":
+            slug = path.name.removesuffix(".accepted.md").removesuffix(".rejected.md")
+        else:
+            return False
+        return any(topic.slug == slug for topic in self.state.plan.topics)
 
     def now_remaining(self) -> float | None:
         return self.budget.remaining_minutes(self.clock.now())
@@ -97,44 +129,87 @@ class RunContext:
             (self.lock.token if self.lock else None) or self.state.progress.lock_token or "nolock"
         )
 
+    @property
+    def state_copy(self) -> Path:
+        return self.paths.session_dir / STATE_COPY_NAME
+
     def save(self) -> None:
-        """Save the state, then the plan and the progress index rendered from it."""
+        """Save the state (and its copy, which a resume falls back to when an agent left
+        something else in place of state.json), then the plan and the progress index
+        rendered from it. Nothing once the session directory was found swapped."""
         with self.mutex:
+            if self.guard.frozen:
+                return
             state = self.state
             if not state.progress.is_complete:  # a finished session's time is final
                 state.progress.elapsed_seconds = self.budget.elapsed(self.clock.now())
             state.progress.lock_token = self.lock.token if self.lock else None
             text = state.model_dump_json(indent=2) + "\n"
             atomic_write_text(self.paths.state_file, text)
+            # Not fsynced: only read when state.json is not a regular file.
+            atomic_write_text(self.state_copy, text, durable=False)
             self._saved_state = text.encode("utf-8")
             self.events.snapshot = state.model_copy(deep=True)
             self.write_plan()
             self.write_progress_index()
 
     def restore_state_file(self) -> str | None:
-        """Put `state.json` back as last saved if an agent deleted or changed it.
+        """Put `state.json` back as last saved if an agent deleted or changed it (and its
+        copy, silently).
 
         Returns "deleted" or "changed" when it had to, else None.
         """
         with self.mutex:
+            if self.guard.frozen:
+                return None
             now = read_regular(self.paths.state_file)
             if self._saved_state is None:
                 if now is not None and now != NOT_REGULAR:
                     self._saved_state = now
                 return None
+            if read_regular(self.state_copy) not in (None, self._saved_state):
+                put_back(self.state_copy, self._saved_state, self.guard.move_aside)
             if now == self._saved_state:
                 return None
-            put_back(self.paths.state_file, self._saved_state)
+            put_back(self.paths.state_file, self._saved_state, self.guard.move_aside)
             return "deleted" if now is None else "changed"
+
+    def keep_files(self, phase: Phase, topic: str | None) -> Kept:
+        """Before a call: what to put back if the agent removes or replaces it."""
+        with self.mutex:
+            may_write = SPECS[phase].may_write(self.paths, topic, self.parallel > 1)
+            return self.guard.keep(may_write)
+
+    def run_agent(self, call: AgentCall, phase: Phase, kept: Kept) -> AgentResult:
+        """The agent call, then the workspace checks, before anything else reads or writes
+        the session (a swapped session directory stops the run before a word more is
+        written through it)."""
+        try:
+            result = self.agent.run(call)
+        except OSError:  # the call's log could not be written: perhaps a swapped directory
+            self.check_workspace(phase, kept)
+            raise
+        self.check_workspace(phase, kept)
+        return result
+
+    def check_workspace(self, phase: Phase, kept: Kept | None = None) -> None:
+        """After a call: make the session and report directories safe again (see
+        research/guard.py); raises WorkspaceTampered when the run must stop."""
+        with self.mutex:
+            self.guard.check(phase.value, kept)
 
     def write_plan(self) -> None:
         with self.mutex:
+            if self.guard.frozen:
+                return
             write_if_changed(self.paths.plan_file, render_plan(self.state.plan))
 
     def write_progress_index(self) -> None:
         with self.mutex:
+            if self.guard.frozen:
+                return
             state = self.state
-            if state.progress.is_complete and not self.paths.progress_index.exists():
+            if state.progress.is_complete and not os.path.lexists(self.paths.progress_index):
                 return
             plan = state.plan
             total = sum(1 for t in plan.topics if t.status is not TopicStatus.SKIPPED)
@@ -155,12 +230,22 @@ class RunContext:
                 path = self.paths.logs_dir / (
                     f"{self.state.progress.iteration:03d}-{phase.value}-{self.call_number:03d}.log"
                 )
-                if not path.exists():
+                if not os.path.lexists(path):
                     return path
 
     def archive_files(self, *files: Path) -> None:
-        """Archive files (if present) and remove them."""
+        """Archive files (if present) and remove them: a regular file only once its bytes
+        are archived (and only while it still holds them); a link, FIFO or other special
+        file is unlinked (never followed or opened); a directory is moved aside."""
         with self.mutex:
+            if self.guard.frozen:
+                return
             for path in files:
+                data = read_regular(path)
+                if data is None:
+                    continue
+                if data == NOT_REGULAR:
+                    put_back(path, None, self.guard.move_aside)
+                    continue
                 archive.archive_file(self.paths.archive_dir, path, self.token)
-                path.unlink(missing_ok=True)
+                archive.remove_if_unchanged(path, data)

@@ -279,13 +279,14 @@ class PhaseRunner:
                 context=context,
                 env=session_marker(ctx.paths.session_dir),
             )
+            kept = ctx.keep_files(phase, context.get("topic_slug") or None)
             before = ctx.now()
             with workspace.watch_for_stray_files(ctx.paths, ctx.events, phase.value):
                 if ctx.lock is not None:
                     with ctx.lock.keep_alive(HEARTBEAT_INTERVAL_SECONDS):
-                        result = ctx.agent.run(call)
+                        result = ctx.run_agent(call, phase, kept)  # then research/guard.py
                 else:
-                    result = ctx.agent.run(call)
+                    result = ctx.run_agent(call, phase, kept)  # then research/guard.py's checks
             if ctx.cancelled.is_set():
                 raise Cancelled
             repaired = ctx.restore_state_file()
