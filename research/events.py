@@ -20,7 +20,7 @@ EVENT_TYPES = frozenset({
     "plan_repair", "topic_skipped", "topic_exhausted", "decision", "research_stopped",
     "lock_taken", "lock_released", "completion_marker", "stray_files", "citation_fix",
     "citation_audit", "topic_rejected", "report_rejected", "topics_in_flight",
-    "archive", "error", "warning",
+    "archive", "error", "warning", "lock_repaired", "lock_lost",
     "local_sources", "sources_fetched", "sources_not_fetched", "source_check", "report_check",
     "workspace_repair",
 })

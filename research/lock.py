@@ -1,32 +1,62 @@
-"""The session lock: `research.lock.json`, taken atomically, refreshed, and released."""
+"""The session lock: `research.lock.json`, taken atomically, kept alive, and released.
+
+The lock file says who runs the session (token, pid, host, heartbeat). It is only read
+and written under a guard: an `flock` on the sibling file `research.lock.json.lock`,
+which is deleted again each time the guard is let go (see `_Guard`). While a run holds
+the lock, one background thread keeps it alive for the whole run: every
+`CHECK_INTERVAL_SECONDS` it reads the lock file, every `HEARTBEAT_INTERVAL_SECONDS` it
+refreshes the heartbeat. A record with our token that was changed, deleted or replaced
+(an agent scribbling over the session) is written back ("lock_repaired"); a record with
+another token means another run took the session over ("lock_lost"): the thread stops
+this run's agent calls and `check_owned` tells the engine to stop (exit 3).
+"""
 
 from __future__ import annotations
 
 import contextlib
+import errno
+import fcntl
 import os
 import secrets
 import socket
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Literal
 
-import filelock
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from research.errors import SessionLockedError
+from research.defaults import HEARTBEAT_INTERVAL_SECONDS
+from research.errors import ResearchError, RunFailed, SessionLockedError, UsageError
 from research.fsutil import atomic_write_text
+from research.orphans import agent_process_groups, stop_process_groups
 
 STALE_AFTER_SECONDS = 3600
 GUARD_TIMEOUT_SECONDS = 10.0
+CHECK_INTERVAL_SECONDS = 1.0
+"""How often the keep-alive thread reads the lock file (a takeover is noticed this fast)."""
+MAX_LOCK_BYTES = 64 * 1024
+"""A bigger lock file is junk, not read further."""
+AGENT_STOP_GRACE_SECONDS = 2.0
+
+Listener = Callable[[str, dict[str, object]], None]
+"""Receives the lock's events: ("lock_repaired" | "lock_lost" | "warning", fields)."""
+
+
+class LockFileError(UsageError):
+    """The lock file or its guard is not a regular file, or cannot be read (exit 2)."""
 
 
 class LockInfo(BaseModel):
     """The content of `research.lock.json`."""
 
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    # Unknown fields are ignored: a newer version may add some, and a live holder's lock
+    # must never be taken for junk because of them. NaN and infinities are junk.
+    model_config = ConfigDict(extra="ignore", allow_inf_nan=False, use_attribute_docstrings=True)
 
     lock_token: str
     """Random token of one acquisition; only its holder may refresh or release the lock."""
@@ -41,11 +71,17 @@ class LockInfo(BaseModel):
 
     def describe(self, now: float) -> str:
         """One line for humans: who holds the lock, since when, last heartbeat."""
-        started = datetime.fromtimestamp(self.created).strftime("%Y-%m-%d %H:%M:%S")
         return (
-            f"pid {self.pid} on host {self.host}, started {started}, "
+            f"pid {self.pid} on host {self.host}, started {_when(self.created)}, "
             f"last heartbeat {_age(now - self.heartbeat)} ago"
         )
+
+
+def _when(epoch: float) -> str:
+    try:
+        return datetime.fromtimestamp(epoch).strftime("%Y-%m-%d %H:%M:%S")
+    except (OverflowError, ValueError, OSError):  # 1e20, -1e20: no calendar date
+        return f"at {epoch:g} (not a valid time)"
 
 
 def _age(seconds: float) -> str:
@@ -63,7 +99,7 @@ def pid_running(pid: int) -> bool:
         return False
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+    except (ProcessLookupError, OverflowError):  # OverflowError: no pid is that big
         return False
     except PermissionError:
         return True
@@ -75,9 +111,184 @@ def stale_reason(info: LockInfo, *, now: float, host: str) -> str | None:
     age = now - info.heartbeat
     if age > STALE_AFTER_SECONDS:
         return f"heartbeat is {int(age // 60)} min old"
+    if age < -STALE_AFTER_SECONDS:  # no clock is that far ahead: a heartbeat nobody wrote
+        return f"heartbeat is {int(-age // 60)} min in the future"
     if info.host == host and not pid_running(info.pid):
         return f"pid {info.pid} is not running"
     return None
+
+
+# ------------------------------------------------------------------ reading the file
+
+Kind = Literal["missing", "junk", "ok", "not_regular"]
+
+
+@dataclass
+class FoundLock:
+    """What the lock file holds: nothing, junk, a record, or something that is no file."""
+
+    kind: Kind
+    info: LockInfo | None = None
+    problem: str = ""
+    """For "not_regular": one line saying what is there and what to do."""
+
+
+def _what_is(path: Path) -> str:
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return "not a regular file"
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def _not_a_file(path: Path, what: str) -> str:
+    kind = _what_is(path)
+    remove = "the directory" if kind == "a directory" else "it"
+    left = " (not followed)" if kind == "a symbolic link" else ""
+    return f"the {what} {path} is {kind}{left}, not a file; remove {remove} and run again"
+
+
+_NO_ROOM = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO)
+
+
+def _failed(path: Path, what: str, exc: OSError) -> ResearchError:
+    """A full or read-only disk fails the run (exit 1); anything else is bad input (2)."""
+    if exc.errno in _NO_ROOM:
+        return RunFailed(f"cannot write the {what} {path}: {exc.strerror or exc}")
+    return LockFileError(f"cannot open the {what} {path}: {exc.strerror or exc}; fix its "
+                         "permissions or remove it, and run again")
+
+
+def read_lock_file(path: Path) -> FoundLock:
+    """Read the lock file without following a link or blocking on a FIFO.
+
+    Raises LockFileError when it cannot be opened for another reason (no permission)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return FoundLock("missing")
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENXIO, errno.EISDIR, errno.EOPNOTSUPP):
+            return FoundLock("not_regular", problem=_not_a_file(path, "lock file"))
+        raise _failed(path, "lock file", exc) from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return FoundLock("not_regular", problem=_not_a_file(path, "lock file"))
+        chunks: list[bytes] = []
+        size = 0
+        while size <= MAX_LOCK_BYTES:
+            chunk = os.read(fd, MAX_LOCK_BYTES + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as exc:
+        raise _failed(path, "lock file", exc) from None
+    finally:
+        os.close(fd)
+    if size > MAX_LOCK_BYTES:
+        return FoundLock("junk")
+    try:
+        return FoundLock("ok", LockInfo.model_validate_json(b"".join(chunks)))
+    except ValidationError:
+        return FoundLock("junk")
+
+
+# ------------------------------------------------------------------ the guard
+
+
+class _GuardTimeout(Exception):
+    pass
+
+
+class _Guard:
+    """An exclusive `flock` on `path`, and `path` deleted again when it is let go.
+
+    Deleting a lock file is safe only with this protocol, followed by every process that
+    takes the guard: the file is deleted while its flock is still held, and a process that
+    won the flock checks that the path still names the file it locked; if not (it was
+    deleted, or replaced, while the process waited), that flock guards nothing and it
+    starts over. (filelock's FileLock keeps its file for this reason: older versions,
+    which `filelock>=3.13` allows, make no such check.) The file is never followed when it
+    is a link and never opened blocking when it is a FIFO.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    @contextlib.contextmanager
+    def held(self, timeout: float) -> Iterator[None]:
+        fd = self._acquire(timeout)
+        try:
+            yield
+        finally:
+            try:
+                if self._names(fd):
+                    self.path.unlink()
+            except OSError:
+                pass  # left behind: the next holder deletes it
+            finally:
+                os.close(fd)  # releases the flock
+
+    def _acquire(self, timeout: float) -> int:
+        deadline = time.monotonic() + timeout
+        fd = self._open()
+        try:
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise _GuardTimeout from None
+                    time.sleep(0.005)
+                    continue
+                except OSError as exc:
+                    raise _failed(self.path, "lock guard file", exc) from None
+                if self._names(fd):
+                    return fd
+                # Its holder deleted it while we waited: that file guards nothing any more.
+                os.close(fd)
+                fd = -1
+                fd = self._open()
+        except BaseException:
+            if fd >= 0:
+                os.close(fd)
+            raise
+
+    def _open(self) -> int:
+        flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+        try:
+            fd = os.open(self.path, flags, 0o666)
+        except OSError as exc:
+            if exc.errno in (errno.ELOOP, errno.EISDIR, errno.ENXIO, errno.EOPNOTSUPP):
+                raise LockFileError(_not_a_file(self.path, "lock guard file")) from None
+            raise _failed(self.path, "lock guard file", exc) from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise LockFileError(_not_a_file(self.path, "lock guard file"))
+        return fd
+
+    def _names(self, fd: int) -> bool:
+        """Whether the path still names the file open as `fd`."""
+        mine = os.fstat(fd)
+        try:
+            now = os.lstat(self.path)
+        except OSError:
+            return False
+        return (mine.st_dev, mine.st_ino) == (now.st_dev, now.st_ino)
+
+
+# ------------------------------------------------------------------ the lock
 
 
 @dataclass
@@ -90,7 +301,7 @@ class Acquired:
 
 
 class SessionLock:
-    """A session's lock file, guarded by a `filelock` on a sibling file."""
+    """A session's lock file, guarded by an flock on a sibling file, kept alive by a thread."""
 
     def __init__(
         self,
@@ -98,42 +309,84 @@ class SessionLock:
         *,
         clock: Callable[[], float] = time.time,
         host: str | None = None,
+        heartbeat_interval: float | None = None,
+        check_interval: float | None = None,
     ) -> None:
         self.path = path
         self._clock = clock
         self._host = host or socket.gethostname()
-        self._guard = filelock.FileLock(
-            path.with_name(path.name + ".lock"), timeout=GUARD_TIMEOUT_SECONDS
-        )
+        self._guard = _Guard(path.with_name(path.name + ".lock"))
+        self.heartbeat_interval = (HEARTBEAT_INTERVAL_SECONDS if heartbeat_interval is None
+                                   else heartbeat_interval)
+        self.check_interval = CHECK_INTERVAL_SECONDS if check_interval is None else check_interval
         self._token: str | None = None
+        self._record: LockInfo | None = None
+        self._mutex = threading.RLock()  # the keep-alive thread and the caller take turns
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._listener: Listener | None = None
+        self._pending: list[tuple[str, dict[str, object]]] = []
+        self._warned: set[str] = set()
+        self._holder: LockInfo | None = None
+        self._dir: tuple[int, int] | None = None  # the session directory we locked
+        self.lost = threading.Event()
+        """Set when another run took the lock over while we held it."""
 
     @property
     def token(self) -> str | None:
         """Token of the lock we hold, or None."""
         return self._token
 
+    @property
+    def guard_path(self) -> Path:
+        return self._guard.path
+
+    def listen(self, listener: Listener) -> None:
+        """Send the lock's events to `listener` (those that happened before it, first)."""
+        with self._mutex:
+            self._listener = listener
+            pending, self._pending = self._pending, []
+        for kind, fields in pending:
+            self._deliver(kind, fields)
+
     def read(self) -> LockInfo | None:
-        """The lock file's content; None if it is missing or unreadable."""
-        try:
-            return LockInfo.model_validate_json(self.path.read_bytes())
-        except (FileNotFoundError, ValidationError):
-            return None
+        """The lock file's record; None if it is missing or junk.
+
+        Raises LockFileError when it is a directory, link, FIFO, … or cannot be opened."""
+        found = read_lock_file(self.path)
+        if found.kind == "not_regular":
+            raise LockFileError(found.problem)
+        return found.info
+
+    # -------------------------------------------------------------- taking and leaving
 
     def acquire(self, *, force: bool = False) -> Acquired:
-        """Take the lock, taking over a stale or unreadable one (any one with `force`)."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        """Take the lock, taking over a stale or unreadable one (any one with `force`),
+        and start keeping it alive."""
+        self._stop_keep_alive()
         try:
-            with self._guard:
-                return self._acquire_locked(force=force)
-        except filelock.Timeout as exc:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise LockFileError(f"cannot create {self.path.parent}: {exc.strerror}") from None
+        try:
+            with self._guard.held(GUARD_TIMEOUT_SECONDS):
+                acquired = self._acquire_locked(force=force)
+        except _GuardTimeout:
             raise SessionLockedError(
                 f"session '{self.path.parent.name}' is locked: another process has held "
-                f"{self._guard.lock_file} for over {GUARD_TIMEOUT_SECONDS:.0f} s"
-            ) from exc
+                f"{self._guard.path} for over {GUARD_TIMEOUT_SECONDS:.0f} s"
+            ) from None
+        except OSError as exc:  # writing our record failed (a full disk, no permission)
+            raise _failed(self.path, "lock file", exc) from None
+        self._start_keep_alive()
+        return acquired
 
     def _acquire_locked(self, *, force: bool) -> Acquired:
         now = self._clock()
-        current = self.read()
+        found = read_lock_file(self.path)
+        if found.kind == "not_regular":
+            raise LockFileError(found.problem)
+        current = found.info
         took_over: LockInfo | None = None
         reason: str | None = None
         if current is not None:
@@ -141,7 +394,7 @@ class SessionLock:
             if reason is None and not force:
                 raise self._locked(current, now)
             took_over, reason = current, reason or "forced"
-        elif self.path.exists():
+        elif found.kind == "junk":
             reason = "unreadable lock file"
         info = LockInfo(
             lock_token=secrets.token_hex(8),
@@ -151,7 +404,12 @@ class SessionLock:
             heartbeat=now,
         )
         self._write(info)
-        self._token = info.lock_token
+        directory = os.lstat(self.path.parent)
+        with self._mutex:
+            self._token, self._record = info.lock_token, info
+            self._dir = (directory.st_dev, directory.st_ino)
+            self.lost.clear()
+            self._holder = None
         return Acquired(info=info, took_over=took_over, reason=reason)
 
     def ensure_not_held(self) -> None:
@@ -167,57 +425,188 @@ class SessionLock:
             "if that process is gone, rerun with --force-resume"
         )
 
-    def heartbeat(self) -> bool:
-        """Refresh the heartbeat; False if the file no longer holds our token."""
-        if self._token is None:
+    def release(self) -> bool:
+        """Stop keeping the lock alive and delete the lock file unless another run holds
+        it now. Idempotent; never raises. Returns whether this run still held the lock."""
+        self._stop_keep_alive()
+        with self._mutex:
+            token, self._token, self._record = self._token, None, None
+        if token is None or self.lost.is_set():
             return False
         try:
-            with self._guard:
-                info = self.read()
-                if info is None or info.lock_token != self._token:
+            self._same_directory()
+            with self._guard.held(GUARD_TIMEOUT_SECONDS):
+                found = read_lock_file(self.path)
+                if found.info is not None and found.info.lock_token != token:
+                    self._lose(found.info)
                     return False
-                self._write(info.model_copy(update={"heartbeat": self._clock()}))
+                if found.kind == "not_regular" and os.path.isdir(self.path):
+                    return True  # an agent's directory: left for the user (the next run says so)
+                self.path.unlink(missing_ok=True)  # ours, junk, or a link (not followed)
                 return True
-        except filelock.Timeout:
-            # Could not refresh this time; report ownership from an unguarded read.
-            info = self.read()
-            return info is not None and info.lock_token == self._token
+        except (_GuardTimeout, OSError, ResearchError):
+            # Leave the file: our pid is gone soon, so the next run takes it over as stale.
+            return False
 
-    def release(self) -> None:
-        """Delete the lock file if it still holds our token. Idempotent."""
-        if self._token is None:
-            return
+    # -------------------------------------------------------------- keeping it alive
+
+    def check_owned(self) -> None:
+        """Raise SessionLockedError (exit 3) if another run took the lock over."""
+        if self._token is not None and not self.lost.is_set():
+            with contextlib.suppress(Exception):  # the file may be in flux: the thread decides
+                self._check(refresh=False)
+        if self.lost.is_set():
+            holder = self._holder
+            who = holder.describe(self._clock()) if holder is not None else "another run"
+            raise SessionLockedError(
+                f"session '{self.path.parent.name}' was taken over by {who} while this run "
+                "was going; this run stopped without saving (its last agent call is made "
+                "again by the run that continues the session)"
+            )
+
+    def heartbeat(self) -> bool:
+        """Refresh the heartbeat now (repairing our record if needed); False if the lock
+        is not ours (never taken, released, or taken over by another run)."""
         try:
-            with self._guard:
-                info = self.read()
-                if info is not None and info.lock_token == self._token:
-                    self.path.unlink(missing_ok=True)
-        except filelock.Timeout:
-            # Leave the file: our pid is dead soon, so the next run takes it over as stale.
-            pass
-        self._token = None
+            return self._check(refresh=True)
+        except _GuardTimeout:
+            return self._token is not None and not self.lost.is_set()
 
-    @contextlib.contextmanager
-    def keep_alive(self, interval: float) -> Iterator[None]:
-        """Refresh the heartbeat every `interval` seconds from a daemon thread while inside."""
-        stop = threading.Event()
+    def _start_keep_alive(self) -> None:
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._keep_alive, daemon=True,
+                                        name=f"research-lock-{self.path.parent.name}")
+        self._thread.start()
 
-        def run() -> None:
-            while not stop.wait(interval):
-                try:
-                    if not self.heartbeat():
-                        return
-                except OSError:
-                    # A transient write failure (disk full, NFS hiccup) must not end the refresher.
-                    continue
-
-        thread = threading.Thread(target=run, name="research-lock-heartbeat", daemon=True)
-        thread.start()
-        try:
-            yield
-        finally:
-            stop.set()
+    def _stop_keep_alive(self) -> None:
+        self._stop.set()
+        thread, self._thread = self._thread, None
+        if thread is not None and thread is not threading.current_thread():
             thread.join()
 
+    def _keep_alive(self) -> None:
+        """The thread: read the lock every check interval, refresh it every heartbeat
+        interval, until released or lost. A failed write is retried, never fatal."""
+        next_beat = time.monotonic() + self.heartbeat_interval
+        while not self._stop.wait(min(self.check_interval, self.heartbeat_interval)):
+            refresh = time.monotonic() >= next_beat
+            try:
+                if not self._check(refresh=refresh):
+                    return
+                if refresh:
+                    next_beat = time.monotonic() + self.heartbeat_interval
+            except _GuardTimeout:
+                continue  # another process holds the guard: next time
+            except (OSError, ResearchError) as exc:
+                self._warn_once(f"the session lock {self.path} could not be kept up to date: "
+                                f"{exc}; retrying")
+            except Exception as exc:  # the thread must outlive any surprise
+                self._warn_once(f"the session lock's keep-alive failed: {exc!r}; retrying")
+
+    def _check(self, *, refresh: bool) -> bool:
+        """Read the lock file; rewrite our record if it is due (`refresh`) or was
+        tampered with; record a takeover. Returns whether the lock is still ours."""
+        with self._mutex:
+            if self._token is None or self.lost.is_set():
+                return False
+            found = self._read_quietly()
+            if found.info is not None and found.info.lock_token != self._token:
+                self._lose(found.info)
+                return False
+            if not refresh and found.info == self._record:
+                return True
+            self._same_directory()
+            with self._guard.held(min(GUARD_TIMEOUT_SECONDS, 2.0)):
+                found = self._read_quietly()  # again, under the guard: it may have changed
+                if found.info is not None and found.info.lock_token != self._token:
+                    self._lose(found.info)
+                    return False
+                assert self._record is not None
+                record = self._record
+                if refresh:
+                    record = record.model_copy(update={"heartbeat": self._clock()})
+                repair = self._repair_kind(found)
+                if repair is not None and found.kind == "not_regular" and os.path.isdir(self.path):
+                    os.rmdir(self.path)  # an empty directory goes; a full one raises (warned)
+                self._write(record)
+                self._record = record
+            if repair is not None:
+                fields: dict[str, object] = {"repair": repair}
+                if found.info is not None:
+                    fields.update(found_pid=found.info.pid, found_host=found.info.host)
+                self._notify("lock_repaired", fields)
+            return True
+
+    def _same_directory(self) -> None:
+        """Refuse to write when the session directory was deleted or replaced (by a link to
+        the user's files, say): a lock is never written anywhere else."""
+        try:
+            now = os.lstat(self.path.parent)
+            same = stat.S_ISDIR(now.st_mode) and (now.st_dev, now.st_ino) == self._dir
+        except OSError:
+            same = False
+        if not same:
+            raise LockFileError(f"the session directory {self.path.parent} was deleted or "
+                                "replaced; the lock is not written there")
+
+    def _read_quietly(self) -> FoundLock:
+        try:
+            return read_lock_file(self.path)
+        except LockFileError as exc:  # unreadable now: rewritten like junk
+            return FoundLock("not_regular", problem=str(exc))
+
+    def _repair_kind(self, found: FoundLock) -> str | None:
+        if found.kind == "ok":
+            return None if found.info == self._record else "changed"
+        return {"missing": "deleted", "junk": "unreadable", "not_regular": "replaced"}[found.kind]
+
+    def _lose(self, holder: LockInfo) -> None:
+        """Another run holds the lock: stop, and stop our agent calls at once (they would
+        write over the new holder's session)."""
+        if self.lost.is_set():
+            return
+        self._holder = holder
+        self.lost.set()
+        self._stop.set()
+        groups = own_agent_groups(self.path.parent)
+        if groups:
+            stop_process_groups(groups, grace=AGENT_STOP_GRACE_SECONDS)
+        self._notify("lock_lost", {"pid": holder.pid, "host": holder.host,
+                                   "holder": holder.describe(self._clock()),
+                                   "stopped_process_groups": sorted(groups)})
+
+    def _warn_once(self, message: str) -> None:
+        if message not in self._warned:
+            self._warned.add(message)
+            self._notify("warning", {"message": message})
+
+    def _notify(self, kind: str, fields: dict[str, object]) -> None:
+        with self._mutex:
+            if self._listener is None:
+                self._pending.append((kind, fields))
+                return
+        self._deliver(kind, fields)
+
+    def _deliver(self, kind: str, fields: dict[str, object]) -> None:
+        if self._listener is not None:
+            with contextlib.suppress(Exception):  # a full disk must not end the keep-alive
+                self._listener(kind, fields)
+
     def _write(self, info: LockInfo) -> None:
+        """Replace the lock file in one rename: a link there is replaced, never followed."""
         atomic_write_text(self.path, info.model_dump_json(indent=2) + "\n")
+
+
+def own_agent_groups(session_dir: Path) -> set[int]:
+    """Process groups of this process's own agent calls in the session: marked as the
+    session's agents, led by a child of ours (another run's agents are not ours to stop)."""
+    own = set()
+    me = os.getpid()
+    for group in agent_process_groups(session_dir):
+        try:
+            fields = Path(f"/proc/{group}/stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 1 and fields[1] == str(me):
+            own.add(group)
+    return own

@@ -229,6 +229,7 @@ def run_session(
                 stop_leftover_agents(acquired.took_over, paths, events)
             else:
                 events.emit("lock_taken", takeover=False, reason=acquired.reason)
+            lock.listen(lambda kind, fields: _emit_quietly(events, kind, **fields))
             events.emit("run_start", resume=settings.resume, phase=state.progress.current_phase.value,
                         agent=the_agent.name, max_iterations=state.config.max_iterations)
             loop = ResearchLoop(state=state, paths=paths, agent=the_agent, templates=templates,
@@ -246,7 +247,7 @@ def run_session(
             events.emit("run_end", outcome="complete", report=paths.relative(paths.report_file))
             return Outcome(state, paths)
     except (ResearchError, Interrupted) as exc:
-        if loop is not None:
+        if loop is not None and not lock.lost.is_set():  # lost: the session is another run's
             _save_quietly(loop)
         _emit_quietly(events, "run_end", error=str(exc) or type(exc).__name__,
                       outcome="interrupted" if isinstance(exc, Interrupted) else "failed")
@@ -266,8 +267,8 @@ def run_session(
         raise RunFailed(f"internal error: {exc!r}; details are in {paths.events_file}; "
                         "the session can be continued with --resume") from exc
     finally:
-        lock.release()
-        _emit_quietly(events, "lock_released")
+        if lock.release():
+            _emit_quietly(events, "lock_released")
         if events is not None:
             events.close()
 

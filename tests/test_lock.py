@@ -1,4 +1,5 @@
-"""SessionLock: acquisition, stale rules, takeover, heartbeat, release, and a real race."""
+"""SessionLock: acquisition, stale rules, takeover, heartbeat, release, the keep-alive thread
+(refresh, repair, loss), the guard file, and real races."""
 
 from __future__ import annotations
 
@@ -7,14 +8,26 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import dead_pid
+from conftest import assert_gone, dead_pid
 
 from research.errors import SessionLockedError
-from research.lock import STALE_AFTER_SECONDS, LockInfo, SessionLock, stale_reason
+from research.lock import (
+    STALE_AFTER_SECONDS,
+    LockFileError,
+    LockInfo,
+    SessionLock,
+    _Guard,
+    own_agent_groups,
+    pid_running,
+    stale_reason,
+)
+from research.orphans import session_marker
 
 REPO = Path(__file__).resolve().parents[1]
 HOST = socket.gethostname()
@@ -27,6 +40,22 @@ def child_env() -> dict[str, str]:
 @pytest.fixture
 def lock_path(tmp_path: Path) -> Path:
     return tmp_path / ".research" / "demo" / "research.lock.json"
+
+
+@pytest.fixture(autouse=True)
+def released(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every lock a test takes is released at its end, so no keep-alive thread outlives it."""
+    taken: list[SessionLock] = []
+    acquire = SessionLock.acquire
+
+    def tracked(self: SessionLock, *, force: bool = False):  # type: ignore[no-untyped-def]
+        taken.append(self)
+        return acquire(self, force=force)
+
+    monkeypatch.setattr(SessionLock, "acquire", tracked)
+    yield
+    for lock in taken:
+        lock.release()
 
 
 def write_lock(path: Path, **fields: object) -> dict[str, object]:
@@ -127,9 +156,49 @@ def test_corrupt_lock_file_is_taken_over(lock_path: Path, content: bytes) -> Non
     assert lock.read() == got.info
 
 
-def test_extra_field_is_corrupt(lock_path: Path) -> None:
-    write_lock(lock_path, owner="someone")
-    assert SessionLock(lock_path).read() is None
+def test_an_unknown_extra_field_is_ignored_and_the_live_holder_honoured(lock_path: Path) -> None:
+    write_lock(lock_path, owner="someone", version=7)
+    info = SessionLock(lock_path).read()
+    assert info is not None and info.pid == os.getpid()
+    with pytest.raises(SessionLockedError, match=f"locked by pid {os.getpid()} "):
+        SessionLock(lock_path).acquire()
+
+
+def test_an_unknown_extra_field_with_a_dead_pid_is_taken_over(lock_path: Path) -> None:
+    pid = dead_pid()
+    write_lock(lock_path, pid=pid, owner="someone")
+    got = SessionLock(lock_path).acquire()
+    assert got.reason == f"pid {pid} is not running"
+
+
+@pytest.mark.parametrize("text", [
+    '"heartbeat": NaN', '"heartbeat": Infinity', '"heartbeat": -Infinity', '"heartbeat": 1e400',
+    '"created": NaN',
+], ids=["nan", "inf", "-inf", "overflowing", "created-nan"])
+def test_a_lock_with_nan_or_infinite_times_is_junk(lock_path: Path, text: str) -> None:
+    data = write_lock(lock_path)
+    key = text.split(":")[0].strip('"')
+    raw = json.dumps({k: v for k, v in data.items() if k != key})
+    lock_path.write_text(raw[:-1] + ", " + text + "}", encoding="utf-8")
+    lock = SessionLock(lock_path)
+    assert lock.read() is None
+    assert lock.acquire().reason == "unreadable lock file"
+
+
+def test_huge_negative_and_future_times_never_overflow(lock_path: Path, live_pid: int) -> None:
+    now = time.time()
+    write_lock(lock_path, pid=live_pid, created=1e20)
+    with pytest.raises(SessionLockedError) as err:
+        SessionLock(lock_path).acquire()
+    assert "started at 1e+20 (not a valid time)" in str(err.value)
+    write_lock(lock_path, pid=live_pid, created=-1e20, heartbeat=-1e20)
+    assert SessionLock(lock_path, clock=lambda: now).acquire().reason.startswith("heartbeat is ")
+    write_lock(lock_path, pid=live_pid, host="elsewhere", heartbeat=1e20)
+    got = SessionLock(lock_path, clock=lambda: now).acquire()
+    assert got.reason is not None and got.reason.endswith("min in the future")
+    write_lock(lock_path, pid=10**30)
+    assert SessionLock(lock_path).acquire().reason == f"pid {10**30} is not running"
+    assert not pid_running(-5) and not pid_running(2**63)
 
 
 def test_release_by_non_holder_keeps_the_file(lock_path: Path) -> None:
@@ -177,18 +246,273 @@ def test_heartbeat_reports_a_lost_lock(lock_path: Path) -> None:
     assert not lock_path.exists()
 
 
-def test_keep_alive_refreshes_and_exits_at_once(lock_path: Path) -> None:
-    lock = SessionLock(lock_path)
-    first = lock.acquire().info.heartbeat
-    with lock.keep_alive(0.05):
-        time.sleep(0.3)
-    info = lock.read()
-    assert info is not None and info.heartbeat > first
+# ------------------------------------------------------------------ the keep-alive thread
 
+
+def wait_for(check: Callable[[], bool], within: float = 5.0) -> None:
+    deadline = time.monotonic() + within
+    while not check():
+        assert time.monotonic() < deadline, "not within the time allowed"
+        time.sleep(0.01)
+
+
+class Heard:
+    """A listener that keeps the lock's events."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, dict[str, object]]] = []
+        self.mutex = threading.Lock()
+
+    def __call__(self, kind: str, fields: dict[str, object]) -> None:
+        with self.mutex:
+            self.events.append((kind, fields))
+
+    def of(self, kind: str) -> list[dict[str, object]]:
+        with self.mutex:
+            return [fields for k, fields in self.events if k == kind]
+
+
+def keep_alive_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name.startswith("research-lock-")]
+
+
+def test_the_keep_alive_refreshes_the_heartbeat_between_calls_until_released(
+        lock_path: Path) -> None:
+    lock = SessionLock(lock_path, heartbeat_interval=0.1, check_interval=0.02)
+    first = lock.acquire().info.heartbeat
+    beats = {first}
+    deadline = time.monotonic() + 10
+    while len(beats) < 4:  # nobody calls anything: the thread alone refreshes it
+        assert time.monotonic() < deadline, beats
+        info = lock.read()
+        if info is not None:
+            beats.add(info.heartbeat)
+        time.sleep(0.02)
+    assert lock.read() is not None and lock.read().created == first  # type: ignore[union-attr]
     started = time.monotonic()
-    with lock.keep_alive(60):
-        pass
+    assert lock.release() is True
     assert time.monotonic() - started < 1
+    assert not lock_path.exists() and keep_alive_threads() == []
+
+
+def test_release_stops_a_keep_alive_with_long_intervals_at_once(lock_path: Path) -> None:
+    lock = SessionLock(lock_path)  # the product's intervals: 30 s and 1 s
+    assert (lock.heartbeat_interval, lock.check_interval) == (30.0, 1.0)
+    lock.acquire()
+    assert len(keep_alive_threads()) == 1
+    started = time.monotonic()
+    lock.release()
+    assert time.monotonic() - started < 1 and keep_alive_threads() == []
+
+
+@pytest.mark.parametrize(("damage", "repair"), [
+    ("other pid", "changed"), ("other host", "changed"), ("older heartbeat", "changed"),
+    ("deleted", "deleted"), ("junk", "unreadable"), ("empty directory", "replaced"),
+    ("link outside", "replaced"), ("fifo", "replaced"),
+])
+def test_our_record_changed_or_replaced_is_written_back_and_reported(
+        lock_path: Path, tmp_path: Path, live_pid: int, damage: str, repair: str) -> None:
+    heard = Heard()
+    lock = SessionLock(lock_path, heartbeat_interval=60, check_interval=0.02)
+    lock.listen(heard)
+    ours = lock.acquire().info
+    victim = tmp_path / "victim.json"
+    victim.write_text("not to be touched\n")
+    data = json.loads(lock_path.read_text())
+    if damage == "other pid":
+        lock_path.write_text(json.dumps({**data, "pid": live_pid}))
+    elif damage == "other host":
+        lock_path.write_text(json.dumps({**data, "host": "elsewhere"}))
+    elif damage == "older heartbeat":
+        lock_path.write_text(json.dumps({**data, "heartbeat": data["heartbeat"] - 7200}))
+    elif damage == "deleted":
+        lock_path.unlink()
+    elif damage == "junk":
+        lock_path.write_text("{garbage")
+    else:
+        lock_path.unlink()
+        if damage == "empty directory":
+            lock_path.mkdir()
+        elif damage == "link outside":
+            lock_path.symlink_to(victim)
+        else:
+            os.mkfifo(lock_path)
+    wait_for(lambda: heard.of("lock_repaired") != [])
+    (fields, *_) = heard.of("lock_repaired")
+    assert fields["repair"] == repair
+    if damage == "other pid":
+        assert fields["found_pid"] == live_pid
+    assert not lock_path.is_symlink() and lock.read() == ours
+    assert victim.read_text() == "not to be touched\n"
+    assert not lock.lost.is_set()
+    lock.check_owned()
+    assert lock.release() is True and not lock_path.exists()
+
+
+@pytest.mark.parametrize("change", ["deleted", "linked to the user's files"])
+def test_nothing_is_written_when_the_session_directory_is_gone_or_replaced(
+        lock_path: Path, tmp_path: Path, change: str) -> None:
+    heard = Heard()
+    lock = SessionLock(lock_path, heartbeat_interval=0.05, check_interval=0.02)
+    lock.listen(heard)
+    lock.acquire()
+    session = lock_path.parent
+    users = tmp_path / "users-files"
+    users.mkdir()
+    (users / "notes.txt").write_text("mine\n")
+    session.rename(tmp_path / "moved-away")
+    if change != "deleted":
+        session.symlink_to(users, target_is_directory=True)
+    wait_for(lambda: heard.of("warning") != [])
+    time.sleep(0.2)  # several refreshes that must not write
+    (warning,) = heard.of("warning")
+    assert "was deleted or replaced; the lock is not written there" in str(warning["message"])
+    assert sorted(p.name for p in users.iterdir()) == ["notes.txt"]
+    assert os.path.lexists(session) == (change != "deleted")
+    assert lock.release() is False
+    assert sorted(p.name for p in users.iterdir()) == ["notes.txt"]
+
+
+def test_a_takeover_is_noticed_reported_and_stops_only_our_own_agents(
+        lock_path: Path) -> None:
+    heard = Heard()
+    lock = SessionLock(lock_path, heartbeat_interval=60, check_interval=0.02)
+    lock.listen(heard)
+    lock.acquire()
+    marked = {**os.environ, **session_marker(lock_path.parent)}
+    sleeper = [sys.executable, "-c", "import time; time.sleep(60)"]
+    # Our agent call: our child, in a process group of its own, marked as the session's.
+    ours = subprocess.Popen(sleeper, env=marked, start_new_session=True)
+    # Another run's agent: marked as the session's too, but not our child.
+    spawned = subprocess.run(
+        [sys.executable, "-c", "import subprocess, sys; print(subprocess.Popen(sys.argv[1:], "
+         "start_new_session=True, stdout=-3, stderr=-3).pid)", *sleeper], env=marked,
+        capture_output=True, text=True, check=True)
+    theirs = int(spawned.stdout)
+    try:
+        wait_for(lambda: ours.pid in own_agent_groups(lock_path.parent))
+        assert theirs not in own_agent_groups(lock_path.parent)
+        usurper = SessionLock(lock_path, heartbeat_interval=60, check_interval=60)
+        usurper.acquire(force=True)
+        wait_for(lambda: lock.lost.is_set(), within=3)
+        assert ours.wait(timeout=5) != 0  # stopped
+        assert pid_running(theirs)
+        with pytest.raises(SessionLockedError, match=r"^session 'demo' was taken over by pid "
+                           rf"{os.getpid()} on host {HOST}, .* while this run was going"):
+            lock.check_owned()
+        wait_for(lambda: heard.of("lock_lost") != [])
+        (lost,) = heard.of("lock_lost")
+        assert lost["stopped_process_groups"] == [ours.pid]
+        assert lock.release() is False
+        assert lock.read() == usurper.read()  # the new holder's lock stays
+    finally:
+        ours.kill()
+        ours.wait()
+        os.kill(theirs, 9)
+    assert_gone(theirs)
+
+
+def test_check_owned_notices_a_takeover_before_the_thread_does(lock_path: Path) -> None:
+    lock = SessionLock(lock_path, check_interval=60)
+    lock.acquire()
+    lock.check_owned()
+    SessionLock(lock_path, check_interval=60).acquire(force=True)
+    with pytest.raises(SessionLockedError, match="was taken over by pid"):
+        lock.check_owned()
+    assert lock.heartbeat() is False
+
+
+def test_what_happened_before_the_listener_is_told_to_it(lock_path: Path) -> None:
+    lock = SessionLock(lock_path, heartbeat_interval=60, check_interval=60)
+    lock.acquire()
+    lock_path.unlink()
+    assert lock.heartbeat() is True and lock_path.exists()
+    heard = Heard()
+    lock.listen(heard)
+    assert [kind for kind, _ in heard.events] == ["lock_repaired"]
+
+
+# ------------------------------------------------------------------ not a file
+
+
+def a_stale_lock(path: Path) -> str:
+    text = json.dumps({"lock_token": "feedfacefeedface", "pid": dead_pid(), "host": HOST,
+                       "created": 1.0, "heartbeat": 1.0})
+    path.write_text(text)
+    return text
+
+
+@pytest.mark.parametrize("where", ["lock", "guard"])
+@pytest.mark.parametrize("kind", ["directory", "link", "fifo"])
+def test_a_lock_or_guard_that_is_no_file_is_refused_and_never_followed(
+        lock_path: Path, tmp_path: Path, where: str, kind: str) -> None:
+    victim = tmp_path / "victim.json"
+    before = a_stale_lock(victim)  # followed, it would be taken over and rewritten
+    lock = SessionLock(lock_path)
+    target = lock_path if where == "lock" else lock.guard_path
+    target.parent.mkdir(parents=True)
+    if kind == "directory":
+        target.mkdir()
+    elif kind == "link":
+        target.symlink_to(victim)
+    else:
+        os.mkfifo(target)
+    with pytest.raises(LockFileError) as err:
+        lock.acquire()
+    what = {"directory": "a directory", "link": "a symbolic link", "fifo": "a FIFO"}[kind]
+    name = "lock file" if where == "lock" else "lock guard file"
+    message = str(err.value)
+    assert message.startswith(f"the {name} {target} is {what}")
+    assert message.endswith("run again") and "remove" in message
+    assert victim.read_text() == before
+    assert os.path.lexists(target) and lock.token is None
+
+
+def test_the_guard_file_is_deleted_after_each_use(lock_path: Path) -> None:
+    lock = SessionLock(lock_path)
+    lock.guard_path.parent.mkdir(parents=True)
+    lock.guard_path.write_text("")  # left by an older version: used, then deleted
+    lock.acquire()
+    assert not lock.guard_path.exists()
+    assert lock.heartbeat() is True
+    assert not lock.guard_path.exists()
+    lock.release()
+    assert not lock.guard_path.exists() and not lock_path.exists()
+
+
+COUNTER = """
+import pathlib, sys, time
+from research.lock import _Guard
+
+guard, counter, start, rounds = sys.argv[1], pathlib.Path(sys.argv[2]), sys.argv[3], sys.argv[4]
+while not pathlib.Path(start).exists():
+    time.sleep(0.002)
+for _ in range(int(rounds)):
+    with _Guard(pathlib.Path(guard)).held(60):
+        value = int(counter.read_text())
+        time.sleep(0.0005)
+        counter.write_text(str(value + 1))
+"""
+
+
+def test_the_guard_excludes_although_its_file_is_deleted_at_every_release(
+        tmp_path: Path) -> None:
+    guard, counter, start = tmp_path / "g.lock", tmp_path / "counter", tmp_path / "start"
+    counter.write_text("0")
+    workers = [subprocess.Popen([sys.executable, "-c", COUNTER, str(guard), str(counter),
+                                 str(start), "30"], env=child_env()) for _ in range(6)]
+    start.touch()
+    try:
+        assert [w.wait(timeout=120) for w in workers] == [0] * 6
+    finally:
+        for w in workers:
+            w.kill()
+            w.wait()
+    assert counter.read_text() == "180"  # no increment lost: never two holders at once
+    assert not guard.exists()
+    with _Guard(guard).held(1):
+        assert guard.exists()
+    assert not guard.exists()
 
 
 NOW = 1_800_000_000.0
@@ -273,3 +597,4 @@ def test_race_of_twenty_processes_has_one_winner(tmp_path: Path, lock_path: Path
     assert all(p.returncode == 0 for p in racers)
     assert sorted(outputs) == ["locked"] * 19 + ["won"]
     assert not lock_path.exists()
+    assert not lock_path.with_name(lock_path.name + ".lock").exists()

@@ -14,11 +14,7 @@ from research.engine.outcome import Failed, Ok, Outcome
 from research.engine.phases import FINAL_PHASES, SPECS, verdict_files
 from research.errors import PhaseFailed
 from research.orphans import session_marker
-from research.settings import (
-    HEARTBEAT_INTERVAL_SECONDS,
-    MAX_PHASE_RECOVERIES,
-    MAX_TRANSIENT_ATTEMPTS,
-)
+from research.settings import MAX_PHASE_RECOVERIES, MAX_TRANSIENT_ATTEMPTS
 from research.state import Phase, PhaseUsage, StopReason
 
 T = TypeVar("T")
@@ -279,14 +275,14 @@ class PhaseRunner:
                 context=context,
                 env=session_marker(ctx.paths.session_dir),
             )
+            if ctx.lock is not None:  # taken over by another run: stop (exit 3)
+                ctx.lock.check_owned()
             kept = ctx.keep_files(phase, context.get("topic_slug") or None)
             before = ctx.now()
             with workspace.watch_for_stray_files(ctx.paths, ctx.events, phase.value):
-                if ctx.lock is not None:
-                    with ctx.lock.keep_alive(HEARTBEAT_INTERVAL_SECONDS):
-                        result = ctx.run_agent(call, phase, kept)  # then research/guard.py
-                else:
-                    result = ctx.run_agent(call, phase, kept)  # then research/guard.py's checks
+                result = ctx.run_agent(call, phase, kept)  # then research/guard.py's checks
+            if ctx.lock is not None:  # the lock's keep-alive stopped this call's agent
+                ctx.lock.check_owned()
             if ctx.cancelled.is_set():
                 raise Cancelled
             repaired = ctx.restore_state_file()

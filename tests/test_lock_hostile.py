@@ -1,0 +1,335 @@
+"""The session lock against hostile files and runs, through the real CLI: a lock with an
+unknown field, a lock or guard that is a directory, a link or a FIFO, NaN and huge times,
+an agent that rewrites the lock during its call, heartbeats during short calls, and a run
+whose lock is taken over while its agent works."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import REPO, alive, assert_gone, dead_pid, read_json, read_jsonl
+
+import research.lock
+
+HOST = socket.gethostname()
+QUESTION = "How do heat pumps perform in cold climates?"
+SESSION = Path(".research") / "lk"
+LOCK = SESSION / "research.lock.json"
+GUARD = SESSION / "research.lock.json.lock"
+FAKE = Path(__file__).parent / "fake_agents" / "fake_opencode.py"
+
+# An agent for --agent-cmd: it does the phase's work through the fake agent (mode "agent"),
+# and before that what LOCK_HOOK asks of its RESEARCH call; LOCK_LOG gets the lock file as
+# each call saw it.
+AGENT = r'''
+import json, os, subprocess, sys, time
+
+prompt = sys.stdin.read()
+first = prompt.lstrip().splitlines()[0] if prompt.strip() else ""
+research = first.startswith("# Phase: RESEARCH")
+lock = os.path.join(os.environ["PWD"], ".research", "lk", "research.lock.json")
+hook = os.environ.get("LOCK_HOOK", "")
+
+
+def seen():
+    try:
+        with open(lock, encoding="utf-8") as handle:
+            return json.load(handle)
+    except (OSError, ValueError):
+        return None
+
+
+if os.environ.get("LOCK_LOG"):
+    with open(os.environ["LOCK_LOG"], "a", encoding="utf-8") as handle:
+        handle.write(json.dumps({"first": first, "lock": seen(), "at": time.time()}) + "\n")
+if hook == "other_pid" and research:
+    data = seen()
+    orchestrator = data["pid"]
+    data["pid"] = int(os.environ["OTHER_PID"])
+    with open(lock, "w", encoding="utf-8") as handle:  # in place, as a careless agent would
+        json.dump(data, handle)
+    deadline = time.time() + 20
+    while time.time() < deadline and (seen() or {}).get("pid") != orchestrator:
+        time.sleep(0.05)
+    with open(os.environ["LOCK_AFTER"], "w", encoding="utf-8") as handle:
+        json.dump(seen(), handle)
+if hook == "hang" and research:
+    with open(os.environ["AGENT_PIDFILE"], "w", encoding="utf-8") as handle:
+        handle.write(str(os.getpid()))
+    time.sleep(120)
+sys.exit(subprocess.run([sys.executable, FAKE], input=prompt, text=True).returncode)
+'''
+
+
+@pytest.fixture
+def agent_cmd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The --agent-cmd of the agent above; the fake does real phase work."""
+    script = tmp_path / "agent.py"
+    script.write_text(f"FAKE = {str(FAKE)!r}\n{AGENT}", encoding="utf-8")
+    monkeypatch.setenv("FAKE_OPENCODE_MODE", "agent")
+    return f"{sys.executable} {script}"
+
+
+@pytest.fixture
+def unfinished(run_cli, mock_script) -> Path:
+    """A session whose first run failed (exit 1) and left its state for --resume."""
+    script = mock_script(faults=[{"action": "fail", "phase": "initial_plan"}])
+    result = run_cli("--mock-mode", "--mock-script", str(script), "--name", "lk",
+                     "--breadth", "2", "--depth", "1", QUESTION)
+    assert result.exit_code == 1, result.stderr
+    assert not LOCK.exists() and not GUARD.exists()
+    return LOCK
+
+
+def lock_text(*, pid: int, host: str = HOST, created: float | None = None,
+              heartbeat: float | None = None, **extra: object) -> str:
+    now = time.time()
+    return json.dumps({"lock_token": "feedfacefeedface", "pid": pid, "host": host,
+                       "created": now if created is None else created,
+                       "heartbeat": now if heartbeat is None else heartbeat, **extra})
+
+
+def events(kind: str) -> list[dict[str, Any]]:
+    return [e for e in read_jsonl(SESSION / "events.jsonl") if e["type"] == kind]
+
+
+def one_line(stderr: str) -> str:
+    (line,) = stderr.strip().splitlines()
+    assert "internal error" not in line and "Traceback" not in stderr
+    return line
+
+
+# ------------------------------------------------------------------ unknown fields, odd times
+
+
+def test_a_live_holders_lock_with_an_unknown_field_is_honoured(
+        unfinished: Path, live_pid: int, run_cli) -> None:
+    before = lock_text(pid=live_pid, owner="a newer version", priority=3)
+    unfinished.write_text(before)
+    result = run_cli("--mock-mode", "--name", "lk", "--resume")
+    assert result.exit_code == 3
+    line = one_line(result.stderr)
+    assert f"locked by pid {live_pid} on host {HOST}" in line and "--force-resume" in line
+    assert unfinished.read_text() == before
+
+
+def test_a_dead_holders_lock_with_an_unknown_field_is_taken_over(
+        unfinished: Path, run_cli) -> None:
+    pid = dead_pid()
+    unfinished.write_text(lock_text(pid=pid, owner="someone"))
+    result = run_cli("--mock-mode", "--name", "lk", "--resume")
+    assert result.exit_code == 0, result.stderr
+    (taken,) = [e for e in events("lock_taken") if e["takeover"]]
+    assert taken["reason"] == f"pid {pid} is not running" and taken["previous_pid"] == pid
+    assert not LOCK.exists() and not GUARD.exists()
+
+
+@pytest.mark.parametrize(("case", "exit_code", "expected"), [
+    ("created 1e20, live", 3, "started at 1e+20 (not a valid time)"),
+    ("created -1e20, live", 3, "started at -1e+20 (not a valid time)"),
+    ("heartbeat 1e20, another host", 0, "min in the future"),
+    ("heartbeat -1e20, live", 0, "min old"),
+    ("heartbeat NaN, live", 0, "unreadable lock file"),
+    ("heartbeat 1e400, live", 0, "unreadable lock file"),
+    ("pid 1e30", 0, "is not running"),
+])
+def test_nan_huge_and_negative_lock_values_never_overflow(
+        unfinished: Path, live_pid: int, run_cli, case: str, exit_code: int,
+        expected: str) -> None:
+    text = {
+        "created 1e20, live": lock_text(pid=live_pid, created=1e20),
+        "created -1e20, live": lock_text(pid=live_pid, created=-1e20),
+        "heartbeat 1e20, another host": lock_text(pid=live_pid, host="elsewhere",
+                                                  heartbeat=1e20),
+        "heartbeat -1e20, live": lock_text(pid=live_pid, heartbeat=-1e20),
+        "heartbeat NaN, live": lock_text(pid=live_pid, heartbeat=float("nan")),
+        "heartbeat 1e400, live": lock_text(pid=live_pid).replace('"heartbeat": ',
+                                                                 '"heartbeat": 1e400, "x": '),
+        "pid 1e30": lock_text(pid=10**30),
+    }[case]
+    unfinished.write_text(text)
+    result = run_cli("--mock-mode", "--name", "lk", "--resume")
+    assert result.exit_code == exit_code, result.stderr
+    if exit_code == 3:
+        line = one_line(result.stderr)
+        assert expected in line and f"pid {live_pid}" in line
+    else:
+        (taken,) = events("lock_taken")[-1:]
+        assert expected in taken["reason"], taken
+
+
+# ------------------------------------------------------------------ not a file
+
+
+def make(kind: str, path: Path, victim: Path) -> None:
+    path.unlink(missing_ok=True)
+    if kind == "directory":
+        path.mkdir()
+        (path / "inside").write_text("x")
+    elif kind == "link":
+        path.symlink_to(victim)
+    else:
+        os.mkfifo(path)
+
+
+@pytest.mark.parametrize("where", ["lock", "guard"])
+@pytest.mark.parametrize("kind", ["directory", "link", "fifo"])
+def test_a_lock_or_guard_that_is_no_file_exits_2_with_one_line(
+        unfinished: Path, tmp_path: Path, isolated: Path, where: str, kind: str) -> None:
+    """In a child process with a timeout: a FIFO opened blocking would hang for ever."""
+    victim = tmp_path / "outside.json"  # a stale lock: followed, it would be taken over
+    victim.write_text(lock_text(pid=dead_pid()))
+    before = victim.read_bytes()
+    target = LOCK if where == "lock" else GUARD
+    make(kind, target, victim)
+    state = (SESSION / "state.json").read_bytes()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RESEARCH_")}
+    done = subprocess.run(
+        [sys.executable, str(REPO / "research.py"), "--mock-mode", "--name", "lk", "--resume"],
+        cwd=isolated, env={**env, "RESEARCH_VERIFY_SOURCES": "0"}, capture_output=True,
+        text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    line = one_line(done.stderr)
+    what = {"directory": "a directory", "link": "a symbolic link", "fifo": "a FIFO"}[kind]
+    assert f"{target.name} is {what}" in line and "remove" in line, line
+    if kind == "directory":
+        assert "remove the directory" in line
+    assert victim.read_bytes() == before
+    assert (SESSION / "state.json").read_bytes() == state
+    assert os.path.lexists(target)
+
+
+# ------------------------------------------------------------------ during a run
+
+
+def test_an_agent_that_rewrites_the_lock_pid_is_repaired_and_the_run_finishes(
+        agent_cmd: str, tmp_path: Path, live_pid: int, run_cli,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LOCK_HOOK", "other_pid")
+    monkeypatch.setenv("OTHER_PID", str(live_pid))
+    monkeypatch.setenv("LOCK_AFTER", str(tmp_path / "after.json"))
+    result = run_cli("--agent-cmd", agent_cmd, "--name", "lk", "--breadth", "1",
+                     "--depth", "1", QUESTION)
+    assert result.exit_code == 0, result.stderr
+    (repaired,) = events("lock_repaired")
+    assert repaired["repair"] == "changed" and repaired["found_pid"] == live_pid
+    after = read_json(tmp_path / "after.json")  # what the agent saw, still in its call
+    assert after["pid"] == os.getpid() and after["host"] == HOST
+    assert events("lock_released") and not LOCK.exists() and not GUARD.exists()
+
+    again = run_cli("--agent-cmd", agent_cmd, "--name", "lk", "--resume")
+    assert again.exit_code == 0, again.stderr
+    assert "already complete" in again.stderr + again.stdout
+
+
+def test_the_heartbeat_is_refreshed_while_calls_are_short(
+        agent_cmd: str, tmp_path: Path, run_cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The product refreshes every 30 s; here every 0.25 s (the SessionLock's default
+    interval, patched in this process), so a run of short calls lasts several intervals."""
+    monkeypatch.setattr(research.lock, "HEARTBEAT_INTERVAL_SECONDS", 0.25)
+    monkeypatch.setattr(research.lock, "CHECK_INTERVAL_SECONDS", 0.05)
+    monkeypatch.setenv("LOCK_LOG", str(tmp_path / "seen.jsonl"))
+    started = time.time()
+    result = run_cli("--agent-cmd", agent_cmd, "--name", "lk", "--breadth", "1",
+                     "--depth", "1", QUESTION)
+    assert result.exit_code == 0, result.stderr
+    seen = read_jsonl(tmp_path / "seen.jsonl")
+    assert len(seen) >= 5
+    locks = [s["lock"] for s in seen]
+    assert all(lock["pid"] == os.getpid() for lock in locks)
+    assert len({lock["created"] for lock in locks}) == 1  # one acquisition
+    beats = [lock["heartbeat"] for lock in locks]
+    assert beats == sorted(beats) and beats[-1] > beats[0] >= started
+    assert beats[-1] > locks[0]["created"]
+
+
+@pytest.mark.parametrize("parallel", ["1", "2"])
+def test_a_run_whose_lock_is_taken_over_stops_at_once_with_exit_3(
+        agent_cmd: str, tmp_path: Path, isolated: Path, live_pid: int, parallel: str) -> None:
+    pidfile = tmp_path / "agent.pid"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RESEARCH_")}
+    env.update(RESEARCH_VERIFY_SOURCES="0", LOCK_HOOK="hang", AGENT_PIDFILE=str(pidfile))
+    run = subprocess.Popen(
+        [sys.executable, str(REPO / "research.py"), "--agent-cmd", agent_cmd, "--name", "lk",
+         "--breadth", "1", "--depth", "1", "--parallel", parallel, "--quiet", QUESTION],
+        cwd=isolated, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not pidfile.exists() or not pidfile.read_text():
+            assert run.poll() is None, run.communicate()
+            assert time.monotonic() < deadline, "the research call did not start"
+            time.sleep(0.05)
+        agent = int(pidfile.read_text())
+        ours = read_json(LOCK)
+        state = (SESSION / "state.json").read_bytes()
+        # Another run (say --force-resume in a second terminal) takes the session over.
+        theirs = json.loads(lock_text(pid=live_pid, created=ours["created"]))
+        theirs["lock_token"] = "0123456789abcdef"
+        (SESSION / "takeover.tmp").write_text(json.dumps(theirs))
+        os.replace(SESSION / "takeover.tmp", LOCK)
+        taken_at = time.monotonic()
+        _, stderr = run.communicate(timeout=30)
+        took = time.monotonic() - taken_at
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.communicate()
+    assert run.returncode == 3, stderr
+    assert took < 8, took
+    line = one_line(stderr)
+    assert line.startswith("research.py: error: session 'lk' was taken over by "
+                           f"pid {live_pid} on host {HOST}"), line
+    assert_gone(agent)
+    assert read_json(LOCK) == theirs  # the new holder's lock is left alone
+    assert (SESSION / "state.json").read_bytes() == state  # and its session not written
+    (lost,) = events("lock_lost")
+    assert lost["pid"] == live_pid and lost["stopped_process_groups"] == [agent]
+    assert events("lock_released") == []
+    assert not GUARD.exists()
+
+
+def test_no_guard_file_is_left_after_runs_or_refusals(
+        unfinished: Path, live_pid: int, run_cli) -> None:
+    unfinished.write_text(lock_text(pid=live_pid))
+    assert run_cli("--mock-mode", "--name", "lk", "--resume").exit_code == 3
+    assert not GUARD.exists()
+    unfinished.unlink()
+    assert run_cli("--mock-mode", "--name", "lk", "--resume").exit_code == 0
+    assert not GUARD.exists() and not LOCK.exists()
+
+
+def test_sigterm_still_releases_the_lock_and_stops_the_keep_alive(
+        tmp_path: Path, isolated: Path, mock_script: Callable[..., Path]) -> None:
+    script = mock_script(sleep_seconds=30)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RESEARCH_")}
+    env["RESEARCH_VERIFY_SOURCES"] = "0"
+    run = subprocess.Popen(
+        [sys.executable, str(REPO / "tests" / "scripted_cli.py"), "--mock-mode",
+         "--mock-script", str(script), "--name", "lk", "--breadth", "1", "--depth", "1",
+         "--quiet", QUESTION], cwd=isolated, env=env, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not LOCK.exists():
+            assert run.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        time.sleep(0.3)
+        run.send_signal(signal.SIGTERM)
+        run.communicate(timeout=30)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.communicate()
+    assert run.returncode == 143
+    assert not LOCK.exists() and not GUARD.exists()
+    assert not alive(run.pid)
