@@ -68,7 +68,7 @@ def is_real_dir(path: Path) -> bool:
         return False
 
 
-_GUARDED: set[Path] = set()
+_GUARDED_NAMES: set[str] = set()
 _UNLINKED: list[tuple[Path, str]] = []
 _GUARD_LOCK = threading.Lock()
 
@@ -81,7 +81,7 @@ def guard_tree(root: Path) -> None:
     it (see `take_unlinked`); `root` itself being a link, or gone, fails the write (OSError):
     it is not made again behind the run's back."""
     with _GUARD_LOCK:
-        _GUARDED.add(root)
+        _GUARDED_NAMES.add(os.fspath(root))
 
 
 def take_unlinked(*roots: Path) -> list[tuple[Path, str]]:
@@ -96,38 +96,41 @@ def take_unlinked(*roots: Path) -> list[tuple[Path, str]]:
 
 def _check_parents(path: Path) -> None:
     """No directory between a guarded root and `path` may be a link (see guard_tree)."""
-    parent = path.parent
-    with _GUARD_LOCK:
-        roots = [root for root in _GUARDED if root == parent or root in parent.parents]
-    for root in roots:
-        current = root
-        for part in (None, *parent.relative_to(root).parts):
-            if part is not None:
-                current = current / part
+    if not _GUARDED_NAMES:
+        return
+    parent = os.path.dirname(os.fspath(path))
+    chain = [parent]  # parent, its parent, ... up to a guarded root (strings: this is hot)
+    while chain[-1] not in _GUARDED_NAMES:
+        up = os.path.dirname(chain[-1])
+        if up == chain[-1]:
+            return  # not below a guarded root
+        chain.append(up)
+    for current in reversed(chain):
+        is_root = current is chain[-1]
+        try:
+            mode = os.lstat(current).st_mode
+        except (FileNotFoundError, NotADirectoryError):
+            if is_root:
+                raise OSError(errno.ENOENT, f"{current} is gone; nothing is written into a "
+                              "new one", str(path)) from None
+            return  # made as a real directory by the write
+        if stat.S_ISDIR(mode):
+            continue
+        if stat.S_ISREG(mode):
+            return  # a file in the way: the write fails on it, as it would anyway
+        if is_root:
+            raise OSError(errno.ELOOP, f"{current} is not the directory it was; nothing is "
+                          "written through it", str(path))
+        what = "a FIFO" if stat.S_ISFIFO(mode) else "not a directory"
+        if stat.S_ISLNK(mode):
             try:
-                mode = os.lstat(current).st_mode
-            except (FileNotFoundError, NotADirectoryError):
-                if current == root:
-                    raise OSError(errno.ENOENT, f"{root} is gone; nothing is written into a "
-                                  "new one", str(path)) from None
-                break  # made as a real directory by the write
-            if stat.S_ISDIR(mode):
-                continue
-            if stat.S_ISREG(mode):
-                break  # a file in the way: the write fails on it, as it would anyway
-            if current == root:
-                raise OSError(errno.ELOOP, f"{root} is not the directory it was; nothing is "
-                              "written through it", str(path))
-            what = "a FIFO" if stat.S_ISFIFO(mode) else "not a directory"
-            if stat.S_ISLNK(mode):
-                try:
-                    what = f"a symbolic link to {os.readlink(current)}"
-                except OSError:
-                    what = "a symbolic link"
-            current.unlink(missing_ok=True)
-            current.mkdir(exist_ok=True)
-            with _GUARD_LOCK:
-                _UNLINKED.append((current, what))
+                what = f"a symbolic link to {os.readlink(current)}"
+            except OSError:
+                what = "a symbolic link"
+        os.unlink(current)
+        os.mkdir(current)
+        with _GUARD_LOCK:
+            _UNLINKED.append((Path(current), what))
 
 
 def atomic_write_text(path: Path, text: str, *, durable: bool = True) -> None:

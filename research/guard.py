@@ -128,27 +128,29 @@ def remove_temp_files(paths: SessionPaths) -> list[str]:
 
 def _walk(tops: Iterable[Path]) -> Iterator[os.DirEntry[str]]:
     """Every entry under `tops` (not the tops themselves), breadth-first, never following a
-    link, skipping archive/moved-aside (the agent's content, kept as it is)."""
-    queue = deque(top for top in tops if _is_dir(_lstat(top)))
+    link, skipping archive/moved-aside (the agent's content, kept as it is). Cheap: one
+    scandir per directory, no stat of a regular file."""
+    queue = deque(str(top) for top in tops if _is_dir(_lstat(top)))
     seen = 0
     while queue:
         directory = queue.popleft()
         try:
             with os.scandir(directory) as scan:
-                entries = sorted(scan, key=lambda entry: entry.name)
+                entries = list(scan)
         except OSError:
             continue
+        seen += len(entries)
+        if seen > MAX_WALK:
+            return
+        aside = os.path.basename(directory) == "archive"
         for entry in entries:
-            seen += 1
-            if seen > MAX_WALK:
-                return
             yield entry
             try:
                 descend = entry.is_dir(follow_symlinks=False)
             except OSError:
                 continue
-            if descend and not (entry.name == MOVED_ASIDE and directory.name == "archive"):
-                queue.append(Path(entry.path))
+            if descend and not (aside and entry.name == MOVED_ASIDE):
+                queue.append(entry.path)
 
 
 def _is_dir(info: os.stat_result | None) -> bool:
@@ -311,26 +313,28 @@ class WorkspaceGuard:
     def _sweep(self, repairs: list[Repair], replaced: set[Path]) -> None:
         """Links, FIFOs, sockets and devices anywhere, and directories where files belong."""
         paths = self.paths
-        for entry in list(_walk((paths.session_dir, paths.report_dir))):
-            path = Path(entry.path)
+        found: list[Path] = []
+        for entry in _walk((paths.session_dir, paths.report_dir)):
             try:
                 if entry.is_file(follow_symlinks=False):
                     continue
                 if entry.is_dir(follow_symlinks=False) and not (
-                    entry.name.endswith(FILE_SUFFIXES) and self._holds_files(path)
+                    entry.name.endswith(FILE_SUFFIXES) and self._holds_files(Path(entry.path))
                 ):
                     continue
             except OSError:
                 continue
+            found.append(Path(entry.path))
+        for path in sorted(found, key=lambda p: (len(p.parts), p)):
             info = _lstat(path)
             if info is None:
                 continue  # inside a directory moved aside a moment ago
             if self.spare is not None and not _is_dir(info) and self.spare(path):
                 continue
-            found = what_is(path, info)
+            what = what_is(path, info)
             action = self._remove(path, info)
             replaced.add(path)
-            repairs.append(Repair(paths.relative(path), found, action))
+            repairs.append(Repair(paths.relative(path), what, action))
 
     def _holds_files(self, directory: Path) -> bool:
         """Whether `directory` is one where the orchestrator's or the agent's files live
