@@ -15,8 +15,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from pydantic import ValidationError
-
 from research.display import (
     counts_text,
     ended_text,
@@ -32,7 +30,7 @@ from research.display import (
     usage_totals,
 )
 from research.errors import StateError, UsageError
-from research.lock import LockInfo, stale_reason
+from research.lock import LockFileError, read_lock_file, stale_reason
 from research.paths import RESEARCH_DIR, SessionPaths
 from research.state import RWRState, load_state
 
@@ -56,16 +54,17 @@ class LockView:
 def lock_view(paths: SessionPaths, *, now: float | None = None,
               host: str | None = None) -> LockView:
     """Read the lock file (only read it) and judge whether its holder is alive."""
-    try:
-        raw = paths.lock_file.read_bytes()
-    except FileNotFoundError:
+    try:  # never through a link, never blocking on a FIFO an agent left there
+        found = read_lock_file(paths.lock_file)
+    except LockFileError as exc:
+        return LockView("unreadable", str(exc))
+    if found.kind == "missing":
         return LockView("none", "")
-    except OSError as exc:
-        return LockView("unreadable", exc.strerror or str(exc))
-    try:
-        info = LockInfo.model_validate_json(raw)
-    except ValidationError:
+    if found.kind == "not_regular":
+        return LockView("unreadable", found.problem)
+    if found.info is None:
         return LockView("unreadable", f"{paths.lock_file.name} is not a lock file")
+    info = found.info
     now = time.time() if now is None else now
     reason = stale_reason(info, now=now, host=host or socket.gethostname())
     held = f"held by {info.describe(now)}"

@@ -23,6 +23,7 @@ from research.engine.phases import verdict_files
 from research.engine.scheduler import Rules
 from research.engine.topics import TopicPhases
 from research.errors import PlanParseError
+from research.lock import own_agent_groups
 from research.phases import NOT_REGULAR, read_regular
 from research.plan import Topic, TopicStatus, parse_plan, reconcile, render_plan
 from research.state import InFlight, Phase, StopReason
@@ -118,9 +119,10 @@ class ParallelScheduler:
         calls in flight stay recorded in the state, so --resume makes them again."""
         self.ctx.cancelled.set()
         session_dir = self.ctx.paths.session_dir
-        orphans.stop_process_groups(orphans.agent_process_groups(session_dir), grace=2.0)
+        # Only our own agents: after a takeover, the new holder's are not ours to stop.
+        orphans.stop_process_groups(own_agent_groups(session_dir), grace=2.0)
         pool.shutdown(wait=True, cancel_futures=True)
-        orphans.stop_process_groups(orphans.agent_process_groups(session_dir), grace=2.0)
+        orphans.stop_process_groups(own_agent_groups(session_dir), grace=2.0)
 
     def schedule(self, pool: ThreadPoolExecutor) -> None:
         ctx, state = self.ctx, self.ctx.state

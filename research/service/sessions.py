@@ -11,15 +11,14 @@ from __future__ import annotations
 import json
 import os
 import socket
+import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from research.errors import StateError
-from research.lock import LockInfo, stale_reason
+from research.lock import LockFileError, LockInfo, read_lock_file, stale_reason
 from research.paths import SessionPaths, validate_name
 from research.state import RWRState, load_state
 from research.status import LockView, session_names
@@ -367,25 +366,37 @@ def tail_events(path: Path, size: int) -> list[dict[str, Any]]:
 
 
 def read_text(path: Path, limit: int) -> str | None:
+    """At most `limit` bytes of a regular file, never through a link or from a FIFO."""
     try:
-        with path.open("rb") as handle:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(fd, "rb") as handle:
+            fd = -1
             data = handle.read(limit + 1)
     except OSError:
         return None
+    finally:
+        if fd >= 0:
+            os.close(fd)
     if len(data) > limit:
         data = data[:limit]
     return data.decode("utf-8", errors="replace")
 
 
 def _read_lock(paths: SessionPaths) -> tuple[LockInfo | None, str | None]:
-    try:
-        raw = paths.lock_file.read_bytes()
-    except OSError as exc:
-        return None, exc.strerror or str(exc)
-    try:
-        return LockInfo.model_validate_json(raw), None
-    except ValidationError:
-        return None, f"{paths.lock_file.name} is not a lock file"
+    try:  # never through a link, never blocking on a FIFO an agent left there
+        found = read_lock_file(paths.lock_file)
+    except LockFileError as exc:
+        return None, str(exc)
+    if found.kind == "missing":
+        return None, "No such file or directory"
+    if found.info is None:
+        return None, found.problem or f"{paths.lock_file.name} is not a lock file"
+    return found.info, None
 
 
 def read_json(path: Path) -> Any:
