@@ -352,7 +352,7 @@ def _signal_name(signum: int) -> str:
 
 def _setup_logging(verbose: bool, quiet: bool) -> None:
     """Our messages to stderr: every event and INFO/DEBUG with --verbose (libraries stay at
-    WARNING, so filelock's DEBUG lines do not drown them), only errors with --quiet."""
+    WARNING, so their DEBUG lines do not drown them), only errors with --quiet."""
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(message)s",
                         stream=sys.stderr)
     if verbose:

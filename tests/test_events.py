@@ -126,7 +126,7 @@ def test_verbose_logs_every_event_at_debug_and_the_default_does_not(isolated: Pa
     assert verbose.returncode == 0, verbose.stderr
     assert re.search(r" DEBUG phase_start phase=initial_plan", verbose.stderr)
     assert " DEBUG lock_released" in verbose.stderr
-    assert "Attempting to acquire lock" not in verbose.stderr  # filelock stays quiet
+    assert "Attempting to acquire lock" not in verbose.stderr  # no library DEBUG lines
     default = cli(isolated, "--mock-mode", "--name", "calm", "--breadth", "1", "--depth", "1",
                   "Q?")
     assert default.returncode == 0, default.stderr
