@@ -90,15 +90,29 @@ def one_mock_run(breadth: int, depth: int) -> dict[str, Any]:
 
     def listen(events: Any, _state: Any) -> None:
         events.listeners.append(
-            lambda event: marks.append((event["type"], time.perf_counter(), time.process_time())))
+            lambda event: marks.append((event["type"], time.perf_counter(), time.process_time()))
+        )
 
     with tempfile.TemporaryDirectory(prefix="research-bench-") as tmp:
-        settings = Settings(root=Path(tmp), name="bench", topic=QUESTION, breadth=breadth,
-                            depth=depth, mock_mode=True, assume_yes=True, quiet=True,
-                            verify_sources=VERIFY_SOURCES)
+        settings = Settings(
+            root=Path(tmp),
+            name="bench",
+            topic=QUESTION,
+            breadth=breadth,
+            depth=depth,
+            mock_mode=True,
+            assume_yes=True,
+            quiet=True,
+            verify_sources=VERIFY_SOURCES,
+        )
         wall, cpu = time.perf_counter(), time.process_time()
-        outcome = run_session(settings, confirm=lambda _: True, warn=lambda _: None,
-                              on_events=listen, agent=(agent, Clock(sleep=lambda _: None)))
+        outcome = run_session(
+            settings,
+            confirm=lambda _: True,
+            warn=lambda _: None,
+            on_events=listen,
+            agent=(agent, Clock(sleep=lambda _: None)),
+        )
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
         assert outcome.state.progress.is_complete, "the mock run did not finish"
     return {
@@ -111,22 +125,23 @@ def one_mock_run(breadth: int, depth: int) -> dict[str, Any]:
     }
 
 
-def phase_overheads(marks: list[tuple[str, float]],
-                    calls: list[tuple[float, float]]) -> list[float]:
+def phase_overheads(
+    marks: list[tuple[str, float]], calls: list[tuple[float, float]]
+) -> list[float]:
     """Milliseconds each phase spent outside the agent, from its start to the next phase's
     start (so saving state, reconciling the plan and recording decisions are included)."""
     starts = [t for kind, t in marks if kind == "phase_start"]
     end = next(t for kind, t in reversed(marks) if kind == "run_end")
     out = []
     for begin, finish in zip(starts, [*starts[1:], end], strict=True):
-        in_agent = sum(min(b, finish) - max(a, begin) for a, b in calls
-                       if a < finish and b > begin)
+        in_agent = sum(min(b, finish) - max(a, begin) for a, b in calls if a < finish and b > begin)
         out.append((finish - begin - in_agent) * 1000)
     return out
 
 
-def bench_overhead(runs: int, breadth: int = 3, depth: int = 2, *,
-                   warm_up: bool = True) -> dict[str, Any]:
+def bench_overhead(
+    runs: int, breadth: int = 3, depth: int = 2, *, warm_up: bool = True
+) -> dict[str, Any]:
     if warm_up:
         one_mock_run(breadth, depth)  # imports, the templates' first read, the file cache
     results = [one_mock_run(breadth, depth) for _ in range(runs)]
@@ -145,12 +160,32 @@ def bench_overhead(runs: int, breadth: int = 3, depth: int = 2, *,
         "median_overhead_ms": median([ms for r in results for ms in r["wall_ms"]]),
         "median_overhead_cpu_ms": median([ms for r in results for ms in r["cpu_ms"]]),
         "best_run_overhead_ms": min(median(r["wall_ms"]) for r in results),
-        "mean_overhead_ms": median([(r["wall_s"] - r["agent_wall_s"]) * 1000 / phases
-                                    for r in results]),
-        "cli_wall_s": median([timed([sys.executable, str(SCRIPT), "--mock-mode", "--quiet",
-                                     verify_flag(), "--yes", "--name", "bench", "--breadth", str(breadth),
-                                     "--depth", str(depth), QUESTION], fresh_dir=True)
-                              for _ in range(cli_runs)]),
+        "mean_overhead_ms": median(
+            [(r["wall_s"] - r["agent_wall_s"]) * 1000 / phases for r in results]
+        ),
+        "cli_wall_s": median(
+            [
+                timed(
+                    [
+                        sys.executable,
+                        str(SCRIPT),
+                        "--mock-mode",
+                        "--quiet",
+                        verify_flag(),
+                        "--yes",
+                        "--name",
+                        "bench",
+                        "--breadth",
+                        str(breadth),
+                        "--depth",
+                        str(depth),
+                        QUESTION,
+                    ],
+                    fresh_dir=True,
+                )
+                for _ in range(cli_runs)
+            ]
+        ),
     }
 
 
@@ -161,17 +196,29 @@ def timed(argv: list[str], *, fresh_dir: bool = False) -> float:
     """Wall seconds of one child process."""
     with tempfile.TemporaryDirectory(prefix="research-bench-") as tmp:
         started = time.perf_counter()
-        subprocess.run(argv, cwd=tmp if fresh_dir else None, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, check=True)
+        subprocess.run(
+            argv,
+            cwd=tmp if fresh_dir else None,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=True,
+        )
         return time.perf_counter() - started
 
 
 def heavy_imports(*args: str) -> list[str]:
     """Third-party packages `research.py ARGS` imports (from `python -X importtime`)."""
-    proc = subprocess.run([sys.executable, "-X", "importtime", str(SCRIPT), *args],
-                          capture_output=True, text=True, check=True)
-    names = {line.rsplit("|", 1)[-1].strip().split(".")[0]
-             for line in proc.stderr.splitlines() if line.startswith("import time:")}
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", str(SCRIPT), *args],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    names = {
+        line.rsplit("|", 1)[-1].strip().split(".")[0]
+        for line in proc.stderr.splitlines()
+        if line.startswith("import time:")
+    }
     return sorted(names & {"pydantic", "pydantic_core", "rich", "httpx", "filelock", "typer"})
 
 
@@ -201,11 +248,13 @@ def bench_startup(runs: int, *, warm_up: bool = True) -> dict[str, Any]:
 
 # ------------------------------------------------------------------ similarity
 
-WORDS = ("heat pump cold climate efficiency coefficient performance defrost cycle "
-         "refrigerant compressor installation cost subsidy retrofit insulation grid demand "
-         "emissions field trial laboratory standard rating seasonal backup resistance "
-         "ground source air source ductless variable speed inverter Nordic Canadian "
-         "Alaska household survey measurement sensor data model regression uncertainty").split()
+WORDS = (
+    "heat pump cold climate efficiency coefficient performance defrost cycle "
+    "refrigerant compressor installation cost subsidy retrofit insulation grid demand "
+    "emissions field trial laboratory standard rating seasonal backup resistance "
+    "ground source air source ductless variable speed inverter Nordic Canadian "
+    "Alaska household survey measurement sensor data model regression uncertainty"
+).split()
 
 
 def plan_topics(count: int, rng: random.Random) -> list[str]:
@@ -284,8 +333,13 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 def peak_rss_mb(argv: list[str]) -> float:
     """Peak resident set size of one child process running `argv`, in MB."""
     with tempfile.TemporaryDirectory(prefix="research-bench-") as tmp:
-        proc = subprocess.run([sys.executable, "-c", RSS_PROBE, *argv], cwd=tmp,
-                              capture_output=True, text=True, check=True)
+        proc = subprocess.run(
+            [sys.executable, "-c", RSS_PROBE, *argv],
+            cwd=tmp,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
     kilobytes = int(proc.stdout.split()[-1])
     if sys.platform == "darwin":  # ru_maxrss is in bytes there
         kilobytes //= 1024
@@ -293,16 +347,27 @@ def peak_rss_mb(argv: list[str]) -> float:
 
 
 def bench_memory(runs: int, breadth: int = 3, depth: int = 2) -> dict[str, Any]:
-    run = [sys.executable, str(SCRIPT), "--mock-mode", "--quiet", verify_flag(), "--yes",
-           "--name", "bench",
-           "--breadth", str(breadth), "--depth", str(depth), QUESTION]
+    run = [
+        sys.executable,
+        str(SCRIPT),
+        "--mock-mode",
+        "--quiet",
+        verify_flag(),
+        "--yes",
+        "--name",
+        "bench",
+        "--breadth",
+        str(breadth),
+        "--depth",
+        str(depth),
+        QUESTION,
+    ]
     return {
         "runs": runs,
         "breadth": breadth,
         "depth": depth,
         "mock_run_mb": median([peak_rss_mb(run) for _ in range(runs)]),
-        "python_mb": median([peak_rss_mb([sys.executable, "-c", "pass"])
-                             for _ in range(runs)]),
+        "python_mb": median([peak_rss_mb([sys.executable, "-c", "pass"]) for _ in range(runs)]),
     }
 
 
@@ -325,8 +390,9 @@ def cpu_model() -> str | None:
         lines = Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines()
     except OSError:
         return None
-    return next((line.split(":", 1)[1].strip() for line in lines
-                 if line.startswith("model name")), None)
+    return next(
+        (line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")), None
+    )
 
 
 def verdict(value: float, target: float) -> str:
@@ -334,8 +400,7 @@ def verdict(value: float, target: float) -> str:
 
 
 def render(results: dict[str, Any]) -> str:
-    o, s, d, n, m = (results[k] for k in ("overhead", "startup", "duplicate", "novelty",
-                                          "memory"))
+    o, s, d, n, m = (results[k] for k in ("overhead", "startup", "duplicate", "novelty", "memory"))
     t = TARGETS
     lines = [
         f"research.py benchmarks — {results['machine']['date']}, Python "
@@ -360,8 +425,10 @@ def render(results: dict[str, Any]) -> str:
     for label, ms in s["median_ms"].items():
         extra = ""
         if label != "python -c pass":
-            extra = (f"  x{s['ratio_to_python'][label]:.1f} of python, target <= "
-                     f"{t['startup_ms']:.0f} ms  {verdict(ms, t['startup_ms'])}")
+            extra = (
+                f"  x{s['ratio_to_python'][label]:.1f} of python, target <= "
+                f"{t['startup_ms']:.0f} ms  {verdict(ms, t['startup_ms'])}"
+            )
         lines.append(f"  {label:<25} {ms:8.1f} ms{extra}")
     lines += [
         f"  third-party imports: --help {', '.join(s['imports_help']) or 'none'}; "
@@ -382,11 +449,15 @@ def render(results: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true",
-                        help="one small run of everything: a smoke test, not figures to quote")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="one small run of everything: a smoke test, not figures to quote",
+    )
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write results here")
-    parser.add_argument("--no-verify-sources", action="store_true",
-                        help="mock runs without the source check")
+    parser.add_argument(
+        "--no-verify-sources", action="store_true", help="mock runs without the source check"
+    )
     args = parser.parse_args(argv)
     global VERIFY_SOURCES
     VERIFY_SOURCES = not args.no_verify_sources

@@ -84,8 +84,10 @@ def ensure_archive_dir(archive_dir: Path) -> None:
         mode = os.lstat(archive_dir).st_mode
     if not stat.S_ISDIR(mode):
         kind = "a symbolic link" if stat.S_ISLNK(mode) else "not a directory"
-        raise ArchiveTampered(f"{archive_dir} is {kind}; nothing was archived through it; "
-                              "the session can be continued with --resume")
+        raise ArchiveTampered(
+            f"{archive_dir} is {kind}; nothing was archived through it; "
+            "the session can be continued with --resume"
+        )
 
 
 def timestamp(now: datetime) -> str:

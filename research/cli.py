@@ -91,97 +91,215 @@ def _check_source_dirs(value: list[Path] | None) -> list[Path] | None:
 @app.command()
 def main_command(
     ctx: typer.Context,
-    topic: Annotated[str | None, typer.Argument(
-        help="The research topic or question (not needed with --resume, --status, --list).",
-        show_default=False)] = None,
-    name: Annotated[str | None, typer.Option(
-        "--name", help="Session name: .research/NAME/ and reports/NAME/ (default: slug of "
-        "the topic).", show_default=False)] = None,
-    breadth: Annotated[int, typer.Option(
-        min=defaults.BREADTH_RANGE[0], max=defaults.BREADTH_RANGE[1], envvar=ENV["breadth"],
-        help="Max subtopics per topic, and depth-0 topics.")] = defaults.DEFAULT_BREADTH,
-    depth: Annotated[int, typer.Option(
-        min=defaults.DEPTH_RANGE[0], max=defaults.DEPTH_RANGE[1], envvar=ENV["depth"],
-        help="Number of topic levels.")] = defaults.DEFAULT_DEPTH,
-    max_iterations: Annotated[int | None, typer.Option(
-        "--max-iterations", min=1, max=MAX_ITERATIONS, envvar=ENV["max_iterations"],
-        help="RESEARCH-REVIEW cycles (default and minimum: breadth^(depth+1)+5).",
-        show_default=False)] = None,
-    time_budget: Annotated[str | None, typer.Option(
-        "--time", envvar=ENV["time_budget"], metavar="MINUTES|unlimited",
-        callback=_check_time_budget,
-        help="Wall-clock budget for the whole run, in minutes.  [default: unlimited]",
-        show_default=False)] = None,
-    model: Annotated[str | None, typer.Option(
-        envvar=ENV["model"], help=f"Model for plan/research/synthesis.  [default: "
-        f"{defaults.DEFAULT_MODEL}]", show_default=False)] = None,
-    review_model: Annotated[str | None, typer.Option(
-        "--review-model", envvar=ENV["review_model"], help=f"Model for reviews.  [default: "
-        f"{defaults.DEFAULT_REVIEW_MODEL}]", show_default=False)] = None,
-    timeout: Annotated[float | None, typer.Option(
-        envvar=ENV["timeout"], callback=_check_timeout,
-        help="Seconds per agent call.  [default: 1200]", show_default=False)] = None,
-    resume: Annotated[bool, typer.Option("--resume", help="Continue a saved session.")] = False,
-    force_resume: Annotated[bool, typer.Option(
-        "--force-resume", help="Resume and take over the session lock even if it is live.")
-    ] = False,
-    mock_mode: Annotated[bool, typer.Option(
-        "--mock-mode", help="Use the built-in simulated agent: no network, no keys.")] = False,
-    agent: Annotated[defaults.AgentKind, typer.Option(
-        "--agent", envvar=ENV["agent"],
-        help="The agent to drive: opencode, or mock (the same as --mock-mode).  A resumed "
-        "session keeps its own unless one is given.")
-    ] = defaults.AgentKind.OPENCODE,
-    parallel: Annotated[int | None, typer.Option(
-        "--parallel", min=1, max=8, envvar="RESEARCH_PARALLEL",
-        help="Research up to N independent topics at once, each in its own agent process "
-        "(1-8).  [default: 1]", show_default=False)] = None,
-    agent_cmd: Annotated[str | None, typer.Option(
-        "--agent-cmd", envvar=ENV["agent_cmd"],
-        help="Use a generic agent command that reads the prompt on stdin; {model} is "
-        "replaced by the model (e.g. \"claude -p --model {model}\").", show_default=False)
+    topic: Annotated[
+        str | None,
+        typer.Argument(
+            help="The research topic or question (not needed with --resume, --status, --list).",
+            show_default=False,
+        ),
     ] = None,
-    duplicate_threshold: Annotated[float, typer.Option(
-        "--duplicate-threshold", min=0.0, max=1.0, envvar=ENV["duplicate_threshold"],
-        callback=_check_fraction,
-        help="Similarity at which a proposed topic counts as a duplicate.")
+    name: Annotated[
+        str | None,
+        typer.Option(
+            "--name",
+            help="Session name: .research/NAME/ and reports/NAME/ (default: slug of the topic).",
+            show_default=False,
+        ),
+    ] = None,
+    breadth: Annotated[
+        int,
+        typer.Option(
+            min=defaults.BREADTH_RANGE[0],
+            max=defaults.BREADTH_RANGE[1],
+            envvar=ENV["breadth"],
+            help="Max subtopics per topic, and depth-0 topics.",
+        ),
+    ] = defaults.DEFAULT_BREADTH,
+    depth: Annotated[
+        int,
+        typer.Option(
+            min=defaults.DEPTH_RANGE[0],
+            max=defaults.DEPTH_RANGE[1],
+            envvar=ENV["depth"],
+            help="Number of topic levels.",
+        ),
+    ] = defaults.DEFAULT_DEPTH,
+    max_iterations: Annotated[
+        int | None,
+        typer.Option(
+            "--max-iterations",
+            min=1,
+            max=MAX_ITERATIONS,
+            envvar=ENV["max_iterations"],
+            help="RESEARCH-REVIEW cycles (default and minimum: breadth^(depth+1)+5).",
+            show_default=False,
+        ),
+    ] = None,
+    time_budget: Annotated[
+        str | None,
+        typer.Option(
+            "--time",
+            envvar=ENV["time_budget"],
+            metavar="MINUTES|unlimited",
+            callback=_check_time_budget,
+            help="Wall-clock budget for the whole run, in minutes.  [default: unlimited]",
+            show_default=False,
+        ),
+    ] = None,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            envvar=ENV["model"],
+            help=f"Model for plan/research/synthesis.  [default: {defaults.DEFAULT_MODEL}]",
+            show_default=False,
+        ),
+    ] = None,
+    review_model: Annotated[
+        str | None,
+        typer.Option(
+            "--review-model",
+            envvar=ENV["review_model"],
+            help=f"Model for reviews.  [default: {defaults.DEFAULT_REVIEW_MODEL}]",
+            show_default=False,
+        ),
+    ] = None,
+    timeout: Annotated[
+        float | None,
+        typer.Option(
+            envvar=ENV["timeout"],
+            callback=_check_timeout,
+            help="Seconds per agent call.  [default: 1200]",
+            show_default=False,
+        ),
+    ] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="Continue a saved session.")] = False,
+    force_resume: Annotated[
+        bool,
+        typer.Option(
+            "--force-resume", help="Resume and take over the session lock even if it is live."
+        ),
+    ] = False,
+    mock_mode: Annotated[
+        bool,
+        typer.Option("--mock-mode", help="Use the built-in simulated agent: no network, no keys."),
+    ] = False,
+    agent: Annotated[
+        defaults.AgentKind,
+        typer.Option(
+            "--agent",
+            envvar=ENV["agent"],
+            help="The agent to drive: opencode, or mock (the same as --mock-mode).  A resumed "
+            "session keeps its own unless one is given.",
+        ),
+    ] = defaults.AgentKind.OPENCODE,
+    parallel: Annotated[
+        int | None,
+        typer.Option(
+            "--parallel",
+            min=1,
+            max=8,
+            envvar="RESEARCH_PARALLEL",
+            help="Research up to N independent topics at once, each in its own agent process "
+            "(1-8).  [default: 1]",
+            show_default=False,
+        ),
+    ] = None,
+    agent_cmd: Annotated[
+        str | None,
+        typer.Option(
+            "--agent-cmd",
+            envvar=ENV["agent_cmd"],
+            help="Use a generic agent command that reads the prompt on stdin; {model} is "
+            'replaced by the model (e.g. "claude -p --model {model}").',
+            show_default=False,
+        ),
+    ] = None,
+    duplicate_threshold: Annotated[
+        float,
+        typer.Option(
+            "--duplicate-threshold",
+            min=0.0,
+            max=1.0,
+            envvar=ENV["duplicate_threshold"],
+            callback=_check_fraction,
+            help="Similarity at which a proposed topic counts as a duplicate.",
+        ),
     ] = defaults.DEFAULT_DUPLICATE_THRESHOLD,
-    min_novelty: Annotated[float, typer.Option(
-        "--min-novelty", min=0.0, max=1.0, envvar=ENV["min_novelty"], callback=_check_fraction,
-        help="Novelty below which a topic's subtopics are skipped.")
+    min_novelty: Annotated[
+        float,
+        typer.Option(
+            "--min-novelty",
+            min=0.0,
+            max=1.0,
+            envvar=ENV["min_novelty"],
+            callback=_check_fraction,
+            help="Novelty below which a topic's subtopics are skipped.",
+        ),
     ] = defaults.DEFAULT_MIN_NOVELTY,
-    early_termination: Annotated[bool, typer.Option(
-        "--early-termination/--no-early-termination", envvar=ENV["early_termination"],
-        help="Stop research early when new findings stop adding anything new.")
+    early_termination: Annotated[
+        bool,
+        typer.Option(
+            "--early-termination/--no-early-termination",
+            envvar=ENV["early_termination"],
+            help="Stop research early when new findings stop adding anything new.",
+        ),
     ] = defaults.DEFAULT_EARLY_TERMINATION,
-    verify_sources: Annotated[bool, typer.Option(
-        "--verify-sources/--no-verify-sources", envvar=ENV["verify_sources"],
-        help="Fetch every cited page, keep a text snapshot, and check the notes' and the "
-        "report's claims against it.")] = True,
-    allow_private_sources: Annotated[bool, typer.Option(
-        "--allow-private-sources", envvar=ENV["allow_private_sources"],
-        help="Also fetch URLs on loopback, private or link-local addresses (refused by "
-        "default: the agent chooses the URLs).")] = False,
-    sources: Annotated[list[Path] | None, typer.Option(
-        "--sources", metavar="DIR", callback=_check_source_dirs,
-        help="A folder of your own documents (.md, .txt, .html, .pdf) to research and cite "
-        "as file:<path>; repeatable.", show_default=False)] = None,
-    reorganize_archive: Annotated[bool, typer.Option(
-        "--reorganize-archive", help="Group the session's archive by token, then exit.")
+    verify_sources: Annotated[
+        bool,
+        typer.Option(
+            "--verify-sources/--no-verify-sources",
+            envvar=ENV["verify_sources"],
+            help="Fetch every cited page, keep a text snapshot, and check the notes' and the "
+            "report's claims against it.",
+        ),
+    ] = True,
+    allow_private_sources: Annotated[
+        bool,
+        typer.Option(
+            "--allow-private-sources",
+            envvar=ENV["allow_private_sources"],
+            help="Also fetch URLs on loopback, private or link-local addresses (refused by "
+            "default: the agent chooses the URLs).",
+        ),
     ] = False,
-    status: Annotated[bool, typer.Option(
-        "--status", help="Show the session's state, topics and lock holder, then exit.")
+    sources: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--sources",
+            metavar="DIR",
+            callback=_check_source_dirs,
+            help="A folder of your own documents (.md, .txt, .html, .pdf) to research and cite "
+            "as file:<path>; repeatable.",
+            show_default=False,
+        ),
+    ] = None,
+    reorganize_archive: Annotated[
+        bool,
+        typer.Option(
+            "--reorganize-archive", help="Group the session's archive by token, then exit."
+        ),
     ] = False,
-    list_sessions: Annotated[bool, typer.Option(
-        "--list", help="List the sessions in the working directory, then exit.")] = False,
-    yes: Annotated[bool, typer.Option(
-        "--yes", "-y", help="Answer yes to the many-iterations confirmation.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only errors and the "
-                                        "final summary.")] = False,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log DEBUG messages.")
+    status: Annotated[
+        bool,
+        typer.Option(
+            "--status", help="Show the session's state, topics and lock holder, then exit."
+        ),
     ] = False,
-    version: Annotated[bool, typer.Option(
-        "--version", callback=_version, is_eager=True, help="Show the version and exit.")
+    list_sessions: Annotated[
+        bool, typer.Option("--list", help="List the sessions in the working directory, then exit.")
+    ] = False,
+    yes: Annotated[
+        bool, typer.Option("--yes", "-y", help="Answer yes to the many-iterations confirmation.")
+    ] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="Print only errors and the final summary.")
+    ] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log DEBUG messages.")] = False,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Show the version and exit."
+        ),
     ] = False,
 ) -> None:
     """Plan topics, research each breadth-first, review each, then write a cited report."""
@@ -209,39 +327,60 @@ def main_command(
         if agent_cmd is not None and picked_agent:
             if _source(ctx, "agent_cmd") == picked_from:
                 chosen = "--mock-mode" if mock_mode else f"--agent {agent.value}"
-                raise UsageError(f"{chosen} and --agent-cmd each choose the agent; give one "
-                                 "of them")
+                raise UsageError(
+                    f"{chosen} and --agent-cmd each choose the agent; give one of them"
+                )
             if picked_from == "COMMANDLINE":
                 agent_cmd = None  # RESEARCH_AGENT_CMD gives way to --mock-mode / --agent
             else:
                 picked_agent = False  # RESEARCH_AGENT gives way to --agent-cmd
         resuming = resume or force_resume
         settings = build_settings(
-            root=root, name=session_name, topic=topic, resume=resuming,
-            force_resume=force_resume, assume_yes=yes, quiet=quiet, verbose=verbose,
+            root=root,
+            name=session_name,
+            topic=topic,
+            resume=resuming,
+            force_resume=force_resume,
+            assume_yes=yes,
+            quiet=quiet,
+            verbose=verbose,
             # A resumed session keeps what it was started with unless the user says otherwise.
             given=_only_given(
-                ctx, resuming,
-                breadth=breadth, depth=depth, max_iterations=max_iterations, model=model,
-                review_model=review_model, timeout=timeout,
-                parallel=parallel, agent_cmd=agent_cmd,
-                duplicate_threshold=duplicate_threshold, min_novelty=min_novelty,
-                early_termination=early_termination, verify_sources=verify_sources,
+                ctx,
+                resuming,
+                breadth=breadth,
+                depth=depth,
+                max_iterations=max_iterations,
+                model=model,
+                review_model=review_model,
+                timeout=timeout,
+                parallel=parallel,
+                agent_cmd=agent_cmd,
+                duplicate_threshold=duplicate_threshold,
+                min_novelty=min_novelty,
+                early_termination=early_termination,
+                verify_sources=verify_sources,
                 allow_private_sources=allow_private_sources,
                 source_dirs=tuple(sources) if sources else None,
-            ) | ({"mock_mode": mock_mode or agent is defaults.AgentKind.MOCK}
-                 if picked_agent else {})
+            )
+            | ({"mock_mode": mock_mode or agent is defaults.AgentKind.MOCK} if picked_agent else {})
             # "unlimited" is a value too (None), which a resumed session must take.
-            | ({"time_budget_minutes": _time_budget(time_budget)}
-               if time_budget is not None else {}),
+            | (
+                {"time_budget_minutes": _time_budget(time_budget)}
+                if time_budget is not None
+                else {}
+            ),
         )
         _run(settings)
     except ResearchError as exc:
         typer.echo(f"research.py: error: {exc}", err=True)
         raise typer.Exit(exc.exit_code) from None
     except Interrupted as exc:
-        typer.echo(f"research.py: interrupted by {_signal_name(exc.signum)}; state saved, "
-                   "continue with --resume", err=True)
+        typer.echo(
+            f"research.py: interrupted by {_signal_name(exc.signum)}; state saved, "
+            "continue with --resume",
+            err=True,
+        )
         raise typer.Exit(exc.exit_code) from None
 
 
@@ -258,7 +397,8 @@ def _only_given(ctx: typer.Context, resuming: bool, **values: object) -> dict[st
             continue
         source = _source(ctx, key)
         if source in (None, "COMMANDLINE") or (  # None: derived (time_budget_minutes, ...)
-                source == "ENVIRONMENT" and not (resuming and key in _SHAPE)):
+            source == "ENVIRONMENT" and not (resuming and key in _SHAPE)
+        ):
             given[key] = value
     return given
 
@@ -273,20 +413,37 @@ def _given(ctx: typer.Context, key: str) -> bool:
     return _source(ctx, key) not in (None, "DEFAULT")
 
 
-def build_settings(*, root: Path, name: str, topic: str | None, resume: bool,
-                   force_resume: bool, assume_yes: bool, quiet: bool, verbose: bool,
-                   given: dict[str, object]) -> Settings:
+def build_settings(
+    *,
+    root: Path,
+    name: str,
+    topic: str | None,
+    resume: bool,
+    force_resume: bool,
+    assume_yes: bool,
+    quiet: bool,
+    verbose: bool,
+    given: dict[str, object],
+) -> Settings:
     """The typed Settings of one run; `given` holds only what the user set."""
     from pydantic import ValidationError
 
     from research.settings import Settings
 
     try:
-        return Settings.model_validate({
-            "root": root, "name": name, "topic": topic, "resume": resume,
-            "force_resume": force_resume, "assume_yes": assume_yes, "quiet": quiet,
-            "verbose": verbose, **given,
-        })
+        return Settings.model_validate(
+            {
+                "root": root,
+                "name": name,
+                "topic": topic,
+                "resume": resume,
+                "force_resume": force_resume,
+                "assume_yes": assume_yes,
+                "quiet": quiet,
+                "verbose": verbose,
+                **given,
+            }
+        )
     except ValidationError as exc:
         first = exc.errors()[0]
         where = "--" + ".".join(str(part) for part in first["loc"]).replace("_", "-")
@@ -312,8 +469,10 @@ def _working_directory() -> Path:
     try:
         return Path.cwd()
     except FileNotFoundError:
-        raise UsageError("the working directory no longer exists (was it deleted?); cd to "
-                         "an existing directory and run again") from None
+        raise UsageError(
+            "the working directory no longer exists (was it deleted?); cd to "
+            "an existing directory and run again"
+        ) from None
     except OSError as exc:
         raise UsageError(f"cannot use the working directory: {exc.strerror}") from None
 
@@ -339,8 +498,10 @@ def _reorganize_archive(root: Path, name: str) -> None:
 
 def _confirm(question: str) -> bool:
     if not sys.stdin.isatty():
-        raise UsageError(f"{question.rstrip('?')} needs confirmation, and there is no terminal "
-                         "to ask: pass --yes to confirm")
+        raise UsageError(
+            f"{question.rstrip('?')} needs confirmation, and there is no terminal "
+            "to ask: pass --yes to confirm"
+        )
     return typer.confirm(question, default=False)
 
 
@@ -353,16 +514,19 @@ def _signal_name(signum: int) -> str:
 def _setup_logging(verbose: bool, quiet: bool) -> None:
     """Our messages to stderr: every event and INFO/DEBUG with --verbose (libraries stay at
     WARNING, so their DEBUG lines do not drown them), only errors with --quiet."""
-    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(message)s",
-                        stream=sys.stderr)
+    logging.basicConfig(
+        level=logging.WARNING, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr
+    )
     if verbose:
         logging.getLogger("research").setLevel(logging.DEBUG)
     elif quiet:
         logging.getLogger("research").setLevel(logging.ERROR)
 
 
-USAGE_LINE = ("usage: research.py [OPTIONS] TOPIC  (or --resume --name NAME, --status, "
-              "--list); see research.py --help")
+USAGE_LINE = (
+    "usage: research.py [OPTIONS] TOPIC  (or --resume --name NAME, --status, "
+    "--list); see research.py --help"
+)
 
 
 def _raise_interrupted(signum: int, _frame: object) -> None:
@@ -375,7 +539,7 @@ def main() -> None:
     import threading
 
     if threading.current_thread() is threading.main_thread():  # imports done: finally blocks
-        for sig in (signal.SIGINT, signal.SIGTERM):                # may run from here on
+        for sig in (signal.SIGINT, signal.SIGTERM):  # may run from here on
             signal.signal(sig, _raise_interrupted)
     if len(sys.argv) <= 1:  # bare `research`: a usage line, not a traceback or a run
         sys.stderr.write(USAGE_LINE + "\n")
@@ -391,13 +555,15 @@ def main() -> None:
         sys.exit(130)
     except Exception as exc:
         if hasattr(exc, "format_message") and hasattr(exc, "exit_code"):  # click's usage errors
-            sys.stderr.write(f"research.py: error: {exc.format_message()} "
-                             "(see research.py --help)\n")
+            sys.stderr.write(
+                f"research.py: error: {exc.format_message()} (see research.py --help)\n"
+            )
             sys.exit(exc.exit_code)
         if "--verbose" in sys.argv or "-v" in sys.argv:  # a bug: the traceback on request
             raise
-        sys.stderr.write(f"research.py: internal error: {exc!r} (rerun with --verbose for "
-                         "details)\n")
+        sys.stderr.write(
+            f"research.py: internal error: {exc!r} (rerun with --verbose for details)\n"
+        )
         sys.exit(1)
     except Interrupted as exc:  # a signal outside a session's own handling
         sys.stderr.write(f"research.py: interrupted by {_signal_name(exc.signum)}\n")

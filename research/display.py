@@ -82,8 +82,11 @@ def usage_totals(state: RWRState) -> tuple[int | None, int | None, float | None]
 
     usage = list(state.usage.phases.values())
     costs = [u.cost for u in usage if u.cost is not None]
-    return (tokens([u.input_tokens for u in usage]), tokens([u.output_tokens for u in usage]),
-            sum(costs) if costs else None)
+    return (
+        tokens([u.input_tokens for u in usage]),
+        tokens([u.output_tokens for u in usage]),
+        sum(costs) if costs else None,
+    )
 
 
 def counts_text(plan: Plan) -> str:
@@ -107,8 +110,9 @@ def phase_label(phase: str) -> str:
     return phase.upper().replace("_", " ")
 
 
-def topic_lines(plan: Plan, *, current: str | None = None,
-                max_rows: int | None = None) -> list[tuple[str, TopicStatus, bool]]:
+def topic_lines(
+    plan: Plan, *, current: str | None = None, max_rows: int | None = None
+) -> list[tuple[str, TopicStatus, bool]]:
     """The topic tree as (indented line, status, is current) rows; a window around the
     current topic when there are more than `max_rows`."""
     rows = []
@@ -120,7 +124,7 @@ def topic_lines(plan: Plan, *, current: str | None = None,
         return rows
     focus = next((i for i, row in enumerate(rows) if row[2]), 0)
     start = max(0, min(focus - max_rows // 2, len(rows) - max_rows))
-    window = rows[start:start + max_rows]
+    window = rows[start : start + max_rows]
     if start:
         window.insert(0, (f"  … {start} more above", TopicStatus.PENDING, False))
     below = len(rows) - start - max_rows
@@ -147,8 +151,14 @@ def make_console(stream: TextIO) -> Console:
 
     if is_terminal(stream):
         return Console(file=stream, highlight=False)
-    return Console(file=stream, force_terminal=False, no_color=True, highlight=False,
-                   width=max(100, _columns()), soft_wrap=False)
+    return Console(
+        file=stream,
+        force_terminal=False,
+        no_color=True,
+        highlight=False,
+        width=max(100, _columns()),
+        soft_wrap=False,
+    )
 
 
 def _columns() -> int:
@@ -164,7 +174,8 @@ def tree_text(plan: Plan, *, current: str | None = None, max_rows: int | None = 
 
     text = Text(no_wrap=True, overflow="ellipsis")
     for index, (line, status, is_current) in enumerate(
-            topic_lines(plan, current=current, max_rows=max_rows)):
+        topic_lines(plan, current=current, max_rows=max_rows)
+    ):
         if index:
             text.append("\n")
         style = STATUS_STYLES[status] + (" bold" if is_current else "")
@@ -178,8 +189,12 @@ def tree_text(plan: Plan, *, current: str | None = None, max_rows: int | None = 
 class PlainDisplay:
     """Timestamped plain lines, no control characters: for pipes, CI and logs."""
 
-    def __init__(self, state: RWRState, stream: TextIO | None = None,
-                 feed: Callable[[], RWRState] | None = None) -> None:
+    def __init__(
+        self,
+        state: RWRState,
+        stream: TextIO | None = None,
+        feed: Callable[[], RWRState] | None = None,
+    ) -> None:
         self.feed = feed or (lambda: state)
         self.stream = stream or sys.stderr
 
@@ -204,8 +219,7 @@ def describe(state: RWRState, event: dict[str, Any]) -> str | None:
         return f"{where}   failed: {event.get('error')}"
     if kind == "agent_call":
         outcome = "ok" if event["ok"] else event.get("failure") or "failed"
-        usage = usage_text(event.get("input_tokens"), event.get("output_tokens"),
-                           event.get("cost"))
+        usage = usage_text(event.get("input_tokens"), event.get("output_tokens"), event.get("cost"))
         return f"{where}   agent call: {outcome} in {event['duration']:.1f}s; {usage}"
     if kind == "retry":
         return f"{where}   retrying after {event['delay']:.1f}s ({event['failure']})"
@@ -224,14 +238,18 @@ def describe(state: RWRState, event: dict[str, Any]) -> str | None:
         return f"{where}   decision: {verdict}"
     if kind == "source_check":
         name = topic_name(state, event.get("topic")) or event.get("topic")
-        return (f"{where}   sources of {name!r}: {event['sources']} cited, "
-                f"{event['unavailable']} unreadable; {event['doubtful']} of "
-                f"{event['findings']} findings not (fully) on their page")
+        return (
+            f"{where}   sources of {name!r}: {event['sources']} cited, "
+            f"{event['unavailable']} unreadable; {event['doubtful']} of "
+            f"{event['findings']} findings not (fully) on their page"
+        )
     if kind == "report_check":
-        return (f"source check of the report ({event.get('stage')}): {event['claims']} cited "
-                "sentences, "
-                f"{event['supported']} supported, {event['weak']} weak, "
-                f"{event['unsupported']} unsupported, {event['unverifiable']} unverifiable")
+        return (
+            f"source check of the report ({event.get('stage')}): {event['claims']} cited "
+            "sentences, "
+            f"{event['supported']} supported, {event['weak']} weak, "
+            f"{event['unsupported']} unsupported, {event['unverifiable']} unverifiable"
+        )
     if kind == "research_stopped":
         return f"research ended: {event['detail']}"
     if kind == "lock_taken" and event.get("takeover"):
@@ -263,8 +281,9 @@ class LiveView:
     """What the live display shows, rebuilt at every refresh from the events and from the
     latest saved copy of the state (`feed`), never from the state the loop is changing."""
 
-    def __init__(self, state: RWRState, *, height: int = 24,
-                 feed: Callable[[], RWRState] | None = None) -> None:
+    def __init__(
+        self, state: RWRState, *, height: int = 24, feed: Callable[[], RWRState] | None = None
+    ) -> None:
         self.feed = feed or (lambda: state)
         self.flights: dict[str, tuple[str, float]] = {}
         """Parallel mode: each topic in flight → (phase, when that phase started)."""
@@ -293,9 +312,15 @@ class LiveView:
             self.call_started = None
         if kind == "topics_in_flight":
             now = time.monotonic()
-            self.flights = {slug: (phase, self.flights[slug][1] if slug in self.flights
-                                   and self.flights[slug][0] == phase else now)
-                            for slug, phase in event["topics"].items()}
+            self.flights = {
+                slug: (
+                    phase,
+                    self.flights[slug][1]
+                    if slug in self.flights and self.flights[slug][0] == phase
+                    else now,
+                )
+                for slug, phase in event["topics"].items()
+            }
         line = describe(self.feed(), event)
         if line and kind not in {"phase_start", "agent_call"}:  # those the header shows
             self.recent = [*self.recent, plain(line.strip())][-RECENT_LINES:]
@@ -328,8 +353,9 @@ class LiveView:
         name = topic_name(state, self.topic)
         if name:
             head.append(f"  {plain(name)}")
-        head.append(f"   iteration {state.progress.iteration}/{state.config.max_iterations}",
-                    style="dim")
+        head.append(
+            f"   iteration {state.progress.iteration}/{state.config.max_iterations}", style="dim"
+        )
         if self.call_started is not None:
             call = format_duration(time.monotonic() - self.call_started)
             head.append(f"   agent call running {call}", style="cyan")
@@ -337,7 +363,9 @@ class LiveView:
         figures = Text(
             f"  time {time_text(self.used_seconds(), state.config.time_budget_minutes)} · "
             f"{calls} · "
-            f"{usage_text(*usage_totals(state))}", style="dim")
+            f"{usage_text(*usage_totals(state))}",
+            style="dim",
+        )
         if self._spinner is None:  # one spinner for the whole run, so that it turns
             self._spinner = Spinner("dots", style="cyan")
         self._spinner.update(text=head)
@@ -349,10 +377,17 @@ class LiveView:
         now = time.monotonic()
         for slug, (phase, since) in sorted(self.flights.items(), key=lambda item: item[1][1]):
             name = plain(topic_name(state, slug) or slug)
-            parts.append(Text(f"  ▸ {phase_label(phase):<10} {name}  "
-                              f"{format_duration(now - since)}", style="cyan"))
-        parts.append(tree_text(plan, current=self.topic,
-                               max_rows=max(4, self.height - 8 - len(self.flights))))
+            parts.append(
+                Text(
+                    f"  ▸ {phase_label(phase):<10} {name}  {format_duration(now - since)}",
+                    style="cyan",
+                )
+            )
+        parts.append(
+            tree_text(
+                plan, current=self.topic, max_rows=max(4, self.height - 8 - len(self.flights))
+            )
+        )
         parts.extend(Text(f"  {line}", style="dim") for line in self.recent)
         return Group(*parts)
 
@@ -361,8 +396,9 @@ class LiveDisplay:
     """A rich Live region on a terminal, redrawn a few times a second by a thread of ours
     that `stop` ends and joins: nothing of it outlives the run."""
 
-    def __init__(self, state: RWRState, stream: TextIO,
-                 feed: Callable[[], RWRState] | None = None) -> None:
+    def __init__(
+        self, state: RWRState, stream: TextIO, feed: Callable[[], RWRState] | None = None
+    ) -> None:
         self.console = make_console(stream)
         self.view = LiveView(state, height=self.console.size.height, feed=feed)
         self.live: Live | None = None
@@ -376,12 +412,17 @@ class LiveDisplay:
     def start(self) -> None:
         from rich.live import Live
 
-        self.live = Live(self.view, console=self.console, auto_refresh=False, transient=True,
-                         redirect_stdout=True, redirect_stderr=True)
+        self.live = Live(
+            self.view,
+            console=self.console,
+            auto_refresh=False,
+            transient=True,
+            redirect_stdout=True,
+            redirect_stderr=True,
+        )
         self.live.start(refresh=True)
         self._route_logging()
-        self._thread = threading.Thread(target=self._redraw, name="research-live-view",
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._redraw, name="research-live-view", daemon=True)
         self._thread.start()
 
     def _redraw(self) -> None:
@@ -413,7 +454,10 @@ class LiveDisplay:
         """Log lines go above the live region, not through it."""
         for handler in logging.getLogger().handlers:
             if isinstance(handler, logging.StreamHandler) and handler.stream in (
-                    sys.__stderr__, sys.__stdout__, self.console.file):
+                sys.__stderr__,
+                sys.__stdout__,
+                self.console.file,
+            ):
                 self._handlers.append((handler, handler.stream))
                 handler.setStream(sys.stderr)
 
@@ -428,8 +472,7 @@ class SessionDisplay:
     otherwise (or with --verbose, whose log lines a live region would garble), none with
     --quiet. Use as a context manager so the live region is stopped on every exit path."""
 
-    def __init__(self, *, quiet: bool, verbose: bool = False,
-                 stream: TextIO | None = None) -> None:
+    def __init__(self, *, quiet: bool, verbose: bool = False, stream: TextIO | None = None) -> None:
         self.quiet = quiet
         self.verbose = verbose
         self.stream = stream or sys.stderr
@@ -461,8 +504,9 @@ class SessionDisplay:
             self.live = None
 
 
-def session_display(*, quiet: bool, verbose: bool = False,
-                    stream: TextIO | None = None) -> SessionDisplay:
+def session_display(
+    *, quiet: bool, verbose: bool = False, stream: TextIO | None = None
+) -> SessionDisplay:
     """`with session_display(...) as display: run_session(..., on_events=display.attach)`."""
     return SessionDisplay(quiet=quiet, verbose=verbose, stream=stream)
 
@@ -526,8 +570,11 @@ def summary_rows(state: RWRState, paths: SessionPaths) -> list[tuple[str, str]]:
         ("sources", sources_text(paths)),
         ("citations", citations_text(state, paths)),
         ("time", time_text(state.progress.elapsed_seconds, state.config.time_budget_minutes)),
-        ("agent calls", f"{state.usage.agent_calls} ({state.usage.agent_failures} failed, "
-                        f"{state.usage.recoveries} recoveries)"),
+        (
+            "agent calls",
+            f"{state.usage.agent_calls} ({state.usage.agent_failures} failed, "
+            f"{state.usage.recoveries} recoveries)",
+        ),
         ("usage", usage_text(*usage_totals(state))),
         ("research ended", ended_text(state)),
     ]
@@ -548,8 +595,9 @@ def label_table(title: str, rows: list[tuple[str, str]]) -> Table:
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(title=Text(title, style="bold"), title_justify="left", show_header=False,
-                  box=box.ROUNDED)
+    table = Table(
+        title=Text(title, style="bold"), title_justify="left", show_header=False, box=box.ROUNDED
+    )
     table.add_column(style="bold", no_wrap=True)
     table.add_column(overflow="fold")
     for label, value in rows:
@@ -560,10 +608,14 @@ def label_table(title: str, rows: list[tuple[str, str]]) -> Table:
 def print_summary(state: RWRState, paths: SessionPaths, stream: TextIO | None = None) -> None:
     """The completion summary: a rich table on a terminal, plain lines elsewhere."""
     out = stream or sys.stdout
-    title = f"Research session {state.name!r} " + ("complete" if state.progress.is_complete
-                                                   else "stopped")
-    warning = (f"WARNING: research ended early: {plain(state.progress.stop_detail)}"
-               if ended_early(state) else None)
+    title = f"Research session {state.name!r} " + (
+        "complete" if state.progress.is_complete else "stopped"
+    )
+    warning = (
+        f"WARNING: research ended early: {plain(state.progress.stop_detail)}"
+        if ended_early(state)
+        else None
+    )
     rows = summary_rows(state, paths)
     if not is_terminal(out):
         lines = [title, *(f"  {label}: {plain(value)}" for label, value in rows)]

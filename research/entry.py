@@ -14,8 +14,7 @@ from types import FrameType
 
 def _while_starting(signum: int, _frame: FrameType | None) -> None:
     name = signal.Signals(signum).name
-    os.write(2, f"research.py: interrupted by {name} while starting; nothing was done\n"
-             .encode())
+    os.write(2, f"research.py: interrupted by {name} while starting; nothing was done\n".encode())
     os._exit(128 + signum)
 
 

@@ -15,15 +15,42 @@ from research.fsutil import LineLog
 
 logger = logging.getLogger("research")
 
-EVENT_TYPES = frozenset({
-    "run_start", "run_end", "phase_start", "phase_end", "agent_call", "retry", "recovery",
-    "plan_repair", "topic_skipped", "topic_exhausted", "decision", "research_stopped",
-    "lock_taken", "lock_released", "completion_marker", "stray_files", "citation_fix",
-    "citation_audit", "topic_rejected", "report_rejected", "topics_in_flight",
-    "archive", "error", "warning", "lock_repaired", "lock_lost",
-    "local_sources", "sources_fetched", "sources_not_fetched", "source_check", "report_check",
-    "workspace_repair",
-})
+EVENT_TYPES = frozenset(
+    {
+        "run_start",
+        "run_end",
+        "phase_start",
+        "phase_end",
+        "agent_call",
+        "retry",
+        "recovery",
+        "plan_repair",
+        "topic_skipped",
+        "topic_exhausted",
+        "decision",
+        "research_stopped",
+        "lock_taken",
+        "lock_released",
+        "completion_marker",
+        "stray_files",
+        "citation_fix",
+        "citation_audit",
+        "topic_rejected",
+        "report_rejected",
+        "topics_in_flight",
+        "archive",
+        "error",
+        "warning",
+        "lock_repaired",
+        "lock_lost",
+        "local_sources",
+        "sources_fetched",
+        "sources_not_fetched",
+        "source_check",
+        "report_check",
+        "workspace_repair",
+    }
+)
 
 
 class EventLog:
@@ -59,7 +86,6 @@ class EventLog:
         for listener in self.listeners:
             listener(record)
         return record
-
 
     def close(self) -> None:
         self.log.close()

@@ -88,8 +88,9 @@ def take_unlinked(*roots: Path) -> list[tuple[Path, str]]:
     """What `guard_tree` removed below `roots` at write time since the last call: (path,
     what it was, in words)."""
     with _GUARD_LOCK:
-        found = [(path, what) for path, what in _UNLINKED
-                 if any(root in path.parents for root in roots)]
+        found = [
+            (path, what) for path, what in _UNLINKED if any(root in path.parents for root in roots)
+        ]
         _UNLINKED[:] = [entry for entry in _UNLINKED if entry not in found]
     return found
 
@@ -111,16 +112,20 @@ def _check_parents(path: Path) -> None:
             mode = os.lstat(current).st_mode
         except (FileNotFoundError, NotADirectoryError):
             if is_root:
-                raise OSError(errno.ENOENT, f"{current} is gone; nothing is written into a "
-                              "new one", str(path)) from None
+                raise OSError(
+                    errno.ENOENT, f"{current} is gone; nothing is written into a new one", str(path)
+                ) from None
             return  # made as a real directory by the write
         if stat.S_ISDIR(mode):
             continue
         if stat.S_ISREG(mode):
             return  # a file in the way: the write fails on it, as it would anyway
         if is_root:
-            raise OSError(errno.ELOOP, f"{current} is not the directory it was; nothing is "
-                          "written through it", str(path))
+            raise OSError(
+                errno.ELOOP,
+                f"{current} is not the directory it was; nothing is written through it",
+                str(path),
+            )
         what = "a FIFO" if stat.S_ISFIFO(mode) else "not a directory"
         if stat.S_ISLNK(mode):
             try:

@@ -175,8 +175,9 @@ class Repair:
 class WorkspaceGuard:
     """Checks and repairs the session and report directories after each agent call."""
 
-    def __init__(self, paths: SessionPaths, events: EventLog,
-                 spare: Callable[[Path], bool] | None = None) -> None:
+    def __init__(
+        self, paths: SessionPaths, events: EventLog, spare: Callable[[Path], bool] | None = None
+    ) -> None:
         self.paths = paths
         self.events = events
         self.spare = spare
@@ -223,8 +224,13 @@ class WorkspaceGuard:
         repairs: list[Repair] = []
         replaced: set[Path] = set()
         for path, what in take_unlinked(self.paths.session_dir, self.paths.report_dir):
-            repairs.append(Repair(self.paths.relative(path), what, "removed when a file was "
-                                  "written there; the directory was made again"))
+            repairs.append(
+                Repair(
+                    self.paths.relative(path),
+                    what,
+                    "removed when a file was written there; the directory was made again",
+                )
+            )
         try:
             self._check_places(phase, repairs)
             self._check_own_dirs(repairs)
@@ -307,8 +313,9 @@ class WorkspaceGuard:
             found = what_is(path, info)
             action = self._remove(path, info)
             path.mkdir(exist_ok=True)
-            repairs.append(Repair(self.paths.relative(path), found,
-                                  f"{action}; the directory was made again"))
+            repairs.append(
+                Repair(self.paths.relative(path), found, f"{action}; the directory was made again")
+            )
 
     def _sweep(self, repairs: list[Repair], replaced: set[Path]) -> None:
         """Links, FIFOs, sockets and devices anywhere, and directories where files belong."""
@@ -342,7 +349,8 @@ class WorkspaceGuard:
         parent = directory.parent
         paths = self.paths
         return parent in (paths.session_dir, paths.report_dir) or (
-            parent.parent == paths.session_dir and parent.name in OWN_DIRS
+            parent.parent == paths.session_dir
+            and parent.name in OWN_DIRS
             and parent.name != "archive"
         )
 
@@ -354,9 +362,13 @@ class WorkspaceGuard:
             if path in kept.may_write and path not in replaced:
                 continue  # deleted by a phase that writes it: not written, as before
             atomic_write_bytes(path, data)
-            repairs.append(Repair(self.paths.relative(path),
-                                  "taken away (see above)" if path in replaced else "deleted",
-                                  "put back as it was before the call"))
+            repairs.append(
+                Repair(
+                    self.paths.relative(path),
+                    "taken away (see above)" if path in replaced else "deleted",
+                    "put back as it was before the call",
+                )
+            )
 
     # --- helpers --------------------------------------------------------------------------
 
@@ -375,13 +387,21 @@ class WorkspaceGuard:
         if not repairs:
             return
         for repair in repairs:
-            self.events.emit("workspace_repair", phase=phase, path=repair.path,
-                             found=repair.found, action=repair.action)
+            self.events.emit(
+                "workspace_repair",
+                phase=phase,
+                path=repair.path,
+                found=repair.found,
+                action=repair.action,
+            )
         shown = "; ".join(f"{r.path} was {r.found}: {r.action}" for r in repairs[:5])
         more = f"; and {len(repairs) - 5} more" if len(repairs) > 5 else ""
         when = f"during the {phase} call" if phase else "before this run"
-        self.events.emit("warning", message=f"{when} the agent left what the orchestrator "
-                         f"never follows or opens: {shown}{more}")
+        self.events.emit(
+            "warning",
+            message=f"{when} the agent left what the orchestrator "
+            f"never follows or opens: {shown}{more}",
+        )
 
 
 def take_away(paths: SessionPaths, path: Path, info: os.stat_result | None = None) -> str:
@@ -413,8 +433,11 @@ def move_aside(paths: SessionPaths, path: Path) -> Path:
         directory.mkdir(exist_ok=True)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     session = paths.session_dir
-    where = path.relative_to(session) if path.is_relative_to(session) else (
-        path.relative_to(paths.root))
+    where = (
+        path.relative_to(session)
+        if path.is_relative_to(session)
+        else (path.relative_to(paths.root))
+    )
     target = _free(aside / f"{stamp}.{where.as_posix().replace('/', '__')}")
     os.rename(path, target)
     return target

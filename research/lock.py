@@ -165,8 +165,10 @@ def _failed(path: Path, what: str, exc: OSError) -> ResearchError:
     """A full or read-only disk fails the run (exit 1); anything else is bad input (2)."""
     if exc.errno in _NO_ROOM:
         return RunFailed(f"cannot write the {what} {path}: {exc.strerror or exc}")
-    return LockFileError(f"cannot open the {what} {path}: {exc.strerror or exc}; fix its "
-                         "permissions or remove it, and run again")
+    return LockFileError(
+        f"cannot open the {what} {path}: {exc.strerror or exc}; fix its "
+        "permissions or remove it, and run again"
+    )
 
 
 def read_lock_file(path: Path) -> FoundLock:
@@ -316,8 +318,9 @@ class SessionLock:
         self._clock = clock
         self._host = host or socket.gethostname()
         self._guard = _Guard(path.with_name(path.name + ".lock"))
-        self.heartbeat_interval = (HEARTBEAT_INTERVAL_SECONDS if heartbeat_interval is None
-                                   else heartbeat_interval)
+        self.heartbeat_interval = (
+            HEARTBEAT_INTERVAL_SECONDS if heartbeat_interval is None else heartbeat_interval
+        )
         self.check_interval = CHECK_INTERVAL_SECONDS if check_interval is None else check_interval
         self._token: str | None = None
         self._record: LockInfo | None = None
@@ -474,8 +477,9 @@ class SessionLock:
 
     def _start_keep_alive(self) -> None:
         self._stop.clear()
-        self._thread = threading.Thread(target=self._keep_alive, daemon=True,
-                                        name=f"research-lock-{self.path.parent.name}")
+        self._thread = threading.Thread(
+            target=self._keep_alive, daemon=True, name=f"research-lock-{self.path.parent.name}"
+        )
         self._thread.start()
 
     def _stop_keep_alive(self) -> None:
@@ -498,8 +502,9 @@ class SessionLock:
             except _GuardTimeout:
                 continue  # another process holds the guard: next time
             except (OSError, ResearchError) as exc:
-                self._warn_once(f"the session lock {self.path} could not be kept up to date: "
-                                f"{exc}; retrying")
+                self._warn_once(
+                    f"the session lock {self.path} could not be kept up to date: {exc}; retrying"
+                )
             except Exception as exc:  # the thread must outlive any surprise
                 self._warn_once(f"the session lock's keep-alive failed: {exc!r}; retrying")
 
@@ -546,8 +551,10 @@ class SessionLock:
         except OSError:
             same = False
         if not same:
-            raise LockFileError(f"the session directory {self.path.parent} was deleted or "
-                                "replaced; the lock is not written there")
+            raise LockFileError(
+                f"the session directory {self.path.parent} was deleted or "
+                "replaced; the lock is not written there"
+            )
 
     def _read_quietly(self) -> FoundLock:
         try:
@@ -571,9 +578,15 @@ class SessionLock:
         groups = own_agent_groups(self.path.parent)
         if groups:
             stop_process_groups(groups, grace=AGENT_STOP_GRACE_SECONDS)
-        self._notify("lock_lost", {"pid": holder.pid, "host": holder.host,
-                                   "holder": holder.describe(self._clock()),
-                                   "stopped_process_groups": sorted(groups)})
+        self._notify(
+            "lock_lost",
+            {
+                "pid": holder.pid,
+                "host": holder.host,
+                "holder": holder.describe(self._clock()),
+                "stopped_process_groups": sorted(groups),
+            },
+        )
 
     def _warn_once(self, message: str) -> None:
         if message not in self._warned:

@@ -27,7 +27,7 @@ def agent_process_groups(session_dir: Path, *, proc: Path = Path("/proc")) -> se
 
     Empty where /proc does not exist; processes we may not inspect are passed over.
     """
-    (key, value), = session_marker(session_dir).items()
+    ((key, value),) = session_marker(session_dir).items()
     marker = f"{key}={value}".encode()
     own_group = os.getpgrp()
     groups = set()

@@ -82,8 +82,9 @@ def parse_verdict_file(text: str, *, expected: str, filename: str) -> Verdict:
     return verdict
 
 
-def read_verdict(paths: SessionPaths, accepted_file: Path | None = None,
-                 rejected_file: Path | None = None) -> Verdict:
+def read_verdict(
+    paths: SessionPaths, accepted_file: Path | None = None, rejected_file: Path | None = None
+) -> Verdict:
     """Exactly one of the accepted / rejected verdict files, with a valid JSON block."""
     accepted_path = accepted_file or paths.accepted_file
     rejected_path = rejected_file or paths.rejected_file
@@ -158,14 +159,21 @@ def criteria_text(topic: Topic) -> str:
     return "\n".join(f"- {item}" for item in topic.criteria) or "- (none given)"
 
 
-def progress_index_text(existing: str | None, *, iteration: int, completed: int,
-                        total: int) -> str:
+def progress_index_text(existing: str | None, *, iteration: int, completed: int, total: int) -> str:
     """`progress.md` with a true `## Summary` (seed format); the agent's activity is kept."""
     summary = f"## Summary\n- Iteration: {iteration}\n- Topics Completed: {completed} of {total}\n"
     text = (existing or "").strip("\n")
     if re.search(r"^## Summary\s*$", text, re.MULTILINE):
-        return re.sub(r"^## Summary\s*$.*?(?=^## |\Z)", summary + "\n", text,
-                      count=1, flags=re.MULTILINE | re.DOTALL).rstrip("\n") + "\n"
+        return (
+            re.sub(
+                r"^## Summary\s*$.*?(?=^## |\Z)",
+                summary + "\n",
+                text,
+                count=1,
+                flags=re.MULTILINE | re.DOTALL,
+            ).rstrip("\n")
+            + "\n"
+        )
     body = re.sub(r"^# Research Progress\s*$", "", text, count=1, flags=re.MULTILINE).strip()
     if body and not re.search(r"^## Recent Activity\s*$", body, re.MULTILINE):
         body = "## Recent Activity\n" + body

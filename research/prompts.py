@@ -12,8 +12,9 @@ from research.sources.registry import SourceRegistry, audit_report, format_regis
 from research.state import Phase, RWRState
 
 
-def base_variables(state: RWRState, paths: SessionPaths,
-                   remaining_minutes: float | None) -> dict[str, str]:
+def base_variables(
+    state: RWRState, paths: SessionPaths, remaining_minutes: float | None
+) -> dict[str, str]:
     """What every template may use: the question, the limits, and the session's paths."""
     return {
         "original_topic": state.config.original_topic,
@@ -35,14 +36,19 @@ def base_variables(state: RWRState, paths: SessionPaths,
         "rejected_file": paths.relative(paths.rejected_file),
         "completed_file": paths.relative(paths.completed_file),
         "recovery_notes_file": paths.relative(paths.recovery_notes),
-        "time_remaining": ("unlimited" if remaining_minutes is None
-                           else f"{remaining_minutes:.1f} minutes"),
+        "time_remaining": (
+            "unlimited" if remaining_minutes is None else f"{remaining_minutes:.1f} minutes"
+        ),
     }
 
 
-def topic_variables(state: RWRState, paths: SessionPaths, topic: Topic,
-                    remaining_minutes: float | None,
-                    phase: Phase = Phase.RESEARCH) -> dict[str, str]:
+def topic_variables(
+    state: RWRState,
+    paths: SessionPaths,
+    topic: Topic,
+    remaining_minutes: float | None,
+    phase: Phase = Phase.RESEARCH,
+) -> dict[str, str]:
     """RESEARCH and REVIEW: the chosen topic, its notes file, and what it may propose.
 
     The values of `writable_files`, `subtopic_instructions`, `progress_index_instructions`
@@ -65,7 +71,8 @@ def topic_variables(state: RWRState, paths: SessionPaths, topic: Topic,
         # Not a template variable: a hint the simulated agent reads from the call context.
         "max_subtopics": str(room),
         "review_feedback": phases.review_feedback_text(
-            state.progress.review_feedback.get(topic.slug)),
+            state.progress.review_feedback.get(topic.slug)
+        ),
         "searches": str(state.config.breadth),
         "source_check": NO_SOURCE_CHECK,
         "local_sources": NO_LOCAL_SOURCES,
@@ -84,12 +91,16 @@ NO_LOCAL_SOURCES = "none"
 def sequential_writable_files(values: dict[str, str], phase: Phase) -> str:
     """The Markdown list of the only files a sequential RESEARCH or REVIEW call may write."""
     if phase is Phase.REVIEW:
-        return (f"- `{values['accepted_file']}` or `{values['rejected_file']}`: exactly ONE "
-                "of them, never both\n"
-                f"- `{values['completed_file']}`, only as the completion rule below says")
-    return (f"- `{values['progress_file']}` (create or rewrite)\n"
-            f"- `{values['progress_index_file']}` (add one entry)\n"
-            f"- `{values['plan_file']}` (only the edits allowed below)")
+        return (
+            f"- `{values['accepted_file']}` or `{values['rejected_file']}`: exactly ONE "
+            "of them, never both\n"
+            f"- `{values['completed_file']}`, only as the completion rule below says"
+        )
+    return (
+        f"- `{values['progress_file']}` (create or rewrite)\n"
+        f"- `{values['progress_index_file']}` (add one entry)\n"
+        f"- `{values['plan_file']}` (only the edits allowed below)"
+    )
 
 
 def sequential_progress_index_instructions(values: dict[str, str]) -> str:
@@ -131,8 +142,9 @@ def sequential_completion_rule(values: dict[str, str]) -> str:
     )
 
 
-def final_variables(state: RWRState, paths: SessionPaths, registry: SourceRegistry,
-                    remaining_minutes: float | None) -> dict[str, str]:
+def final_variables(
+    state: RWRState, paths: SessionPaths, registry: SourceRegistry, remaining_minutes: float | None
+) -> dict[str, str]:
     """SYNTHESIZE, FINAL REVIEW and REVISE: the source registry, the citation audit of the
     report as it stands, the topic tree, and why research ended."""
     report_text = phases.read_text(paths.report_file)

@@ -49,11 +49,15 @@ def limit_note(state: RWRState) -> str:
     if state.progress.stop_reason is None:
         return "Research is still in progress."
     counts = state.plan.counts()
-    note = (f"Research ended because {STOP_TEXT[state.progress.stop_reason]}. "
-            f"Topics completed: {counts[TopicStatus.COMPLETE]} of {planned_total(state.plan)}.")
+    note = (
+        f"Research ended because {STOP_TEXT[state.progress.stop_reason]}. "
+        f"Topics completed: {counts[TopicStatus.COMPLETE]} of {planned_total(state.plan)}."
+    )
     if state.progress.stop_reason is StopReason.CIRCUIT_BREAKER:
-        note += (" Search capabilities were limited; the answer is based on partial "
-                 "information. Say so in the report.")
+        note += (
+            " Search capabilities were limited; the answer is based on partial "
+            "information. Say so in the report."
+        )
     elif state.progress.stop_reason is not StopReason.ALL_DONE:
         note += " Coverage is incomplete: say so plainly where it matters."
     return note
@@ -64,53 +68,83 @@ def banners(state: RWRState) -> list[str]:
     reason = state.progress.stop_reason
     counts = state.plan.counts()
     completed = f"- Topics completed: {counts[TopicStatus.COMPLETE]} of {planned_total(state.plan)}"
-    iterations = f"- Iterations executed: {state.progress.iteration} (limit: {state.config.max_iterations})"
+    iterations = (
+        f"- Iterations executed: {state.progress.iteration} (limit: {state.config.max_iterations})"
+    )
     if reason is StopReason.ITERATION_LIMIT:
-        return [_banner(
-            "ITERATION LIMIT REACHED",
-            "This report was generated before all research topics were completed due to "
-            "reaching the maximum iteration limit. Some findings may be incomplete or missing.",
-            [completed, iterations, "- To complete this research, resume with higher "
-             "--max-iterations or run again without the limit"],
-        )]
+        return [
+            _banner(
+                "ITERATION LIMIT REACHED",
+                "This report was generated before all research topics were completed due to "
+                "reaching the maximum iteration limit. Some findings may be incomplete or missing.",
+                [
+                    completed,
+                    iterations,
+                    "- To complete this research, resume with higher "
+                    "--max-iterations or run again without the limit",
+                ],
+            )
+        ]
     if reason is StopReason.TIME_BUDGET or state.final.time_ran_out:
-        return [_banner(
-            "TIME BUDGET REACHED",
-            "This report was generated before all research topics were completed because the "
-            "time budget ran out. Some findings may be incomplete or missing.",
-            [completed, iterations,
-             f"- Time used: {time_used(state)} (budget: {time_budget(state)})",
-             "- To complete this research, resume with a larger --time budget"],
-        )]
+        return [
+            _banner(
+                "TIME BUDGET REACHED",
+                "This report was generated before all research topics were completed because the "
+                "time budget ran out. Some findings may be incomplete or missing.",
+                [
+                    completed,
+                    iterations,
+                    f"- Time used: {time_used(state)} (budget: {time_budget(state)})",
+                    "- To complete this research, resume with a larger --time budget",
+                ],
+            )
+        ]
     if reason is StopReason.LOW_NOVELTY:
-        return [_banner(
-            "RESEARCH STOPPED EARLY",
-            "Research stopped before all topics were completed because the latest topics "
-            "added little new information (novelty below "
-            f"{state.config.min_novelty:g} for {state.progress.consecutive_low_novelty} topics in a row). "
-            "Some findings may be incomplete or missing.",
-            [completed, iterations,
-             "- To research the remaining topics, resume with --no-early-termination"],
-        )]
+        return [
+            _banner(
+                "RESEARCH STOPPED EARLY",
+                "Research stopped before all topics were completed because the latest topics "
+                "added little new information (novelty below "
+                f"{state.config.min_novelty:g} for {state.progress.consecutive_low_novelty} "
+                "topics in a row). "
+                "Some findings may be incomplete or missing.",
+                [
+                    completed,
+                    iterations,
+                    "- To research the remaining topics, resume with --no-early-termination",
+                ],
+            )
+        ]
     if reason is StopReason.CIRCUIT_BREAKER:
-        return [_banner(
-            "DEGRADED MODE: SEARCHING WAS LIMITED",
-            "Search capabilities were limited; this report is based on partial information. "
-            f"Research stopped because {state.progress.stop_detail or 'too many agent calls failed'}.",
-            [completed, iterations,
-             f"- Agent calls failed in the whole run: {state.usage.agent_failures} of "
-             f"{state.usage.agent_calls}",
-             "- To complete this research, fix the agent's problem (see events.jsonl) and "
-             "run again"],
-        )]
+        return [
+            _banner(
+                "DEGRADED MODE: SEARCHING WAS LIMITED",
+                "Search capabilities were limited; this report is based on partial information. "
+                "Research stopped because "
+                f"{state.progress.stop_detail or 'too many agent calls failed'}.",
+                [
+                    completed,
+                    iterations,
+                    f"- Agent calls failed in the whole run: {state.usage.agent_failures} of "
+                    f"{state.usage.agent_calls}",
+                    "- To complete this research, fix the agent's problem (see events.jsonl) and "
+                    "run again",
+                ],
+            )
+        ]
     if reason is StopReason.ALL_EXHAUSTED:
-        return [_banner(
-            "NO TOPIC COULD BE COMPLETED",
-            "Every research topic was abandoned after repeated failed or rejected attempts. "
-            "This report rests on unreviewed notes at best and may be incomplete or wrong.",
-            [completed, iterations,
-             f"- Topics abandoned ({RETRY_EXHAUSTED_TAG}): {counts[TopicStatus.EXHAUSTED]}"],
-        )]
+        return [
+            _banner(
+                "NO TOPIC COULD BE COMPLETED",
+                "Every research topic was abandoned after repeated failed or rejected attempts. "
+                "This report rests on unreviewed notes at best and may be incomplete or wrong.",
+                [
+                    completed,
+                    iterations,
+                    f"- Topics abandoned ({RETRY_EXHAUSTED_TAG}): {counts[TopicStatus.EXHAUSTED]}",
+                ],
+            )
+        ]
     return []
 
 
@@ -135,8 +169,14 @@ def time_budget(state: RWRState) -> str:
 MERMAID_LABEL_LIMIT = 60
 # Characters that would end a quoted Mermaid label, start an entity code, a markdown
 # string, or HTML, written as Mermaid entity codes ("#" first: the codes contain it).
-_MERMAID_ESCAPES = (("#", "#35;"), ('"', "#quot;"), ("`", "#96;"), ("<", "#lt;"),
-                    (">", "#gt;"), ("&", "#amp;"))
+_MERMAID_ESCAPES = (
+    ("#", "#35;"),
+    ('"', "#quot;"),
+    ("`", "#96;"),
+    ("<", "#lt;"),
+    (">", "#gt;"),
+    ("&", "#amp;"),
+)
 
 
 def mermaid_tree(plan: Plan) -> str:
@@ -186,10 +226,15 @@ def mermaid_text(text: str, limit: int = MERMAID_LABEL_LIMIT) -> str:
 
 def _usage_figures(state: RWRState) -> tuple[str, str]:
     tokens_in = [u.input_tokens for u in state.usage.phases.values() if u.input_tokens is not None]
-    tokens_out = [u.output_tokens for u in state.usage.phases.values() if u.output_tokens is not None]
+    tokens_out = [
+        u.output_tokens for u in state.usage.phases.values() if u.output_tokens is not None
+    ]
     costs = [u.cost for u in state.usage.phases.values() if u.cost is not None]
-    tokens = (f"{sum(tokens_in):,} in / {sum(tokens_out):,} out"
-              if tokens_in or tokens_out else "unknown (the agent reported none)")
+    tokens = (
+        f"{sum(tokens_in):,} in / {sum(tokens_out):,} out"
+        if tokens_in or tokens_out
+        else "unknown (the agent reported none)"
+    )
     cost = f"${sum(costs):.4f}" if costs else "unknown (the agent reported none)"
     return tokens, cost
 
@@ -215,11 +260,15 @@ def _prose(text: str) -> str:
 
 def _final_review_line(state: RWRState) -> str:
     if state.final.report_fallback:
-        return ("- Synthesis failed; the orchestrator compiled this report from the research "
-                "notes without the agent")
+        return (
+            "- Synthesis failed; the orchestrator compiled this report from the research "
+            "notes without the agent"
+        )
     if state.final.final_review_rejected and state.final.revision_failed:
-        return ("- Final review: rejected the first draft; the revision failed, so this is "
-                "the first draft")
+        return (
+            "- Final review: rejected the first draft; the revision failed, so this is "
+            "the first draft"
+        )
     if state.final.final_review_rejected:
         return "- Final review: rejected the first draft; the report was revised"
     if state.final.final_review_accepted:
@@ -234,29 +283,36 @@ def methodology(state: RWRState) -> str:
     duplicates, low_novelty, other = skipped_kinds(plan)
     exhausted = [t for t in plan.topics if t.status is TopicStatus.EXHAUSTED]
     tokens, cost = _usage_figures(state)
-    agent = state.config.agent + (" (simulated: --mock-mode, no real research was done)"
-                           if state.config.mock_mode else "")
+    agent = state.config.agent + (
+        " (simulated: --mock-mode, no real research was done)" if state.config.mock_mode else ""
+    )
     skipped_detail = f"{len(duplicates)} duplicate, {len(low_novelty)} low novelty"
     if other:
         skipped_detail += f", {len(other)} other"
-    ended = ("- Research ended: unknown" if state.progress.stop_reason is None else
-             f"- Research ended because {STOP_TEXT[state.progress.stop_reason]}"
-             + (f" ({state.progress.stop_detail})" if state.progress.stop_detail else ""))
+    ended = (
+        "- Research ended: unknown"
+        if state.progress.stop_reason is None
+        else f"- Research ended because {STOP_TEXT[state.progress.stop_reason]}"
+        + (f" ({state.progress.stop_detail})" if state.progress.stop_detail else "")
+    )
     lines = [
         METHODOLOGY_HEADING,
         "",
         f"This section was written by research.py {__version__} from its own records "
         "(`state.json`), not by the agent.",
         "",
-        f"- Agent: {agent}; model `{state.config.model}`, review model `{state.config.review_model}`",
+        f"- Agent: {agent}; model `{state.config.model}`, "
+        f"review model `{state.config.review_model}`",
         f"- Breadth: {state.config.breadth}; depth: {_plural(state.config.depth, 'topic level')}",
-        f"- Iterations: {state.progress.iteration} used of a limit of {state.config.max_iterations}",
+        f"- Iterations: {state.progress.iteration} used of a limit of "
+        f"{state.config.max_iterations}",
         f"- Time: {time_used(state)} used; budget: {time_budget(state)}",
         f"- Topics: {len(plan.topics)} in the plan: {counts[TopicStatus.COMPLETE]} complete, "
         f"{counts[TopicStatus.SKIPPED]} skipped ({skipped_detail}), "
         f"{counts[TopicStatus.EXHAUSTED]} exhausted, {len(plan.open_topics())} not finished",
         ended,
-        f"- Agent calls: {state.usage.agent_calls} ({state.usage.agent_failures} failed); failed phases: "
+        f"- Agent calls: {state.usage.agent_calls} ({state.usage.agent_failures} failed); "
+        "failed phases: "
         f"{state.usage.failed_phases}; recoveries: {state.usage.recoveries}",
         f"- Tokens: {tokens}; cost: {cost}",
         f"- Sources: {state.final.sources_found} found in the research notes, "
@@ -265,15 +321,21 @@ def methodology(state: RWRState) -> str:
     if state.final.citation_ids_removed:
         # Plain numbers: a bracketed id here would itself read as an unresolvable citation.
         removed = ", ".join(str(i) for i in state.final.citation_ids_removed)
-        lines.append(f"- Citation check: the orchestrator removed the citation "
-                     f"{'ids' if len(state.final.citation_ids_removed) > 1 else 'id'} {removed}, "
-                     "which matched no recorded source, and rebuilt the Sources section")
+        lines.append(
+            f"- Citation check: the orchestrator removed the citation "
+            f"{'ids' if len(state.final.citation_ids_removed) > 1 else 'id'} {removed}, "
+            "which matched no recorded source, and rebuilt the Sources section"
+        )
     elif state.final.sources_section_rebuilt:
-        lines.append("- Citation check: every citation resolves to a recorded source; the "
-                     "orchestrator rebuilt the Sources section to list exactly the cited sources")
+        lines.append(
+            "- Citation check: every citation resolves to a recorded source; the "
+            "orchestrator rebuilt the Sources section to list exactly the cited sources"
+        )
     else:
-        lines.append("- Citation check: every citation resolves to a recorded source, and the "
-                     "Sources section lists exactly the cited sources")
+        lines.append(
+            "- Citation check: every citation resolves to a recorded source, and the "
+            "Sources section lists exactly the cited sources"
+        )
     lines.append(_final_review_line(state))
     lines += _source_check_lines(state)
     if exhausted:
@@ -291,14 +353,20 @@ def methodology(state: RWRState) -> str:
 def _source_check_lines(state: RWRState) -> list[str]:
     """What the source check did: sources fetched and kept, dead, and claims checked."""
     if not state.config.verify_sources:
-        return ["- Source check: off (--no-verify-sources): the cited pages were not fetched "
-                "and no claim was checked against them"]
+        return [
+            "- Source check: off (--no-verify-sources): the cited pages were not fetched "
+            "and no claim was checked against them"
+        ]
     found = state.final.verification
     if found is None:
-        return ["- Source check: no cited sentence was checked (the report was written "
-                "without one)"]
-    local = (f", {_plural(found.local_documents, 'local document')} read from --sources"
-             if found.local_documents else "")
+        return [
+            "- Source check: no cited sentence was checked (the report was written without one)"
+        ]
+    local = (
+        f", {_plural(found.local_documents, 'local document')} read from --sources"
+        if found.local_documents
+        else ""
+    )
     return [
         f"- Sources checked: {found.sources_cited} cited in the notes; {found.snapshotted} "
         f"fetched or read with a text snapshot kept{local}; {found.dead} dead (not found, "
@@ -317,15 +385,17 @@ def _unverified_appendix(state: RWRState) -> list[str]:
         return []
     lines = ["", "### Citations that could not be verified", ""]
     for item in found.unverified:
-        lines.append(f"- Source {item.id} ({_prose(item.location)}): {item.outcome}: "
-                     f"{_prose(item.reason)}")
+        lines.append(
+            f"- Source {item.id} ({_prose(item.location)}): {item.outcome}: {_prose(item.reason)}"
+        )
     return lines
 
 
 # --- the final report -----------------------------------------------------------------------
 
 _METHODOLOGY_TITLE = re.compile(
-    r"^#{1,2}\s+(?:\d+\.?\s+)?(?:research\s+)?methodology\s*:?\s*#*$", re.IGNORECASE)
+    r"^#{1,2}\s+(?:\d+\.?\s+)?(?:research\s+)?methodology\s*:?\s*#*$", re.IGNORECASE
+)
 
 
 def strip_orchestrator_parts(text: str) -> str:
@@ -336,11 +406,12 @@ def strip_orchestrator_parts(text: str) -> str:
     """
     body = text.lstrip("\ufeff")
     while True:
-        match = re.match(r"\s*---\r?\n" + re.escape(BANNER_MARK) + r".*?\n---[ \t]*(?:\r?\n|$)",
-                         body, re.DOTALL)
+        match = re.match(
+            r"\s*---\r?\n" + re.escape(BANNER_MARK) + r".*?\n---[ \t]*(?:\r?\n|$)", body, re.DOTALL
+        )
         if match is None:
             break
-        body = body[match.end():]
+        body = body[match.end() :]
     kept: list[str] = []
     skipping = False
     fence: str | None = None
@@ -410,8 +481,7 @@ def fallback_report(state: RWRState, paths: SessionPaths, registry: SourceRegist
         cited += ids
         # The notes' own "[n]" numbering would point at the wrong registry entries.
         findings = strip_citations(_section(notes, "Findings") or "(no findings recorded)")
-        lines += ["", f"{'#' * min(topic.depth + 2, 6)} {_prose(topic.name)}", "",
-                  findings.strip()]
+        lines += ["", f"{'#' * min(topic.depth + 2, 6)} {_prose(topic.name)}", "", findings.strip()]
         if ids:
             lines += ["", f"Sources recorded for this topic: [{', '.join(map(str, ids))}]."]
     lines += ["", render_sources_section(cited, registry)]
@@ -419,6 +489,7 @@ def fallback_report(state: RWRState, paths: SessionPaths, registry: SourceRegist
 
 
 def _section(markdown: str, title: str) -> str | None:
-    match = re.search(rf"^##\s+{title}\s*$(.*?)(?=^##\s|\Z)", markdown,
-                      re.MULTILINE | re.DOTALL | re.IGNORECASE)
+    match = re.search(
+        rf"^##\s+{title}\s*$(.*?)(?=^##\s|\Z)", markdown, re.MULTILINE | re.DOTALL | re.IGNORECASE
+    )
     return match.group(1).strip() if match else None

@@ -82,8 +82,10 @@ class NoAgent:
 def build_agent(settings: Settings) -> tuple[Agent, Clock]:
     """The agent the settings ask for, and the clock the loop runs on."""
     if settings.agent_cmd is not None and not settings.agent_cmd.strip():
-        raise UsageError("empty agent command: give --agent-cmd (or RESEARCH_AGENT_CMD) a "
-                         "command line, e.g. --agent-cmd \"claude -p --model {model}\"")
+        raise UsageError(
+            "empty agent command: give --agent-cmd (or RESEARCH_AGENT_CMD) a "
+            'command line, e.g. --agent-cmd "claude -p --model {model}"'
+        )
     if settings.mock_mode:
         from research.agents.mock import MockAgent
 
@@ -142,13 +144,17 @@ def run_session(
     paths = SessionPaths(settings.root, settings.name)
     refuse_linked_dirs(paths)  # never read or written through a link an agent left
     saved: RWRState | None = None
-    saved_before = state_entry(paths.state_file) != "missing" or state_entry(
-        paths.session_dir / STATE_COPY_NAME) != "missing"
+    saved_before = (
+        state_entry(paths.state_file) != "missing"
+        or state_entry(paths.session_dir / STATE_COPY_NAME) != "missing"
+    )
     if settings.resume:
         if not saved_before:
             SessionLock(paths.lock_file).ensure_not_held()  # started elsewhere, not saved yet
-            raise StateError(f"no saved session named {settings.name!r} in {paths.research_root}"
-                             " to resume; start it without --resume")
+            raise StateError(
+                f"no saved session named {settings.name!r} in {paths.research_root}"
+                " to resume; start it without --resume"
+            )
         # A corrupt, foreign or contradicted state is refused before anything is written.
         # (Read only: a state.json replaced by a directory, link or FIFO is read from its
         # copy here, and put back once the lock is held.)
@@ -157,14 +163,18 @@ def run_session(
         settings = remembered_agent(saved, settings)
     elif saved_before:
         SessionLock(paths.lock_file).ensure_not_held()  # a second terminal: name the holder
-        raise UsageError(f"a session named {settings.name!r} already exists; continue it with "
-                         "--resume, or choose another --name")
+        raise UsageError(
+            f"a session named {settings.name!r} already exists; continue it with "
+            "--resume, or choose another --name"
+        )
     elif not settings.topic or not settings.topic.strip():
         raise UsageError("give the research topic or question as an argument")
     elif os.path.lexists(paths.report_file):  # never overwrite a report with no session
-        raise UsageError(f"{paths.relative(paths.report_file)} already exists but there is no "
-                         f"session {settings.name!r}; move the report away, or choose "
-                         "another --name")
+        raise UsageError(
+            f"{paths.relative(paths.report_file)} already exists but there is no "
+            f"session {settings.name!r}; move the report away, or choose "
+            "another --name"
+        )
 
     finished = saved is not None and saved.progress.is_complete
     try:
@@ -176,16 +186,23 @@ def run_session(
         the_agent, clock = NoAgent("command" if settings.agent_cmd else "opencode", exc), Clock()
     check_templates(paths)  # read only: a damaged template is refused before anything is written
 
-    max_iterations, raised = effective_max_iterations(settings.max_iterations, settings.breadth,
-                                                      settings.depth)
+    max_iterations, raised = effective_max_iterations(
+        settings.max_iterations, settings.breadth, settings.depth
+    )
     if not settings.resume:
         if raised:
-            warn(f"--max-iterations {settings.max_iterations} is below the floor "
-                 f"{settings.breadth}^({settings.depth}+1)+5 = {max_iterations}; "
-                 f"using {max_iterations}")
-        if needs_confirmation(max_iterations) and not settings.assume_yes and not confirm(
-            f"This session may run up to {max_iterations} research iterations "
-            f"(breadth {settings.breadth}, depth {settings.depth}). Continue?"
+            warn(
+                f"--max-iterations {settings.max_iterations} is below the floor "
+                f"{settings.breadth}^({settings.depth}+1)+5 = {max_iterations}; "
+                f"using {max_iterations}"
+            )
+        if (
+            needs_confirmation(max_iterations)
+            and not settings.assume_yes
+            and not confirm(
+                f"This session may run up to {max_iterations} research iterations "
+                f"(breadth {settings.breadth}, depth {settings.depth}). Continue?"
+            )
         ):
             raise UsageError("not confirmed; nothing was started")
 
@@ -218,27 +235,49 @@ def run_session(
     events: EventLog | None = None
     try:
         with signals_raise_interrupted():
-            state = (resume_state(settings, paths, inform or log.info) if settings.resume
-                     else new_state(settings, the_agent, max_iterations))
+            state = (
+                resume_state(settings, paths, inform or log.info)
+                if settings.resume
+                else new_state(settings, the_agent, max_iterations)
+            )
             events = EventLog(paths.events_file, clock=clock.now)
             if on_events is not None:
                 on_events(events, state)
             if acquired.took_over is not None:
-                events.emit("lock_taken", takeover=True, reason=acquired.reason,
-                            previous_pid=acquired.took_over.pid)
+                events.emit(
+                    "lock_taken",
+                    takeover=True,
+                    reason=acquired.reason,
+                    previous_pid=acquired.took_over.pid,
+                )
                 stop_leftover_agents(acquired.took_over, paths, events)
             else:
                 events.emit("lock_taken", takeover=False, reason=acquired.reason)
             lock.listen(lambda kind, fields: _emit_quietly(events, kind, **fields))
-            events.emit("run_start", resume=settings.resume, phase=state.progress.current_phase.value,
-                        agent=the_agent.name, max_iterations=state.config.max_iterations)
-            loop = ResearchLoop(state=state, paths=paths, agent=the_agent, templates=templates,
-                                events=events, lock=lock, clock=clock, web=_web(settings))
+            events.emit(
+                "run_start",
+                resume=settings.resume,
+                phase=state.progress.current_phase.value,
+                agent=the_agent.name,
+                max_iterations=state.config.max_iterations,
+            )
+            loop = ResearchLoop(
+                state=state,
+                paths=paths,
+                agent=the_agent,
+                templates=templates,
+                events=events,
+                lock=lock,
+                clock=clock,
+                web=_web(settings),
+            )
             if state.progress.is_complete and not loop.reopen():
                 loop.cleanup()
                 events.emit("run_end", outcome="already_complete")
-                (inform or log.info)(f"session {settings.name!r} is already complete; its "
-                                     f"report is {paths.relative(paths.report_file)}")
+                (inform or log.info)(
+                    f"session {settings.name!r} is already complete; its "
+                    f"report is {paths.relative(paths.report_file)}"
+                )
                 return Outcome(state, paths)
             if isinstance(the_agent, NoAgent):  # reopened: now an agent is needed after all
                 the_agent.check_available()
@@ -249,23 +288,31 @@ def run_session(
     except (ResearchError, Interrupted) as exc:
         if loop is not None and not lock.lost.is_set():  # lost: the session is another run's
             _save_quietly(loop)
-        _emit_quietly(events, "run_end", error=str(exc) or type(exc).__name__,
-                      outcome="interrupted" if isinstance(exc, Interrupted) else "failed")
+        _emit_quietly(
+            events,
+            "run_end",
+            error=str(exc) or type(exc).__name__,
+            outcome="interrupted" if isinstance(exc, Interrupted) else "failed",
+        )
         raise
     except OSError as exc:
         if loop is not None:
             _save_quietly(loop)
         _emit_quietly(events, "run_end", outcome="failed", error=str(exc))
         where = f" ({exc.filename})" if exc.filename else ""
-        raise RunFailed(f"file system error: {exc.strerror or exc}{where}; the session can be "
-                        "continued with --resume") from None
+        raise RunFailed(
+            f"file system error: {exc.strerror or exc}{where}; the session can be "
+            "continued with --resume"
+        ) from None
     except Exception as exc:
         if loop is not None:
             _save_quietly(loop)
             loop.events.emit("error", message=str(exc), traceback=traceback.format_exc())
         _emit_quietly(events, "run_end", outcome="failed", error=repr(exc))
-        raise RunFailed(f"internal error: {exc!r}; details are in {paths.events_file}; "
-                        "the session can be continued with --resume") from exc
+        raise RunFailed(
+            f"internal error: {exc!r}; details are in {paths.events_file}; "
+            "the session can be continued with --resume"
+        ) from exc
     finally:
         if lock.release():
             _emit_quietly(events, "lock_released")
@@ -300,9 +347,12 @@ def stop_leftover_agents(previous: LockInfo, paths: SessionPaths, events: EventL
     groups = agent_process_groups(paths.session_dir)
     if groups:
         stop_process_groups(groups, grace=KILL_GRACE_SECONDS)
-        events.emit("warning", message=f"stopped {len(groups)} agent process group(s) left "
-                    f"running by the dead run (pid {previous.pid})",
-                    process_groups=sorted(groups))
+        events.emit(
+            "warning",
+            message=f"stopped {len(groups)} agent process group(s) left "
+            f"running by the dead run (pid {previous.pid})",
+            process_groups=sorted(groups),
+        )
 
 
 def _save_quietly(loop: ResearchLoop) -> None:
@@ -316,8 +366,9 @@ def load_templates(paths: SessionPaths, warn: Callable[[str], None]) -> PromptTe
     try:
         synced = sync_templates(paths.templates_dir)
     except OSError as exc:
-        raise RunFailed(f"cannot create the templates in {paths.templates_dir}: "
-                        f"{exc.strerror}") from None
+        raise RunFailed(
+            f"cannot create the templates in {paths.templates_dir}: {exc.strerror}"
+        ) from None
     templates = PromptTemplates.load(paths.templates_dir)
     try:
         write_newer_defaults(paths.templates_dir, synced.kept)
@@ -333,8 +384,9 @@ def check_templates(paths: SessionPaths) -> None:
     makes once the run is locked, on the templates it would use (the working directory's,
     with missing and unedited older ones taken from the shipped defaults)."""
     if paths.templates_dir.exists() and not paths.templates_dir.is_dir():
-        raise RunFailed(f"cannot create the templates in {paths.templates_dir}: it is not a "
-                        "directory")
+        raise RunFailed(
+            f"cannot create the templates in {paths.templates_dir}: it is not a directory"
+        )
     source = default_templates_dir()
     history = shipped_history(source).sha256
     templates: dict[str, Template] = {}
@@ -345,14 +397,18 @@ def check_templates(paths: SessionPaths) -> None:
         except (FileNotFoundError, NotADirectoryError):  # made (or refused) later
             data = (source / f"{name}.md").read_bytes()
         except OSError as exc:
-            raise TemplateError(f"template {path} cannot be read: {exc.strerror}; delete "
-                                "it and run again to restore the default") from None
+            raise TemplateError(
+                f"template {path} cannot be read: {exc.strerror}; delete "
+                "it and run again to restore the default"
+            ) from None
         if digest(data) in history.get(name, []):
             data = (source / f"{name}.md").read_bytes()
         problem = damage(name, data)
         if problem:
-            raise TemplateError(f"template {path} is damaged ({problem}); delete it and "
-                                "run again to restore the default")
+            raise TemplateError(
+                f"template {path} is damaged ({problem}); delete it and "
+                "run again to restore the default"
+            )
         templates[name] = Template(data.decode("utf-8"))
     PromptTemplates(templates).validate()
 
@@ -370,16 +426,19 @@ def _remove_empty(directory: Path, up_to: Path) -> None:
 
 def check_own_state(state: RWRState, settings: Settings, paths: SessionPaths) -> RWRState:
     if state.name != settings.name:
-        raise StateError(f"{paths.state_file} belongs to session {state.name!r}, "
-                         f"not {settings.name!r}")
+        raise StateError(
+            f"{paths.state_file} belongs to session {state.name!r}, not {settings.name!r}"
+        )
     slugs = {topic.slug for topic in state.plan.topics}
     flying = {*state.progress.in_flight}
     if state.progress.current_topic is not None:
         flying.add(state.progress.current_topic)
     strays = sorted(flying - slugs)
     if strays:
-        raise StateError(f"{paths.state_file} is inconsistent: topic {strays[0]!r} is in "
-                         "flight but not in its plan; it was left untouched")
+        raise StateError(
+            f"{paths.state_file} is inconsistent: topic {strays[0]!r} is in "
+            "flight but not in its plan; it was left untouched"
+        )
     return state
 
 
@@ -394,8 +453,10 @@ def check_unchanged_shape(state: RWRState, settings: Settings) -> None:
         if field in given and getattr(settings, field) != getattr(state.config, field):
             changed.append(f"--{field} (it has {getattr(state.config, field)})")
     if changed:
-        raise UsageError(f"session {state.name!r} cannot change {' or '.join(changed)} on "
-                         "--resume; start a new session with another --name instead")
+        raise UsageError(
+            f"session {state.name!r} cannot change {' or '.join(changed)} on "
+            "--resume; start a new session with another --name instead"
+        )
 
 
 def remembered_agent(state: RWRState, settings: Settings) -> Settings:
@@ -410,8 +471,9 @@ def remembered_agent(state: RWRState, settings: Settings) -> Settings:
     return settings
 
 
-def resume_state(settings: Settings, paths: SessionPaths,
-                 inform: Callable[[str], None]) -> RWRState:
+def resume_state(
+    settings: Settings, paths: SessionPaths, inform: Callable[[str], None]
+) -> RWRState:
     loaded, from_copy = load_saved_state(paths.state_file)
     state = check_own_state(loaded, settings, paths)
     if from_copy is not None:  # what an agent left in place of state.json goes (saved below)
@@ -428,12 +490,24 @@ def resume_state(settings: Settings, paths: SessionPaths,
             changes.append(f"{flag} {_shown(value)} (was {_shown(before)})")
 
     if "max_iterations" in overrides and settings.max_iterations is not None:
-        apply("max_iterations", "--max-iterations",
-              max(settings.max_iterations, config.max_iterations))
+        apply(
+            "max_iterations",
+            "--max-iterations",
+            max(settings.max_iterations, config.max_iterations),
+        )
     if "time_budget_minutes" in overrides:
         apply("time_budget_minutes", "--time", settings.time_budget_minutes)
-    for field in ("model", "review_model", "timeout", "duplicate_threshold", "min_novelty",
-                  "early_termination", "parallel", "verify_sources", "allow_private_sources"):
+    for field in (
+        "model",
+        "review_model",
+        "timeout",
+        "duplicate_threshold",
+        "min_novelty",
+        "early_termination",
+        "parallel",
+        "verify_sources",
+        "allow_private_sources",
+    ):
         if field in overrides:
             apply(field, "--" + field.replace("_", "-"), getattr(settings, field))
     if "source_dirs" in overrides:

@@ -167,6 +167,7 @@ class SessionProgress(BaseModel):
         if isinstance(value, list):
             return {slug: {"phase": Phase.RESEARCH, "iteration": 0} for slug in value}
         return value
+
     phase_history: list[str] = Field(default_factory=list)
     """Every phase started, in order."""
     last_error: str | None = None
@@ -382,8 +383,10 @@ def load_saved_state(path: Path) -> tuple[RWRState, str | None]:
     if problem is None or state_entry(copy) is not None:
         return load_state(path), None
     state = load_state(copy)
-    return state, (f"{path} is {problem}; the session was resumed from {copy.name}, the "
-                   "copy of its last saved state")
+    return state, (
+        f"{path} is {problem}; the session was resumed from {copy.name}, the "
+        "copy of its last saved state"
+    )
 
 
 def load_state(path: Path) -> RWRState:
@@ -391,18 +394,18 @@ def load_state(path: Path) -> RWRState:
     A link or FIFO in its place is never followed or opened."""
     data = read_regular(path)
     if data is None:
-        raise StateError(
-            f"no saved session at {path}: start it without --resume, or check --name"
-        )
+        raise StateError(f"no saved session at {path}: start it without --resume, or check --name")
     if data == NOT_REGULAR:
         what = state_entry(path) or "unreadable"
-        raise StateError(f"cannot read {path}: it is {what}, not the session's state file; "
-                         "it was left untouched")
+        raise StateError(
+            f"cannot read {path}: it is {what}, not the session's state file; it was left untouched"
+        )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise StateError(f"{path} is corrupt (not UTF-8 text: {exc.reason}); it was left "
-                         "untouched") from None
+        raise StateError(
+            f"{path} is corrupt (not UTF-8 text: {exc.reason}); it was left untouched"
+        ) from None
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:

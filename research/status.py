@@ -51,8 +51,9 @@ class LockView:
         return f"{self.state}: {self.detail}" if self.detail else self.state
 
 
-def lock_view(paths: SessionPaths, *, now: float | None = None,
-              host: str | None = None) -> LockView:
+def lock_view(
+    paths: SessionPaths, *, now: float | None = None, host: str | None = None
+) -> LockView:
     """Read the lock file (only read it) and judge whether its holder is alive."""
     try:  # never through a link, never blocking on a FIFO an agent left there
         found = read_lock_file(paths.lock_file)
@@ -80,8 +81,7 @@ def session_names(root: Path) -> list[str]:
         entries = sorted(base.iterdir())
     except (FileNotFoundError, NotADirectoryError):
         return []
-    return [entry.name for entry in entries
-            if entry.is_dir() and (entry / "state.json").is_file()]
+    return [entry.name for entry in entries if entry.is_dir() and (entry / "state.json").is_file()]
 
 
 def last_event(paths: SessionPaths) -> dict[str, Any] | None:
@@ -112,8 +112,7 @@ def load_session(root: Path, name: str) -> tuple[SessionPaths, RWRState]:
     if not paths.state_file.is_file():
         known = session_names(root)
         hint = f"sessions here: {', '.join(known)}" if known else "there are no sessions here"
-        raise UsageError(f"no research session named {name!r} in {paths.research_root} "
-                         f"({hint})")
+        raise UsageError(f"no research session named {name!r} in {paths.research_root} ({hint})")
     return paths, load_state(paths.state_file)
 
 
@@ -122,14 +121,16 @@ def phase_text(state: RWRState) -> str:
         return "done (report written)"
     text = state.progress.current_phase.value.replace("_", " ")
     if state.progress.failed_phase is not None:
-        text += (f" (recovering {state.progress.failed_phase.value}, "
-                 f"round {state.progress.retry_count})")
+        text += (
+            f" (recovering {state.progress.failed_phase.value}, round {state.progress.retry_count})"
+        )
     flights = state.progress.in_flight
     if flights:
         names = {t.slug: t.name for t in state.plan.topics}
         text += f"; {len(flights)} in flight: " + ", ".join(
             f"{plain(names.get(slug, slug))!r} ({flight.phase.value})"
-            for slug, flight in flights.items())
+            for slug, flight in flights.items()
+        )
     return text
 
 
@@ -138,8 +139,10 @@ def decision_text(state: RWRState) -> str:
     if decision is None:
         return "none yet"
     verdict = "continue" if decision.shouldContinue else "stop"
-    return (f"iteration {decision.iteration}, {plain(decision.topic)!r}: {verdict} "
-            f"({plain(decision.reason)})")
+    return (
+        f"iteration {decision.iteration}, {plain(decision.topic)!r}: {verdict} "
+        f"({plain(decision.reason)})"
+    )
 
 
 def report_text(paths: SessionPaths) -> str:
@@ -177,8 +180,11 @@ def status_rows(paths: SessionPaths, state: RWRState) -> list[tuple[str, str]]:
     rows += [
         ("topics", counts_text(state.plan)),
         ("time", time_text(state.progress.elapsed_seconds, state.config.time_budget_minutes)),
-        ("agent calls", f"{state.usage.agent_calls} ({state.usage.agent_failures} failed, "
-                        f"{state.usage.recoveries} recoveries)"),
+        (
+            "agent calls",
+            f"{state.usage.agent_calls} ({state.usage.agent_failures} failed, "
+            f"{state.usage.recoveries} recoveries)",
+        ),
         ("usage", usage_text(*usage_totals(state))),
         ("last decision", decision_text(state)),
     ]
@@ -203,8 +209,10 @@ def show_status(root: Path, name: str, stream: TextIO | None = None) -> None:
     if not is_terminal(out):
         lines = [title, *(f"  {label}: {plain(value)}" for label, value in rows), "  topic tree:"]
         current = None if state.progress.is_complete else state.progress.current_topic
-        lines += [f"  {'>' if is_current else ' '} {line}"
-                  for line, _, is_current in topic_lines(state.plan, current=current)]
+        lines += [
+            f"  {'>' if is_current else ' '} {line}"
+            for line, _, is_current in topic_lines(state.plan, current=current)
+        ]
         if not state.plan.topics:
             lines.append("    (no topics yet)")
         out.write("\n".join(lines) + "\n")
@@ -212,10 +220,14 @@ def show_status(root: Path, name: str, stream: TextIO | None = None) -> None:
     from rich.text import Text
 
     table = label_table(title, rows)
-    table.add_row(Text("topic tree"),
-                  tree_text(state.plan, current=None if state.progress.is_complete
-                            else state.progress.current_topic) if state.plan.topics
-                  else Text("(no topics yet)"))
+    table.add_row(
+        Text("topic tree"),
+        tree_text(
+            state.plan, current=None if state.progress.is_complete else state.progress.current_topic
+        )
+        if state.plan.topics
+        else Text("(no topics yet)"),
+    )
     make_console(out).print(table)
 
 
@@ -244,8 +256,9 @@ def session_line(root: Path, name: str) -> SessionLine:
     try:
         state = load_state(paths.state_file)
     except StateError as exc:
-        return SessionLine(name, "unreadable state", "-", plain(str(exc))[:60], lock.state,
-                           stamp, report)
+        return SessionLine(
+            name, "unreadable state", "-", plain(str(exc))[:60], lock.state, stamp, report
+        )
     done = len(state.plan.topics) - len(state.plan.open_topics())
     return SessionLine(
         name=name,
@@ -271,11 +284,13 @@ def list_sessions(root: Path, stream: TextIO | None = None) -> None:
     rows = [session_line(root, name) for name in names]
     values = [[getattr(row, column) for column in LIST_COLUMNS] for row in rows]
     if not is_terminal(out):
-        widths = [max(len(column), *(len(v[i]) for v in values))
-                  for i, column in enumerate(LIST_COLUMNS)]
+        widths = [
+            max(len(column), *(len(v[i]) for v in values)) for i, column in enumerate(LIST_COLUMNS)
+        ]
         for cells in [list(LIST_COLUMNS), *values]:
-            out.write("  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True))
-                      .rstrip() + "\n")
+            out.write(
+                "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip() + "\n"
+            )
         return
     from rich import box
     from rich.table import Table
@@ -286,6 +301,10 @@ def list_sessions(root: Path, stream: TextIO | None = None) -> None:
         table.add_column(column, no_wrap=column in {"name", "iteration", "lock"})
     styles = {"live": "green", "stale": "yellow", "unreadable": "red"}
     for cells in values:
-        table.add_row(*(Text(c, style=styles.get(c, "") if column == "lock" else "")
-                        for column, c in zip(LIST_COLUMNS, cells, strict=True)))
+        table.add_row(
+            *(
+                Text(c, style=styles.get(c, "") if column == "lock" else "")
+                for column, c in zip(LIST_COLUMNS, cells, strict=True)
+            )
+        )
     make_console(out).print(table)

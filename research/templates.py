@@ -15,24 +15,64 @@ from research.errors import TemplateError
 from research.fsutil import atomic_write_bytes
 
 TEMPLATE_NAMES = (
-    "initial_plan", "research", "review", "synthesize", "final_review", "revise", "recovery",
+    "initial_plan",
+    "research",
+    "review",
+    "synthesize",
+    "final_review",
+    "revise",
+    "recovery",
     "phase_recovery",
 )
 
 COMMON_VARIABLES = (
-    "original_topic", "name", "breadth", "depth", "iteration", "max_iterations", "model",
-    "review_model", "timeout", "date", "session_dir", "plan_file", "progress_index_file",
-    "progress_dir", "report_file", "accepted_file", "rejected_file", "completed_file",
-    "recovery_notes_file", "time_remaining",
+    "original_topic",
+    "name",
+    "breadth",
+    "depth",
+    "iteration",
+    "max_iterations",
+    "model",
+    "review_model",
+    "timeout",
+    "date",
+    "session_dir",
+    "plan_file",
+    "progress_index_file",
+    "progress_dir",
+    "report_file",
+    "accepted_file",
+    "rejected_file",
+    "completed_file",
+    "recovery_notes_file",
+    "time_remaining",
 )
 TOPIC_VARIABLES = (
-    "topic_name", "topic_slug", "topic_depth", "topic_parent", "topic_description",
-    "topic_criteria", "progress_file", "attempt", "max_attempts", "subtopic_rule",
-    "review_feedback", "searches", "writable_files", "subtopic_instructions",
-    "progress_index_instructions", "completion_rule", "source_check", "local_sources",
+    "topic_name",
+    "topic_slug",
+    "topic_depth",
+    "topic_parent",
+    "topic_description",
+    "topic_criteria",
+    "progress_file",
+    "attempt",
+    "max_attempts",
+    "subtopic_rule",
+    "review_feedback",
+    "searches",
+    "writable_files",
+    "subtopic_instructions",
+    "progress_index_instructions",
+    "completion_rule",
+    "source_check",
+    "local_sources",
 )
 FINAL_VARIABLES = (
-    "source_registry", "citation_audit", "topic_tree", "limit_note", "source_verification",
+    "source_registry",
+    "citation_audit",
+    "topic_tree",
+    "limit_note",
+    "source_verification",
 )
 RECOVERY_VARIABLES = ("failed_phase", "last_error", "recovery_round")
 VARIABLES = frozenset(COMMON_VARIABLES + TOPIC_VARIABLES + FINAL_VARIABLES + RECOVERY_VARIABLES)
@@ -58,15 +98,23 @@ REQUIRED_VARIABLES: dict[str, tuple[str, ...]] = {
     "review": ("topic_name", "progress_file"),
     "synthesize": ("original_topic", "report_file", "source_registry", "topic_tree"),
     "final_review": ("report_file", "accepted_file", "rejected_file", "citation_audit"),
-    "revise": ("report_file", "accepted_file", "rejected_file", "source_registry",
-               "citation_audit"),
+    "revise": (
+        "report_file",
+        "accepted_file",
+        "rejected_file",
+        "source_registry",
+        "citation_audit",
+    ),
     "recovery": ("failed_phase", "last_error", "recovery_notes_file"),
     "phase_recovery": ("last_error", "recovery_notes_file"),
 }
 HEADINGS = {
-    "initial_plan": "# Phase: INITIAL PLAN", "research": "# Phase: RESEARCH",
-    "review": "# Phase: REVIEW", "synthesize": "# Phase: SYNTHESIZE",
-    "final_review": "# Phase: FINAL REVIEW", "revise": "# Phase: REVISE",
+    "initial_plan": "# Phase: INITIAL PLAN",
+    "research": "# Phase: RESEARCH",
+    "review": "# Phase: REVIEW",
+    "synthesize": "# Phase: SYNTHESIZE",
+    "final_review": "# Phase: FINAL REVIEW",
+    "revise": "# Phase: REVISE",
     "recovery": "# Phase: RECOVERY",
 }
 HALT = "(halt)"
@@ -104,12 +152,16 @@ class TemplateSync(BaseModel):
     def notices(self, target: str) -> list[str]:
         lines = []
         if self.upgraded:
-            lines.append(f"upgraded the unedited templates {', '.join(self.upgraded)} in "
-                         f"{target} to the current defaults")
+            lines.append(
+                f"upgraded the unedited templates {', '.join(self.upgraded)} in "
+                f"{target} to the current defaults"
+            )
         if self.kept:
             names = ", ".join(f"{name}.md" for name in self.kept)
-            lines.append(f"kept your edited templates {names} in {target}; a newer default "
-                         "is beside each as <name>.md.new (delete a template to take it)")
+            lines.append(
+                f"kept your edited templates {names} in {target}; a newer default "
+                "is beside each as <name>.md.new (delete a template to take it)"
+            )
         return lines
 
 
@@ -217,12 +269,16 @@ class PromptTemplates:
             try:
                 data = path.read_bytes()
             except OSError as exc:
-                raise TemplateError(f"template {path} cannot be read: {exc.strerror}; delete "
-                                    "it and run again to restore the default") from None
+                raise TemplateError(
+                    f"template {path} cannot be read: {exc.strerror}; delete "
+                    "it and run again to restore the default"
+                ) from None
             problem = damage(name, data)
             if problem:
-                raise TemplateError(f"template {path} is damaged ({problem}); delete it and "
-                                    "run again to restore the default") from None
+                raise TemplateError(
+                    f"template {path} is damaged ({problem}); delete it and "
+                    "run again to restore the default"
+                ) from None
             templates[name] = Template(data.decode("utf-8"))
         loaded = cls(templates)
         loaded.validate()

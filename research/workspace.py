@@ -29,10 +29,22 @@ from research.events import EventLog
 from research.fsutil import NOT_REGULAR, is_real_dir, read_regular
 from research.paths import REPORTS_DIR, RESEARCH_DIR, SessionPaths
 
-IGNORED_DIR_NAMES = frozenset({
-    ".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache",
-    ".pytest_cache", ".ruff_cache", ".tox", ".cache",
-})
+IGNORED_DIR_NAMES = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        ".venv",
+        "venv",
+        "node_modules",
+        "__pycache__",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".tox",
+        ".cache",
+    }
+)
 # Enough for a project checkout; a call in a huge directory (a home directory) stays cheap
 # and only reports what the bounded walk can see.
 MAX_ENTRIES = 20_000
@@ -113,8 +125,9 @@ def _held_by_a_live_run(lock_file: Path) -> bool:
     return pid > 0
 
 
-def snapshot(root: Path, *, limit: int = MAX_ENTRIES,
-             skip: Collection[str] | None = None) -> Snapshot:
+def snapshot(
+    root: Path, *, limit: int = MAX_ENTRIES, skip: Collection[str] | None = None
+) -> Snapshot:
     """Names, mtimes and sizes of the files under `root`, breadth-first, at most `limit` entries.
 
     Symbolic links are recorded, never followed; unreadable directories are skipped. `skip`
@@ -156,8 +169,11 @@ def changes(before: Snapshot, after: Snapshot) -> Changes:
     """
     created = sorted(set(after.files) - set(before.files)) if before.complete else []
     deleted = sorted(set(before.files) - set(after.files)) if after.complete else []
-    modified = sorted(path for path, seen in after.files.items()
-                      if path in before.files and before.files[path] != seen)
+    modified = sorted(
+        path
+        for path, seen in after.files.items()
+        if path in before.files and before.files[path] != seen
+    )
     return Changes(created, modified, deleted)
 
 
@@ -174,30 +190,43 @@ def watch_for_stray_files(paths: SessionPaths, events: EventLog, phase: str) -> 
     found = changes(before, snapshot(paths.root, skip=skip))
     if not found:
         return
-    events.emit("stray_files", phase=phase, created=found.created[:SHOWN_NAMES],
-                modified=found.modified[:SHOWN_NAMES], deleted=found.deleted[:SHOWN_NAMES],
-                count=len(found.created) + len(found.modified) + len(found.deleted))
+    events.emit(
+        "stray_files",
+        phase=phase,
+        created=found.created[:SHOWN_NAMES],
+        modified=found.modified[:SHOWN_NAMES],
+        deleted=found.deleted[:SHOWN_NAMES],
+        count=len(found.created) + len(found.modified) + len(found.deleted),
+    )
     events.emit("warning", message=describe(found, paths, phase))
 
 
 def describe(found: Changes, paths: SessionPaths, phase: str) -> str:
     """One warning line naming the stray files (a few of them) and saying they were kept."""
     parts = []
-    for label, names in (("created", found.created), ("modified", found.modified),
-                         ("deleted", found.deleted)):
+    for label, names in (
+        ("created", found.created),
+        ("modified", found.modified),
+        ("deleted", found.deleted),
+    ):
         if names:
-            shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5
-                                             else "")
+            shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
             parts.append(f"{label} {shown}")
     own = (paths.relative(paths.session_dir), paths.relative(paths.report_dir))
-    others = sorted({
-        "/".join(name.split("/")[:2])
-        for name in (*found.created, *found.modified, *found.deleted)
-        if name.split("/")[0] in (RESEARCH_DIR, REPORTS_DIR) and name.count("/") >= 2
-        and name.split("/")[1] != "templates" and "/".join(name.split("/")[:2]) not in own
-    })
+    others = sorted(
+        {
+            "/".join(name.split("/")[:2])
+            for name in (*found.created, *found.modified, *found.deleted)
+            if name.split("/")[0] in (RESEARCH_DIR, REPORTS_DIR)
+            and name.count("/") >= 2
+            and name.split("/")[1] != "templates"
+            and "/".join(name.split("/")[:2]) not in own
+        }
+    )
     shown = ", ".join(f"{other}/" for other in others)
     sessions = f", among them another session's ({shown})" if others else ""
-    return (f"during the {phase} phase the agent changed files outside "
-            f"{own[0]}/ and {own[1]}/{sessions}: "
-            f"{'; '.join(parts)} (left as they are)")
+    return (
+        f"during the {phase} phase the agent changed files outside "
+        f"{own[0]}/ and {own[1]}/{sessions}: "
+        f"{'; '.join(parts)} (left as they are)"
+    )

@@ -37,11 +37,11 @@ import time
 from pathlib import Path
 
 import typer.main
+from scripted_mock import installed
 
 import research
 import research.cli
 from research.cli import main as research_main
-from scripted_mock import installed
 
 QUESTION = "How do heat pumps perform in cold climates?"
 KILLED = -signal.SIGKILL
@@ -100,14 +100,32 @@ def write_script(path: Path, **script: object) -> Path:
 
 
 def start_args(config: dict, script: Path) -> list[str]:
-    return ["--mock-mode", "--mock-script", str(script), "--name", config["name"],
-            "--breadth", str(config["breadth"]), "--depth", str(config["depth"]), "--yes",
-            "--quiet", QUESTION]
+    return [
+        "--mock-mode",
+        "--mock-script",
+        str(script),
+        "--name",
+        config["name"],
+        "--breadth",
+        str(config["breadth"]),
+        "--depth",
+        str(config["depth"]),
+        "--yes",
+        "--quiet",
+        QUESTION,
+    ]
 
 
 def resume_args(config: dict, script: Path) -> list[str]:
-    return ["--mock-mode", "--mock-script", str(script), "--name", config["name"], "--resume",
-            "--quiet"]
+    return [
+        "--mock-mode",
+        "--mock-script",
+        str(script),
+        "--name",
+        config["name"],
+        "--resume",
+        "--quiet",
+    ]
 
 
 def snapshot(session: Path, dest: Path) -> None:
@@ -118,8 +136,11 @@ def snapshot(session: Path, dest: Path) -> None:
             shutil.copy2(session / name, dest / name)
     if (session / "progress").is_dir():
         shutil.copytree(session / "progress", dest / "progress")
-    archived = sorted((session / "archive").glob("*.progress.md")) if (
-        session / "archive").is_dir() else []
+    archived = (
+        sorted((session / "archive").glob("*.progress.md"))
+        if (session / "archive").is_dir()
+        else []
+    )
     if archived:
         (dest / "archive").mkdir()
         for file in archived:
@@ -131,8 +152,9 @@ def baseline(root: Path, config: dict) -> dict:
     chain = root / f"baseline-{config['name']}"
     (chain / "work").mkdir(parents=True)
     record = chain / "link-0.calls.jsonl"
-    script = write_script(chain / "link-0.script.json", simulated_clock=True,
-                          record_file=str(record))
+    script = write_script(
+        chain / "link-0.script.json", simulated_clock=True, record_file=str(record)
+    )
     started = time.monotonic()
     code = run_child(chain / "work", start_args(config, script), chain / "link-0.out")
     duration = time.monotonic() - started
@@ -177,8 +199,9 @@ def chain_plans(spec: dict, base: dict, rng: random.Random) -> list[tuple[str, l
         kills = [{"call": 1 if i == 0 else 2, "before_edits": before} for i in range(calls)]
         plans.append((f"boundary-{'before' if before else 'after'}", kills))
     for number in range(spec["random_chains"]):
-        kills = [{"after": rng.uniform(0.0, base["duration"] / 5)}
-                 for _ in range(spec["random_links"])]
+        kills = [
+            {"after": rng.uniform(0.0, base["duration"] / 5)} for _ in range(spec["random_links"])
+        ]
         plans.append((f"random-{number}", kills))
     for number in range(spec["fresh_points"]):
         plans.append((f"fresh-{number}", [{"after": rng.uniform(0.0, base["duration"])}]))

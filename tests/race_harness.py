@@ -60,8 +60,10 @@ def main() -> None:
         if pid not in exits:
             os.kill(pid, signal.SIGTERM)
             exits[pid] = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
-    results = [{"pid": pid, "exit": exits[pid], "out": str(out_dir / f"{index}.out")}
-               for index, pid in enumerate(pids)]
+    results = [
+        {"pid": pid, "exit": exits[pid], "out": str(out_dir / f"{index}.out")}
+        for index, pid in enumerate(pids)
+    ]
     Path(spec["results"]).write_text(json.dumps(results, indent=1), encoding="utf-8")
 
 

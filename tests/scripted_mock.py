@@ -37,12 +37,33 @@ from research.engine import Clock
 from research.fsutil import atomic_write_text
 
 FaultAction = Literal[
-    "fail", "timeout", "no_output", "agent_error", "skip_files", "invalid_verdict",
-    "both_verdicts", "no_verdict", "reject", "accept", "garbage_plan", "delete_plan",
-    "many_subtopics", "too_deep", "edit_other_topics", "delete_state", "corrupt_state",
-    "false_completion", "empty_report", "no_sources_section", "fabricated_citation",
-    "redundant", "duplicate_subtopics", "propose_subtopic", "uncited_sources",
-    "wrong_verdict_fields", "hijack_other_notes",
+    "fail",
+    "timeout",
+    "no_output",
+    "agent_error",
+    "skip_files",
+    "invalid_verdict",
+    "both_verdicts",
+    "no_verdict",
+    "reject",
+    "accept",
+    "garbage_plan",
+    "delete_plan",
+    "many_subtopics",
+    "too_deep",
+    "edit_other_topics",
+    "delete_state",
+    "corrupt_state",
+    "false_completion",
+    "empty_report",
+    "no_sources_section",
+    "fabricated_citation",
+    "redundant",
+    "duplicate_subtopics",
+    "propose_subtopic",
+    "uncited_sources",
+    "wrong_verdict_fields",
+    "hijack_other_notes",
 ]
 
 
@@ -118,9 +139,13 @@ class ScriptedMockAgent(MockAgent):
     work, each override below bending its step as the faults say."""
 
     def __init__(self, script: MockScript, clock: SimulatedClock | None = None) -> None:
-        super().__init__(Simulation(reject_first_review=script.reject_first_review,
-                                    reject_final_review=script.reject_final_review,
-                                    propose_duplicate=script.propose_duplicate))
+        super().__init__(
+            Simulation(
+                reject_first_review=script.reject_first_review,
+                reject_final_review=script.reject_final_review,
+                propose_duplicate=script.propose_duplicate,
+            )
+        )
         self.script = script
         self.clock = clock
         self.fault_hits: dict[int, int] = {}
@@ -135,28 +160,39 @@ class ScriptedMockAgent(MockAgent):
             faults = self._faults_for(call)
         actions = {fault.action for fault in faults}
         self._local.actions = actions
-        self._local.proposed = [f.subtopic for f in faults
-                                if f.action == "propose_subtopic" and f.subtopic]
-        duration = max([f.duration for f in faults if f.duration is not None],
-                       default=self.script.call_seconds)
+        self._local.proposed = [
+            f.subtopic for f in faults if f.action == "propose_subtopic" and f.subtopic
+        ]
+        duration = max(
+            [f.duration for f in faults if f.duration is not None], default=self.script.call_seconds
+        )
         if self.script.sleep_seconds > 0:
             time.sleep(self.script.sleep_seconds)
         if self.script.kill_at_call == number and self.script.kill_before_edits:
             os.kill(os.getpid(), signal.SIGKILL)
         if duration > call.timeout or "timeout" in actions:
             self._advance(call.timeout)
-            return self.result(call, False, None, FailureKind.TIMEOUT, "simulated timeout",
-                               call.timeout)
+            return self.result(
+                call, False, None, FailureKind.TIMEOUT, "simulated timeout", call.timeout
+            )
         self._advance(duration)
         if "fail" in actions:
-            return self.result(call, False, 1, FailureKind.EXIT_NONZERO,
-                               "simulated provider error", duration)
+            return self.result(
+                call, False, 1, FailureKind.EXIT_NONZERO, "simulated provider error", duration
+            )
         if "no_output" in actions:
-            return self.result(call, False, 0, FailureKind.NO_OUTPUT, "simulated empty output",
-                               duration)
+            return self.result(
+                call, False, 0, FailureKind.NO_OUTPUT, "simulated empty output", duration
+            )
         if "agent_error" in actions:
-            return self.result(call, False, 0, FailureKind.AGENT_ERROR,
-                               "simulated error event: permission rejected", duration)
+            return self.result(
+                call,
+                False,
+                0,
+                FailureKind.AGENT_ERROR,
+                "simulated error event: permission rejected",
+                duration,
+            )
         if "skip_files" not in actions:
             self.edit(call)
         if self.script.kill_at_call == number:  # after the call's file edits
@@ -189,9 +225,15 @@ class ScriptedMockAgent(MockAgent):
     def _record(self, call: AgentCall) -> None:
         if not self.script.record_file:
             return
-        line = json.dumps({"phase": call.phase, "model": call.model, "timeout": call.timeout,
-                           "topic": call.context.get("topic_slug"),
-                           "attempt": call.context.get("attempt")})
+        line = json.dumps(
+            {
+                "phase": call.phase,
+                "model": call.model,
+                "timeout": call.timeout,
+                "topic": call.context.get("topic_slug"),
+                "attempt": call.context.get("attempt"),
+            }
+        )
         with open(self.script.record_file, "a", encoding="utf-8") as handle:
             handle.write(line + "\n")
 
@@ -221,18 +263,27 @@ class ScriptedMockAgent(MockAgent):
         super().initial_plan(call)
         if "many_subtopics" in self._actions():
             plan = self._path(call, "plan_file")
-            atomic_write_text(plan, _insert_before_completion(
-                plan.read_text(encoding="utf-8"), "".join(
-                    f"\n### Extra topic {i} (Depth: 0)\n- Status: Pending\n"
-                    for i in range(50))))
+            atomic_write_text(
+                plan,
+                _insert_before_completion(
+                    plan.read_text(encoding="utf-8"),
+                    "".join(
+                        f"\n### Extra topic {i} (Depth: 0)\n- Status: Pending\n" for i in range(50)
+                    ),
+                ),
+            )
 
     def research(self, call: AgentCall) -> None:
         if "edit_other_topics" in self._actions() and call.context.get("parallel") != "1":
             # Every other open topic marked done (the researched one becomes In Review and
             # its proposals are added Pending by the simulator's edit that follows).
             plan = self._path(call, "plan_file")
-            plan.write_text(re.sub(r"- Status: Pending", "- Status: Complete",
-                                   plan.read_text(encoding="utf-8")), encoding="utf-8")
+            plan.write_text(
+                re.sub(
+                    r"- Status: Pending", "- Status: Complete", plan.read_text(encoding="utf-8")
+                ),
+                encoding="utf-8",
+            )
         super().research(call)
 
     def progress_notes(self, call: AgentCall) -> str:
@@ -240,8 +291,7 @@ class ScriptedMockAgent(MockAgent):
             return super().progress_notes(call)
         # Notes that repeat the same shared background whatever the topic or attempt.
         name = call.context["topic_name"]
-        return notes_text(name, "redundant", 0, "shared", "Shared background",
-                          self.misreads(call))
+        return notes_text(name, "redundant", 0, "shared", "Shared background", self.misreads(call))
 
     def proposals(self, call: AgentCall) -> list[tuple[str, int]]:
         actions = self._actions()
@@ -284,12 +334,14 @@ class ScriptedMockAgent(MockAgent):
             super().write_verdict(call, verdict)
         else:
             self._path(call, key).parent.mkdir(parents=True, exist_ok=True)
-            self._path(call, key).write_text(verdict_document(verdict["summary"], block),
-                                             encoding="utf-8")
+            self._path(call, key).write_text(
+                verdict_document(verdict["summary"], block), encoding="utf-8"
+            )
         if "both_verdicts" in actions:
             other = "accepted_file" if key == "rejected_file" else "rejected_file"
-            self._path(call, other).write_text(self._path(call, key).read_text("utf-8"),
-                                               encoding="utf-8")
+            self._path(call, other).write_text(
+                self._path(call, key).read_text("utf-8"), encoding="utf-8"
+            )
 
     def synthesize(self, call: AgentCall) -> None:
         if "empty_report" not in self._actions():
@@ -307,8 +359,11 @@ class ScriptedMockAgent(MockAgent):
             text, sources = text[:sources] + "\n", -1
         if "fabricated_citation" in actions:
             claim = "\n\nAn unsupported claim about efficiency [99]."
-            text = (text[:sources] + claim + text[sources:] if sources >= 0
-                    else text.rstrip("\n") + claim + "\n")
+            text = (
+                text[:sources] + claim + text[sources:]
+                if sources >= 0
+                else text.rstrip("\n") + claim + "\n"
+            )
         return text
 
     def cited_sources(self, ids: list[int]) -> list[int]:
@@ -321,7 +376,7 @@ def _insert_before_completion(text: str, blocks: str) -> str:
     marker = re.search(r"^## Completion Status", text, re.MULTILINE)
     if marker is None:
         return text.rstrip("\n") + "\n" + blocks
-    return text[:marker.start()].rstrip("\n") + "\n" + blocks + "\n" + text[marker.start():]
+    return text[: marker.start()].rstrip("\n") + "\n" + blocks + "\n" + text[marker.start() :]
 
 
 def split_script(args: list[str]) -> tuple[list[str], Path | None]:
@@ -329,7 +384,7 @@ def split_script(args: list[str]) -> tuple[list[str], Path | None]:
     if "--mock-script" not in args:
         return args, None
     at = args.index("--mock-script")
-    return args[:at] + args[at + 2:], Path(args[at + 1])
+    return args[:at] + args[at + 2 :], Path(args[at + 1])
 
 
 @contextmanager

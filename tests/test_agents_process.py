@@ -47,8 +47,14 @@ def mode(monkeypatch: pytest.MonkeyPatch) -> Callable[[str], None]:
 
 
 def make_call(cwd: Path, *, timeout: float = 10.0, log: Path | None = None) -> AgentCall:
-    return AgentCall(phase="research", prompt=PROMPT, model="prov/model-x", timeout=timeout,
-                     cwd=cwd, log_path=log)
+    return AgentCall(
+        phase="research",
+        prompt=PROMPT,
+        model="prov/model-x",
+        timeout=timeout,
+        cwd=cwd,
+        log_path=log,
+    )
 
 
 def record(tmp_path: Path) -> dict[str, Any]:
@@ -95,12 +101,22 @@ def test_prompt_arrives_on_stdin_exactly_and_argv_has_no_positional_prompt(
     seen = record(tmp_path)
     assert result.ok, result.error
     assert seen["stdin"] == PROMPT
-    assert seen["argv"][1:] == ["run", "--model", "prov/model-x", "--format", "json",
-                                "--agent", "build"]
+    assert seen["argv"][1:] == [
+        "run",
+        "--model",
+        "prov/model-x",
+        "--format",
+        "json",
+        "--agent",
+        "build",
+    ]
 
 
 def test_pwd_and_cwd_are_the_call_directory_even_when_ours_is_elsewhere(
-    fake_bin: Path, workdir: Path, tmp_path: Path, mode: Callable[[str], None],
+    fake_bin: Path,
+    workdir: Path,
+    tmp_path: Path,
+    mode: Callable[[str], None],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     elsewhere = tmp_path / "elsewhere"
@@ -161,8 +177,15 @@ def test_tokens_and_cost_are_none_when_no_event_reports_them(
     ],
 )
 def test_classification(
-    fake_bin: Path, workdir: Path, mode: Callable[[str], None], monkeypatch: pytest.MonkeyPatch,
-    fake_mode: str, ok: bool, failure: FailureKind | None, exit_code: int, error_part: str | None,
+    fake_bin: Path,
+    workdir: Path,
+    mode: Callable[[str], None],
+    monkeypatch: pytest.MonkeyPatch,
+    fake_mode: str,
+    ok: bool,
+    failure: FailureKind | None,
+    exit_code: int,
+    error_part: str | None,
 ) -> None:
     monkeypatch.setenv("FAKE_OPENCODE_FILE", "progress.md")
     mode(fake_mode)
@@ -228,8 +251,13 @@ def test_timeout_escalates_to_sigkill_after_the_grace_period(
 
 
 def test_run_process_reports_a_timeout_without_raising(tmp_path: Path) -> None:
-    result = run_process([sys.executable, "-c", "import time; time.sleep(30)"], input_text="",
-                         cwd=tmp_path, timeout=0.3, grace=0.3)
+    result = run_process(
+        [sys.executable, "-c", "import time; time.sleep(30)"],
+        input_text="",
+        cwd=tmp_path,
+        timeout=0.3,
+        grace=0.3,
+    )
     assert result.timed_out and result.exit_code == -signal.SIGTERM
     assert result.duration < 1.5
 
@@ -246,9 +274,14 @@ def _raise_interrupted(signum: int, frame: object) -> None:
     ],
 )
 def test_interrupt_during_a_call_kills_the_group_and_propagates(
-    fake_bin: Path, workdir: Path, tmp_path: Path, mode: Callable[[str], None],
+    fake_bin: Path,
+    workdir: Path,
+    tmp_path: Path,
+    mode: Callable[[str], None],
     signal_when: Callable[[int, Path], None],
-    signum: int, handler: Callable[..., Any], expected: type[BaseException],
+    signum: int,
+    handler: Callable[..., Any],
+    expected: type[BaseException],
 ) -> None:
     mode("grandchild")
     log = tmp_path / "logs" / "001-research-1.log"
@@ -285,8 +318,9 @@ def test_call_log_records_command_figures_prompt_and_output(
     assert "exit code: 0\ntimed out: no\nfailure: none\n" in head
     assert "tokens: input 1351, output 57\n" in head
     assert "cost: 0.875000\n" in head
-    assert ("token breakdown: input 301, output 52, reasoning 5, cache read 1000, "
-            "cache write 50\n") in head
+    assert (
+        "token breakdown: input 301, output 52, reasoning 5, cache read 1000, cache write 50\n"
+    ) in head
     prompt, _, rest = rest.partition("\n--- stdout ---\n")
     assert prompt == PROMPT.rstrip("\n")
     stdout, _, stderr = rest.partition("\n--- stderr ---\n")
@@ -337,7 +371,8 @@ def test_command_agent_fills_the_model_placeholder_and_sends_the_prompt_on_stdin
     assert seen["stdin"] == PROMPT
     assert seen["pwd"] == str(workdir)
     assert "command: fake-agent -p --model prov/model-x --note 'two words'\n" in log.read_text(
-        encoding="utf-8")
+        encoding="utf-8"
+    )
 
 
 @pytest.mark.parametrize(
@@ -349,8 +384,11 @@ def test_command_agent_fills_the_model_placeholder_and_sends_the_prompt_on_stdin
     ],
 )
 def test_command_agent_classification(
-    fake_bin: Path, workdir: Path, mode: Callable[[str], None],
-    fake_mode: str, failure: FailureKind | None,
+    fake_bin: Path,
+    workdir: Path,
+    mode: Callable[[str], None],
+    fake_mode: str,
+    failure: FailureKind | None,
 ) -> None:
     mode(fake_mode)
     result = CommandAgent("fake-agent").run(make_call(workdir))
@@ -408,5 +446,6 @@ def test_run_process_with_a_missing_working_directory_is_not_agent_unavailable(
     tmp_path: Path,
 ) -> None:
     with pytest.raises(FileNotFoundError):
-        run_process([sys.executable, "-c", "pass"], input_text="", cwd=tmp_path / "missing",
-                    timeout=5)
+        run_process(
+            [sys.executable, "-c", "pass"], input_text="", cwd=tmp_path / "missing", timeout=5
+        )

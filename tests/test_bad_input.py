@@ -36,9 +36,19 @@ def valid_state(**changes: object) -> str:
     from research.plan import Plan
     from research.state import RWRState, SessionConfig
 
-    state = RWRState(name="x", config=SessionConfig(original_topic=QUESTION, breadth=1, depth=1,
-                     max_iterations=6, model="m", review_model="r", timeout=60),
-                     plan=Plan(topic=QUESTION, breadth=1, depth=1))
+    state = RWRState(
+        name="x",
+        config=SessionConfig(
+            original_topic=QUESTION,
+            breadth=1,
+            depth=1,
+            max_iterations=6,
+            model="m",
+            review_model="r",
+            timeout=60,
+        ),
+        plan=Plan(topic=QUESTION, breadth=1, depth=1),
+    )
     return json.dumps({**json.loads(state.model_dump_json()), **changes})
 
 
@@ -92,32 +102,83 @@ CASES = [
     Case("timeout 0", (*run("x"), "--timeout", "0", QUESTION), 2, "--timeout"),
     Case("timeout -3", (*run("x"), "--timeout", "-3", QUESTION), 2, "--timeout"),
     Case("timeout abc", (*run("x"), "--timeout", "abc", QUESTION), 2, "--timeout"),
-    Case("max-iterations 0", (*run("x"), "--max-iterations", "0", QUESTION), 2,
-         "--max-iterations"),
-    Case("max-iterations abc", (*run("x"), "--max-iterations", "abc", QUESTION), 2,
-         "--max-iterations"),
-    Case("duplicate threshold 1.5", (*run("x"), "--duplicate-threshold", "1.5", QUESTION), 2,
-         "--duplicate-threshold"),
+    Case("max-iterations 0", (*run("x"), "--max-iterations", "0", QUESTION), 2, "--max-iterations"),
+    Case(
+        "max-iterations abc",
+        (*run("x"), "--max-iterations", "abc", QUESTION),
+        2,
+        "--max-iterations",
+    ),
+    Case(
+        "duplicate threshold 1.5",
+        (*run("x"), "--duplicate-threshold", "1.5", QUESTION),
+        2,
+        "--duplicate-threshold",
+    ),
     Case("min novelty -0.1", (*run("x"), "--min-novelty", "-0.1", QUESTION), 2, "--min-novelty"),
     Case("unknown option", (*run("x"), "--frobnicate", QUESTION), 2, "--frobnicate"),
     Case("extra argument", (*run("x"), QUESTION, "again"), 2, "again"),
-    Case("breadth from the environment", (*run("x")[:1], "--name", "x", QUESTION), 2,
-         "RESEARCH_BREADTH", env={"RESEARCH_BREADTH": "many"}),
+    Case(
+        "breadth from the environment",
+        (*run("x")[:1], "--name", "x", QUESTION),
+        2,
+        "RESEARCH_BREADTH",
+        env={"RESEARCH_BREADTH": "many"},
+    ),
     Case("no topic, no name", ("--mock-mode",), 2, "--name"),
     Case("empty topic", run("x", ""), 2, "topic"),
     Case("blank topic", run("x", "   "), 2, "topic"),
-    Case("resume without a state", ("--mock-mode", "--name", "x", "--resume"), 2,
-         "no saved session named 'x'"),
-    Case("force-resume without a state", ("--mock-mode", "--name", "x", "--force-resume"), 2,
-         "no saved session named 'x'"),
-    Case("start over an existing session", run("x", QUESTION), 2, "--resume",
-         setup=lambda work: state_file(work, valid_state())),
-    Case("agent command unparseable", ("--agent-cmd", "agent 'unclosed", "--name", "x",
-                                       "--breadth", "1", "--depth", "1", QUESTION), 2,
-         "agent command"),
-    Case("agent command not found", ("--agent-cmd", "no-such-agent-xyz", "--name", "x",
-                                     "--breadth", "1", "--depth", "1", QUESTION), 1,
-         "no-such-agent-xyz"),
+    Case(
+        "resume without a state",
+        ("--mock-mode", "--name", "x", "--resume"),
+        2,
+        "no saved session named 'x'",
+    ),
+    Case(
+        "force-resume without a state",
+        ("--mock-mode", "--name", "x", "--force-resume"),
+        2,
+        "no saved session named 'x'",
+    ),
+    Case(
+        "start over an existing session",
+        run("x", QUESTION),
+        2,
+        "--resume",
+        setup=lambda work: state_file(work, valid_state()),
+    ),
+    Case(
+        "agent command unparseable",
+        (
+            "--agent-cmd",
+            "agent 'unclosed",
+            "--name",
+            "x",
+            "--breadth",
+            "1",
+            "--depth",
+            "1",
+            QUESTION,
+        ),
+        2,
+        "agent command",
+    ),
+    Case(
+        "agent command not found",
+        (
+            "--agent-cmd",
+            "no-such-agent-xyz",
+            "--name",
+            "x",
+            "--breadth",
+            "1",
+            "--depth",
+            "1",
+            QUESTION,
+        ),
+        1,
+        "no-such-agent-xyz",
+    ),
     # names
     Case("name ../x", run("../x", QUESTION), 2, "invalid --name"),
     Case("name /etc", run("/etc", QUESTION), 2, "invalid --name"),
@@ -130,38 +191,103 @@ CASES = [
     Case("name with capitals", run("Report", QUESTION), 2, "invalid --name"),
     Case("name with a space", run("my report", QUESTION), 2, "invalid --name"),
     # state files
-    Case("state corrupt JSON", ("--mock-mode", "--name", "x", "--resume"), 2, "not valid JSON",
-         setup=lambda work: state_file(work, '{"kind": "research.py/state", "name": ')),
-    Case("state a JSON list", ("--mock-mode", "--name", "x", "--resume"), 2,
-         "not a research.py state file", setup=lambda work: state_file(work, "[1, 2, 3]")),
-    Case("state someone else's JSON", ("--mock-mode", "--name", "x", "--resume"), 2,
-         "not a research.py state file", setup=lambda work: state_file(work, '{"hacked": 1}')),
-    Case("state of the wrong shape", ("--mock-mode", "--name", "x", "--resume"), 2,
-         "does not have the shape", setup=lambda work: state_file(work, valid_state(
-             config={"breadth": "wide"}))),
-    Case("state from a newer version", ("--mock-mode", "--name", "x", "--resume"), 2,
-         "newer research.py", setup=lambda work: state_file(work, valid_state(
-             schema_version=99))),
-    Case("state of another session", ("--mock-mode", "--name", "x", "--resume"), 2,
-         "belongs to session 'y'", setup=lambda work: state_file(work, valid_state(name="y"))),
-    Case("state not UTF-8", ("--mock-mode", "--name", "x", "--resume"), 2, "state.json",
-         setup=lambda work: state_file(work, b"\xff\xfe{\x00")),
-    Case("state is a directory", ("--mock-mode", "--name", "x", "--resume"), 2, "state.json",
-         setup=lambda work: (work / ".research" / "x" / "state.json").mkdir(parents=True)),
+    Case(
+        "state corrupt JSON",
+        ("--mock-mode", "--name", "x", "--resume"),
+        2,
+        "not valid JSON",
+        setup=lambda work: state_file(work, '{"kind": "research.py/state", "name": '),
+    ),
+    Case(
+        "state a JSON list",
+        ("--mock-mode", "--name", "x", "--resume"),
+        2,
+        "not a research.py state file",
+        setup=lambda work: state_file(work, "[1, 2, 3]"),
+    ),
+    Case(
+        "state someone else's JSON",
+        ("--mock-mode", "--name", "x", "--resume"),
+        2,
+        "not a research.py state file",
+        setup=lambda work: state_file(work, '{"hacked": 1}'),
+    ),
+    Case(
+        "state of the wrong shape",
+        ("--mock-mode", "--name", "x", "--resume"),
+        2,
+        "does not have the shape",
+        setup=lambda work: state_file(work, valid_state(config={"breadth": "wide"})),
+    ),
+    Case(
+        "state from a newer version",
+        ("--mock-mode", "--name", "x", "--resume"),
+        2,
+        "newer research.py",
+        setup=lambda work: state_file(work, valid_state(schema_version=99)),
+    ),
+    Case(
+        "state of another session",
+        ("--mock-mode", "--name", "x", "--resume"),
+        2,
+        "belongs to session 'y'",
+        setup=lambda work: state_file(work, valid_state(name="y")),
+    ),
+    Case(
+        "state not UTF-8",
+        ("--mock-mode", "--name", "x", "--resume"),
+        2,
+        "state.json",
+        setup=lambda work: state_file(work, b"\xff\xfe{\x00"),
+    ),
+    Case(
+        "state is a directory",
+        ("--mock-mode", "--name", "x", "--resume"),
+        2,
+        "state.json",
+        setup=lambda work: (work / ".research" / "x" / "state.json").mkdir(parents=True),
+    ),
     # templates
-    Case("template unknown variable", run("x", QUESTION), 2, "$nonsense",
-         setup=edited_template("research", "\nUse $nonsense here.\n")),
-    Case("template $ syntax error", run("x", QUESTION), 2, "review.md",
-         setup=edited_template("review", "\nIt costs $5.\n")),
-    Case("template not UTF-8", run("x", QUESTION), 2, "synthesize.md",
-         setup=edited_template("synthesize", b"\xff\xfe bad bytes")),
-    Case("template is a directory", run("x", QUESTION), 2, "revise.md",
-         setup=edited_template("revise", None)),
+    Case(
+        "template unknown variable",
+        run("x", QUESTION),
+        2,
+        "$nonsense",
+        setup=edited_template("research", "\nUse $nonsense here.\n"),
+    ),
+    Case(
+        "template $ syntax error",
+        run("x", QUESTION),
+        2,
+        "review.md",
+        setup=edited_template("review", "\nIt costs $5.\n"),
+    ),
+    Case(
+        "template not UTF-8",
+        run("x", QUESTION),
+        2,
+        "synthesize.md",
+        setup=edited_template("synthesize", b"\xff\xfe bad bytes"),
+    ),
+    Case(
+        "template is a directory",
+        run("x", QUESTION),
+        2,
+        "revise.md",
+        setup=edited_template("revise", None),
+    ),
     # file system
-    Case(".research is a file", run("x", QUESTION), 1, ".research",
-         setup=a_file_named(".research")),
-    Case("reports is a file", run("x", QUESTION), 1, "cannot create",  # before any research
-         setup=a_file_named("reports"), writes_nothing=False),
+    Case(
+        ".research is a file", run("x", QUESTION), 1, ".research", setup=a_file_named(".research")
+    ),
+    Case(
+        "reports is a file",
+        run("x", QUESTION),
+        1,
+        "cannot create",  # before any research
+        setup=a_file_named("reports"),
+        writes_nothing=False,
+    ),
 ]
 
 
@@ -172,8 +298,10 @@ def snapshot(root: Path) -> dict[str, tuple]:
     for path in root.rglob("*"):
         stat = path.lstat()
         found[path.relative_to(root).as_posix()] = (
-            ("dir",) if path.is_dir() and not path.is_symlink()
-            else ("file", stat.st_size, stat.st_mtime_ns))
+            ("dir",)
+            if path.is_dir() and not path.is_symlink()
+            else ("file", stat.st_size, stat.st_mtime_ns)
+        )
     return found
 
 
@@ -182,8 +310,9 @@ def changed(before: dict, after: dict) -> set[str]:
 
 
 def inside_session_dirs(path: str) -> bool:
-    return any(path == top or path.startswith(top + "/") for top in ("work/.research",
-                                                                     "work/reports"))
+    return any(
+        path == top or path.startswith(top + "/") for top in ("work/.research", "work/reports")
+    )
 
 
 def assert_one_clear_line(stderr: str, message: str) -> None:
@@ -197,7 +326,8 @@ def assert_one_clear_line(stderr: str, message: str) -> None:
 
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
 def test_bad_input_one_clear_line_and_nothing_written_outside(
-        case: Case, run_cli, isolated: Path, tmp_path: Path) -> None:
+    case: Case, run_cli, isolated: Path, tmp_path: Path
+) -> None:
     if case.setup is not None:
         case.setup(isolated)
     before = snapshot(tmp_path)
@@ -225,10 +355,14 @@ def unwritable(isolated: Path):
         isolated.chmod(0o755)
         return
     chattr = shutil.which("chattr")
-    if chattr is None or subprocess.run([chattr, "+i", str(isolated)],
-                                        capture_output=True).returncode != 0:
-        pytest.skip("running as root, and the immutable attribute (chattr +i) is not "
-                    "available here: no way to make a directory unwritable for root")
+    if (
+        chattr is None
+        or subprocess.run([chattr, "+i", str(isolated)], capture_output=True).returncode != 0
+    ):
+        pytest.skip(
+            "running as root, and the immutable attribute (chattr +i) is not "
+            "available here: no way to make a directory unwritable for root"
+        )
     try:
         yield isolated
     finally:
@@ -245,8 +379,14 @@ def test_read_only_working_directory(unwritable: Path, run_cli, tmp_path: Path) 
 
 # A few of the cases again through a real `research.py` process: nothing escapes as a
 # traceback outside the in-process runner either.
-SUBPROCESS_CASES = ["breadth 0", "name ../x", "state corrupt JSON", "template unknown variable",
-                    ".research is a file", "agent command not found"]
+SUBPROCESS_CASES = [
+    "breadth 0",
+    "name ../x",
+    "state corrupt JSON",
+    "template unknown variable",
+    ".research is a file",
+    "agent command not found",
+]
 
 
 def test_bad_input_through_real_processes(tmp_path: Path) -> None:
@@ -257,9 +397,14 @@ def test_bad_input_through_real_processes(tmp_path: Path) -> None:
         work.mkdir()
         if case.setup is not None:
             case.setup(work)
-        proc = subprocess.Popen([sys.executable, str(REPO / "research.py"), *case.args],
-                                cwd=work, env={**env, **case.env}, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, str(REPO / "research.py"), *case.args],
+            cwd=work,
+            env={**env, **case.env},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         running.append((case, proc))
     assert len(running) == len(SUBPROCESS_CASES)
     for case, proc in running:
@@ -274,9 +419,21 @@ def test_the_product_has_no_test_only_mock_script_option(tmp_path: Path) -> None
     """Faults are the tests' business (tests/scripted_mock.py), not a hidden option."""
     env = {key: value for key, value in os.environ.items() if not key.startswith("RESEARCH_")}
     (tmp_path / "script.json").write_text('{"faults": []}')
-    done = subprocess.run([sys.executable, str(REPO / "research.py"), "--mock-mode",
-                           "--mock-script", "script.json", QUESTION], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "research.py"),
+            "--mock-mode",
+            "--mock-script",
+            "script.json",
+            QUESTION,
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 2
     assert "No such option: --mock-script" in done.stderr
     assert not (tmp_path / ".research").exists()

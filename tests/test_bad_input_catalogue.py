@@ -59,8 +59,11 @@ class Case:
 # --- setups --------------------------------------------------------------------------
 
 
-def copy_finished(name: str = "s", edit: Callable[[dict[str, Any]], None] | None = None,
-                  raw: str | bytes | None = None) -> Setup:
+def copy_finished(
+    name: str = "s",
+    edit: Callable[[dict[str, Any]], None] | None = None,
+    raw: str | bytes | None = None,
+) -> Setup:
     """Put the finished session (named `name`) into `work`, its state edited or replaced."""
 
     def setup(work: Path, finished: Path) -> None:
@@ -103,14 +106,14 @@ def stray_topic(key: str) -> Callable[[dict[str, Any]], None]:
         if key == "current_topic":
             data["progress"]["current_topic"] = "no-such-topic"
         else:
-            data["progress"]["in_flight"] = {"no-such-topic": {"phase": "research",
-                                                               "iteration": 1}}
+            data["progress"]["in_flight"] = {"no-such-topic": {"phase": "research", "iteration": 1}}
 
     return change
 
 
-def lock_file(content: str | None, pid: int | None = None, created: float | None = None,
-              **extra: object) -> Setup:
+def lock_file(
+    content: str | None, pid: int | None = None, created: float | None = None, **extra: object
+) -> Setup:
     """The finished session with a lock: `content` verbatim, or a lock held by `pid`."""
 
     def setup(work: Path, finished: Path) -> None:
@@ -126,10 +129,18 @@ def lock_file(content: str | None, pid: int | None = None, created: float | None
             path.write_text(content)
         else:
             now = time.time()
-            path.write_text(json.dumps({
-                "lock_token": "feedfacefeedface", "pid": pid or os.getpid(),
-                "host": socket.gethostname(), "created": now if created is None else created,
-                "heartbeat": now, **extra}))
+            path.write_text(
+                json.dumps(
+                    {
+                        "lock_token": "feedfacefeedface",
+                        "pid": pid or os.getpid(),
+                        "host": socket.gethostname(),
+                        "created": now if created is None else created,
+                        "heartbeat": now,
+                        **extra,
+                    }
+                )
+            )
 
     return setup
 
@@ -146,8 +157,7 @@ def a_file_named(relative: str) -> Setup:
 def template(name: str, text: str | bytes) -> Setup:
     def setup(work: Path, _finished: Path) -> None:
         directory = work / ".research" / "templates"
-        shutil.copytree(REPO / "templates", directory,
-                        ignore=shutil.ignore_patterns("*.json"))
+        shutil.copytree(REPO / "templates", directory, ignore=shutil.ignore_patterns("*.json"))
         path = directory / f"{name}.md"
         if isinstance(text, bytes):
             path.write_bytes(text)
@@ -191,129 +201,364 @@ BAD_ENV = {
     "RESEARCH_AGENT": ["gpt"],
     "RESEARCH_EARLY_TERMINATION": ["maybe"],
 }
-ENV_FLAG = {"RESEARCH_BREADTH": "--breadth", "RESEARCH_DEPTH": "--depth",
-            "RESEARCH_MAX_ITERS": "--max-iterations", "RESEARCH_TIME_BUDGET": "--time",
-            "RESEARCH_TIMEOUT": "--timeout", "RESEARCH_DUPLICATE_THRESHOLD": "--duplicate",
-            "RESEARCH_MIN_NOVELTY": "--min-novelty", "RESEARCH_PARALLEL": "--parallel",
-            "RESEARCH_AGENT": "--agent", "RESEARCH_EARLY_TERMINATION": "early-termination"}
+ENV_FLAG = {
+    "RESEARCH_BREADTH": "--breadth",
+    "RESEARCH_DEPTH": "--depth",
+    "RESEARCH_MAX_ITERS": "--max-iterations",
+    "RESEARCH_TIME_BUDGET": "--time",
+    "RESEARCH_TIMEOUT": "--timeout",
+    "RESEARCH_DUPLICATE_THRESHOLD": "--duplicate",
+    "RESEARCH_MIN_NOVELTY": "--min-novelty",
+    "RESEARCH_PARALLEL": "--parallel",
+    "RESEARCH_AGENT": "--agent",
+    "RESEARCH_EARLY_TERMINATION": "early-termination",
+}
 
 CASES = [
-    *(Case(f"--{flag} {value!r}", (*SMALL, f"--{flag}", value, QUESTION), 2, f"--{flag}")
-      for flag, values in BAD_NUMBERS.items() for value in values),
-    *(Case(f"{var}={value}", ("--mock-mode", "--yes", "--name", "x", QUESTION), 2,
-           ENV_FLAG[var], env={var: value})
-      for var, values in BAD_ENV.items() for value in values),
+    *(
+        Case(f"--{flag} {value!r}", (*SMALL, f"--{flag}", value, QUESTION), 2, f"--{flag}")
+        for flag, values in BAD_NUMBERS.items()
+        for value in values
+    ),
+    *(
+        Case(
+            f"{var}={value}",
+            ("--mock-mode", "--yes", "--name", "x", QUESTION),
+            2,
+            ENV_FLAG[var],
+            env={var: value},
+        )
+        for var, values in BAD_ENV.items()
+        for value in values
+    ),
     # the agent
     Case("--agent claude", (*SMALL, "--agent", "claude", QUESTION), 2, "--agent"),
-    Case("--agent-cmd ''", ("--name", "x", "--breadth", "1", "--depth", "1", "--agent-cmd", "",
-                            QUESTION), 2, "empty agent command"),
-    Case("--agent-cmd blank", ("--name", "x", "--breadth", "1", "--depth", "1", "--agent-cmd",
-                               "   ", QUESTION), 2, "empty agent command"),
-    Case("RESEARCH_AGENT_CMD='' counts as unset", ("--name", "x", "--breadth", "1", "--depth",
-                                                   "1", QUESTION), 1, "OpenCode",
-         env={"RESEARCH_AGENT_CMD": ""}, no_agent_on_path=True),
-    Case("--agent-cmd unclosed quote", ("--name", "x", "--breadth", "1", "--depth", "1",
-                                        "--agent-cmd", "agent 'unclosed", QUESTION), 2,
-         "agent command"),
-    Case("--agent-cmd not on PATH", ("--name", "x", "--breadth", "1", "--depth", "1",
-                                     "--agent-cmd", "no-such-agent-xyz", QUESTION), 1,
-         "no-such-agent-xyz"),
-    Case("opencode not on PATH", ("--name", "x", "--breadth", "1", "--depth", "1", QUESTION), 1,
-         "OpenCode", no_agent_on_path=True),
-    Case("--mock-mode with --agent-cmd", (*SMALL, "--agent-cmd", "cat", QUESTION), 2,
-         "--mock-mode and --agent-cmd"),
-    Case("--agent mock with --agent-cmd", ("--agent", "mock", "--agent-cmd", "cat", "--name",
-                                           "x", QUESTION), 2, "--agent mock and --agent-cmd"),
-    Case("--agent opencode with --agent-cmd", ("--agent", "opencode", "--agent-cmd", "cat",
-                                               "--name", "x", QUESTION), 2, "--agent-cmd"),
-    Case("RESEARCH_AGENT=mock with RESEARCH_AGENT_CMD", ("--name", "x", QUESTION), 2,
-         "--agent-cmd", env={"RESEARCH_AGENT": "mock", "RESEARCH_AGENT_CMD": "cat"}),
-    Case("--mock-mode with --agent-cmd on --resume", ("--mock-mode", "--agent-cmd", "cat",
-                                                      *RESUME), 2, "--agent-cmd",
-         setup=copy_finished()),
+    Case(
+        "--agent-cmd ''",
+        ("--name", "x", "--breadth", "1", "--depth", "1", "--agent-cmd", "", QUESTION),
+        2,
+        "empty agent command",
+    ),
+    Case(
+        "--agent-cmd blank",
+        ("--name", "x", "--breadth", "1", "--depth", "1", "--agent-cmd", "   ", QUESTION),
+        2,
+        "empty agent command",
+    ),
+    Case(
+        "RESEARCH_AGENT_CMD='' counts as unset",
+        ("--name", "x", "--breadth", "1", "--depth", "1", QUESTION),
+        1,
+        "OpenCode",
+        env={"RESEARCH_AGENT_CMD": ""},
+        no_agent_on_path=True,
+    ),
+    Case(
+        "--agent-cmd unclosed quote",
+        (
+            "--name",
+            "x",
+            "--breadth",
+            "1",
+            "--depth",
+            "1",
+            "--agent-cmd",
+            "agent 'unclosed",
+            QUESTION,
+        ),
+        2,
+        "agent command",
+    ),
+    Case(
+        "--agent-cmd not on PATH",
+        (
+            "--name",
+            "x",
+            "--breadth",
+            "1",
+            "--depth",
+            "1",
+            "--agent-cmd",
+            "no-such-agent-xyz",
+            QUESTION,
+        ),
+        1,
+        "no-such-agent-xyz",
+    ),
+    Case(
+        "opencode not on PATH",
+        ("--name", "x", "--breadth", "1", "--depth", "1", QUESTION),
+        1,
+        "OpenCode",
+        no_agent_on_path=True,
+    ),
+    Case(
+        "--mock-mode with --agent-cmd",
+        (*SMALL, "--agent-cmd", "cat", QUESTION),
+        2,
+        "--mock-mode and --agent-cmd",
+    ),
+    Case(
+        "--agent mock with --agent-cmd",
+        ("--agent", "mock", "--agent-cmd", "cat", "--name", "x", QUESTION),
+        2,
+        "--agent mock and --agent-cmd",
+    ),
+    Case(
+        "--agent opencode with --agent-cmd",
+        ("--agent", "opencode", "--agent-cmd", "cat", "--name", "x", QUESTION),
+        2,
+        "--agent-cmd",
+    ),
+    Case(
+        "RESEARCH_AGENT=mock with RESEARCH_AGENT_CMD",
+        ("--name", "x", QUESTION),
+        2,
+        "--agent-cmd",
+        env={"RESEARCH_AGENT": "mock", "RESEARCH_AGENT_CMD": "cat"},
+    ),
+    Case(
+        "--mock-mode with --agent-cmd on --resume",
+        ("--mock-mode", "--agent-cmd", "cat", *RESUME),
+        2,
+        "--agent-cmd",
+        setup=copy_finished(),
+    ),
     # names and topics
-    *(Case(f"--name {name!r}", (*SMALL[:-1], name, QUESTION), 2, "invalid --name")
-      for name in ("../x", "/etc/passwd", "", ".", "..", "café", "a" * 200, "x\ny")),
+    *(
+        Case(f"--name {name!r}", (*SMALL[:-1], name, QUESTION), 2, "invalid --name")
+        for name in ("../x", "/etc/passwd", "", ".", "..", "café", "a" * 200, "x\ny")
+    ),
     Case("bare research", (), 2, "--help"),
     Case("no topic, no name", ("--mock-mode",), 2, "--name"),
     Case("empty topic", (*SMALL, ""), 2, "topic"),
     Case("blank topic", (*SMALL, "  \n\t "), 2, "topic"),
     Case("topic and an extra argument", (*SMALL, QUESTION, "again"), 2, "again"),
     Case("unknown option", (*SMALL, "--frobnicate", QUESTION), 2, "--frobnicate"),
-    Case("many iterations, no --yes, no terminal", ("--mock-mode", "--name", "x", QUESTION), 2,
-         "--yes"),
+    Case(
+        "many iterations, no --yes, no terminal",
+        ("--mock-mode", "--name", "x", QUESTION),
+        2,
+        "--yes",
+    ),
     # resume
     Case("--resume without a session", ("--mock-mode", *RESUME), 2, "no saved session"),
-    Case("--force-resume without a session", ("--mock-mode", "--name", "s", "--force-resume"),
-         2, "no saved session"),
-    Case("start over an existing session", ("--mock-mode", "--name", "s", QUESTION), 2,
-         "--resume", setup=copy_finished()),
-    Case("--resume with another topic", (*RESUME, "Another question"), 2, "topic",
-         setup=copy_finished()),
-    Case("--resume with another --breadth", (*RESUME, "--breadth", "3"), 2, "--breadth",
-         setup=copy_finished()),
-    Case("--resume with another --depth", (*RESUME, "--depth", "2"), 2, "--depth",
-         setup=copy_finished()),
-    Case("--resume a finished mock session, no agent given or installed", RESUME, 0,
-         "already complete", setup=copy_finished(), writes=True, no_agent_on_path=True),
-    Case("--resume a finished --agent-cmd session whose command is gone", RESUME, 0,
-         "already complete", setup=copy_finished(edit=lambda d: d["config"].update(
-             agent="command", agent_cmd="gone-agent-xyz", mock_mode=False)),
-         writes=True, no_agent_on_path=True),
-    Case("--resume an unfinished --agent-cmd session whose command is gone", RESUME, 1,
-         "gone-agent-xyz", setup=copy_finished(edit=lambda d: (unfinished(d), d["config"].update(
-             agent="command", agent_cmd="gone-agent-xyz", mock_mode=False)))),
-    Case("RESEARCH_BREADTH differs on --resume (ignored)", RESUME, 0, "already complete",
-         setup=copy_finished(), env={"RESEARCH_BREADTH": "4"}, writes=True),
-    Case("--resume applies --time and says so", (*RESUME, "--time", "5"), 0, "--time 5",
-         setup=copy_finished(), writes=True),
+    Case(
+        "--force-resume without a session",
+        ("--mock-mode", "--name", "s", "--force-resume"),
+        2,
+        "no saved session",
+    ),
+    Case(
+        "start over an existing session",
+        ("--mock-mode", "--name", "s", QUESTION),
+        2,
+        "--resume",
+        setup=copy_finished(),
+    ),
+    Case(
+        "--resume with another topic",
+        (*RESUME, "Another question"),
+        2,
+        "topic",
+        setup=copy_finished(),
+    ),
+    Case(
+        "--resume with another --breadth",
+        (*RESUME, "--breadth", "3"),
+        2,
+        "--breadth",
+        setup=copy_finished(),
+    ),
+    Case(
+        "--resume with another --depth",
+        (*RESUME, "--depth", "2"),
+        2,
+        "--depth",
+        setup=copy_finished(),
+    ),
+    Case(
+        "--resume a finished mock session, no agent given or installed",
+        RESUME,
+        0,
+        "already complete",
+        setup=copy_finished(),
+        writes=True,
+        no_agent_on_path=True,
+    ),
+    Case(
+        "--resume a finished --agent-cmd session whose command is gone",
+        RESUME,
+        0,
+        "already complete",
+        setup=copy_finished(
+            edit=lambda d: d["config"].update(
+                agent="command", agent_cmd="gone-agent-xyz", mock_mode=False
+            )
+        ),
+        writes=True,
+        no_agent_on_path=True,
+    ),
+    Case(
+        "--resume an unfinished --agent-cmd session whose command is gone",
+        RESUME,
+        1,
+        "gone-agent-xyz",
+        setup=copy_finished(
+            edit=lambda d: (
+                unfinished(d),
+                d["config"].update(agent="command", agent_cmd="gone-agent-xyz", mock_mode=False),
+            )
+        ),
+    ),
+    Case(
+        "RESEARCH_BREADTH differs on --resume (ignored)",
+        RESUME,
+        0,
+        "already complete",
+        setup=copy_finished(),
+        env={"RESEARCH_BREADTH": "4"},
+        writes=True,
+    ),
+    Case(
+        "--resume applies --time and says so",
+        (*RESUME, "--time", "5"),
+        0,
+        "--time 5",
+        setup=copy_finished(),
+        writes=True,
+    ),
     # state files
-    Case("state corrupt JSON", RESUME, 2, "not valid JSON",
-         setup=copy_finished(raw='{"kind": "research.py/state", "name": ')),
+    Case(
+        "state corrupt JSON",
+        RESUME,
+        2,
+        "not valid JSON",
+        setup=copy_finished(raw='{"kind": "research.py/state", "name": '),
+    ),
     Case("state empty", RESUME, 2, "state.json", setup=copy_finished(raw="")),
-    Case("state a JSON list", RESUME, 2, "not a research.py state file",
-         setup=copy_finished(raw="[1, 2, 3]")),
-    Case("state someone else's JSON", RESUME, 2, "not a research.py state file",
-         setup=copy_finished(raw='{"hacked": 1}')),
-    Case("state from a newer version", RESUME, 2, "newer research.py",
-         setup=copy_finished(edit=edit("schema_version", 99))),
-    Case("state with an unknown field", RESUME, 2, "state.json",
-         setup=copy_finished(edit=edit("surprise", True))),
-    Case("state config with an unknown field", RESUME, 2, "state.json",
-         setup=copy_finished(edit=edit("config.surprise", 1))),
-    Case("state of the wrong shape", RESUME, 2, "does not have the shape",
-         setup=copy_finished(edit=edit("config.breadth", "wide"))),
-    Case("state of another session", RESUME, 2, "belongs to session 'y'",
-         setup=copy_finished(edit=edit("name", "y"))),
+    Case(
+        "state a JSON list",
+        RESUME,
+        2,
+        "not a research.py state file",
+        setup=copy_finished(raw="[1, 2, 3]"),
+    ),
+    Case(
+        "state someone else's JSON",
+        RESUME,
+        2,
+        "not a research.py state file",
+        setup=copy_finished(raw='{"hacked": 1}'),
+    ),
+    Case(
+        "state from a newer version",
+        RESUME,
+        2,
+        "newer research.py",
+        setup=copy_finished(edit=edit("schema_version", 99)),
+    ),
+    Case(
+        "state with an unknown field",
+        RESUME,
+        2,
+        "state.json",
+        setup=copy_finished(edit=edit("surprise", True)),
+    ),
+    Case(
+        "state config with an unknown field",
+        RESUME,
+        2,
+        "state.json",
+        setup=copy_finished(edit=edit("config.surprise", 1)),
+    ),
+    Case(
+        "state of the wrong shape",
+        RESUME,
+        2,
+        "does not have the shape",
+        setup=copy_finished(edit=edit("config.breadth", "wide")),
+    ),
+    Case(
+        "state of another session",
+        RESUME,
+        2,
+        "belongs to session 'y'",
+        setup=copy_finished(edit=edit("name", "y")),
+    ),
     Case("state not UTF-8", RESUME, 2, "state.json", setup=copy_finished(raw=b"\xff\xfe{\x00")),
-    Case("state current_topic not in the plan", RESUME, 2, "not in its plan",
-         setup=copy_finished(edit=stray_topic("current_topic"))),
-    Case("state in_flight topic not in the plan", RESUME, 2, "not in its plan",
-         setup=copy_finished(edit=stray_topic("in_flight"))),
-    Case("state is a directory", RESUME, 2, "state.json",
-         setup=lambda work, _: (work / ".research" / "s" / "state.json").mkdir(parents=True)),
+    Case(
+        "state current_topic not in the plan",
+        RESUME,
+        2,
+        "not in its plan",
+        setup=copy_finished(edit=stray_topic("current_topic")),
+    ),
+    Case(
+        "state in_flight topic not in the plan",
+        RESUME,
+        2,
+        "not in its plan",
+        setup=copy_finished(edit=stray_topic("in_flight")),
+    ),
+    Case(
+        "state is a directory",
+        RESUME,
+        2,
+        "state.json",
+        setup=lambda work, _: (work / ".research" / "s" / "state.json").mkdir(parents=True),
+    ),
     # A link (or directory, or FIFO) in place of state.json is never followed: the session
     # resumes from the copy of its last save, and says so; with no copy it is refused.
-    Case("state is a link to a file outside", RESUME, 0, "resumed from state.prev.json",
-         setup=state_linked_outside, writes=True),
-    Case("state is a link to a file outside, no copy", RESUME, 2, "symbolic link",
-         setup=lambda work, finished: (state_linked_outside(work, finished), (
-             work / ".research" / "s" / "state.prev.json").unlink())),
+    Case(
+        "state is a link to a file outside",
+        RESUME,
+        0,
+        "resumed from state.prev.json",
+        setup=state_linked_outside,
+        writes=True,
+    ),
+    Case(
+        "state is a link to a file outside, no copy",
+        RESUME,
+        2,
+        "symbolic link",
+        setup=lambda work, finished: (
+            state_linked_outside(work, finished),
+            (work / ".research" / "s" / "state.prev.json").unlink(),
+        ),
+    ),
     # locks
     Case("session locked by a live process", RESUME, 3, "pid", setup=lock_file(None)),
-    Case("lock created 1e20", RESUME, 0, "already complete",
-         setup=lock_file(None, created=1e20, pid=2 ** 22 + 7), writes=True),
+    Case(
+        "lock created 1e20",
+        RESUME,
+        0,
+        "already complete",
+        setup=lock_file(None, created=1e20, pid=2**22 + 7),
+        writes=True,
+    ),
     # Left to the lock's owner (harden): a lock file or guard that is a directory, and a
     # live holder's lock with an unknown field, still reach an internal error or a takeover.
     # the working directory
-    Case("working directory deleted", (*SMALL, QUESTION), 2, "working directory",
-         cwd_deleted=True),
-    Case(".research is a file", (*SMALL, QUESTION), 1, ".research",
-         setup=a_file_named(".research")),
-    Case(".research/templates is a file", (*SMALL, QUESTION), 1, "templates",
-         setup=a_file_named(".research/templates")),
-    Case("template with an unknown variable", (*SMALL, QUESTION), 2, "$nonsense",
-         setup=template("research", "\nUse $nonsense here.\n")),
+    Case("working directory deleted", (*SMALL, QUESTION), 2, "working directory", cwd_deleted=True),
+    Case(
+        ".research is a file", (*SMALL, QUESTION), 1, ".research", setup=a_file_named(".research")
+    ),
+    Case(
+        ".research/templates is a file",
+        (*SMALL, QUESTION),
+        1,
+        "templates",
+        setup=a_file_named(".research/templates"),
+    ),
+    Case(
+        "template with an unknown variable",
+        (*SMALL, QUESTION),
+        2,
+        "$nonsense",
+        setup=template("research", "\nUse $nonsense here.\n"),
+    ),
     Case("template empty", (*SMALL, QUESTION), 2, "empty", setup=template("review", b"")),
 ]
 
@@ -366,10 +611,15 @@ def prepare(case: Case, root: Path, finished: Path) -> tuple[Path, dict[str, str
     if case.setup is not None:
         case.setup(work, finished)
     env = {key: value for key, value in os.environ.items() if not key.startswith("RESEARCH_")}
-    env.update(HOME=str(root / "home"), TMPDIR=str(root / "tmp"), COLUMNS="100",
-               XDG_CONFIG_HOME=str(root / "home" / ".config"),
-               XDG_CACHE_HOME=str(root / "home" / ".cache"),
-               XDG_DATA_HOME=str(root / "home" / ".local"), **case.env)
+    env.update(
+        HOME=str(root / "home"),
+        TMPDIR=str(root / "tmp"),
+        COLUMNS="100",
+        XDG_CONFIG_HOME=str(root / "home" / ".config"),
+        XDG_CACHE_HOME=str(root / "home" / ".cache"),
+        XDG_DATA_HOME=str(root / "home" / ".local"),
+        **case.env,
+    )
     if case.no_agent_on_path:
         env["PATH"] = str(root / "bin")
     return work, env
@@ -379,11 +629,24 @@ def run_case(case: Case, root: Path, finished: Path) -> Outcome:
     work, env = prepare(case, root, finished)
     outside_before, work_before = snapshot(root, work), full_snapshot(work)
     preexec = (lambda: os.rmdir(work)) if case.cwd_deleted else None  # after the chdir
-    done = subprocess.run([*entry_point(), *case.args], cwd=work, env=env,
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                          timeout=60, preexec_fn=preexec)
-    return Outcome(done.returncode, done.stderr, outside_before, snapshot(root, work),
-                   work_before, full_snapshot(work) if work.exists() else {})
+    done = subprocess.run(
+        [*entry_point(), *case.args],
+        cwd=work,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=preexec,
+    )
+    return Outcome(
+        done.returncode,
+        done.stderr,
+        outside_before,
+        snapshot(root, work),
+        work_before,
+        full_snapshot(work) if work.exists() else {},
+    )
 
 
 @pytest.fixture(scope="module")
@@ -391,21 +654,40 @@ def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A finished mock session named `s`, made once through the real CLI."""
     work = tmp_path_factory.mktemp("finished")
     env = {key: value for key, value in os.environ.items() if not key.startswith("RESEARCH_")}
-    done = subprocess.run([*entry_point(), "--mock-mode", "--name", "s", "--breadth", "1",
-                           "--depth", "1", "--quiet", QUESTION], cwd=work, env=env,
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [
+            *entry_point(),
+            "--mock-mode",
+            "--name",
+            "s",
+            "--breadth",
+            "1",
+            "--depth",
+            "1",
+            "--quiet",
+            QUESTION,
+        ],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     return work
 
 
 @pytest.fixture(scope="module")
-def outcomes(tmp_path_factory: pytest.TempPathFactory, finished: Path) -> Iterator[
-        dict[str, Outcome]]:
+def outcomes(
+    tmp_path_factory: pytest.TempPathFactory, finished: Path
+) -> Iterator[dict[str, Outcome]]:
     base = tmp_path_factory.mktemp("catalogue")
     workers = max(2, min(8, (os.cpu_count() or 2) * 2))
     with ThreadPoolExecutor(workers) as pool:
-        futures = {case.id: pool.submit(run_case, case, base / f"case{i:03d}", finished)
-                   for i, case in enumerate(CASES)}
+        futures = {
+            case.id: pool.submit(run_case, case, base / f"case{i:03d}", finished)
+            for i, case in enumerate(CASES)
+        }
         yield {key: future.result() for key, future in futures.items()}
 
 

@@ -18,13 +18,13 @@ QUESTION = "How do heat pumps perform in cold climates?"
 SMALL = ("--breadth", "1", "--depth", "1", "--yes")
 
 
-def test_a_mock_session_resumes_without_mock_mode(run_cli, mock_script, monkeypatch,
-                                                  tmp_path: Path) -> None:
+def test_a_mock_session_resumes_without_mock_mode(
+    run_cli, mock_script, monkeypatch, tmp_path: Path
+) -> None:
     (tmp_path / "empty-bin").mkdir()
     monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))  # no opencode to fall back on
     failing = mock_script(faults=[{"action": "fail", "phase": "initial_plan"}])
-    first = run_cli("--mock-mode", "--mock-script", str(failing), "--name", "a", *SMALL,
-                    QUESTION)
+    first = run_cli("--mock-mode", "--mock-script", str(failing), "--name", "a", *SMALL, QUESTION)
     assert first.exit_code == 1, first.stderr
     resumed = run_cli("--name", "a", "--resume")
     assert resumed.exit_code == 0, resumed.stderr
@@ -36,23 +36,32 @@ def test_a_mock_session_resumes_without_mock_mode(run_cli, mock_script, monkeypa
 
 def test_resume_applies_the_flags_that_may_change_and_says_so(run_cli) -> None:
     assert run_cli("--mock-mode", "--name", "a", *SMALL, QUESTION).exit_code == 0
-    result = run_cli("--name", "a", "--resume", "--time", "5", "--timeout", "30",
-                     "--review-model", "other/model")
+    result = run_cli(
+        "--name", "a", "--resume", "--time", "5", "--timeout", "30", "--review-model", "other/model"
+    )
     assert result.exit_code == 0, result.stderr
-    for change in ("--time 5.0 (was unlimited)", "--timeout 30.0 (was 1200.0)",
-                   "--review-model other/model (was "):
+    for change in (
+        "--time 5.0 (was unlimited)",
+        "--timeout 30.0 (was 1200.0)",
+        "--review-model other/model (was ",
+    ):
         assert change in result.stderr
     config = read_json(Path(".research/a/state.json"))["config"]
     assert (config["time_budget_minutes"], config["timeout"], config["review_model"]) == (
-        5.0, 30.0, "other/model")
+        5.0,
+        30.0,
+        "other/model",
+    )
     assert config["agent"] == "mock"  # not given, so kept
 
 
 def test_resume_refuses_a_changed_shape_and_keeps_the_state(run_cli) -> None:
     assert run_cli("--mock-mode", "--name", "a", *SMALL, QUESTION).exit_code == 0
     before = Path(".research/a/state.json").read_bytes()
-    for args, says in ((("--depth", "2"), "--depth (it has 1)"),
-                       (("Another question",), "cannot change the topic")):
+    for args, says in (
+        (("--depth", "2"), "--depth (it has 1)"),
+        (("Another question",), "cannot change the topic"),
+    ):
         result = run_cli("--name", "a", "--resume", *args)
         assert result.exit_code == 2 and says in result.stderr, result.stderr
     assert Path(".research/a/state.json").read_bytes() == before
@@ -81,10 +90,14 @@ def _handlers_installed(pid: int) -> bool:
 def test_a_signal_while_starting_is_one_line(sig: signal.Signals, tmp_path: Path) -> None:
     """The signal arrives the moment the handlers are in, while the imports still run."""
     proc = subprocess.Popen(
-        [sys.executable, str(REPO / "research.py"), "--mock-mode", "--name", "x", *SMALL,
-         QUESTION], cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True,
-        env={k: v for k, v in os.environ.items() if not k.startswith("RESEARCH_")})
+        [sys.executable, str(REPO / "research.py"), "--mock-mode", "--name", "x", *SMALL, QUESTION],
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={k: v for k, v in os.environ.items() if not k.startswith("RESEARCH_")},
+    )
     deadline = time.monotonic() + 10
     while not _handlers_installed(proc.pid):
         assert proc.poll() is None and time.monotonic() < deadline

@@ -47,8 +47,9 @@ def test_mock_run_breadth_2_depth_1(run_cli) -> None:
 
 
 def test_mock_run_breadth_3_depth_2_explores_subtopics(run_cli) -> None:
-    result = run_cli("--mock-mode", "--name", "deep", "--breadth", "3", "--depth", "2",
-                     "--yes", QUESTION)
+    result = run_cli(
+        "--mock-mode", "--name", "deep", "--breadth", "3", "--depth", "2", "--yes", QUESTION
+    )
     assert result.exit_code == 0, result.stderr
     state = read_json(session("deep") / "state.json")
     topics = state["plan"]["topics"]
@@ -67,8 +68,11 @@ def test_mock_run_breadth_3_depth_2_explores_subtopics(run_cli) -> None:
     assert state["progress"]["skipped_topics"] == [skipped[0]["name"]]
     assert all(t["status"] in {"Complete", "Skipped"} for t in topics)
     # Breadth-first: every depth-0 topic was researched before any depth-1 topic.
-    researched = [e["topic"] for e in read_jsonl(session("deep") / "events.jsonl")
-                  if e["type"] == "phase_start" and e["phase"] == "research"]
+    researched = [
+        e["topic"]
+        for e in read_jsonl(session("deep") / "events.jsonl")
+        if e["type"] == "phase_start" and e["phase"] == "research"
+    ]
     depths = [next(t["depth"] for t in topics if t["slug"] == slug) for slug in researched]
     assert depths == sorted(depths)
     # The final review rejected the first draft and the report was revised.
@@ -85,8 +89,18 @@ def test_default_name_is_the_slug_of_the_topic(run_cli) -> None:
 
 def test_topics_rejected_three_times_are_exhausted(run_cli, mock_script) -> None:
     script = mock_script(faults=[{"action": "reject", "phase": "review"}])
-    result = run_cli("--mock-mode", "--mock-script", str(script), "--name", "exh",
-                     "--breadth", "3", "--depth", "1", QUESTION)
+    result = run_cli(
+        "--mock-mode",
+        "--mock-script",
+        str(script),
+        "--name",
+        "exh",
+        "--breadth",
+        "3",
+        "--depth",
+        "1",
+        QUESTION,
+    )
     assert result.exit_code == 0, result.stderr
     state = read_json(session("exh") / "state.json")
     assert [t["status"] for t in state["plan"]["topics"]] == ["Exhausted"] * 3
@@ -103,16 +117,29 @@ def test_topics_rejected_three_times_are_exhausted(run_cli, mock_script) -> None
 def test_iteration_limit_ends_research_final_cycle_runs_with_banner(run_cli, mock_script) -> None:
     # Every review rejects; breadth 2, depth 2 has 6 topics x 3 attempts > the floor of 13.
     script = mock_script(faults=[{"action": "reject", "phase": "review"}])
-    result = run_cli("--mock-mode", "--mock-script", str(script), "--name", "lim",
-                     "--breadth", "2", "--depth", "2", "--max-iterations", "1", QUESTION)
+    result = run_cli(
+        "--mock-mode",
+        "--mock-script",
+        str(script),
+        "--name",
+        "lim",
+        "--breadth",
+        "2",
+        "--depth",
+        "2",
+        "--max-iterations",
+        "1",
+        QUESTION,
+    )
     assert result.exit_code == 0, result.stderr
     assert "below the floor" in result.stderr and "using 13" in result.stderr
     state = read_json(session("lim") / "state.json")
     assert state["config"]["max_iterations"] == 13
     assert state["progress"]["iteration"] == 13
     assert state["progress"]["stop_reason"] == "iteration_limit"
-    assert state["progress"]["phase_history"][-2:] == ["synthesize", "final_review"] or \
-        state["progress"]["phase_history"][-3:] == ["synthesize", "final_review", "revise"]
+    assert state["progress"]["phase_history"][-2:] == ["synthesize", "final_review"] or state[
+        "progress"
+    ]["phase_history"][-3:] == ["synthesize", "final_review", "revise"]
     report = Path("reports/lim/report.md").read_text()
     assert report.startswith("---\n⚠️ **WARNING: ITERATION LIMIT REACHED**")
     complete = sum(t["status"] == "Complete" for t in state["plan"]["topics"])
@@ -130,9 +157,20 @@ def test_iteration_limit_banner_text(tmp_path: Path) -> None:
     plan = Plan(topic="q", breadth=2, depth=1)
     plan.add_topic("A", parent=None).status = TopicStatus.COMPLETE
     plan.add_topic("B", parent=None)
-    state = RWRState(name="x", config=SessionConfig(original_topic="q", breadth=2, depth=1,
-                     max_iterations=9, model="m", review_model="r", timeout=10), plan=plan,
-                     progress=SessionProgress(iteration=9, stop_reason=StopReason.ITERATION_LIMIT))
+    state = RWRState(
+        name="x",
+        config=SessionConfig(
+            original_topic="q",
+            breadth=2,
+            depth=1,
+            max_iterations=9,
+            model="m",
+            review_model="r",
+            timeout=10,
+        ),
+        plan=plan,
+        progress=SessionProgress(iteration=9, stop_reason=StopReason.ITERATION_LIMIT),
+    )
     (banner,) = banners(state)
     assert banner.startswith("---\n⚠️ **WARNING: ITERATION LIMIT REACHED**")
     assert "- Topics completed: 1 of 2" in banner
@@ -164,8 +202,9 @@ def test_existing_session_is_not_overwritten(run_cli) -> None:
     assert Path("reports/demo/report.md").read_text() == before
 
 
-@pytest.mark.parametrize("name", ["../x", "/abs", "a/b", "", "..", ".", "!!!", "Upper",
-                                  "x" * 65, "é"])
+@pytest.mark.parametrize(
+    "name", ["../x", "/abs", "a/b", "", "..", ".", "!!!", "Upper", "x" * 65, "é"]
+)
 def test_bad_names_exit_2_and_write_nothing(run_cli, name: str, isolated: Path) -> None:
     result = run_cli("--mock-mode", "--name", name, "--breadth", "1", "--depth", "1", QUESTION)
     assert result.exit_code == 2
@@ -180,8 +219,9 @@ def test_progress_index_keeps_a_true_summary() -> None:
     fresh = progress_index_text(None, iteration=0, completed=0, total=2)
     assert fresh.startswith("# Research Progress\n\n## Summary\n- Iteration: 0\n")
     agent_wrote = fresh + "- Researched A.\n"
-    updated = progress_index_text(agent_wrote.replace("Iteration: 0", "Iteration: 7"),
-                                  iteration=2, completed=1, total=2)
+    updated = progress_index_text(
+        agent_wrote.replace("Iteration: 0", "Iteration: 7"), iteration=2, completed=1, total=2
+    )
     assert "- Iteration: 2\n- Topics Completed: 1 of 2" in updated
     assert "- Researched A." in updated
     foreign = progress_index_text("- some notes\n", iteration=1, completed=0, total=3)
@@ -194,8 +234,9 @@ def test_resume_with_a_higher_limit_continues_a_limited_session(run_cli, mock_sc
     assert run_cli(*args, "--mock-script", str(script), QUESTION).exit_code == 0
     first = read_json(session("more") / "state.json")
     assert first["progress"]["stop_reason"] == "iteration_limit"
-    open_before = [t["slug"] for t in first["plan"]["topics"]
-                   if t["status"] in ("Pending", "In Progress")]
+    open_before = [
+        t["slug"] for t in first["plan"]["topics"] if t["status"] in ("Pending", "In Progress")
+    ]
     assert open_before
 
     result = run_cli(*args, "--resume", "--max-iterations", "40")
@@ -222,8 +263,9 @@ def test_resume_of_a_finished_session_does_nothing(run_cli) -> None:
     assert Path("reports/done/report.md").read_text() == before
 
 
-def test_unknown_template_variable_exits_2_before_any_agent_call(run_cli, mock_script,
-                                                                 tmp_path: Path) -> None:
+def test_unknown_template_variable_exits_2_before_any_agent_call(
+    run_cli, mock_script, tmp_path: Path
+) -> None:
     from research.templates import ensure_templates
 
     ensure_templates(Path(".research/templates"))
@@ -231,8 +273,18 @@ def test_unknown_template_variable_exits_2_before_any_agent_call(run_cli, mock_s
     research_md.write_text(research_md.read_text() + "\nAlso consider $colour.\n")
     record = tmp_path / "calls.jsonl"
     script = mock_script(record_file=str(record))
-    result = run_cli("--mock-mode", "--mock-script", str(script), "--name", "tpl",
-                     "--breadth", "1", "--depth", "1", QUESTION)
+    result = run_cli(
+        "--mock-mode",
+        "--mock-script",
+        str(script),
+        "--name",
+        "tpl",
+        "--breadth",
+        "1",
+        "--depth",
+        "1",
+        QUESTION,
+    )
     assert result.exit_code == 2
     assert "research.md" in result.stderr and "$colour" in result.stderr
     assert not record.exists(), "no agent call may be made"
@@ -253,12 +305,18 @@ def test_templates_are_copied_once_and_never_overwritten(run_cli) -> None:
 
 
 def test_reorganize_archive_groups_files_by_token(run_cli) -> None:
-    assert run_cli("--mock-mode", "--name", "arc", "--breadth", "2", "--depth", "1",
-                   QUESTION).exit_code == 0
+    assert (
+        run_cli(
+            "--mock-mode", "--name", "arc", "--breadth", "2", "--depth", "1", QUESTION
+        ).exit_code
+        == 0
+    )
     archive = session("arc") / "archive"
     top = sorted(p.name for p in archive.iterdir() if p.is_file() and p.name != ".index.json")
     assert top
-    token = read_json(session("arc") / "state.json")["progress"]["lock_token"] or top[0].split(".")[1]
+    token = (
+        read_json(session("arc") / "state.json")["progress"]["lock_token"] or top[0].split(".")[1]
+    )
     result = run_cli("--name", "arc", "--reorganize-archive")
     assert result.exit_code == 0, result.stderr
     assert f"moved {len(top)} archived files" in result.stdout
@@ -266,11 +324,14 @@ def test_reorganize_archive_groups_files_by_token(run_cli) -> None:
     assert not [p for p in archive.iterdir() if p.is_file() and p.name != ".index.json"]
 
 
-@pytest.mark.parametrize(("args", "env", "mock"), [
-    (("--agent", "mock"), {}, True),
-    ((), {"RESEARCH_AGENT": "mock"}, True),
-    (("--agent", "opencode", "--mock-mode"), {}, True),
-])
+@pytest.mark.parametrize(
+    ("args", "env", "mock"),
+    [
+        (("--agent", "mock"), {}, True),
+        ((), {"RESEARCH_AGENT": "mock"}, True),
+        (("--agent", "opencode", "--mock-mode"), {}, True),
+    ],
+)
 def test_agent_choice_from_flag_or_environment(run_cli, args, env, mock) -> None:
     result = run_cli(*args, "--name", "ag", "--breadth", "1", "--depth", "1", QUESTION, env=env)
     assert result.exit_code == 0, result.stderr
@@ -286,8 +347,14 @@ def test_unknown_agent_kind_is_a_usage_error(run_cli) -> None:
 
 def as_schema_1(state: dict) -> dict:
     """The same state in the flat shape research.py wrote before schema 2."""
-    flat = {"kind": state["kind"], "schema_version": 1, "name": state["name"],
-            "plan": state["plan"], **state["config"], **state["final"]}
+    flat = {
+        "kind": state["kind"],
+        "schema_version": 1,
+        "name": state["name"],
+        "plan": state["plan"],
+        **state["config"],
+        **state["final"],
+    }
     flat.update({k: v for k, v in state["progress"].items() if k != "in_flight"})
     flat.update({k: v for k, v in state["usage"].items() if k != "phases"})
     flat["usage"] = state["usage"]["phases"]

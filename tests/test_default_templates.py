@@ -26,16 +26,46 @@ TEMPLATE_NAMES = [
 ]
 
 COMMON = {
-    "original_topic", "name", "breadth", "depth", "iteration", "max_iterations",
-    "model", "review_model", "timeout", "date", "session_dir", "plan_file",
-    "progress_index_file", "progress_dir", "report_file", "accepted_file",
-    "rejected_file", "completed_file", "recovery_notes_file", "time_remaining",
+    "original_topic",
+    "name",
+    "breadth",
+    "depth",
+    "iteration",
+    "max_iterations",
+    "model",
+    "review_model",
+    "timeout",
+    "date",
+    "session_dir",
+    "plan_file",
+    "progress_index_file",
+    "progress_dir",
+    "report_file",
+    "accepted_file",
+    "rejected_file",
+    "completed_file",
+    "recovery_notes_file",
+    "time_remaining",
 }
 TOPIC = {
-    "topic_name", "topic_slug", "topic_depth", "topic_parent", "topic_description",
-    "topic_criteria", "progress_file", "attempt", "max_attempts", "subtopic_rule",
-    "review_feedback", "searches", "writable_files", "subtopic_instructions",
-    "progress_index_instructions", "completion_rule", "source_check", "local_sources",
+    "topic_name",
+    "topic_slug",
+    "topic_depth",
+    "topic_parent",
+    "topic_description",
+    "topic_criteria",
+    "progress_file",
+    "attempt",
+    "max_attempts",
+    "subtopic_rule",
+    "review_feedback",
+    "searches",
+    "writable_files",
+    "subtopic_instructions",
+    "progress_index_instructions",
+    "completion_rule",
+    "source_check",
+    "local_sources",
 }
 FINAL = {"source_registry", "citation_audit", "topic_tree", "limit_note", "source_verification"}
 RECOVERY = {"failed_phase", "last_error", "recovery_round"}
@@ -96,9 +126,16 @@ def test_research_mentions_required_variables() -> None:
 def test_initial_plan_shows_plan_format() -> None:
     text = _text("initial_plan")
     assert "$plan_file" in text
-    for part in ("# Research Plan", "## Metadata", "## Topics", "(Depth: 0)",
-                 "- Status: Pending", "- Description:", "- Acceptance Criteria:",
-                 "## Completion Status"):
+    for part in (
+        "# Research Plan",
+        "## Metadata",
+        "## Topics",
+        "(Depth: 0)",
+        "- Status: Pending",
+        "- Description:",
+        "- Acceptance Criteria:",
+        "## Completion Status",
+    ):
         assert part in text
 
 

@@ -27,14 +27,30 @@ def small_disk() -> None:
     resource.setrlimit(resource.RLIMIT_FSIZE, (LIMIT_BYTES, LIMIT_BYTES))
 
 
-def test_a_write_failing_mid_run_stops_cleanly_and_resume_finishes(isolated: Path,
-                                                                    run_cli) -> None:
+def test_a_write_failing_mid_run_stops_cleanly_and_resume_finishes(isolated: Path, run_cli) -> None:
     env = {key: value for key, value in os.environ.items() if not key.startswith("RESEARCH_")}
     done = subprocess.run(
-        [sys.executable, str(REPO / "research.py"), "--mock-mode", "--name", "full",
-         "--breadth", "2", "--depth", "2", "--yes", "--quiet", QUESTION],
-        cwd=isolated, env=env, capture_output=True, text=True, timeout=60,
-        preexec_fn=small_disk)
+        [
+            sys.executable,
+            str(REPO / "research.py"),
+            "--mock-mode",
+            "--name",
+            "full",
+            "--breadth",
+            "2",
+            "--depth",
+            "2",
+            "--yes",
+            "--quiet",
+            QUESTION,
+        ],
+        cwd=isolated,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=small_disk,
+    )
     assert done.returncode == 1
     assert "Traceback" not in done.stderr
     (line,) = done.stderr.strip().splitlines()
@@ -77,12 +93,19 @@ def test_append_after_a_torn_last_line_starts_a_new_line(tmp_path: Path) -> None
 def test_a_failed_atomic_write_keeps_the_old_file(tmp_path: Path) -> None:
     target = tmp_path / "state.json"
     target.write_text("old")
-    code = ("import sys; from pathlib import Path; from research.fsutil import atomic_write_text\n"
-            "try:\n    atomic_write_text(Path(sys.argv[1]), 'x' * 20_000)\n"
-            "except OSError as exc:\n    print(exc.strerror)")
-    done = subprocess.run([sys.executable, "-c", code, str(target)], capture_output=True,
-                          text=True, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=30,
-                          preexec_fn=small_disk)
+    code = (
+        "import sys; from pathlib import Path; from research.fsutil import atomic_write_text\n"
+        "try:\n    atomic_write_text(Path(sys.argv[1]), 'x' * 20_000)\n"
+        "except OSError as exc:\n    print(exc.strerror)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(target)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=30,
+        preexec_fn=small_disk,
+    )
     assert done.stdout.strip() == "File too large", done.stderr
     assert target.read_text() == "old"
     assert not list(tmp_path.glob(".*.tmp"))  # the temporary file was removed

@@ -44,15 +44,41 @@ class FakeTerminal(io.StringIO):
 
 
 def make_state(topics: int = 3) -> RWRState:
-    plan = Plan(topic="Q", breadth=3, depth=2, topics=[
-        Topic(name=f"Topic {i}", slug=f"topic-{i}", depth=0) for i in range(topics)])
-    return RWRState(name="demo", config=SessionConfig(original_topic="Q", breadth=3, depth=2,
-                    max_iterations=14, model="m", review_model="r", timeout=60.0), plan=plan)
+    plan = Plan(
+        topic="Q",
+        breadth=3,
+        depth=2,
+        topics=[Topic(name=f"Topic {i}", slug=f"topic-{i}", depth=0) for i in range(topics)],
+    )
+    return RWRState(
+        name="demo",
+        config=SessionConfig(
+            original_topic="Q",
+            breadth=3,
+            depth=2,
+            max_iterations=14,
+            model="m",
+            review_model="r",
+            timeout=60.0,
+        ),
+        plan=plan,
+    )
 
 
 def mock_run(run_cli: Callable[..., Any], *extra: str, env: dict[str, str] | None = None):
-    return run_cli("--mock-mode", "--name", "demo", "--breadth", "2", "--depth", "2", "--yes",
-                   *extra, "How do heat pumps perform in cold climates?", env=env)
+    return run_cli(
+        "--mock-mode",
+        "--name",
+        "demo",
+        "--breadth",
+        "2",
+        "--depth",
+        "2",
+        "--yes",
+        *extra,
+        "How do heat pumps perform in cold climates?",
+        env=env,
+    )
 
 
 # ------------------------------------------------------------------ off a terminal
@@ -61,8 +87,9 @@ def mock_run(run_cli: Callable[..., Any], *extra: str, env: dict[str, str] | Non
 def test_a_run_off_a_terminal_prints_no_escape_codes_even_when_colour_is_forced(
     run_cli: Callable[..., Any],
 ) -> None:
-    result = mock_run(run_cli, env={"FORCE_COLOR": "1", "TTY_COMPATIBLE": "1",
-                                    "TERM": "xterm-256color"})
+    result = mock_run(
+        run_cli, env={"FORCE_COLOR": "1", "TTY_COMPATIBLE": "1", "TERM": "xterm-256color"}
+    )
     assert result.exit_code == 0, result.stderr
     for text in (result.stdout, result.stderr):
         assert ESCAPE not in text
@@ -88,10 +115,14 @@ def test_summary_figures_come_from_the_session_files(run_cli: Callable[..., Any]
     rows = dict(line.strip().split(": ", 1) for line in result.stdout.splitlines()[1:])
     complete = sum(t["status"] == "Complete" for t in state["plan"]["topics"])
     assert rows["topics"].startswith(f"{complete} complete")
-    assert rows["iterations"] == f"{state['progress']['iteration']} of {state['config']['max_iterations']}"
+    assert (
+        rows["iterations"]
+        == f"{state['progress']['iteration']} of {state['config']['max_iterations']}"
+    )
     assert rows["sources"] == f"{len(sources)} found, {len(set(audit['cited']))} cited"
-    assert rows["citations"] == (f"{len(set(audit['cited']))} ids checked, "
-                                 f"{len(audit['unknown'])} unknown in the report")
+    assert rows["citations"] == (
+        f"{len(set(audit['cited']))} ids checked, {len(audit['unknown'])} unknown in the report"
+    )
     assert rows["agent calls"].startswith(f"{state['usage']['agent_calls']} (")
     assert rows["research ended"] == f"{state['progress']['stop_detail']} (all_topics_done)"
     assert rows["report"] == "reports/demo/report.md"
@@ -99,11 +130,23 @@ def test_summary_figures_come_from_the_session_files(run_cli: Callable[..., Any]
 
 
 def test_summary_warns_when_a_limit_ended_research(
-    run_cli: Callable[..., Any], mock_script: Callable[..., Path],
+    run_cli: Callable[..., Any],
+    mock_script: Callable[..., Path],
 ) -> None:
     script = mock_script(faults=[{"action": "reject", "phase": "review"}])
-    result = run_cli("--mock-mode", "--mock-script", str(script), "--name", "demo",
-                     "--breadth", "1", "--depth", "1", "--quiet", "Q?")
+    result = run_cli(
+        "--mock-mode",
+        "--mock-script",
+        str(script),
+        "--name",
+        "demo",
+        "--breadth",
+        "1",
+        "--depth",
+        "1",
+        "--quiet",
+        "Q?",
+    )
     assert result.exit_code == 0, result.stderr
     state = read_json(Path(".research/demo/state.json"))
     assert state["progress"]["stop_reason"] == "all_open_topics_exhausted"
@@ -113,12 +156,28 @@ def test_summary_warns_when_a_limit_ended_research(
 
 
 def test_summary_reports_unknown_citation_ids_the_orchestrator_removed(
-    run_cli: Callable[..., Any], mock_script: Callable[..., Path],
+    run_cli: Callable[..., Any],
+    mock_script: Callable[..., Path],
 ) -> None:
-    script = mock_script(faults=[{"action": "fabricated_citation", "phase": "synthesize"},
-                                 {"action": "fabricated_citation", "phase": "revise"}])
-    result = run_cli("--mock-mode", "--mock-script", str(script), "--name", "demo",
-                     "--breadth", "1", "--depth", "1", "--quiet", "Q?")
+    script = mock_script(
+        faults=[
+            {"action": "fabricated_citation", "phase": "synthesize"},
+            {"action": "fabricated_citation", "phase": "revise"},
+        ]
+    )
+    result = run_cli(
+        "--mock-mode",
+        "--mock-script",
+        str(script),
+        "--name",
+        "demo",
+        "--breadth",
+        "1",
+        "--depth",
+        "1",
+        "--quiet",
+        "Q?",
+    )
     assert result.exit_code == 0, result.stderr
     removed = read_json(Path(".research/demo/state.json"))["final"]["citation_ids_removed"]
     assert removed
@@ -129,8 +188,14 @@ def test_summary_reports_unknown_citation_ids_the_orchestrator_removed(
 def test_plain_lines_drop_escape_sequences_from_agent_text() -> None:
     stream = io.StringIO()
     display = PlainDisplay(make_state(), stream)
-    display({"type": "phase_end", "outcome": "failed", "iteration": 1,
-             "error": "the agent exited with code 1: \x1b[31mboom\x1b[0m\x07 \x9b2J"})
+    display(
+        {
+            "type": "phase_end",
+            "outcome": "failed",
+            "iteration": 1,
+            "error": "the agent exited with code 1: \x1b[31mboom\x1b[0m\x07 \x9b2J",
+        }
+    )
     display({"type": "warning", "iteration": 1, "message": "line one\nline two"})
     text = stream.getvalue()
     assert ESCAPE not in text and "\x07" not in text and "\x9b" not in text
@@ -138,10 +203,18 @@ def test_plain_lines_drop_escape_sequences_from_agent_text() -> None:
     assert len(text.splitlines()) == 2
 
 
-@pytest.mark.parametrize(("seconds", "text"), [
-    (0, "0s"), (59.9, "59s"), (60, "1m 00s"), (3599, "59m 59s"), (3600, "1h 00m"),
-    (7384, "2h 03m"), (-5, "0s"),
-])
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [
+        (0, "0s"),
+        (59.9, "59s"),
+        (60, "1m 00s"),
+        (3599, "59m 59s"),
+        (3600, "1h 00m"),
+        (7384, "2h 03m"),
+        (-5, "0s"),
+    ],
+)
 def test_format_duration(seconds: float, text: str) -> None:
     assert format_duration(seconds) == text
 
@@ -152,8 +225,9 @@ def test_plain_removes_control_characters_and_line_breaks() -> None:
 
 def test_describe_names_the_topic_of_a_phase() -> None:
     state = make_state()
-    line = describe(state, {"type": "phase_start", "phase": "research", "topic": "topic-1",
-                            "round": 0})
+    line = describe(
+        state, {"type": "phase_start", "phase": "research", "topic": "topic-1", "round": 0}
+    )
     assert line == "[0/14] RESEARCH Topic 1"
     assert describe(state, {"type": "phase_end", "outcome": "ok"}) is None
 
@@ -193,8 +267,9 @@ def test_live_view_reads_the_plan_afresh_each_time() -> None:
     state = make_state(topics=1)
     view = LiveView(state)
     assert "Topic 0" in rendered(view)
-    state.plan = Plan(topic="Q", breadth=3, depth=2,
-                      topics=[Topic(name="Replaced", slug="replaced", depth=0)])
+    state.plan = Plan(
+        topic="Q", breadth=3, depth=2, topics=[Topic(name="Replaced", slug="replaced", depth=0)]
+    )
     text = rendered(view)
     assert "Replaced" in text and "Topic 0" not in text
 
@@ -208,12 +283,15 @@ def test_live_view_keeps_showing_when_the_state_is_half_updated() -> None:
 
 
 def test_a_long_topic_tree_is_windowed_around_the_current_topic() -> None:
-    plan = Plan(topic="Q", breadth=10, depth=1, topics=[
-        Topic(name=f"T{i}", slug=f"t{i}", depth=0) for i in range(10)])
+    plan = Plan(
+        topic="Q",
+        breadth=10,
+        depth=1,
+        topics=[Topic(name=f"T{i}", slug=f"t{i}", depth=0) for i in range(10)],
+    )
     lines = [line for line, _, _ in topic_lines(plan, current="t7", max_rows=4)]
     assert lines[0].strip() == "… 5 more above"
-    assert lines[1:5] == ["- T5 [Pending]", "- T6 [Pending]", "- T7 [Pending]",
-                          "- T8 [Pending]"]
+    assert lines[1:5] == ["- T5 [Pending]", "- T6 [Pending]", "- T7 [Pending]", "- T8 [Pending]"]
     assert lines[5].strip() == "… 1 more below"
 
 
@@ -253,17 +331,24 @@ def test_live_display_stops_and_keeps_its_last_frame_when_the_run_is_interrupted
     assert "Topic 2" in last_frame  # not erased: the user sees where it stopped
 
 
-@pytest.mark.parametrize(("quiet", "verbose", "kind"), [
-    (False, False, "live"), (False, True, "plain"), (True, False, None),
-])
+@pytest.mark.parametrize(
+    ("quiet", "verbose", "kind"),
+    [
+        (False, False, "live"),
+        (False, True, "plain"),
+        (True, False, None),
+    ],
+)
 def test_the_display_kind_follows_the_terminal_and_the_flags(
-    tmp_path: Path, quiet: bool, verbose: bool, kind: str | None,
+    tmp_path: Path,
+    quiet: bool,
+    verbose: bool,
+    kind: str | None,
 ) -> None:
     events = EventLog(tmp_path / "events.jsonl")
     with SessionDisplay(quiet=quiet, verbose=verbose, stream=FakeTerminal()) as display:
         display.attach(events, make_state())
-        chosen = ("live" if display.live is not None
-                  else "plain" if events.listeners else None)
+        chosen = "live" if display.live is not None else "plain" if events.listeners else None
     assert chosen == kind
 
 
@@ -273,8 +358,18 @@ def test_a_run_in_a_real_terminal_draws_the_live_view_and_the_summary_table(
 ) -> None:
     import pty
 
-    argv = [sys.executable, str(REPO / "research.py"), "--mock-mode", "--name", "demo",
-            "--breadth", "2", "--depth", "1", "Heat pumps?"]
+    argv = [
+        sys.executable,
+        str(REPO / "research.py"),
+        "--mock-mode",
+        "--name",
+        "demo",
+        "--breadth",
+        "2",
+        "--depth",
+        "1",
+        "Heat pumps?",
+    ]
     pid, fd = pty.fork()
     if pid == 0:  # the child: become research.py on the pty
         os.environ.update({"TERM": "xterm", "COLUMNS": "100", "LINES": "30"})
@@ -286,8 +381,10 @@ def test_a_run_in_a_real_terminal_draws_the_live_view_and_the_summary_table(
     assert "iteration" in output and "agent calls" in output
     assert "╭" in output and "Research session 'demo' complete" in output
     assert "Traceback" not in output
-    events = [json.loads(line) for line in
-              (isolated / ".research/demo/events.jsonl").read_text().splitlines()]
+    events = [
+        json.loads(line)
+        for line in (isolated / ".research/demo/events.jsonl").read_text().splitlines()
+    ]
     assert events[-1]["type"] == "lock_released"
 
 
@@ -313,24 +410,36 @@ def test_plain_lines_say_why_a_review_rejected_and_why_the_report_went_to_revise
     # The simulated agent rejects each topic's first review and the first final review.
     result = mock_run(run_cli)
     assert result.exit_code == 0, result.stderr
-    events = [json.loads(line) for line in
-              Path(".research/demo/events.jsonl").read_text().splitlines()]
+    events = [
+        json.loads(line) for line in Path(".research/demo/events.jsonl").read_text().splitlines()
+    ]
     lines = result.stderr.splitlines()
     rejections = [e for e in events if e["type"] == "topic_rejected"]
     assert rejections
     for event in rejections:
-        assert any(line.endswith(f"review rejected {event['topic']!r}: {event['summary']}")
-                   for line in lines)
+        assert any(
+            line.endswith(f"review rejected {event['topic']!r}: {event['summary']}")
+            for line in lines
+        )
     (sent_back,) = [e for e in events if e["type"] == "report_rejected"]
-    assert any(line.endswith(f"final review sent the report to REVISE: "
-                             f"{sent_back['summary'].splitlines()[0]}") for line in lines)
+    assert any(
+        line.endswith(
+            f"final review sent the report to REVISE: {sent_back['summary'].splitlines()[0]}"
+        )
+        for line in lines
+    )
 
 
 def test_live_view_shows_every_topic_in_flight_with_its_phase_and_time() -> None:
     state = make_state()
     view = LiveView(state)
-    view({"type": "topics_in_flight", "iteration": 2,
-          "topics": {"topic-0": "research", "topic-1": "review"}})
+    view(
+        {
+            "type": "topics_in_flight",
+            "iteration": 2,
+            "topics": {"topic-0": "research", "topic-1": "review"},
+        }
+    )
     text = rendered(view)
     assert re.search(r"▸ RESEARCH\s+Topic 0\s+\d+s", text), text
     assert re.search(r"▸ REVIEW\s+Topic 1\s+\d+s", text), text

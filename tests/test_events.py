@@ -34,8 +34,18 @@ def read_events() -> list[dict[str, Any]]:
 
 
 def run(run_cli: Callable[..., Any], *extra: str):
-    return run_cli("--mock-mode", "--name", "demo", "--breadth", "2", "--depth", "2", "--yes",
-                   *extra, "How do heat pumps perform in cold climates?")
+    return run_cli(
+        "--mock-mode",
+        "--name",
+        "demo",
+        "--breadth",
+        "2",
+        "--depth",
+        "2",
+        "--yes",
+        *extra,
+        "How do heat pumps perform in cold climates?",
+    )
 
 
 def test_the_readme_documents_exactly_the_event_types() -> None:
@@ -57,8 +67,15 @@ def test_a_mock_run_writes_valid_json_lines_of_documented_types(
     assert kinds[:2] == ["lock_taken", "run_start"]
     assert kinds[-2:] == ["run_end", "lock_released"]
     assert events[-2]["outcome"] == "complete"
-    assert {"phase_start", "phase_end", "agent_call", "decision", "topic_skipped",
-            "research_stopped", "archive"} <= set(kinds)
+    assert {
+        "phase_start",
+        "phase_end",
+        "agent_call",
+        "decision",
+        "topic_skipped",
+        "research_stopped",
+        "archive",
+    } <= set(kinds)
     assert kinds.count("phase_start") == kinds.count("phase_end") == kinds.count("agent_call")
     for event in events:
         if event["type"] == "phase_end":
@@ -73,12 +90,15 @@ def test_a_mock_run_writes_valid_json_lines_of_documented_types(
 
 
 def test_retries_recoveries_and_failed_phases_are_logged(
-    run_cli: Callable[..., Any], mock_script: Callable[..., Path],
+    run_cli: Callable[..., Any],
+    mock_script: Callable[..., Path],
 ) -> None:
-    script = mock_script(faults=[
-        {"action": "fail", "phase": "research", "calls": [1]},
-        {"action": "no_verdict", "phase": "review", "calls": [1]},
-    ])
+    script = mock_script(
+        faults=[
+            {"action": "fail", "phase": "research", "calls": [1]},
+            {"action": "no_verdict", "phase": "review", "calls": [1]},
+        ]
+    )
     result = run(run_cli, "--quiet", "--mock-script", str(script))
     assert result.exit_code == 0, result.stderr
     events = read_events()
@@ -93,7 +113,8 @@ def test_retries_recoveries_and_failed_phases_are_logged(
 
 
 def test_a_failed_run_ends_with_run_end_failed_then_lock_released(
-    run_cli: Callable[..., Any], mock_script: Callable[..., Path],
+    run_cli: Callable[..., Any],
+    mock_script: Callable[..., Path],
 ) -> None:
     script = mock_script(faults=[{"action": "garbage_plan", "phase": "*"}])
     result = run(run_cli, "--quiet", "--mock-script", str(script))
@@ -116,19 +137,34 @@ def test_resuming_a_finished_session_logs_its_own_run(run_cli: Callable[..., Any
 def cli(work: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """research.py in a child process: logging is configured per process."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("RESEARCH_")}
-    return subprocess.run([sys.executable, str(REPO / "research.py"), *args], cwd=work,
-                          capture_output=True, text=True, timeout=60, env=env)
+    return subprocess.run(
+        [sys.executable, str(REPO / "research.py"), *args],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
 
 
 def test_verbose_logs_every_event_at_debug_and_the_default_does_not(isolated: Path) -> None:
-    verbose = cli(isolated, "--mock-mode", "--name", "loud", "--breadth", "1", "--depth", "1",
-                  "--verbose", "Q?")
+    verbose = cli(
+        isolated,
+        "--mock-mode",
+        "--name",
+        "loud",
+        "--breadth",
+        "1",
+        "--depth",
+        "1",
+        "--verbose",
+        "Q?",
+    )
     assert verbose.returncode == 0, verbose.stderr
     assert re.search(r" DEBUG phase_start phase=initial_plan", verbose.stderr)
     assert " DEBUG lock_released" in verbose.stderr
     assert "Attempting to acquire lock" not in verbose.stderr  # no library DEBUG lines
-    default = cli(isolated, "--mock-mode", "--name", "calm", "--breadth", "1", "--depth", "1",
-                  "Q?")
+    default = cli(isolated, "--mock-mode", "--name", "calm", "--breadth", "1", "--depth", "1", "Q?")
     assert default.returncode == 0, default.stderr
     assert "DEBUG" not in default.stderr and "INFO" not in default.stderr
 

@@ -87,9 +87,17 @@ def other_session(work: Path, _root: Path, *, live: bool = False) -> None:
     (report / "report.md").write_text("# The other session's report\n")
     if live:
         now = time.time()
-        (other / "research.lock.json").write_text(json.dumps({
-            "lock_token": "0123456789abcdef", "pid": os.getpid(), "host": socket.gethostname(),
-            "created": now, "heartbeat": now}))
+        (other / "research.lock.json").write_text(
+            json.dumps(
+                {
+                    "lock_token": "0123456789abcdef",
+                    "pid": os.getpid(),
+                    "host": socket.gethostname(),
+                    "created": now,
+                    "heartbeat": now,
+                }
+            )
+        )
 
 
 def junk_reported(work: Path, root: Path) -> None:
@@ -130,7 +138,9 @@ def untouched_after_the_move(work: Path, root: Path) -> None:
     for path in sorted(moved.rglob("*")):
         if path.is_file() and not path.is_symlink():
             now[path.relative_to(moved).as_posix()] = [
-                hashlib.sha256(path.read_bytes()).hexdigest(), path.lstat().st_mtime_ns]
+                hashlib.sha256(path.read_bytes()).hexdigest(),
+                path.lstat().st_mtime_ns,
+            ]
     before = {k: v for k, v in record["files"].items() if k != "research.lock.json"}
     now.pop("research.lock.json", None)
     assert now == before
@@ -146,8 +156,11 @@ def restore_after_checking(what: str) -> Hook:
 
 def temp_files_removed(work: Path, root: Path) -> None:
     session, report = work / ".research/x", work / "reports/x"
-    for gone in (session / ".state.json.abcd1234.tmp", report / ".report.md.zz9_zz9z.tmp",
-                 session / "progress" / ".topic.md.q1w2e3r4.tmp"):
+    for gone in (
+        session / ".state.json.abcd1234.tmp",
+        report / ".report.md.zz9_zz9z.tmp",
+        session / "progress" / ".topic.md.q1w2e3r4.tmp",
+    ):
         assert not gone.exists(), gone
     assert (session / "notes.abcd1234.tmp").exists()  # not the atomic writer's pattern
     assert (session / ".keep.tmp").exists()
@@ -197,130 +210,292 @@ CASES: list[Case] = [
     # A link to the user's files in place of one of the session's own directories: the link
     # is removed (never followed: the victim directory stays as it was), the directory made
     # again, and the run goes on.
-    *(Case(f"{d}/ linked to the user's files after {phase}", f"link_dir:{d}", phase,
-           repaired=f".research/x/{d}")
-      for d, crossed in OWN_DIRS.items() for phase in crossed),
-    Case("review/ linked to the user's files in parallel research", "link_dir:review",
-         "research", shape=PARALLEL, repaired=".research/x/review"),
-    Case("progress/ linked to the user's files in parallel review", "link_dir:progress",
-         "review", shape=PARALLEL, repaired=".research/x/progress"),
+    *(
+        Case(
+            f"{d}/ linked to the user's files after {phase}",
+            f"link_dir:{d}",
+            phase,
+            repaired=f".research/x/{d}",
+        )
+        for d, crossed in OWN_DIRS.items()
+        for phase in crossed
+    ),
+    Case(
+        "review/ linked to the user's files in parallel research",
+        "link_dir:review",
+        "research",
+        shape=PARALLEL,
+        repaired=".research/x/review",
+    ),
+    Case(
+        "progress/ linked to the user's files in parallel review",
+        "link_dir:progress",
+        "review",
+        shape=PARALLEL,
+        repaired=".research/x/progress",
+    ),
     # Files or FIFOs in place of those directories.
-    Case("progress/ replaced by a file", "file:progress", "review",
-         repaired=".research/x/progress"),
-    Case("archive/ replaced by a file", "file:archive", "research",
-         repaired=".research/x/archive"),
+    Case(
+        "progress/ replaced by a file", "file:progress", "review", repaired=".research/x/progress"
+    ),
+    Case("archive/ replaced by a file", "file:archive", "research", repaired=".research/x/archive"),
     Case("logs/ replaced by a FIFO", "fifo:logs", "review", repaired=".research/x/logs"),
     # The report directory, or reports/ itself, replaced by a link: nothing is written
     # through it; the link is removed, the directory made again, and the run stops.
-    *(Case(f"reports/x linked to the user's files after {phase}", "link_dir:report_dir",
-           phase, code=1, says="the agent replaced reports/x with a symbolic link")
-      for phase in ("research", "synthesize", "final_review")),
-    Case("reports/ linked to the user's files", "link_reports_root", "review", code=1,
-         says="the agent replaced reports with a symbolic link"),
+    *(
+        Case(
+            f"reports/x linked to the user's files after {phase}",
+            "link_dir:report_dir",
+            phase,
+            code=1,
+            says="the agent replaced reports/x with a symbolic link",
+        )
+        for phase in ("research", "synthesize", "final_review")
+    ),
+    Case(
+        "reports/ linked to the user's files",
+        "link_reports_root",
+        "review",
+        code=1,
+        says="the agent replaced reports with a symbolic link",
+    ),
     # The session directory moved away and linked back, or replaced: the run stops at once
     # and writes nothing more into it; --resume works once the user puts it back.
-    *(Case(f"session directory moved away and linked back after {phase}", "move_session",
-           phase, code=1, says="the agent replaced .research/x with a symbolic link",
-           restore=restore_after_checking(".research/x"))
-      for phase in ("research", "review", "final_review")),
-    Case("session directory replaced by an empty one", "replace_session", "review", code=1,
-         says="the agent replaced .research/x with another directory",
-         restore=restore_after_checking(".research/x")),
-    Case(".research moved away and linked back", "move_research_root", "research", code=1,
-         says="the agent replaced .research with a symbolic link",
-         restore=moved_back(".research")),
-    Case("session directory deleted", "delete_session", "review", code=1,
-         says="the agent deleted .research/x"),
+    *(
+        Case(
+            f"session directory moved away and linked back after {phase}",
+            "move_session",
+            phase,
+            code=1,
+            says="the agent replaced .research/x with a symbolic link",
+            restore=restore_after_checking(".research/x"),
+        )
+        for phase in ("research", "review", "final_review")
+    ),
+    Case(
+        "session directory replaced by an empty one",
+        "replace_session",
+        "review",
+        code=1,
+        says="the agent replaced .research/x with another directory",
+        restore=restore_after_checking(".research/x"),
+    ),
+    Case(
+        ".research moved away and linked back",
+        "move_research_root",
+        "research",
+        code=1,
+        says="the agent replaced .research with a symbolic link",
+        restore=moved_back(".research"),
+    ),
+    Case(
+        "session directory deleted",
+        "delete_session",
+        "review",
+        code=1,
+        says="the agent deleted .research/x",
+    ),
     # FIFOs where a file belongs: never opened (no hang), removed, and the file put back
     # or the phase sent to recovery.
     Case("FIFO at the review verdict", "fifo:accepted", "review", repaired="review.accepted"),
-    Case("FIFO at the final review verdict", "fifo:accepted", "final_review",
-         repaired="review.accepted"),
-    Case("FIFO at the topic's notes after research", "fifo:notes", "research",
-         repaired="progress/costs-and-prices.md"),
-    Case("FIFO at the topic's notes after review", "fifo:notes", "review",
-         repaired="progress/costs-and-prices.md"),
-    Case("FIFO at the report after synthesis", "fifo:report", "synthesize",
-         repaired="reports/x/report.md"),
-    Case("FIFO at the report during the final review", "fifo:report", "final_review",
-         repaired="reports/x/report.md", check=report_kept_whole),
-    Case("FIFO at the plan after the initial plan", "fifo:plan", "initial_plan",
-         repaired="research_plan.md"),
-    Case("FIFO at the plan after research", "fifo:plan", "research",
-         repaired="research_plan.md"),
+    Case(
+        "FIFO at the final review verdict",
+        "fifo:accepted",
+        "final_review",
+        repaired="review.accepted",
+    ),
+    Case(
+        "FIFO at the topic's notes after research",
+        "fifo:notes",
+        "research",
+        repaired="progress/costs-and-prices.md",
+    ),
+    Case(
+        "FIFO at the topic's notes after review",
+        "fifo:notes",
+        "review",
+        repaired="progress/costs-and-prices.md",
+    ),
+    Case(
+        "FIFO at the report after synthesis",
+        "fifo:report",
+        "synthesize",
+        repaired="reports/x/report.md",
+    ),
+    Case(
+        "FIFO at the report during the final review",
+        "fifo:report",
+        "final_review",
+        repaired="reports/x/report.md",
+        check=report_kept_whole,
+    ),
+    Case(
+        "FIFO at the plan after the initial plan",
+        "fifo:plan",
+        "initial_plan",
+        repaired="research_plan.md",
+    ),
+    Case("FIFO at the plan after research", "fifo:plan", "research", repaired="research_plan.md"),
     Case("FIFO at state.json", "fifo:state", "research", repaired="state.json"),
-    Case("FIFO at state.json in the final review", "fifo:state", "final_review",
-         repaired="state.json"),
+    Case(
+        "FIFO at state.json in the final review",
+        "fifo:state",
+        "final_review",
+        repaired="state.json",
+    ),
     Case("FIFO at the state's copy", "fifo:state_copy", "review", repaired="state.prev.json"),
     Case("FIFO at progress.md", "fifo:index", "research", repaired="progress.md"),
     Case("FIFO at events.jsonl", "fifo:events", "review", repaired="events.jsonl"),
     Case("FIFO at decisions.jsonl", "fifo:decisions", "review", repaired="decisions.jsonl"),
     Case("FIFO at completed.md", "fifo:completed", "review", repaired="completed.md"),
     Case("FIFO at sources.json", "fifo:sources_json", "synthesize", repaired="sources.json"),
-    Case("FIFO at citations.json", "fifo:citations", "final_review",
-         repaired="citations.json"),
+    Case("FIFO at citations.json", "fifo:citations", "final_review", repaired="citations.json"),
     Case("FIFO in logs/", "fifo:next_log", "research", repaired="logs/next.log"),
-    Case("FIFO at the topic's notes in parallel research", "fifo:notes", "research",
-         shape=PARALLEL),
+    Case(
+        "FIFO at the topic's notes in parallel research", "fifo:notes", "research", shape=PARALLEL
+    ),
     # Links to the user's file where a file belongs: never followed or written through.
-    Case("state.json linked to the user's file", "link_file:state", "research",
-         repaired="state.json"),
-    Case("plan linked to the user's file", "link_file:plan", "research",
-         repaired="research_plan.md"),
-    Case("notes linked to the user's file", "link_file:notes", "research",
-         repaired="progress/costs-and-prices.md"),
-    Case("report linked to the user's file in the final review", "link_file:report",
-         "final_review", repaired="reports/x/report.md", check=report_kept_whole),
-    Case("events.jsonl linked to the user's file", "link_file:events", "research",
-         repaired="events.jsonl"),
-    Case("decisions.jsonl linked to the user's file", "link_file:decisions", "review",
-         repaired="decisions.jsonl"),
+    Case(
+        "state.json linked to the user's file", "link_file:state", "research", repaired="state.json"
+    ),
+    Case(
+        "plan linked to the user's file", "link_file:plan", "research", repaired="research_plan.md"
+    ),
+    Case(
+        "notes linked to the user's file",
+        "link_file:notes",
+        "research",
+        repaired="progress/costs-and-prices.md",
+    ),
+    Case(
+        "report linked to the user's file in the final review",
+        "link_file:report",
+        "final_review",
+        repaired="reports/x/report.md",
+        check=report_kept_whole,
+    ),
+    Case(
+        "events.jsonl linked to the user's file",
+        "link_file:events",
+        "research",
+        repaired="events.jsonl",
+    ),
+    Case(
+        "decisions.jsonl linked to the user's file",
+        "link_file:decisions",
+        "review",
+        repaired="decisions.jsonl",
+    ),
     # Directories where a file belongs: moved aside whole into archive/moved-aside/ (the
     # agent's content, never deleted) and the file put back.
-    Case("directory at state.json after research", "dir:state", "research",
-         repaired="state.json"),
-    Case("directory at state.json after synthesis", "dir:state", "synthesize",
-         repaired="state.json"),
+    Case("directory at state.json after research", "dir:state", "research", repaired="state.json"),
+    Case(
+        "directory at state.json after synthesis", "dir:state", "synthesize", repaired="state.json"
+    ),
     Case("directory at the plan", "dir:plan", "research", repaired="research_plan.md"),
     Case("directory at progress.md", "dir:index", "review", repaired="progress.md"),
-    Case("directory at the report after synthesis", "dir:report", "synthesize",
-         repaired="reports/x/report.md"),
-    Case("directory at the report during the final review", "dir:report", "final_review",
-         repaired="reports/x/report.md", check=report_kept_whole),
+    Case(
+        "directory at the report after synthesis",
+        "dir:report",
+        "synthesize",
+        repaired="reports/x/report.md",
+    ),
+    Case(
+        "directory at the report during the final review",
+        "dir:report",
+        "final_review",
+        repaired="reports/x/report.md",
+        check=report_kept_whole,
+    ),
     Case("directory at the verdict", "dir:accepted", "review", repaired="review.accepted"),
-    Case("directory at the topic's notes", "dir:notes", "research",
-         repaired="progress/costs-and-prices.md"),
+    Case(
+        "directory at the topic's notes",
+        "dir:notes",
+        "research",
+        repaired="progress/costs-and-prices.md",
+    ),
     Case("directory at events.jsonl", "dir:events", "research", repaired="events.jsonl"),
-    Case("directory at decisions.jsonl", "dir:decisions", "review",
-         repaired="decisions.jsonl"),
-    Case("directory at sources.json", "dir:sources_json", "final_review",
-         repaired="sources.json"),
+    Case("directory at decisions.jsonl", "dir:decisions", "review", repaired="decisions.jsonl"),
+    Case("directory at sources.json", "dir:sources_json", "final_review", repaired="sources.json"),
     # Killed right after breaking state.json: --resume reads the copy of the last save.
-    *(Case(f"{what} at state.json, then the run killed", f"{act}:state+kill", "review",
-           code=-9, resume_says="resumed from state.prev.json")
-      for what, act in (("directory", "dir"), ("FIFO", "fifo"), ("link", "link_file"),
-                        ("nothing", "rm"))),
-    Case("FIFO at state.json and no copy, then the run killed",
-         "fifo:state+rm:state_copy+kill", "review", code=-9, resume_code=2,
-         resume_says="it is a FIFO", finishes=False),
+    *(
+        Case(
+            f"{what} at state.json, then the run killed",
+            f"{act}:state+kill",
+            "review",
+            code=-9,
+            resume_says="resumed from state.prev.json",
+        )
+        for what, act in (
+            ("directory", "dir"),
+            ("FIFO", "fifo"),
+            ("link", "link_file"),
+            ("nothing", "rm"),
+        )
+    ),
+    Case(
+        "FIFO at state.json and no copy, then the run killed",
+        "fifo:state+rm:state_copy+kill",
+        "review",
+        code=-9,
+        resume_code=2,
+        resume_says="it is a FIFO",
+        finishes=False,
+    ),
     # Other sessions in the same working directory.
-    Case("junk written into another session", "other_session_junk", "research",
-         setup=other_session, check=junk_reported),
-    Case("another session held by a live run is not blamed", "other_session_junk", "review",
-         setup=lambda work, root: other_session(work, root, live=True),
-         check=junk_not_blamed_on_a_live_session),
+    Case(
+        "junk written into another session",
+        "other_session_junk",
+        "research",
+        setup=other_session,
+        check=junk_reported,
+    ),
+    Case(
+        "another session held by a live run is not blamed",
+        "other_session_junk",
+        "review",
+        setup=lambda work, root: other_session(work, root, live=True),
+        check=junk_not_blamed_on_a_live_session,
+    ),
     # Temporary files of killed atomic writes: removed when the next run takes the lock.
-    Case("temporary files of atomic writes left behind", "leave_temp_files", "research",
-         resume=True, check=temp_files_removed),
+    Case(
+        "temporary files of atomic writes left behind",
+        "leave_temp_files",
+        "research",
+        resume=True,
+        check=temp_files_removed,
+    ),
     # Before any agent call.
-    Case("a report without a session", None, code=2, says="reports/x/report.md already exists",
-         setup=report_file, resume=False, check=user_report_kept, finishes=False),
-    Case("the session directory a link at the start", None, code=1,
-         says=".research/x is a symbolic link", setup=link_to_victim(".research/x"),
-         resume=False, check=nothing_written, finishes=False),
-    Case("the report directory a link at the start", None, code=1,
-         says="reports/x is a symbolic link", setup=link_to_victim("reports/x"),
-         resume=False, check=nothing_written, finishes=False),
+    Case(
+        "a report without a session",
+        None,
+        code=2,
+        says="reports/x/report.md already exists",
+        setup=report_file,
+        resume=False,
+        check=user_report_kept,
+        finishes=False,
+    ),
+    Case(
+        "the session directory a link at the start",
+        None,
+        code=1,
+        says=".research/x is a symbolic link",
+        setup=link_to_victim(".research/x"),
+        resume=False,
+        check=nothing_written,
+        finishes=False,
+    ),
+    Case(
+        "the report directory a link at the start",
+        None,
+        code=1,
+        says="reports/x is a symbolic link",
+        setup=link_to_victim("reports/x"),
+        resume=False,
+        check=nothing_written,
+        finishes=False,
+    ),
 ]
 
 
@@ -344,8 +519,12 @@ def snapshot(root: Path, skip: tuple[Path, ...]) -> dict[str, tuple[object, ...]
             elif path.is_dir():
                 found[key] = ("dir", info.st_mtime_ns)
             else:
-                found[key] = ("file", hashlib.sha256(path.read_bytes()).hexdigest(),
-                              info.st_mtime_ns, info.st_mode)
+                found[key] = (
+                    "file",
+                    hashlib.sha256(path.read_bytes()).hexdigest(),
+                    info.st_mtime_ns,
+                    info.st_mode,
+                )
     return found
 
 
@@ -371,9 +550,17 @@ class Outcome:
 
 def run(argv: list[str], work: Path, env: dict[str, str]) -> Run:
     try:
-        done = subprocess.run(argv, cwd=work, env=env, stdin=subprocess.DEVNULL,
-                              capture_output=True, text=True, timeout=TIMEOUT)
+        done = subprocess.run(
+            argv,
+            cwd=work,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+        )
     except subprocess.TimeoutExpired as exc:
+
         def text(data: bytes | str | None) -> str:
             return data.decode(errors="replace") if isinstance(data, bytes) else data or ""
 
@@ -389,21 +576,32 @@ def run_case(case: Case, root: Path) -> Outcome:
     (root / "victim" / "sub" / "data.json").write_text('{"keep": true}\n')
     if case.setup is not None:
         case.setup(work, root)
-    env = {key: value for key, value in os.environ.items()
-           if not key.startswith(("RESEARCH_", "HOSTILE_"))}
-    env.update(HOME=str(root / "home"), TMPDIR=str(root / "tmp"), COLUMNS="100",
-               XDG_CONFIG_HOME=str(root / "home" / ".config"),
-               XDG_CACHE_HOME=str(root / "home" / ".cache"),
-               XDG_DATA_HOME=str(root / "home" / ".local"),
-               RESEARCH_VERIFY_SOURCES="0", HOSTILE_VICTIM=str(root / "victim"),
-               HOSTILE_RECORD=str(root / "record"), **case.env)
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("RESEARCH_", "HOSTILE_"))
+    }
+    env.update(
+        HOME=str(root / "home"),
+        TMPDIR=str(root / "tmp"),
+        COLUMNS="100",
+        XDG_CONFIG_HOME=str(root / "home" / ".config"),
+        XDG_CACHE_HOME=str(root / "home" / ".cache"),
+        XDG_DATA_HOME=str(root / "home" / ".local"),
+        RESEARCH_VERIFY_SOURCES="0",
+        HOSTILE_VICTIM=str(root / "victim"),
+        HOSTILE_RECORD=str(root / "record"),
+        **case.env,
+    )
     skip = (work, root / "record")
     outside_before = snapshot(root, skip)
-    hostile = dict(env, HOSTILE_PHASE=case.phase, **({"HOSTILE_ACT": case.act} if case.act
-                                                      else {}))
+    hostile = dict(env, HOSTILE_PHASE=case.phase, **({"HOSTILE_ACT": case.act} if case.act else {}))
     agent = f"{sys.executable} {AGENT}"
-    first = run([*entry_point(), "--agent-cmd", agent, "--name", "x", *case.shape, "--yes",
-                 QUESTION], work, hostile)
+    first = run(
+        [*entry_point(), "--agent-cmd", agent, "--name", "x", *case.shape, "--yes", QUESTION],
+        work,
+        hostile,
+    )
     (root / "record" / "stderr.txt").write_text(first.stderr)
     problems: list[str] = []
     resumed = None
@@ -428,8 +626,10 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Out
     base = tmp_path_factory.mktemp("hostile")
     workers = max(2, min(8, (os.cpu_count() or 2) * 2))
     with ThreadPoolExecutor(workers) as pool:
-        futures = {case.id: pool.submit(run_case, case, base / f"case{i:03d}")
-                   for i, case in enumerate(CASES)}
+        futures = {
+            case.id: pool.submit(run_case, case, base / f"case{i:03d}")
+            for i, case in enumerate(CASES)
+        }
         yield {key: future.result() for key, future in futures.items()}
 
 
@@ -491,8 +691,9 @@ def test_hostile_agent(case: Case, outcomes: dict[str, Outcome]) -> None:
         assert case.resume_says in resumed.stderr
     session, report = out.work / ".research" / "x", out.work / "reports" / "x"
     if case.repaired is not None:
-        repairs = [e for e in read_jsonl(session / "events.jsonl")
-                   if e["type"] == "workspace_repair"]
+        repairs = [
+            e for e in read_jsonl(session / "events.jsonl") if e["type"] == "workspace_repair"
+        ]
         assert any(case.repaired in e["path"] for e in repairs), repairs
     if case.finishes:
         state = json.loads((session / "state.json").read_text())
@@ -514,7 +715,8 @@ def victim_files(tmp_path: Path) -> Path:
 
 
 def test_archive_cleanup_never_follows_a_linked_progress_dir_nor_opens_a_fifo(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     from research.archive import archive_session
     from research.paths import SessionPaths
 
@@ -545,8 +747,7 @@ def test_a_file_changed_after_archiving_is_not_deleted(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("kind", ["missing", "directory", "fifo", "link"])
-def test_a_resume_reads_the_copy_when_state_json_is_not_a_file(tmp_path: Path,
-                                                               kind: str) -> None:
+def test_a_resume_reads_the_copy_when_state_json_is_not_a_file(tmp_path: Path, kind: str) -> None:
     from research.plan import Plan
     from research.state import (
         STATE_COPY_NAME,
@@ -556,9 +757,19 @@ def test_a_resume_reads_the_copy_when_state_json_is_not_a_file(tmp_path: Path,
         save_state,
     )
 
-    state = RWRState(name="s", plan=Plan(topic="q", breadth=1, depth=1), config=SessionConfig(
-        original_topic="q", breadth=1, depth=1, max_iterations=6, model="m", review_model="m",
-        timeout=60))
+    state = RWRState(
+        name="s",
+        plan=Plan(topic="q", breadth=1, depth=1),
+        config=SessionConfig(
+            original_topic="q",
+            breadth=1,
+            depth=1,
+            max_iterations=6,
+            model="m",
+            review_model="m",
+            timeout=60,
+        ),
+    )
     path = tmp_path / "state.json"
     save_state(state, path)
     assert (tmp_path / STATE_COPY_NAME).read_text() == path.read_text()
@@ -591,11 +802,16 @@ def test_only_the_atomic_writers_temporary_files_are_removed(tmp_path: Path) -> 
     paths = SessionPaths(tmp_path, "s")
     (paths.session_dir / "logs").mkdir(parents=True)
     paths.report_dir.mkdir(parents=True)
-    temp = [paths.session_dir / ".state.json.k3j2h1g0.tmp",
-            paths.session_dir / "logs" / ".001-research-002.log.a_b_c_d1.tmp",
-            paths.report_dir / ".report.md.zzzzzzzz.tmp"]
-    kept = [paths.session_dir / ".state.json.k3j2h1g.tmp", paths.session_dir / "x.tmp",
-            paths.session_dir / ".state.json.K3J2H1G0.tmp"]
+    temp = [
+        paths.session_dir / ".state.json.k3j2h1g0.tmp",
+        paths.session_dir / "logs" / ".001-research-002.log.a_b_c_d1.tmp",
+        paths.report_dir / ".report.md.zzzzzzzz.tmp",
+    ]
+    kept = [
+        paths.session_dir / ".state.json.k3j2h1g.tmp",
+        paths.session_dir / "x.tmp",
+        paths.session_dir / ".state.json.K3J2H1G0.tmp",
+    ]
     for path in temp + kept:
         path.write_text("x")
     os.mkfifo(paths.session_dir / ".fifo.abcdefgh.tmp")

@@ -32,20 +32,40 @@ def tree(root: Path) -> dict[str, tuple]:
 
 
 def test_a_session_never_touches_another_sessions_files(run_cli, mock_script) -> None:
-    assert run_cli("--mock-mode", "--name", "b", "--breadth", "2", "--depth", "1",
-                   QUESTION).exit_code == 0
+    assert (
+        run_cli("--mock-mode", "--name", "b", "--breadth", "2", "--depth", "1", QUESTION).exit_code
+        == 0
+    )
     # b looks busy: a live holder's lock, so a careless `a` would trip over it.
     lock = Path(".research/b/research.lock.json")
-    lock.write_text(json.dumps({"lock_token": "feedfacefeedface", "pid": os.getpid(),
-                                "host": "elsewhere", "created": time.time(),
-                                "heartbeat": time.time()}))
+    lock.write_text(
+        json.dumps(
+            {
+                "lock_token": "feedfacefeedface",
+                "pid": os.getpid(),
+                "host": "elsewhere",
+                "created": time.time(),
+                "heartbeat": time.time(),
+            }
+        )
+    )
     before = {"session": tree(Path(".research/b")), "report": tree(Path("reports/b"))}
     assert before["session"] and before["report"]
 
     failing = mock_script(faults=[{"action": "fail", "phase": "initial_plan"}])
     runs = [
-        ("--mock-mode", "--mock-script", str(failing), "--name", "a", "--breadth", "2",
-         "--depth", "1", QUESTION),  # fails (exit 1), keeps its state
+        (
+            "--mock-mode",
+            "--mock-script",
+            str(failing),
+            "--name",
+            "a",
+            "--breadth",
+            "2",
+            "--depth",
+            "1",
+            QUESTION,
+        ),  # fails (exit 1), keeps its state
         ("--mock-mode", "--name", "a", "--resume"),
         ("--mock-mode", "--name", "a", "--resume"),  # already complete
         ("--name", "a", "--reorganize-archive"),
@@ -65,12 +85,33 @@ def test_a_run_writes_nowhere_but_research_and_reports_of_its_directory(tmp_path
     # first): the test checks they are left as they were, not that they are absent.
     checkout = {name: tree(REPO / name) for name in ("templates", ".research", "reports")}
     env = {key: value for key, value in os.environ.items() if not key.startswith("RESEARCH_")}
-    env.update(HOME=str(home), TMPDIR=str(temp), XDG_CONFIG_HOME=str(home / ".config"),
-               XDG_CACHE_HOME=str(home / ".cache"), XDG_DATA_HOME=str(home / ".local"))
+    env.update(
+        HOME=str(home),
+        TMPDIR=str(temp),
+        XDG_CONFIG_HOME=str(home / ".config"),
+        XDG_CACHE_HOME=str(home / ".cache"),
+        XDG_DATA_HOME=str(home / ".local"),
+    )
     done = subprocess.run(
-        [sys.executable, str(REPO / "research.py"), "--mock-mode", "--name", "iso",
-         "--breadth", "2", "--depth", "1", "--quiet", QUESTION],
-        cwd=work, env=env, capture_output=True, text=True, timeout=60)
+        [
+            sys.executable,
+            str(REPO / "research.py"),
+            "--mock-mode",
+            "--name",
+            "iso",
+            "--breadth",
+            "2",
+            "--depth",
+            "1",
+            "--quiet",
+            QUESTION,
+        ],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in work.iterdir()) == [".research", "reports"]
     assert sorted(p.name for p in (work / "reports").iterdir()) == ["iso"]

@@ -23,11 +23,16 @@ from research.events import read_events
 from research.plan import parse_plan, render_plan
 from research.state import load_state
 
-CONFIGS = [{"name": "b2d2", "breadth": 2, "depth": 2},
-           {"name": "b3d1", "breadth": 3, "depth": 1}]
+CONFIGS = [{"name": "b2d2", "breadth": 2, "depth": 2}, {"name": "b3d1", "breadth": 3, "depth": 1}]
 SHARDS = 2
-SPEC = {"seed": 20240606, "random_chains": 1, "random_links": 12, "fresh_points": 2,
-        "configs": CONFIGS, "shards": SHARDS}
+SPEC = {
+    "seed": 20240606,
+    "random_chains": 1,
+    "random_links": 12,
+    "fresh_points": 2,
+    "configs": CONFIGS,
+    "shards": SHARDS,
+}
 KILLED = -9
 
 
@@ -40,9 +45,16 @@ def harness(tmp_path_factory: pytest.TempPathFactory) -> dict:
     for shard in range(SHARDS):
         spec = root / f"spec-{shard}.json"
         spec.write_text(json.dumps({**SPEC, "root": str(root), "shard": shard}))
-        procs.append(subprocess.Popen(
-            [sys.executable, str(REPO / "tests" / "kill_harness.py"), str(spec)],
-            cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
+        procs.append(
+            subprocess.Popen(
+                [sys.executable, str(REPO / "tests" / "kill_harness.py"), str(spec)],
+                cwd=root,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
+        )
     for proc in procs:
         output, _ = proc.communicate(timeout=300)
         assert proc.returncode == 0, output
@@ -92,11 +104,18 @@ def test_at_least_50_kill_points_every_call_killed_before_and_after_edits(harnes
     for config in CONFIGS:
         expected = harness["baselines"][config["name"]]["calls"]
         for label in ("boundary-before", "boundary-after"):
-            (chain,) = [c for c in harness["chains"]
-                        if c["config"] == config["name"] and c["label"] == label]
+            (chain,) = [
+                c
+                for c in harness["chains"]
+                if c["config"] == config["name"] and c["label"] == label
+            ]
             assert len(kills(chain)) == expected, (config["name"], label)
-    randoms = [link for chain in harness["chains"] if not chain["label"].startswith("boundary")
-               for link in kills(chain)]
+    randoms = [
+        link
+        for chain in harness["chains"]
+        if not chain["label"].startswith("boundary")
+        for link in kills(chain)
+    ]
     assert len(randoms) >= 5
 
 
@@ -107,10 +126,12 @@ def test_every_killed_session_finishes_on_resume_like_an_uninterrupted_one(harne
         state = load_state(session_dir(chain) / "state.json")
         assert state.progress.is_complete
         base = harness["baselines"][chain["config"]]
-        base_state = load_state(Path(base["dir"]) / "work" / ".research" / chain["config"]
-                                / "state.json")
+        base_state = load_state(
+            Path(base["dir"]) / "work" / ".research" / chain["config"] / "state.json"
+        )
         assert [(t.name, t.status, t.attempts) for t in state.plan.topics] == [
-            (t.name, t.status, t.attempts) for t in base_state.plan.topics], chain["dir"]
+            (t.name, t.status, t.attempts) for t in base_state.plan.topics
+        ], chain["dir"]
         assert state.progress.iteration == base_state.progress.iteration
         report = Path(chain["dir"]) / "work" / "reports" / chain["config"] / "report.md"
         base_report = Path(base["dir"]) / "work" / "reports" / chain["config"] / "report.md"
@@ -183,9 +204,12 @@ def test_no_topic_is_researched_again_after_it_was_accepted(harness: dict) -> No
                 continue
             state = load_state(Path(link["snapshot"]) / "state.json")
             done = {t.slug for t in state.plan.topics if t.status.value == "Complete"}
-            for later in links[position + 1:]:
-                researched = {topic for phase, topic, _ in link_calls(chain, later)
-                              if phase in ("research", "review")}
+            for later in links[position + 1 :]:
+                researched = {
+                    topic
+                    for phase, topic, _ in link_calls(chain, later)
+                    if phase in ("research", "review")
+                }
                 assert not researched & done, (chain["dir"], later["index"])
 
 
@@ -193,8 +217,7 @@ def test_a_kill_loses_at_most_the_phase_in_flight(harness: dict) -> None:
     """Stitched together, the calls of a killed-and-resumed session are the uninterrupted
     session's calls, with at most one call (the one in flight) repeated at each resume."""
     for chain in harness["chains"]:
-        expected = calls(Path(harness["baselines"][chain["config"]]["dir"])
-                         / "link-0.calls.jsonl")
+        expected = calls(Path(harness["baselines"][chain["config"]]["dir"]) / "link-0.calls.jsonl")
         done: list[tuple] = []
         for link in chain["links"]:
             made = link_calls(chain, link)
@@ -202,7 +225,7 @@ def test_a_kill_loses_at_most_the_phase_in_flight(harness: dict) -> None:
                 done = []
             elif made and done and made[0] == done[-1]:
                 made = made[1:]
-            assert made == expected[len(done):len(done) + len(made)], (chain["dir"], link)
+            assert made == expected[len(done) : len(done) + len(made)], (chain["dir"], link)
             done += made
         assert done == expected, chain["dir"]
 
@@ -213,8 +236,11 @@ def test_the_dead_holders_lock_is_taken_over_without_force(harness: dict) -> Non
     only boundary chains (whose kills come at agent calls) must log every one."""
     takeovers = 0
     for chain in harness["chains"]:
-        stale = sum(1 for link in kills(chain) if "snapshot" in link
-                    and (Path(link["snapshot"]) / "research.lock.json").exists())
+        stale = sum(
+            1
+            for link in kills(chain)
+            if "snapshot" in link and (Path(link["snapshot"]) / "research.lock.json").exists()
+        )
         events = read_events(session_dir(chain) / "events.jsonl")
         taken = [e for e in events if e["type"] == "lock_taken" and e["takeover"]]
         assert all("not running" in e["reason"] for e in taken), chain["dir"]
@@ -227,17 +253,35 @@ def test_the_dead_holders_lock_is_taken_over_without_force(harness: dict) -> Non
 
 
 def test_a_torn_plan_left_by_a_crash_is_rebuilt_from_state_on_resume(
-        tmp_path: Path, isolated: Path, run_cli) -> None:
+    tmp_path: Path, isolated: Path, run_cli
+) -> None:
     """The agent's own writes are not atomic: a crash may leave half a plan. The orchestrator
     keeps the plan in state.json, so the resume rewrites the file before any agent call."""
     script = tmp_path / "kill.json"
     script.write_text(json.dumps({"kill_at_call": 4}))  # after the 2nd RESEARCH's edits
     env = {key: value for key, value in os.environ.items() if not key.startswith("RESEARCH_")}
     done = subprocess.run(
-        [sys.executable, str(SCRIPTED_CLI), "--mock-mode", "--mock-script", str(script),
-         "--name", "torn", "--breadth", "2", "--depth", "1", "--quiet",
-         "How do heat pumps perform in cold climates?"],
-        cwd=isolated, env=env, capture_output=True, text=True, timeout=60)
+        [
+            sys.executable,
+            str(SCRIPTED_CLI),
+            "--mock-mode",
+            "--mock-script",
+            str(script),
+            "--name",
+            "torn",
+            "--breadth",
+            "2",
+            "--depth",
+            "1",
+            "--quiet",
+            "How do heat pumps perform in cold climates?",
+        ],
+        cwd=isolated,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == KILLED, done.stderr
     plan_file = isolated / ".research" / "torn" / "research_plan.md"
     text = plan_file.read_text()
@@ -250,8 +294,10 @@ def test_a_torn_plan_left_by_a_crash_is_rebuilt_from_state_on_resume(
     state = load_state(isolated / ".research" / "torn" / "state.json")
     assert [t.status.value for t in state.plan.topics] == ["Complete", "Complete"]
     assert [t.name for t in parse_plan(plan_file.read_text()).topics] == [
-        t.name for t in state.plan.topics]
+        t.name for t in state.plan.topics
+    ]
     events = read_events(isolated / ".research" / "torn" / "events.jsonl")
-    resumed = events[max(i for i, e in enumerate(events) if e["type"] == "run_start"):]
-    assert not [e for e in resumed if e["type"] in ("phase_end", "plan_repair")
-                and e.get("outcome") != "ok"]
+    resumed = events[max(i for i, e in enumerate(events) if e["type"] == "run_start") :]
+    assert not [
+        e for e in resumed if e["type"] in ("phase_end", "plan_repair") and e.get("outcome") != "ok"
+    ]

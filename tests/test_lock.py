@@ -171,10 +171,17 @@ def test_an_unknown_extra_field_with_a_dead_pid_is_taken_over(lock_path: Path) -
     assert got.reason == f"pid {pid} is not running"
 
 
-@pytest.mark.parametrize("text", [
-    '"heartbeat": NaN', '"heartbeat": Infinity', '"heartbeat": -Infinity', '"heartbeat": 1e400',
-    '"created": NaN',
-], ids=["nan", "inf", "-inf", "overflowing", "created-nan"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '"heartbeat": NaN',
+        '"heartbeat": Infinity',
+        '"heartbeat": -Infinity',
+        '"heartbeat": 1e400',
+        '"created": NaN',
+    ],
+    ids=["nan", "inf", "-inf", "overflowing", "created-nan"],
+)
 def test_a_lock_with_nan_or_infinite_times_is_junk(lock_path: Path, text: str) -> None:
     data = write_lock(lock_path)
     key = text.split(":")[0].strip('"')
@@ -277,7 +284,8 @@ def keep_alive_threads() -> list[threading.Thread]:
 
 
 def test_the_keep_alive_refreshes_the_heartbeat_between_calls_until_released(
-        lock_path: Path) -> None:
+    lock_path: Path,
+) -> None:
     lock = SessionLock(lock_path, heartbeat_interval=0.1, check_interval=0.02)
     first = lock.acquire().info.heartbeat
     beats = {first}
@@ -305,13 +313,22 @@ def test_release_stops_a_keep_alive_with_long_intervals_at_once(lock_path: Path)
     assert time.monotonic() - started < 1 and keep_alive_threads() == []
 
 
-@pytest.mark.parametrize(("damage", "repair"), [
-    ("other pid", "changed"), ("other host", "changed"), ("older heartbeat", "changed"),
-    ("deleted", "deleted"), ("junk", "unreadable"), ("empty directory", "replaced"),
-    ("link outside", "replaced"), ("fifo", "replaced"),
-])
+@pytest.mark.parametrize(
+    ("damage", "repair"),
+    [
+        ("other pid", "changed"),
+        ("other host", "changed"),
+        ("older heartbeat", "changed"),
+        ("deleted", "deleted"),
+        ("junk", "unreadable"),
+        ("empty directory", "replaced"),
+        ("link outside", "replaced"),
+        ("fifo", "replaced"),
+    ],
+)
 def test_our_record_changed_or_replaced_is_written_back_and_reported(
-        lock_path: Path, tmp_path: Path, live_pid: int, damage: str, repair: str) -> None:
+    lock_path: Path, tmp_path: Path, live_pid: int, damage: str, repair: str
+) -> None:
     heard = Heard()
     lock = SessionLock(lock_path, heartbeat_interval=60, check_interval=0.02)
     lock.listen(heard)
@@ -351,7 +368,8 @@ def test_our_record_changed_or_replaced_is_written_back_and_reported(
 
 @pytest.mark.parametrize("change", ["deleted", "linked to the user's files"])
 def test_nothing_is_written_when_the_session_directory_is_gone_or_replaced(
-        lock_path: Path, tmp_path: Path, change: str) -> None:
+    lock_path: Path, tmp_path: Path, change: str
+) -> None:
     heard = Heard()
     lock = SessionLock(lock_path, heartbeat_interval=0.05, check_interval=0.02)
     lock.listen(heard)
@@ -373,8 +391,7 @@ def test_nothing_is_written_when_the_session_directory_is_gone_or_replaced(
     assert sorted(p.name for p in users.iterdir()) == ["notes.txt"]
 
 
-def test_a_takeover_is_noticed_reported_and_stops_only_our_own_agents(
-        lock_path: Path) -> None:
+def test_a_takeover_is_noticed_reported_and_stops_only_our_own_agents(lock_path: Path) -> None:
     heard = Heard()
     lock = SessionLock(lock_path, heartbeat_interval=60, check_interval=0.02)
     lock.listen(heard)
@@ -385,9 +402,18 @@ def test_a_takeover_is_noticed_reported_and_stops_only_our_own_agents(
     ours = subprocess.Popen(sleeper, env=marked, start_new_session=True)
     # Another run's agent: marked as the session's too, but not our child.
     spawned = subprocess.run(
-        [sys.executable, "-c", "import subprocess, sys; print(subprocess.Popen(sys.argv[1:], "
-         "start_new_session=True, stdout=-3, stderr=-3).pid)", *sleeper], env=marked,
-        capture_output=True, text=True, check=True)
+        [
+            sys.executable,
+            "-c",
+            "import subprocess, sys; print(subprocess.Popen(sys.argv[1:], "
+            "start_new_session=True, stdout=-3, stderr=-3).pid)",
+            *sleeper,
+        ],
+        env=marked,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     theirs = int(spawned.stdout)
     try:
         wait_for(lambda: ours.pid in own_agent_groups(lock_path.parent))
@@ -397,8 +423,11 @@ def test_a_takeover_is_noticed_reported_and_stops_only_our_own_agents(
         wait_for(lambda: lock.lost.is_set(), within=3)
         assert ours.wait(timeout=5) != 0  # stopped
         assert pid_running(theirs)
-        with pytest.raises(SessionLockedError, match=r"^session 'demo' was taken over by pid "
-                           rf"{os.getpid()} on host {HOST}, .* while this run was going"):
+        with pytest.raises(
+            SessionLockedError,
+            match=r"^session 'demo' was taken over by pid "
+            rf"{os.getpid()} on host {HOST}, .* while this run was going",
+        ):
             lock.check_owned()
         wait_for(lambda: heard.of("lock_lost") != [])
         (lost,) = heard.of("lock_lost")
@@ -436,8 +465,15 @@ def test_what_happened_before_the_listener_is_told_to_it(lock_path: Path) -> Non
 
 
 def a_stale_lock(path: Path) -> str:
-    text = json.dumps({"lock_token": "feedfacefeedface", "pid": dead_pid(), "host": HOST,
-                       "created": 1.0, "heartbeat": 1.0})
+    text = json.dumps(
+        {
+            "lock_token": "feedfacefeedface",
+            "pid": dead_pid(),
+            "host": HOST,
+            "created": 1.0,
+            "heartbeat": 1.0,
+        }
+    )
     path.write_text(text)
     return text
 
@@ -445,7 +481,8 @@ def a_stale_lock(path: Path) -> str:
 @pytest.mark.parametrize("where", ["lock", "guard"])
 @pytest.mark.parametrize("kind", ["directory", "link", "fifo"])
 def test_a_lock_or_guard_that_is_no_file_is_refused_and_never_followed(
-        lock_path: Path, tmp_path: Path, where: str, kind: str) -> None:
+    lock_path: Path, tmp_path: Path, where: str, kind: str
+) -> None:
     victim = tmp_path / "victim.json"
     before = a_stale_lock(victim)  # followed, it would be taken over and rewritten
     lock = SessionLock(lock_path)
@@ -495,12 +532,16 @@ for _ in range(int(rounds)):
 """
 
 
-def test_the_guard_excludes_although_its_file_is_deleted_at_every_release(
-        tmp_path: Path) -> None:
+def test_the_guard_excludes_although_its_file_is_deleted_at_every_release(tmp_path: Path) -> None:
     guard, counter, start = tmp_path / "g.lock", tmp_path / "counter", tmp_path / "start"
     counter.write_text("0")
-    workers = [subprocess.Popen([sys.executable, "-c", COUNTER, str(guard), str(counter),
-                                 str(start), "30"], env=child_env()) for _ in range(6)]
+    workers = [
+        subprocess.Popen(
+            [sys.executable, "-c", COUNTER, str(guard), str(counter), str(start), "30"],
+            env=child_env(),
+        )
+        for _ in range(6)
+    ]
     start.touch()
     try:
         assert [w.wait(timeout=120) for w in workers] == [0] * 6

@@ -21,24 +21,49 @@ SESSION = Path(".research") / "lk"
 
 
 def test_twenty_processes_on_one_new_session_exactly_one_runs(
-        tmp_path: Path, isolated: Path, run_cli) -> None:
+    tmp_path: Path, isolated: Path, run_cli
+) -> None:
     record = tmp_path / "calls.jsonl"
     script = tmp_path / "slow.json"
-    script.write_text(json.dumps({"simulated_clock": True, "sleep_seconds": 30,
-                                  "record_file": str(record)}))
+    script.write_text(
+        json.dumps({"simulated_clock": True, "sleep_seconds": 30, "record_file": str(record)})
+    )
     out_dir = tmp_path / "out"
     out_dir.mkdir()
     spec = tmp_path / "race.json"
-    spec.write_text(json.dumps({
-        "processes": 20, "work": str(isolated), "out_dir": str(out_dir),
-        "record_file": str(record), "results": str(tmp_path / "results.json"),
-        "args": ["--mock-mode", "--mock-script", str(script), "--name", "lk", "--breadth", "2",
-                 "--depth", "1", "--quiet", QUESTION],
-    }))
+    spec.write_text(
+        json.dumps(
+            {
+                "processes": 20,
+                "work": str(isolated),
+                "out_dir": str(out_dir),
+                "record_file": str(record),
+                "results": str(tmp_path / "results.json"),
+                "args": [
+                    "--mock-mode",
+                    "--mock-script",
+                    str(script),
+                    "--name",
+                    "lk",
+                    "--breadth",
+                    "2",
+                    "--depth",
+                    "1",
+                    "--quiet",
+                    QUESTION,
+                ],
+            }
+        )
+    )
     env = {key: value for key, value in os.environ.items() if not key.startswith("RESEARCH_")}
     env["PYTHONPATH"] = str(REPO)
-    done = subprocess.run([sys.executable, str(REPO / "tests" / "race_harness.py"), str(spec)],
-                          env=env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, str(REPO / "tests" / "race_harness.py"), str(spec)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     results = json.loads((tmp_path / "results.json").read_text())
 
@@ -67,8 +92,18 @@ def test_twenty_processes_on_one_new_session_exactly_one_runs(
 def unfinished(run_cli, mock_script) -> Path:
     """A session whose first run failed (exit 1) and left its state for --resume."""
     script = mock_script(faults=[{"action": "fail", "phase": "initial_plan"}])
-    result = run_cli("--mock-mode", "--mock-script", str(script), "--name", "lk",
-                     "--breadth", "2", "--depth", "1", QUESTION)
+    result = run_cli(
+        "--mock-mode",
+        "--mock-script",
+        str(script),
+        "--name",
+        "lk",
+        "--breadth",
+        "2",
+        "--depth",
+        "1",
+        QUESTION,
+    )
     assert result.exit_code == 1, result.stderr
     assert not read_json(SESSION / "state.json")["progress"]["is_complete"]
     return SESSION / "research.lock.json"
@@ -76,24 +111,38 @@ def unfinished(run_cli, mock_script) -> Path:
 
 def write_lock(path: Path, *, pid: int, host: str = HOST, age_minutes: float = 0.0) -> str:
     beat = time.time() - age_minutes * 60
-    text = json.dumps({"lock_token": "feedfacefeedface", "pid": pid, "host": host,
-                       "created": beat - 5, "heartbeat": beat})
+    text = json.dumps(
+        {
+            "lock_token": "feedfacefeedface",
+            "pid": pid,
+            "host": host,
+            "created": beat - 5,
+            "heartbeat": beat,
+        }
+    )
     path.write_text(text)
     return text
 
 
 def takeovers() -> list[dict]:
-    return [e for e in read_jsonl(SESSION / "events.jsonl")
-            if e["type"] == "lock_taken" and e["takeover"]]
+    return [
+        e
+        for e in read_jsonl(SESSION / "events.jsonl")
+        if e["type"] == "lock_taken" and e["takeover"]
+    ]
 
 
-@pytest.mark.parametrize(("holder", "reason"), [
-    ("dead pid", r"^pid \d+ is not running$"),
-    ("old heartbeat", r"^heartbeat is 6[01] min old$"),
-    ("old heartbeat on another host", r"^heartbeat is 9[01] min old$"),
-])
-def test_a_stale_lock_is_taken_over_on_resume(unfinished: Path, live_pid: int, run_cli,
-                                              holder: str, reason: str) -> None:
+@pytest.mark.parametrize(
+    ("holder", "reason"),
+    [
+        ("dead pid", r"^pid \d+ is not running$"),
+        ("old heartbeat", r"^heartbeat is 6[01] min old$"),
+        ("old heartbeat on another host", r"^heartbeat is 9[01] min old$"),
+    ],
+)
+def test_a_stale_lock_is_taken_over_on_resume(
+    unfinished: Path, live_pid: int, run_cli, holder: str, reason: str
+) -> None:
     if holder == "dead pid":
         write_lock(unfinished, pid=dead_pid())
     elif holder == "old heartbeat":
@@ -108,10 +157,12 @@ def test_a_stale_lock_is_taken_over_on_resume(unfinished: Path, live_pid: int, r
     assert read_json(SESSION / "state.json")["progress"]["is_complete"]
 
 
-@pytest.mark.parametrize(("host", "age_minutes"), [
-    (HOST, 0.0), (HOST, 59.0), ("elsewhere.example", 1.0)])
+@pytest.mark.parametrize(
+    ("host", "age_minutes"), [(HOST, 0.0), (HOST, 59.0), ("elsewhere.example", 1.0)]
+)
 def test_a_live_lock_is_refused_with_exit_3_naming_the_holder(
-        unfinished: Path, live_pid: int, run_cli, host: str, age_minutes: float) -> None:
+    unfinished: Path, live_pid: int, run_cli, host: str, age_minutes: float
+) -> None:
     before = write_lock(unfinished, pid=live_pid, host=host, age_minutes=age_minutes)
     state_before = (SESSION / "state.json").read_bytes()
     result = run_cli("--mock-mode", "--name", "lk", "--resume")
@@ -123,8 +174,9 @@ def test_a_live_lock_is_refused_with_exit_3_naming_the_holder(
     assert takeovers() == []
 
 
-def test_a_live_lock_is_taken_over_with_force_resume(unfinished: Path, live_pid: int,
-                                                     run_cli) -> None:
+def test_a_live_lock_is_taken_over_with_force_resume(
+    unfinished: Path, live_pid: int, run_cli
+) -> None:
     write_lock(unfinished, pid=live_pid)
     result = run_cli("--mock-mode", "--name", "lk", "--force-resume")
     assert result.exit_code == 0, result.stderr

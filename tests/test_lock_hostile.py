@@ -31,7 +31,7 @@ FAKE = Path(__file__).parent / "fake_agents" / "fake_opencode.py"
 # An agent for --agent-cmd: it does the phase's work through the fake agent (mode "agent"),
 # and before that what LOCK_HOOK asks of its RESEARCH call; LOCK_LOG gets the lock file as
 # each call saw it.
-AGENT = r'''
+AGENT = r"""
 import json, os, subprocess, sys, time
 
 prompt = sys.stdin.read()
@@ -68,7 +68,7 @@ if hook == "hang" and research:
         handle.write(str(os.getpid()))
     time.sleep(120)
 sys.exit(subprocess.run([sys.executable, FAKE], input=prompt, text=True).returncode)
-'''
+"""
 
 
 @pytest.fixture
@@ -84,19 +84,42 @@ def agent_cmd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
 def unfinished(run_cli, mock_script) -> Path:
     """A session whose first run failed (exit 1) and left its state for --resume."""
     script = mock_script(faults=[{"action": "fail", "phase": "initial_plan"}])
-    result = run_cli("--mock-mode", "--mock-script", str(script), "--name", "lk",
-                     "--breadth", "2", "--depth", "1", QUESTION)
+    result = run_cli(
+        "--mock-mode",
+        "--mock-script",
+        str(script),
+        "--name",
+        "lk",
+        "--breadth",
+        "2",
+        "--depth",
+        "1",
+        QUESTION,
+    )
     assert result.exit_code == 1, result.stderr
     assert not LOCK.exists() and not GUARD.exists()
     return LOCK
 
 
-def lock_text(*, pid: int, host: str = HOST, created: float | None = None,
-              heartbeat: float | None = None, **extra: object) -> str:
+def lock_text(
+    *,
+    pid: int,
+    host: str = HOST,
+    created: float | None = None,
+    heartbeat: float | None = None,
+    **extra: object,
+) -> str:
     now = time.time()
-    return json.dumps({"lock_token": "feedfacefeedface", "pid": pid, "host": host,
-                       "created": now if created is None else created,
-                       "heartbeat": now if heartbeat is None else heartbeat, **extra})
+    return json.dumps(
+        {
+            "lock_token": "feedfacefeedface",
+            "pid": pid,
+            "host": host,
+            "created": now if created is None else created,
+            "heartbeat": now if heartbeat is None else heartbeat,
+            **extra,
+        }
+    )
 
 
 def events(kind: str) -> list[dict[str, Any]]:
@@ -113,7 +136,8 @@ def one_line(stderr: str) -> str:
 
 
 def test_a_live_holders_lock_with_an_unknown_field_is_honoured(
-        unfinished: Path, live_pid: int, run_cli) -> None:
+    unfinished: Path, live_pid: int, run_cli
+) -> None:
     before = lock_text(pid=live_pid, owner="a newer version", priority=3)
     unfinished.write_text(before)
     result = run_cli("--mock-mode", "--name", "lk", "--resume")
@@ -123,8 +147,7 @@ def test_a_live_holders_lock_with_an_unknown_field_is_honoured(
     assert unfinished.read_text() == before
 
 
-def test_a_dead_holders_lock_with_an_unknown_field_is_taken_over(
-        unfinished: Path, run_cli) -> None:
+def test_a_dead_holders_lock_with_an_unknown_field_is_taken_over(unfinished: Path, run_cli) -> None:
     pid = dead_pid()
     unfinished.write_text(lock_text(pid=pid, owner="someone"))
     result = run_cli("--mock-mode", "--name", "lk", "--resume")
@@ -134,27 +157,30 @@ def test_a_dead_holders_lock_with_an_unknown_field_is_taken_over(
     assert not LOCK.exists() and not GUARD.exists()
 
 
-@pytest.mark.parametrize(("case", "exit_code", "expected"), [
-    ("created 1e20, live", 3, "started at 1e+20 (not a valid time)"),
-    ("created -1e20, live", 3, "started at -1e+20 (not a valid time)"),
-    ("heartbeat 1e20, another host", 0, "min in the future"),
-    ("heartbeat -1e20, live", 0, "min old"),
-    ("heartbeat NaN, live", 0, "unreadable lock file"),
-    ("heartbeat 1e400, live", 0, "unreadable lock file"),
-    ("pid 1e30", 0, "is not running"),
-])
+@pytest.mark.parametrize(
+    ("case", "exit_code", "expected"),
+    [
+        ("created 1e20, live", 3, "started at 1e+20 (not a valid time)"),
+        ("created -1e20, live", 3, "started at -1e+20 (not a valid time)"),
+        ("heartbeat 1e20, another host", 0, "min in the future"),
+        ("heartbeat -1e20, live", 0, "min old"),
+        ("heartbeat NaN, live", 0, "unreadable lock file"),
+        ("heartbeat 1e400, live", 0, "unreadable lock file"),
+        ("pid 1e30", 0, "is not running"),
+    ],
+)
 def test_nan_huge_and_negative_lock_values_never_overflow(
-        unfinished: Path, live_pid: int, run_cli, case: str, exit_code: int,
-        expected: str) -> None:
+    unfinished: Path, live_pid: int, run_cli, case: str, exit_code: int, expected: str
+) -> None:
     text = {
         "created 1e20, live": lock_text(pid=live_pid, created=1e20),
         "created -1e20, live": lock_text(pid=live_pid, created=-1e20),
-        "heartbeat 1e20, another host": lock_text(pid=live_pid, host="elsewhere",
-                                                  heartbeat=1e20),
+        "heartbeat 1e20, another host": lock_text(pid=live_pid, host="elsewhere", heartbeat=1e20),
         "heartbeat -1e20, live": lock_text(pid=live_pid, heartbeat=-1e20),
         "heartbeat NaN, live": lock_text(pid=live_pid, heartbeat=float("nan")),
-        "heartbeat 1e400, live": lock_text(pid=live_pid).replace('"heartbeat": ',
-                                                                 '"heartbeat": 1e400, "x": '),
+        "heartbeat 1e400, live": lock_text(pid=live_pid).replace(
+            '"heartbeat": ', '"heartbeat": 1e400, "x": '
+        ),
         "pid 1e30": lock_text(pid=10**30),
     }[case]
     unfinished.write_text(text)
@@ -185,7 +211,8 @@ def make(kind: str, path: Path, victim: Path) -> None:
 @pytest.mark.parametrize("where", ["lock", "guard"])
 @pytest.mark.parametrize("kind", ["directory", "link", "fifo"])
 def test_a_lock_or_guard_that_is_no_file_exits_2_with_one_line(
-        unfinished: Path, tmp_path: Path, isolated: Path, where: str, kind: str) -> None:
+    unfinished: Path, tmp_path: Path, isolated: Path, where: str, kind: str
+) -> None:
     """In a child process with a timeout: a FIFO opened blocking would hang for ever."""
     victim = tmp_path / "outside.json"  # a stale lock: followed, it would be taken over
     victim.write_text(lock_text(pid=dead_pid()))
@@ -196,8 +223,12 @@ def test_a_lock_or_guard_that_is_no_file_exits_2_with_one_line(
     env = {k: v for k, v in os.environ.items() if not k.startswith("RESEARCH_")}
     done = subprocess.run(
         [sys.executable, str(REPO / "research.py"), "--mock-mode", "--name", "lk", "--resume"],
-        cwd=isolated, env={**env, "RESEARCH_VERIFY_SOURCES": "0"}, capture_output=True,
-        text=True, timeout=60)
+        cwd=isolated,
+        env={**env, "RESEARCH_VERIFY_SOURCES": "0"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 2, done.stderr
     line = one_line(done.stderr)
     what = {"directory": "a directory", "link": "a symbolic link", "fifo": "a FIFO"}[kind]
@@ -213,13 +244,14 @@ def test_a_lock_or_guard_that_is_no_file_exits_2_with_one_line(
 
 
 def test_an_agent_that_rewrites_the_lock_pid_is_repaired_and_the_run_finishes(
-        agent_cmd: str, tmp_path: Path, live_pid: int, run_cli,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    agent_cmd: str, tmp_path: Path, live_pid: int, run_cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("LOCK_HOOK", "other_pid")
     monkeypatch.setenv("OTHER_PID", str(live_pid))
     monkeypatch.setenv("LOCK_AFTER", str(tmp_path / "after.json"))
-    result = run_cli("--agent-cmd", agent_cmd, "--name", "lk", "--breadth", "1",
-                     "--depth", "1", QUESTION)
+    result = run_cli(
+        "--agent-cmd", agent_cmd, "--name", "lk", "--breadth", "1", "--depth", "1", QUESTION
+    )
     assert result.exit_code == 0, result.stderr
     (repaired,) = events("lock_repaired")
     assert repaired["repair"] == "changed" and repaired["found_pid"] == live_pid
@@ -233,15 +265,17 @@ def test_an_agent_that_rewrites_the_lock_pid_is_repaired_and_the_run_finishes(
 
 
 def test_the_heartbeat_is_refreshed_while_calls_are_short(
-        agent_cmd: str, tmp_path: Path, run_cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    agent_cmd: str, tmp_path: Path, run_cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The product refreshes every 30 s; here every 0.25 s (the SessionLock's default
     interval, patched in this process), so a run of short calls lasts several intervals."""
     monkeypatch.setattr(research.lock, "HEARTBEAT_INTERVAL_SECONDS", 0.25)
     monkeypatch.setattr(research.lock, "CHECK_INTERVAL_SECONDS", 0.05)
     monkeypatch.setenv("LOCK_LOG", str(tmp_path / "seen.jsonl"))
     started = time.time()
-    result = run_cli("--agent-cmd", agent_cmd, "--name", "lk", "--breadth", "1",
-                     "--depth", "1", QUESTION)
+    result = run_cli(
+        "--agent-cmd", agent_cmd, "--name", "lk", "--breadth", "1", "--depth", "1", QUESTION
+    )
     assert result.exit_code == 0, result.stderr
     seen = read_jsonl(tmp_path / "seen.jsonl")
     assert len(seen) >= 5
@@ -255,14 +289,34 @@ def test_the_heartbeat_is_refreshed_while_calls_are_short(
 
 @pytest.mark.parametrize("parallel", ["1", "2"])
 def test_a_run_whose_lock_is_taken_over_stops_at_once_with_exit_3(
-        agent_cmd: str, tmp_path: Path, isolated: Path, live_pid: int, parallel: str) -> None:
+    agent_cmd: str, tmp_path: Path, isolated: Path, live_pid: int, parallel: str
+) -> None:
     pidfile = tmp_path / "agent.pid"
     env = {k: v for k, v in os.environ.items() if not k.startswith("RESEARCH_")}
     env.update(RESEARCH_VERIFY_SOURCES="0", LOCK_HOOK="hang", AGENT_PIDFILE=str(pidfile))
     run = subprocess.Popen(
-        [sys.executable, str(REPO / "research.py"), "--agent-cmd", agent_cmd, "--name", "lk",
-         "--breadth", "1", "--depth", "1", "--parallel", parallel, "--quiet", QUESTION],
-        cwd=isolated, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            str(REPO / "research.py"),
+            "--agent-cmd",
+            agent_cmd,
+            "--name",
+            "lk",
+            "--breadth",
+            "1",
+            "--depth",
+            "1",
+            "--parallel",
+            parallel,
+            "--quiet",
+            QUESTION,
+        ],
+        cwd=isolated,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 60
         while not pidfile.exists() or not pidfile.read_text():
@@ -287,8 +341,9 @@ def test_a_run_whose_lock_is_taken_over_stops_at_once_with_exit_3(
     assert run.returncode == 3, stderr
     assert took < 8, took
     line = one_line(stderr)
-    assert line.startswith("research.py: error: session 'lk' was taken over by "
-                           f"pid {live_pid} on host {HOST}"), line
+    assert line.startswith(
+        f"research.py: error: session 'lk' was taken over by pid {live_pid} on host {HOST}"
+    ), line
     assert_gone(agent)
     assert read_json(LOCK) == theirs  # the new holder's lock is left alone
     assert (SESSION / "state.json").read_bytes() == state  # and its session not written
@@ -299,7 +354,8 @@ def test_a_run_whose_lock_is_taken_over_stops_at_once_with_exit_3(
 
 
 def test_no_guard_file_is_left_after_runs_or_refusals(
-        unfinished: Path, live_pid: int, run_cli) -> None:
+    unfinished: Path, live_pid: int, run_cli
+) -> None:
     unfinished.write_text(lock_text(pid=live_pid))
     assert run_cli("--mock-mode", "--name", "lk", "--resume").exit_code == 3
     assert not GUARD.exists()
@@ -309,15 +365,33 @@ def test_no_guard_file_is_left_after_runs_or_refusals(
 
 
 def test_sigterm_still_releases_the_lock_and_stops_the_keep_alive(
-        tmp_path: Path, isolated: Path, mock_script: Callable[..., Path]) -> None:
+    tmp_path: Path, isolated: Path, mock_script: Callable[..., Path]
+) -> None:
     script = mock_script(sleep_seconds=30)
     env = {k: v for k, v in os.environ.items() if not k.startswith("RESEARCH_")}
     env["RESEARCH_VERIFY_SOURCES"] = "0"
     run = subprocess.Popen(
-        [sys.executable, str(REPO / "tests" / "scripted_cli.py"), "--mock-mode",
-         "--mock-script", str(script), "--name", "lk", "--breadth", "1", "--depth", "1",
-         "--quiet", QUESTION], cwd=isolated, env=env, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            str(REPO / "tests" / "scripted_cli.py"),
+            "--mock-mode",
+            "--mock-script",
+            str(script),
+            "--name",
+            "lk",
+            "--breadth",
+            "1",
+            "--depth",
+            "1",
+            "--quiet",
+            QUESTION,
+        ],
+        cwd=isolated,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 60
         while not LOCK.exists():

@@ -33,8 +33,18 @@ QUESTION = "Solar power?"
 T1, T1_SLUG = "Solar power: background and definitions", "solar-power-background-and-definitions"
 T2, T2_SLUG = "Solar power: measured performance", "solar-power-measured-performance"
 T3_SLUG = "solar-power-costs-and-economics"
-DECISION_KEYS = {"iteration", "topic", "summary", "gaps", "shouldContinue", "reason",
-                 "nextSearchTopic", "urlToSearch", "timeRemainingMinutes", "novelty"}
+DECISION_KEYS = {
+    "iteration",
+    "topic",
+    "summary",
+    "gaps",
+    "shouldContinue",
+    "reason",
+    "nextSearchTopic",
+    "urlToSearch",
+    "timeRemainingMinutes",
+    "novelty",
+}
 FINAL_PHASES = ("synthesize", "final_review", "revise")
 REJECT_ALL = {"action": "reject", "phase": "review"}
 
@@ -83,11 +93,29 @@ class Session:
 def session(run_cli, mock_script, tmp_path: Path):
     """Run a mock session: session(*flags, breadth=, depth=, env=, **script) -> Session."""
 
-    def run(*flags: str, breadth: int = 2, depth: int = 1, env: dict | None = None,
-            expect_exit: int = 0, **script: object) -> Session:
+    def run(
+        *flags: str,
+        breadth: int = 2,
+        depth: int = 1,
+        env: dict | None = None,
+        expect_exit: int = 0,
+        **script: object,
+    ) -> Session:
         script.setdefault("record_file", str(tmp_path / "calls.jsonl"))
-        args = ["--mock-mode", "--mock-script", str(mock_script(**script)), "--name", "lc",
-                "--breadth", str(breadth), "--depth", str(depth), "--yes", *flags, QUESTION]
+        args = [
+            "--mock-mode",
+            "--mock-script",
+            str(mock_script(**script)),
+            "--name",
+            "lc",
+            "--breadth",
+            str(breadth),
+            "--depth",
+            str(depth),
+            "--yes",
+            *flags,
+            QUESTION,
+        ]
         result = run_cli(*args, env=env)
         assert result.exit_code == expect_exit, result.stderr
         return Session(result, "lc")
@@ -104,8 +132,11 @@ def ts(event: dict) -> float:
 
 
 def final_cycle_seconds(state: dict) -> float:
-    return sum(state["usage"]["phases"][phase]["seconds"] for phase in FINAL_PHASES
-               if phase in state["usage"]["phases"])
+    return sum(
+        state["usage"]["phases"][phase]["seconds"]
+        for phase in FINAL_PHASES
+        if phase in state["usage"]["phases"]
+    )
 
 
 # --------------------------------------------------------------- time budget: arithmetic
@@ -113,8 +144,17 @@ def final_cycle_seconds(state: dict) -> float:
 
 @pytest.mark.parametrize(
     ("budget", "reserve"),
-    [(None, 0.0), (0.5, 0.15), (1, 0.3), (2, 0.6), (2.5, 0.75), (4.9, 1.47), (5, 1.5),
-     (10, 1.5), (120, 1.5)],
+    [
+        (None, 0.0),
+        (0.5, 0.15),
+        (1, 0.3),
+        (2, 0.6),
+        (2.5, 0.75),
+        (4.9, 1.47),
+        (5, 1.5),
+        (10, 1.5),
+        (120, 1.5),
+    ],
 )
 def test_synthesis_reserve_is_min_of_1_5_and_30_percent(budget, reserve) -> None:
     assert synthesis_reserve_minutes(budget) == pytest.approx(reserve)
@@ -158,15 +198,23 @@ def test_time_budget_caps_call_timeouts_and_keeps_the_reserve() -> None:
 # ------------------------------------------------------------ time budget: through the loop
 
 
-def test_budget_caps_a_call_then_ends_research_and_the_final_cycle_runs(session,
-                                                                         tmp_path) -> None:
+def test_budget_caps_a_call_then_ends_research_and_the_final_cycle_runs(session, tmp_path) -> None:
     # --time 2: 120 s, reserve 36 s. Calls take 5 s; T1's second research would take 500 s.
-    run = session("--time", "2", simulated_clock=True, call_seconds=5,
-                  faults=[REJECT_ALL, {"action": "fail", "phase": "research", "calls": [2],
-                                       "duration": 500}])
+    run = session(
+        "--time",
+        "2",
+        simulated_clock=True,
+        call_seconds=5,
+        faults=[REJECT_ALL, {"action": "fail", "phase": "research", "calls": [2], "duration": 500}],
+    )
     calls = recorded_calls(tmp_path)
-    assert [c["phase"] for c in calls] == ["initial_plan", "research", "review", "research",
-                                           *FINAL_PHASES]
+    assert [c["phase"] for c in calls] == [
+        "initial_plan",
+        "research",
+        "review",
+        "research",
+        *FINAL_PHASES,
+    ]
     capped = calls[3]
     assert capped["attempt"] == "2"
     assert capped["timeout"] == 120 - 3 * 5 - 36  # min(--timeout 1200, time left - reserve)
@@ -202,24 +250,33 @@ def test_budget_is_checked_before_each_research(session, tmp_path, minutes: str)
     assert state["progress"]["stop_reason"] == "time_budget"
     assert state["progress"]["elapsed_seconds"] <= float(minutes) * 60
     history = state["progress"]["phase_history"]
-    assert set(history[history.index("synthesize"):]) <= set(FINAL_PHASES)
+    assert set(history[history.index("synthesize") :]) <= set(FINAL_PHASES)
 
 
 def test_no_review_when_research_used_the_last_of_the_budget(session, tmp_path) -> None:
     # The first research call takes exactly the 79 s of research time left (115 s minus
     # the 36 s reserve): its notes stay unreviewed.
-    run = session("--time", "2", simulated_clock=True, call_seconds=5,
-                  faults=[{"action": "accept", "phase": "research", "calls": [1],
-                           "duration": 79}])
-    assert [c["phase"] for c in recorded_calls(tmp_path)] == ["initial_plan", "research",
-                                                              *FINAL_PHASES]
+    run = session(
+        "--time",
+        "2",
+        simulated_clock=True,
+        call_seconds=5,
+        faults=[{"action": "accept", "phase": "research", "calls": [1], "duration": 79}],
+    )
+    assert [c["phase"] for c in recorded_calls(tmp_path)] == [
+        "initial_plan",
+        "research",
+        *FINAL_PHASES,
+    ]
     topic = run.topic(T1_SLUG)
     assert (topic["status"], topic["attempts"]) == ("In Progress", 1)
     (decision,) = run.decisions
     assert decision["summary"] == "Not reviewed: the time budget ran out."
     assert decision["reason"].startswith("time_budget:")
     state = run.state
-    assert state["progress"]["stop_reason"] == "time_budget" and state["usage"]["failed_phases"] == 0
+    assert (
+        state["progress"]["stop_reason"] == "time_budget" and state["usage"]["failed_phases"] == 0
+    )
     assert state["progress"]["elapsed_seconds"] <= 120
 
 
@@ -244,10 +301,14 @@ def verdict_text(block: str) -> str:
         (verdict_text('{"verdict": "accepted",'), "not valid JSON"),
         (verdict_text('{"verdict": "maybe", "summary": "s", "gaps": []}'), "verdict: Input"),
         (verdict_text('{"verdict": "accepted", "gaps": []}'), "summary: Field required"),
-        (verdict_text('{"verdict": "accepted", "summary": 3, "gaps": "none"}'),
-         "summary: Input should be a valid string; gaps: Input should be a valid list"),
-        (verdict_text('{"verdict": "rejected", "summary": "s", "gaps": []}'),
-         "says verdict 'rejected'"),
+        (
+            verdict_text('{"verdict": "accepted", "summary": 3, "gaps": "none"}'),
+            "summary: Input should be a valid string; gaps: Input should be a valid list",
+        ),
+        (
+            verdict_text('{"verdict": "rejected", "summary": "s", "gaps": []}'),
+            "says verdict 'rejected'",
+        ),
         (verdict_text('["accepted"]'), "block: Input should be"),
     ],
 )
@@ -258,11 +319,22 @@ def test_invalid_verdict_blocks_are_refused_with_the_validation_error(text, mess
 
 
 def test_valid_verdict_block() -> None:
-    block = json.dumps({"verdict": "rejected", "summary": "Thin.", "gaps": ["No data"],
-                        "nextSearchTopic": "data", "urlToSearch": None, "extra": 1})
+    block = json.dumps(
+        {
+            "verdict": "rejected",
+            "summary": "Thin.",
+            "gaps": ["No data"],
+            "nextSearchTopic": "data",
+            "urlToSearch": None,
+            "extra": 1,
+        }
+    )
     verdict = parse_verdict_file(verdict_text(block), expected="rejected", filename="f")
-    assert (verdict.summary, verdict.gaps, verdict.nextSearchTopic) == ("Thin.", ["No data"],
-                                                                        "data")
+    assert (verdict.summary, verdict.gaps, verdict.nextSearchTopic) == (
+        "Thin.",
+        ["No data"],
+        "data",
+    )
 
 
 @pytest.mark.parametrize(
@@ -275,8 +347,9 @@ def test_valid_verdict_block() -> None:
     ],
 )
 def test_bad_verdict_is_a_phase_failure_fed_to_recovery(session, action, message) -> None:
-    run = session(reject_first_review=False,
-                  faults=[{"action": action, "phase": "review", "calls": [1]}])
+    run = session(
+        reject_first_review=False, faults=[{"action": action, "phase": "review", "calls": [1]}]
+    )
     (failed,) = [e for e in run.events("phase_end") if e["outcome"] == "failed"]
     assert failed["phase"] == "review" and message in failed["error"]
     (recovery,) = run.events("recovery")
@@ -317,17 +390,31 @@ def test_one_decision_per_review_with_exactly_the_spec_keys(session) -> None:
     assert all(d["reason"].endswith("open topics remain") for d in decisions[:-1])
     assert run.state["progress"]["last_decision"] == decisions[-1]
     assert [d["novelty"] for d in decisions] == [
-        run.state["progress"]["novelty"][next(t["slug"] for t in run.state["plan"]["topics"]
-                                  if t["name"] == d["topic"])] for d in decisions]
+        run.state["progress"]["novelty"][
+            next(t["slug"] for t in run.state["plan"]["topics"] if t["name"] == d["topic"])
+        ]
+        for d in decisions
+    ]
 
 
 NOVELTY_STOP = {
-    "reject_first_review": False, "propose_duplicate": False,
-    "faults": [{"action": "redundant", "phase": "research"},
-               {"action": "propose_subtopic", "phase": "research", "topic": T1_SLUG,
-                "subtopic": "Solar panel recycling"},
-               {"action": "propose_subtopic", "phase": "research", "topic": T1_SLUG,
-                "subtopic": "Grid storage batteries"}],
+    "reject_first_review": False,
+    "propose_duplicate": False,
+    "faults": [
+        {"action": "redundant", "phase": "research"},
+        {
+            "action": "propose_subtopic",
+            "phase": "research",
+            "topic": T1_SLUG,
+            "subtopic": "Solar panel recycling",
+        },
+        {
+            "action": "propose_subtopic",
+            "phase": "research",
+            "topic": T1_SLUG,
+            "subtopic": "Grid storage batteries",
+        },
+    ],
 }
 
 
@@ -337,15 +424,24 @@ NOVELTY_STOP = {
         ("all_topics_done", [], 1, {}),
         ("all_open_topics_exhausted", [], 1, {"faults": [REJECT_ALL]}),
         ("iteration_limit", [], 2, {"faults": [REJECT_ALL]}),
-        ("time_budget", ["--time", "1"], 1,
-         {"simulated_clock": True, "call_seconds": 10, "faults": [REJECT_ALL]}),
+        (
+            "time_budget",
+            ["--time", "1"],
+            1,
+            {"simulated_clock": True, "call_seconds": 10, "faults": [REJECT_ALL]},
+        ),
         ("low_novelty", [], 2, NOVELTY_STOP),
-        ("circuit_breaker", ["--breadth", "3"], 1,
-         {"faults": [{"action": "skip_files", "phase": "research"}]}),
+        (
+            "circuit_breaker",
+            ["--breadth", "3"],
+            1,
+            {"faults": [{"action": "skip_files", "phase": "research"}]},
+        ),
     ],
 )
-def test_the_decision_that_stops_research_names_the_rule(session, rule, flags, depth,
-                                                         script) -> None:
+def test_the_decision_that_stops_research_names_the_rule(
+    session, rule, flags, depth, script
+) -> None:
     run = session(*flags, depth=depth, **script)
     decisions = run.decisions
     assert all(d["shouldContinue"] for d in decisions[:-1])
@@ -353,12 +449,15 @@ def test_the_decision_that_stops_research_names_the_rule(session, rule, flags, d
     assert last["shouldContinue"] is False
     assert last["reason"].split(":")[0] == rule
     state = run.state
-    assert state["progress"]["stop_reason"] == rule and last["reason"] == f"{rule}: {state['progress']['stop_detail']}"
+    assert (
+        state["progress"]["stop_reason"] == rule
+        and last["reason"] == f"{rule}: {state['progress']['stop_detail']}"
+    )
     assert state["progress"]["last_decision"] == last
     (stopped,) = run.events("research_stopped")
     assert stopped["reason"] == rule
     history = state["progress"]["phase_history"]
-    assert set(history[history.index("synthesize"):]) <= set(FINAL_PHASES)
+    assert set(history[history.index("synthesize") :]) <= set(FINAL_PHASES)
 
 
 # ---------------------------------------------------------------------- per-topic attempts
@@ -368,22 +467,31 @@ def test_rejections_and_failed_phases_both_count_towards_exhaustion(session) -> 
     # T1: rejected, then its research fails (a garbage plan, and again after its one
     # recovery round), then rejected again: three attempts, so it is Exhausted; T2 is
     # completed.
-    run = session(reject_first_review=False, faults=[
-        {"action": "reject", "phase": "review", "topic": T1_SLUG},
-        {"action": "garbage_plan", "phase": "research", "topic": T1_SLUG, "calls": [2, 3]},
-    ])
+    run = session(
+        reject_first_review=False,
+        faults=[
+            {"action": "reject", "phase": "review", "topic": T1_SLUG},
+            {"action": "garbage_plan", "phase": "research", "topic": T1_SLUG, "calls": [2, 3]},
+        ],
+    )
     state = run.state
     topic = run.topic(T1_SLUG)
     assert (topic["status"], topic["attempts"]) == ("Exhausted", 3)
     assert run.topic(T2_SLUG)["status"] == "Complete"
     assert state["progress"]["exhausted_topics"] == [T1]
     assert state["usage"]["failed_phases"] == 1
-    first_rounds = [e for e in run.events("phase_start")
-                    if e["phase"] == "research" and e["topic"] == T1_SLUG and e["round"] == 0]
+    first_rounds = [
+        e
+        for e in run.events("phase_start")
+        if e["phase"] == "research" and e["topic"] == T1_SLUG and e["round"] == 0
+    ]
     assert len(first_rounds) == 3  # never a fourth attempt
     t1_decisions = [d for d in run.decisions if d["topic"] == T1]
     assert [d["summary"] == "The research phase failed." for d in t1_decisions] == [
-        False, True, False]
+        False,
+        True,
+        False,
+    ]
     assert t1_decisions[1]["novelty"] is None  # no new notes in the failed iteration
     (exhausted,) = run.events("topic_exhausted")
     assert (exhausted["topic"], exhausted["attempts"]) == (T1, 3)
@@ -416,9 +524,11 @@ def test_backoff_cap_applies_whatever_the_jitter() -> None:
 
 
 def test_transient_failures_are_retried_after_backoff_on_the_loop_clock(session) -> None:
-    run = session(simulated_clock=True, reject_first_review=False,
-                  faults=[{"action": "fail", "phase": "research", "topic": T2_SLUG,
-                           "calls": [1, 2]}])
+    run = session(
+        simulated_clock=True,
+        reject_first_review=False,
+        faults=[{"action": "fail", "phase": "research", "topic": T2_SLUG, "calls": [1, 2]}],
+    )
     retries = run.events("retry")
     assert [r["attempt"] for r in retries] == [1, 2]
     for retry in retries:
@@ -427,20 +537,28 @@ def test_transient_failures_are_retried_after_backoff_on_the_loop_clock(session)
     # The loop slept exactly the delay on its (simulated) clock before the next attempt.
     events = run.events()
     for retry in retries:
-        after = next(e for e in events[events.index(retry):] if e["type"] == "agent_call")
+        after = next(e for e in events[events.index(retry) :] if e["type"] == "agent_call")
         assert ts(after) - ts(retry) == pytest.approx(retry["delay"], abs=0.002)
     state = run.state
-    assert (state["usage"]["agent_failures"], state["usage"]["failed_phases"], state["usage"]["recoveries"]) == (2, 0, 0)
-    assert state["progress"]["stop_reason"] == "all_topics_done"  # two blips do not open the breaker
+    assert (
+        state["usage"]["agent_failures"],
+        state["usage"]["failed_phases"],
+        state["usage"]["recoveries"],
+    ) == (2, 0, 0)
+    assert (
+        state["progress"]["stop_reason"] == "all_topics_done"
+    )  # two blips do not open the breaker
 
 
 def test_three_failed_attempts_make_a_phase_failure(session) -> None:
-    run = session(breadth=3, reject_first_review=False,
-                  faults=[{"action": "fail", "phase": "research", "topic": T3_SLUG,
-                           "calls": [1, 2, 3]}])
+    run = session(
+        breadth=3,
+        reject_first_review=False,
+        faults=[{"action": "fail", "phase": "research", "topic": T3_SLUG, "calls": [1, 2, 3]}],
+    )
     calls = [(e["phase"], e["ok"]) for e in run.events("agent_call")]
     start = calls.index(("research", False))
-    assert calls[start:start + 4] == [("research", False)] * 3 + [("recovery", True)]
+    assert calls[start : start + 4] == [("research", False)] * 3 + [("recovery", True)]
     assert len(run.events("retry")) == 2
     (failed,) = [e for e in run.events("phase_end") if e["outcome"] == "failed"]
     assert failed["kind"] == "exit_nonzero"
@@ -450,9 +568,10 @@ def test_three_failed_attempts_make_a_phase_failure(session) -> None:
 
 
 def test_agent_error_events_are_not_retried(session) -> None:
-    run = session(reject_first_review=False,
-                  faults=[{"action": "agent_error", "phase": "research", "topic": T2_SLUG,
-                           "calls": [1]}])
+    run = session(
+        reject_first_review=False,
+        faults=[{"action": "agent_error", "phase": "research", "topic": T2_SLUG, "calls": [1]}],
+    )
     assert run.events("retry") == []
     assert run.state["progress"]["stop_reason"] == "all_topics_done"
 
@@ -462,12 +581,17 @@ def test_agent_error_events_are_not_retried(session) -> None:
 
 @pytest.mark.parametrize(
     ("topics_in_a_row", "phases", "failed", "opens"),
-    [(2, 10, 0, None), (3, 10, 0, "phases failed for 3 different topics in a row"),
-     (0, 5, 5, None), (0, 6, 3, "3 of 6 phases failed even after retries"), (0, 6, 2, None),
-     (0, 10, 5, "5 of 10 phases failed even after retries"), (0, 11, 5, None)],
+    [
+        (2, 10, 0, None),
+        (3, 10, 0, "phases failed for 3 different topics in a row"),
+        (0, 5, 5, None),
+        (0, 6, 3, "3 of 6 phases failed even after retries"),
+        (0, 6, 2, None),
+        (0, 10, 5, "5 of 10 phases failed even after retries"),
+        (0, 11, 5, None),
+    ],
 )
-def test_breaker_rules(topics_in_a_row: int, phases: int, failed: int,
-                       opens: str | None) -> None:
+def test_breaker_rules(topics_in_a_row: int, phases: int, failed: int, opens: str | None) -> None:
     assert breaker_reason(topics_in_a_row, phases, failed) == opens
 
 
@@ -481,7 +605,10 @@ def test_breaker_opens_when_three_different_topics_fail_in_a_row(session) -> Non
     # One topic failing is that topic's exhaustion: research moved on twice first.
     topics = [run.topic(slug) for slug in (T1_SLUG, T2_SLUG, T3_SLUG)]
     assert [(t["status"], t["attempts"]) for t in topics] == [
-        ("Exhausted", 3), ("Exhausted", 3), ("In Progress", 1)]
+        ("Exhausted", 3),
+        ("Exhausted", 3),
+        ("In Progress", 1),
+    ]
     assert len(run.events("recovery")) == 7  # one recovery round per attempt
     assert "Search capabilities were limited" in run.prompts("synthesize")[0]
     assert run.report.startswith("---\n⚠️ **WARNING: DEGRADED MODE: SEARCHING WAS LIMITED**")
@@ -490,8 +617,10 @@ def test_breaker_opens_when_three_different_topics_fail_in_a_row(session) -> Non
 
 def test_one_failing_topic_is_exhausted_and_research_moves_on(session) -> None:
     # T1's research fails whatever happens; T2 is healthy (SPEC §5.3, issue 10).
-    run = session(reject_first_review=False,
-                  faults=[{"action": "fail", "phase": "research", "topic": T1_SLUG}])
+    run = session(
+        reject_first_review=False,
+        faults=[{"action": "fail", "phase": "research", "topic": T1_SLUG}],
+    )
     state = run.state
     assert (run.topic(T1_SLUG)["status"], run.topic(T1_SLUG)["attempts"]) == ("Exhausted", 3)
     assert run.topic(T2_SLUG)["status"] == "Complete"
@@ -503,10 +632,13 @@ def test_one_failing_topic_is_exhausted_and_research_moves_on(session) -> None:
     assert "DEGRADED" not in run.report
 
 
-def test_a_systemic_failure_opens_the_breaker_and_a_fallback_report_is_written(
-        session) -> None:
-    run = session(breadth=3, faults=[{"action": "fail", "phase": phase}
-                                     for phase in ("research", "recovery", *FINAL_PHASES)])
+def test_a_systemic_failure_opens_the_breaker_and_a_fallback_report_is_written(session) -> None:
+    run = session(
+        breadth=3,
+        faults=[
+            {"action": "fail", "phase": phase} for phase in ("research", "recovery", *FINAL_PHASES)
+        ],
+    )
     state = run.state
     assert state["progress"]["stop_reason"] == "circuit_breaker"
     assert state["progress"]["stop_detail"] == "phases failed for 3 different topics in a row"
@@ -523,7 +655,10 @@ def test_a_healthy_run_never_opens_the_breaker(session) -> None:
     run = session(depth=2)
     state = run.state
     assert state["progress"]["stop_reason"] == "all_topics_done"
-    assert (state["usage"]["agent_failures"], state["progress"]["consecutive_failed_phases"]) == (0, 0)
+    assert (state["usage"]["agent_failures"], state["progress"]["consecutive_failed_phases"]) == (
+        0,
+        0,
+    )
     assert "DEGRADED" not in run.report
 
 
@@ -541,14 +676,26 @@ CANDIDATE = "Solar power background"
         (T2_SLUG, None, True),  # duplicates a topic that is already Complete
     ],
 )
-def test_duplicate_subtopic_at_and_just_under_the_threshold(session, caplog, proposer,
-                                                            threshold, skipped) -> None:
+def test_duplicate_subtopic_at_and_just_under_the_threshold(
+    session, caplog, proposer, threshold, skipped
+) -> None:
     assert topic_similarity(CANDIDATE, T1) == 0.75
     caplog.set_level(logging.INFO, logger="research")
     flags = ["--duplicate-threshold", threshold] if threshold else []
-    run = session(*flags, depth=2, reject_first_review=False, propose_duplicate=False,
-                  faults=[{"action": "propose_subtopic", "phase": "research",
-                           "topic": proposer, "subtopic": CANDIDATE}])
+    run = session(
+        *flags,
+        depth=2,
+        reject_first_review=False,
+        propose_duplicate=False,
+        faults=[
+            {
+                "action": "propose_subtopic",
+                "phase": "research",
+                "topic": proposer,
+                "subtopic": CANDIDATE,
+            }
+        ],
+    )
     state = run.state
     topic = next(t for t in state["plan"]["topics"] if t["name"] == CANDIDATE)
     assert topic["parent"] == proposer
@@ -558,9 +705,13 @@ def test_duplicate_subtopic_at_and_just_under_the_threshold(session, caplog, pro
         assert f'- Status: Skipped (duplicate of "{T1}")' in run.plan_text
         assert CANDIDATE in state["progress"]["skipped_topics"]
         assert topic["slug"] not in researched
-        logged = [r for r in caplog.records
-                  if r.levelno == logging.INFO and CANDIDATE in r.getMessage()
-                  and "duplicate" in r.getMessage()]
+        logged = [
+            r
+            for r in caplog.records
+            if r.levelno == logging.INFO
+            and CANDIDATE in r.getMessage()
+            and "duplicate" in r.getMessage()
+        ]
         assert logged
     else:
         assert topic["status"] == "Complete" and topic["slug"] in researched
@@ -571,10 +722,17 @@ def test_duplicate_subtopic_at_and_just_under_the_threshold(session, caplog, pro
 
 
 LOW_NOVELTY_PARENT = {
-    "reject_first_review": False, "propose_duplicate": False,
-    "faults": [{"action": "redundant", "phase": "research"},
-               {"action": "propose_subtopic", "phase": "research", "topic": T2_SLUG,
-                "subtopic": "Solar panel recycling"}],
+    "reject_first_review": False,
+    "propose_duplicate": False,
+    "faults": [
+        {"action": "redundant", "phase": "research"},
+        {
+            "action": "propose_subtopic",
+            "phase": "research",
+            "topic": T2_SLUG,
+            "subtopic": "Solar panel recycling",
+        },
+    ],
 }
 
 
@@ -601,7 +759,9 @@ def test_early_termination_can_be_switched_off(session, flags, env) -> None:
     run = session(*flags, depth=2, env=env, **LOW_NOVELTY_PARENT)
     state = run.state
     assert state["config"]["early_termination"] is False
-    assert state["progress"]["novelty"][T2_SLUG] < state["config"]["min_novelty"]  # still measured and recorded
+    assert (
+        state["progress"]["novelty"][T2_SLUG] < state["config"]["min_novelty"]
+    )  # still measured and recorded
     child = next(t for t in state["plan"]["topics"] if t["name"] == "Solar panel recycling")
     assert child["status"] == "Complete"
     assert state["progress"]["skipped_topics"] == [] and run.events("topic_skipped") == []
@@ -633,27 +793,73 @@ def test_novelty_compares_with_earlier_topics_not_the_topics_own_earlier_notes(s
 # ------------------------------------------------------------------------ configuration
 
 
-ENVIRONMENT = {"RESEARCH_MIN_NOVELTY": "0.9", "RESEARCH_DUPLICATE_THRESHOLD": "0.5",
-               "RESEARCH_EARLY_TERMINATION": "false", "RESEARCH_TIME_BUDGET": "5",
-               "RESEARCH_TIMEOUT": "300", "RESEARCH_MAX_ITERS": "40"}
-FLAGS = ["--min-novelty", "0.1", "--duplicate-threshold", "0.8", "--early-termination",
-         "--time", "2.5", "--timeout", "60", "--max-iterations", "30"]
+ENVIRONMENT = {
+    "RESEARCH_MIN_NOVELTY": "0.9",
+    "RESEARCH_DUPLICATE_THRESHOLD": "0.5",
+    "RESEARCH_EARLY_TERMINATION": "false",
+    "RESEARCH_TIME_BUDGET": "5",
+    "RESEARCH_TIMEOUT": "300",
+    "RESEARCH_MAX_ITERS": "40",
+}
+FLAGS = [
+    "--min-novelty",
+    "0.1",
+    "--duplicate-threshold",
+    "0.8",
+    "--early-termination",
+    "--time",
+    "2.5",
+    "--timeout",
+    "60",
+    "--max-iterations",
+    "30",
+]
 
 
 @pytest.mark.parametrize(
     ("flags", "env", "expected"),
     [
-        ([], {}, {"min_novelty": 0.15, "duplicate_threshold": 0.75, "early_termination": True,
-                  "time_budget_minutes": None, "timeout": 1200.0, "max_iterations": 6}),
-        ([], ENVIRONMENT, {"min_novelty": 0.9, "duplicate_threshold": 0.5,
-                           "early_termination": False, "time_budget_minutes": 5.0,
-                           "timeout": 300.0, "max_iterations": 40}),
-        (FLAGS, ENVIRONMENT, {"min_novelty": 0.1, "duplicate_threshold": 0.8,
-                              "early_termination": True, "time_budget_minutes": 2.5,
-                              "timeout": 60.0, "max_iterations": 30}),
-        (["--time", "unlimited", "--no-early-termination"],
-         {"RESEARCH_TIME_BUDGET": "5", "RESEARCH_EARLY_TERMINATION": "1"},
-         {"time_budget_minutes": None, "early_termination": False}),
+        (
+            [],
+            {},
+            {
+                "min_novelty": 0.15,
+                "duplicate_threshold": 0.75,
+                "early_termination": True,
+                "time_budget_minutes": None,
+                "timeout": 1200.0,
+                "max_iterations": 6,
+            },
+        ),
+        (
+            [],
+            ENVIRONMENT,
+            {
+                "min_novelty": 0.9,
+                "duplicate_threshold": 0.5,
+                "early_termination": False,
+                "time_budget_minutes": 5.0,
+                "timeout": 300.0,
+                "max_iterations": 40,
+            },
+        ),
+        (
+            FLAGS,
+            ENVIRONMENT,
+            {
+                "min_novelty": 0.1,
+                "duplicate_threshold": 0.8,
+                "early_termination": True,
+                "time_budget_minutes": 2.5,
+                "timeout": 60.0,
+                "max_iterations": 30,
+            },
+        ),
+        (
+            ["--time", "unlimited", "--no-early-termination"],
+            {"RESEARCH_TIME_BUDGET": "5", "RESEARCH_EARLY_TERMINATION": "1"},
+            {"time_budget_minutes": None, "early_termination": False},
+        ),
     ],
     ids=["defaults", "environment", "flags-beat-environment", "unlimited-and-switch-off"],
 )
@@ -675,10 +881,20 @@ def test_a_flag_beats_the_environment(session, flags, env, expected) -> None:
         ("RESEARCH_MAX_ITERS", "many"),
     ],
 )
-def test_bad_environment_values_exit_2_with_one_clear_line(run_cli, variable, value,
-                                                           isolated: Path) -> None:
-    result = run_cli("--mock-mode", "--name", "bad", "--breadth", "1", "--depth", "1",
-                     QUESTION, env={variable: value})
+def test_bad_environment_values_exit_2_with_one_clear_line(
+    run_cli, variable, value, isolated: Path
+) -> None:
+    result = run_cli(
+        "--mock-mode",
+        "--name",
+        "bad",
+        "--breadth",
+        "1",
+        "--depth",
+        "1",
+        QUESTION,
+        env={variable: value},
+    )
     assert result.exit_code == 2
     errors = [line for line in result.stderr.splitlines() if line.startswith("Error:")]
     assert len(errors) == 1 and variable in errors[0], result.stderr

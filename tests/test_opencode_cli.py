@@ -64,8 +64,21 @@ def agent_calls(phase: str) -> list[dict[str, Any]]:
 
 
 def start(run_cli: Callable[..., Any], *args: str, env: dict[str, str] | None = None) -> Any:
-    return run_cli("--name", "demo", "--breadth", "1", "--depth", "1", "--model", MAIN,
-                   "--review-model", REVIEWER, *args, QUESTION, env=env)
+    return run_cli(
+        "--name",
+        "demo",
+        "--breadth",
+        "1",
+        "--depth",
+        "1",
+        "--model",
+        MAIN,
+        "--review-model",
+        REVIEWER,
+        *args,
+        QUESTION,
+        env=env,
+    )
 
 
 def grandchild(fake: Path) -> int:
@@ -123,7 +136,9 @@ def test_tokens_and_cost_are_summed_per_phase_and_reported(
     for phase in ALL_PHASES:
         assert usage[phase]["calls"] == 1
         assert (usage[phase]["input_tokens"], usage[phase]["output_tokens"]) == (
-            CALL_INPUT, CALL_OUTPUT)
+            CALL_INPUT,
+            CALL_OUTPUT,
+        )
         assert usage[phase]["cost"] == pytest.approx(CALL_COST)
     total_in, total_out = CALL_INPUT * len(ALL_PHASES), CALL_OUTPUT * len(ALL_PHASES)
     total_cost = f"${CALL_COST * len(ALL_PHASES):.4f}"
@@ -165,8 +180,9 @@ def test_prompts_name_the_files_by_relative_paths_and_forbid_other_writes(
     }
     for phase, prompt in prompts.items():
         assert str(isolated) not in prompt, f"{phase}: the prompt shows an absolute path"
-        assert re.search(r"write no other files|write nothing outside|and nothing else",
-                         prompt, re.IGNORECASE), phase
+        assert re.search(
+            r"write no other files|write nothing outside|and nothing else", prompt, re.IGNORECASE
+        ), phase
         for path in expected[phase]:
             assert f"`{path}`" in prompt, (phase, path)
 
@@ -182,8 +198,12 @@ def test_prompts_name_the_files_by_relative_paths_and_forbid_other_writes(
     ],
 )
 def test_transient_failures_are_retried_after_a_backoff(
-    fake: Path, run_cli: Callable[..., Any], script: Callable[..., None],
-    mode: str, failure: str, error_part: str,
+    fake: Path,
+    run_cli: Callable[..., Any],
+    script: Callable[..., None],
+    mode: str,
+    failure: str,
+    error_part: str,
 ) -> None:
     script(research=[mode])
     result = start(run_cli)
@@ -196,7 +216,10 @@ def test_transient_failures_are_retried_after_a_backoff(
     assert events("recovery") == []  # the retry succeeded: no recovery needed
     state = read_json(SESSION / "state.json")
     assert state["usage"]["agent_failures"] == 1
-    assert (state["usage"]["phases"]["research"]["calls"], state["usage"]["phases"]["research"]["failures"]) == (2, 1)
+    assert (
+        state["usage"]["phases"]["research"]["calls"],
+        state["usage"]["phases"]["research"]["failures"],
+    ) == (2, 1)
     assert "Model not found" not in result.stdout
 
 
@@ -209,8 +232,12 @@ def test_transient_failures_are_retried_after_a_backoff(
     ],
 )
 def test_exit_zero_without_the_phases_files_goes_through_recovery(
-    fake: Path, run_cli: Callable[..., Any], script: Callable[..., None],
-    mode: str, kind: str, error_part: str,
+    fake: Path,
+    run_cli: Callable[..., Any],
+    script: Callable[..., None],
+    mode: str,
+    kind: str,
+    error_part: str,
 ) -> None:
     script(research=[mode])
     result = start(run_cli)
@@ -263,14 +290,30 @@ def test_a_call_never_outlives_the_time_budget(
 
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_an_interrupt_kills_the_agents_group_saves_state_and_releases_the_lock(
-    fake: Path, run_cli: Callable[..., Any], script: Callable[..., None], isolated: Path,
-    signum: int, code: int,
+    fake: Path,
+    run_cli: Callable[..., Any],
+    script: Callable[..., None],
+    isolated: Path,
+    signum: int,
+    code: int,
 ) -> None:
     script(initial_plan=["grandchild"])
     proc = subprocess.Popen(
-        [sys.executable, str(REPO / "research.py"), "--name", "demo", "--breadth", "1",
-         "--depth", "1", QUESTION],
-        cwd=isolated, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        [
+            sys.executable,
+            str(REPO / "research.py"),
+            "--name",
+            "demo",
+            "--breadth",
+            "1",
+            "--depth",
+            "1",
+            QUESTION,
+        ],
+        cwd=isolated,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
     )
     try:
@@ -292,7 +335,10 @@ def test_an_interrupt_kills_the_agents_group_saves_state_and_releases_the_lock(
     assert_gone(calls(fake)[-1]["pid"])
     assert not (SESSION / "research.lock.json").exists()
     state = read_json(SESSION / "state.json")
-    assert state["progress"]["current_phase"] == "initial_plan" and not state["progress"]["is_complete"]
+    assert (
+        state["progress"]["current_phase"] == "initial_plan"
+        and not state["progress"]["is_complete"]
+    )
     resumed = run_cli("--name", "demo", "--resume")
     assert resumed.exit_code == 0, resumed.stderr
     assert read_json(SESSION / "state.json")["progress"]["is_complete"]
@@ -314,12 +360,15 @@ def test_files_written_outside_the_session_are_reported_and_kept(
     assert result.exit_code == 0, result.stderr
     stray = events("stray_files")
     assert [(e["phase"], e["created"], e["modified"], e["deleted"]) for e in stray] == [
-        ("research", ["stray-notes.txt"], [], [])]
+        ("research", ["stray-notes.txt"], [], [])
+    ]
     assert (isolated / "stray-notes.txt").exists()
     assert (isolated / "notes.md").read_text(encoding="utf-8") == "the user's own notes\n"
-    assert re.search(r"warning: during the research phase the agent changed files outside "
-                     r"\.research/demo/ and reports/demo/: created stray-notes\.txt",
-                     result.stderr)
+    assert re.search(
+        r"warning: during the research phase the agent changed files outside "
+        r"\.research/demo/ and reports/demo/: created stray-notes\.txt",
+        result.stderr,
+    )
 
 
 def test_a_well_behaved_agent_causes_no_stray_file_reports(

@@ -27,15 +27,18 @@ from research.agents.opencode import OpenCodeAgent
 sys.path.insert(0, str(Path(__file__).parent / "fake_agents"))
 from fake_provider import OUTSIDE, FakeProvider  # noqa: E402
 
-pytestmark = pytest.mark.skipif(shutil.which("opencode") is None,
-                                reason="needs a real `opencode` on PATH")
+pytestmark = pytest.mark.skipif(
+    shutil.which("opencode") is None, reason="needs a real `opencode` on PATH"
+)
 
 MODEL = "fake/fake-model"
 PHASES = ("initial_plan", "research", "review", "synthesize", "final_review")
 # USD per million tokens, so that OpenCode reports a cost in its step_finish events.
 PRICE = {"input": 2.0, "output": 8.0}
-REVIEW_PROMPT = ("# Phase: REVIEW — Anything\n\nWrite exactly ONE of "
-                 "`.research/x/review.accepted.md` or `.research/x/review.rejected.md`.\n")
+REVIEW_PROMPT = (
+    "# Phase: REVIEW — Anything\n\nWrite exactly ONE of "
+    "`.research/x/review.accepted.md` or `.research/x/review.rejected.md`.\n"
+)
 
 
 @pytest.fixture(scope="module")
@@ -47,23 +50,28 @@ def opencode_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def opencode_env(opencode_home: Path) -> dict[str, str]:
     """The environment for OpenCode: isolated state, nothing fetched from the network."""
-    env = {key: value for key, value in os.environ.items()
-           if not key.startswith(("OPENCODE_", "RESEARCH_"))}
-    env.update({
-        "HOME": str(opencode_home),
-        "XDG_CONFIG_HOME": str(opencode_home / "config"),
-        "XDG_DATA_HOME": str(opencode_home / "data"),
-        "XDG_CACHE_HOME": str(opencode_home / "cache"),
-        "XDG_STATE_HOME": str(opencode_home / "state"),
-        "OPENCODE_DISABLE_AUTOUPDATE": "1",
-        "OPENCODE_DISABLE_MODELS_FETCH": "1",
-        "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
-        "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
-        "OPENCODE_DISABLE_SHARE": "1",
-        # OpenCode looks up its own packages on the npm registry at start-up; offline, it
-        # skips that (the openai-compatible provider package is bundled in the binary).
-        "npm_config_offline": "true",
-    })
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("OPENCODE_", "RESEARCH_"))
+    }
+    env.update(
+        {
+            "HOME": str(opencode_home),
+            "XDG_CONFIG_HOME": str(opencode_home / "config"),
+            "XDG_DATA_HOME": str(opencode_home / "data"),
+            "XDG_CACHE_HOME": str(opencode_home / "cache"),
+            "XDG_STATE_HOME": str(opencode_home / "state"),
+            "OPENCODE_DISABLE_AUTOUPDATE": "1",
+            "OPENCODE_DISABLE_MODELS_FETCH": "1",
+            "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
+            "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+            "OPENCODE_DISABLE_SHARE": "1",
+            # OpenCode looks up its own packages on the npm registry at start-up; offline, it
+            # skips that (the openai-compatible provider package is bundled in the binary).
+            "npm_config_offline": "true",
+        }
+    )
     return env
 
 
@@ -77,12 +85,14 @@ def start_provider(tmp_path: Path, isolated: Path) -> Iterator[Callable[..., Fak
         started.append(provider.__enter__())
         config = {
             "$schema": "https://opencode.ai/config.json",
-            "provider": {"fake": {
-                "npm": "@ai-sdk/openai-compatible",
-                "name": "Fake provider",
-                "options": {"baseURL": provider.base_url, "apiKey": "fake-key"},
-                "models": {"fake-model": {"name": "Fake model", "cost": PRICE}},
-            }},
+            "provider": {
+                "fake": {
+                    "npm": "@ai-sdk/openai-compatible",
+                    "name": "Fake provider",
+                    "options": {"baseURL": provider.base_url, "apiKey": "fake-key"},
+                    "models": {"fake-model": {"name": "Fake model", "cost": PRICE}},
+                }
+            },
             "permission": {"edit": "allow", "bash": "allow", "webfetch": "allow"},
         }
         (isolated / "opencode.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
@@ -95,10 +105,14 @@ def start_provider(tmp_path: Path, isolated: Path) -> Iterator[Callable[..., Fak
 
 # About 30 s (nine real opencode start-ups, one of them through OpenCode's own retries):
 # too long for every run of the suite, which must stay well under two minutes.
-@pytest.mark.skipif(os.environ.get("OPENCODE_E2E") != "1",
-                    reason="the full session through the real opencode runs with OPENCODE_E2E=1")
+@pytest.mark.skipif(
+    os.environ.get("OPENCODE_E2E") != "1",
+    reason="the full session through the real opencode runs with OPENCODE_E2E=1",
+)
 def test_a_research_session_runs_end_to_end_through_the_real_opencode(
-    tmp_path: Path, isolated: Path, opencode_env: dict[str, str],
+    tmp_path: Path,
+    isolated: Path,
+    opencode_env: dict[str, str],
     start_provider: Callable[..., FakeProvider],
 ) -> None:
     # The provider fails every request of the first research call with HTTP 500: OpenCode
@@ -110,11 +124,29 @@ def test_a_research_session_runs_end_to_end_through_the_real_opencode(
     decoy.mkdir()
     shutil.copy(isolated / "opencode.json", decoy / "opencode.json")
     result = subprocess.run(
-        [sys.executable, str(REPO / "research.py"), "--name", "e2e", "--breadth", "1",
-         "--depth", "1", "--model", MODEL, "--review-model", MODEL, "--timeout", "120",
-         "What does a fake question cost?"],
-        cwd=isolated, env={**opencode_env, "PWD": str(decoy)}, stdin=subprocess.DEVNULL,
-        capture_output=True, text=True, timeout=240,
+        [
+            sys.executable,
+            str(REPO / "research.py"),
+            "--name",
+            "e2e",
+            "--breadth",
+            "1",
+            "--depth",
+            "1",
+            "--model",
+            MODEL,
+            "--review-model",
+            MODEL,
+            "--timeout",
+            "120",
+            "What does a fake question cost?",
+        ],
+        cwd=isolated,
+        env={**opencode_env, "PWD": str(decoy)},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=240,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     session = isolated / ".research" / "e2e"
@@ -124,8 +156,11 @@ def test_a_research_session_runs_end_to_end_through_the_real_opencode(
     assert {entry["phase"] for entry in writes} == set(PHASES)
     written = {Path(path) for entry in writes for path in entry["files"]}
     assert all(path.is_relative_to(isolated) for path in written)
-    assert {session / "research_plan.md", session / "progress.md",
-            isolated / "reports" / "e2e" / "report.md"} <= written
+    assert {
+        session / "research_plan.md",
+        session / "progress.md",
+        isolated / "reports" / "e2e" / "report.md",
+    } <= written
     assert [path.name for path in decoy.iterdir()] == ["opencode.json"]
     report = (isolated / "reports" / "e2e" / "report.md").read_text(encoding="utf-8")
     assert report.startswith("# Report\n\nThe answer, with a source [1].")
@@ -137,8 +172,11 @@ def test_a_research_session_runs_end_to_end_through_the_real_opencode(
     # Tokens and cost from OpenCode's step_finish events, per phase, match what was reported.
     usage = read_json(session / "state.json")["usage"]["phases"]
     for phase in PHASES:
-        served = [entry["usage"] for entry in provider.requests
-                  if entry.get("phase") == phase and entry.get("status") == 200]
+        served = [
+            entry["usage"]
+            for entry in provider.requests
+            if entry.get("phase") == phase and entry.get("status") == 200
+        ]
         prompt = sum(figures["prompt_tokens"] for figures in served)
         completion = sum(figures["completion_tokens"] for figures in served)
         assert usage[phase]["input_tokens"] == prompt > 0, phase
@@ -174,14 +212,22 @@ def test_a_research_session_runs_end_to_end_through_the_real_opencode(
 
 
 def test_a_hung_provider_times_out_and_nothing_of_opencode_keeps_running(
-    tmp_path: Path, isolated: Path, opencode_env: dict[str, str],
+    tmp_path: Path,
+    isolated: Path,
+    opencode_env: dict[str, str],
     start_provider: Callable[..., FakeProvider],
 ) -> None:
     start_provider({"review": ["hang"]})
     marker = f"research-test-{tmp_path.name}"
-    call = AgentCall(phase="review", prompt=REVIEW_PROMPT, model=MODEL, timeout=6, cwd=isolated,
-                     log_path=tmp_path / "review.log",
-                     env={**opencode_env, "RESEARCH_TEST_MARKER": marker})
+    call = AgentCall(
+        phase="review",
+        prompt=REVIEW_PROMPT,
+        model=MODEL,
+        timeout=6,
+        cwd=isolated,
+        log_path=tmp_path / "review.log",
+        env={**opencode_env, "RESEARCH_TEST_MARKER": marker},
+    )
     result = OpenCodeAgent(grace=2.0).run(call)
     assert result.failure is FailureKind.TIMEOUT and not result.ok
     assert "timed out: yes\n" in (tmp_path / "review.log").read_text(encoding="utf-8")
@@ -202,13 +248,22 @@ def processes_with(variable: str) -> list[int]:
 
 
 def test_a_write_outside_the_project_is_rejected_and_reported_despite_exit_0(
-    tmp_path: Path, isolated: Path, opencode_env: dict[str, str],
+    tmp_path: Path,
+    isolated: Path,
+    opencode_env: dict[str, str],
     start_provider: Callable[..., FakeProvider],
 ) -> None:
     provider = start_provider({"review": ["outside"]})
     log = tmp_path / "logs" / "001-review-001.log"
-    call = AgentCall(phase="review", prompt=REVIEW_PROMPT, model=MODEL, timeout=60, cwd=isolated,
-                     log_path=log, env=opencode_env)
+    call = AgentCall(
+        phase="review",
+        prompt=REVIEW_PROMPT,
+        model=MODEL,
+        timeout=60,
+        cwd=isolated,
+        log_path=log,
+        env=opencode_env,
+    )
     result = OpenCodeAgent(grace=2.0).run(call)
     assert result.exit_code == 0 and not result.ok
     assert result.failure is FailureKind.AGENT_ERROR

@@ -10,7 +10,7 @@ import threading
 import time
 from pathlib import Path
 
-from conftest import REPO, SCRIPTED_CLI, assert_gone, read_jsonl
+from conftest import SCRIPTED_CLI, assert_gone, read_jsonl
 
 from research.orphans import SESSION_ENV, agent_process_groups, session_marker
 
@@ -26,8 +26,11 @@ AGENT = (
 
 
 def start_agent(pid_file: Path, env: dict[str, str]) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-c", AGENT, str(pid_file)],
-                            start_new_session=True, env={**os.environ, **env})
+    proc = subprocess.Popen(
+        [sys.executable, "-c", AGENT, str(pid_file)],
+        start_new_session=True,
+        env={**os.environ, **env},
+    )
     # Reap it as soon as it dies, as init would reap a dead orchestrator's orphan; an
     # unreaped zombie would keep its process group in existence.
     threading.Thread(target=proc.wait, daemon=True).start()
@@ -54,13 +57,31 @@ def test_groups_are_found_by_the_session_marker_only(tmp_path: Path) -> None:
             proc.wait()
 
 
-def test_resume_after_a_kill_stops_the_dead_runs_agents(tmp_path: Path, run_cli,
-                                                        mock_script, isolated: Path) -> None:
+def test_resume_after_a_kill_stops_the_dead_runs_agents(
+    tmp_path: Path, run_cli, mock_script, isolated: Path
+) -> None:
     script = mock_script(kill_at_call=3)
     killed = subprocess.run(
-        [sys.executable, str(SCRIPTED_CLI), "--mock-mode", "--mock-script", str(script),
-         "--name", "orph", "--breadth", "2", "--depth", "1", "--quiet", QUESTION],
-        cwd=isolated, capture_output=True, text=True, timeout=60)
+        [
+            sys.executable,
+            str(SCRIPTED_CLI),
+            "--mock-mode",
+            "--mock-script",
+            str(script),
+            "--name",
+            "orph",
+            "--breadth",
+            "2",
+            "--depth",
+            "1",
+            "--quiet",
+            QUESTION,
+        ],
+        cwd=isolated,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert killed.returncode == -signal.SIGKILL
     session_dir = isolated / ".research" / "orph"
     assert (session_dir / "research.lock.json").exists()
@@ -74,8 +95,11 @@ def test_resume_after_a_kill_stops_the_dead_runs_agents(tmp_path: Path, run_cli,
         leftover.wait(timeout=10)
         assert_gone(grandchild, within=10)
         assert bystander.poll() is None, "a process of no session must be left alone"
-        warnings = [e for e in read_jsonl(session_dir / "events.jsonl")
-                    if e["type"] == "warning" and "left running by the dead run" in e["message"]]
+        warnings = [
+            e
+            for e in read_jsonl(session_dir / "events.jsonl")
+            if e["type"] == "warning" and "left running by the dead run" in e["message"]
+        ]
         assert len(warnings) == 1 and warnings[0]["process_groups"] == [leftover.pid]
     finally:
         for proc in (leftover, bystander):

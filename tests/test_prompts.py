@@ -15,8 +15,19 @@ from research.templates import VARIABLES
 def make_state() -> RWRState:
     plan = Plan(topic="Why is the sky blue?", breadth=2, depth=2)
     plan.add_topic("Rayleigh scattering", parent=None, criteria=["Explains the physics"])
-    return RWRState(name="sky", config=SessionConfig(original_topic=plan.topic, breadth=2,
-                    depth=2, max_iterations=13, model="m", review_model="r", timeout=60), plan=plan)
+    return RWRState(
+        name="sky",
+        config=SessionConfig(
+            original_topic=plan.topic,
+            breadth=2,
+            depth=2,
+            max_iterations=13,
+            model="m",
+            review_model="r",
+            timeout=60,
+        ),
+        plan=plan,
+    )
 
 
 def test_every_phase_family_fills_only_known_variables(tmp_path: Path) -> None:
@@ -40,8 +51,12 @@ def test_topic_variables_carry_the_rule_feedback_and_time(tmp_path: Path) -> Non
     state, paths = make_state(), SessionPaths(tmp_path, "sky")
     topic = state.plan.topics[0]
     state.progress.review_feedback[topic.slug] = Verdict(
-        verdict="rejected", summary="Thin.", gaps=["No spectrum data"],
-        nextSearchTopic="solar spectrum", urlToSearch=None)
+        verdict="rejected",
+        summary="Thin.",
+        gaps=["No spectrum data"],
+        nextSearchTopic="solar spectrum",
+        urlToSearch=None,
+    )
     values = prompts.topic_variables(state, paths, topic, 12.04)
     assert values["progress_file"] == f".research/sky/progress/{topic.slug}.md"
     assert "up to 2 subtopics" in values["subtopic_rule"] and values["max_subtopics"] == "2"
@@ -55,14 +70,18 @@ def test_final_variables_audit_the_report_as_it_stands(tmp_path: Path) -> None:
     state, paths = make_state(), SessionPaths(tmp_path, "sky")
     topic = state.plan.topics[0]
     registry = build_registry([(topic.slug, "## Sources\n- A — https://example.org/a\n")])
-    assert (prompts.final_variables(state, paths, registry, None)["citation_audit"]
-            == "no report has been written yet")
+    assert (
+        prompts.final_variables(state, paths, registry, None)["citation_audit"]
+        == "no report has been written yet"
+    )
     paths.report_file.parent.mkdir(parents=True)
     paths.report_file.write_text("# Sky\n\n## Physics\n\nBlue light scatters more [7].\n")
     audit = prompts.final_variables(state, paths, registry, None)["citation_audit"]
     assert "7" in audit and audit != "no defects found"
-    assert "[1] A — https://example.org/a" in prompts.final_variables(
-        state, paths, registry, None)["source_registry"]
+    assert (
+        "[1] A — https://example.org/a"
+        in prompts.final_variables(state, paths, registry, None)["source_registry"]
+    )
 
 
 def test_contract_variables_have_sequential_defaults(tmp_path: Path) -> None:

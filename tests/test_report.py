@@ -39,8 +39,9 @@ def report_of(name: str) -> str:
 
 def section(report: str, heading: str) -> str:
     """The text of a `## heading` section, up to the next level-1/2 heading."""
-    match = re.search(rf"^{re.escape(heading)}\n(.*?)(?=^#{{1,2}} |\Z)", report,
-                      re.MULTILINE | re.DOTALL)
+    match = re.search(
+        rf"^{re.escape(heading)}\n(.*?)(?=^#{{1,2}} |\Z)", report, re.MULTILINE | re.DOTALL
+    )
     assert match is not None, f"no {heading} section"
     return match.group(1)
 
@@ -73,28 +74,52 @@ def check_report_against_files(name: str) -> dict:
     open_count = sum(s in {"Pending", "In Progress", "In Review"} for s in status)
 
     assert figure(text, r"^- Breadth: (\d+); depth: (\d+) topic levels?$") == (
-        str(state["config"]["breadth"]), str(state["config"]["depth"]))
+        str(state["config"]["breadth"]),
+        str(state["config"]["depth"]),
+    )
     assert figure(text, r"^- Iterations: (\d+) used of a limit of (\d+)$") == (
-        str(state["progress"]["iteration"]), str(state["config"]["max_iterations"]))
+        str(state["progress"]["iteration"]),
+        str(state["config"]["max_iterations"]),
+    )
     assert figure(text, r"^- Time: (.+) used; budget: (.+)$") == (
-        expected_time(state["progress"]["elapsed_seconds"]), expected_budget(state["config"]["time_budget_minutes"]))
+        expected_time(state["progress"]["elapsed_seconds"]),
+        expected_budget(state["config"]["time_budget_minutes"]),
+    )
     topic_figures = figure(
-        text, r"^- Topics: (\d+) in the plan: (\d+) complete, (\d+) skipped \((\d+) duplicate, "
-              r"(\d+) low novelty\), (\d+) exhausted, (\d+) not finished$")
+        text,
+        r"^- Topics: (\d+) in the plan: (\d+) complete, (\d+) skipped \((\d+) duplicate, "
+        r"(\d+) low novelty\), (\d+) exhausted, (\d+) not finished$",
+    )
     assert tuple(map(int, topic_figures)) == (
-        len(topics), status.count("Complete"), len(skipped),
+        len(topics),
+        status.count("Complete"),
+        len(skipped),
         sum((t["note"] or "").startswith("duplicate of") for t in skipped),
         sum(t["note"] == "low novelty" for t in skipped),
-        len(exhausted), open_count)
+        len(exhausted),
+        open_count,
+    )
     (ended,) = figure(text, r"^- Research ended because (.+)$")
     assert ended.endswith(f"({state['progress']['stop_detail']})")
-    assert figure(text, r"^- Agent calls: (\d+) \((\d+) failed\); failed phases: (\d+); "
-                        r"recoveries: (\d+)$") == (
-        str(state["usage"]["agent_calls"]), str(state["usage"]["agent_failures"]), str(state["usage"]["failed_phases"]),
-        str(state["usage"]["recoveries"]))
-    found, cited = figure(text, r"^- Sources: (\d+) found in the research notes, (\d+) cited "
-                                r"in this report$")
-    assert (int(found), int(cited)) == (state["final"]["sources_found"], state["final"]["sources_cited"])
+    assert figure(
+        text,
+        r"^- Agent calls: (\d+) \((\d+) failed\); failed phases: (\d+); "
+        r"recoveries: (\d+)$",
+    ) == (
+        str(state["usage"]["agent_calls"]),
+        str(state["usage"]["agent_failures"]),
+        str(state["usage"]["failed_phases"]),
+        str(state["usage"]["recoveries"]),
+    )
+    found, cited = figure(
+        text,
+        r"^- Sources: (\d+) found in the research notes, (\d+) cited "
+        r"in this report$",
+    )
+    assert (int(found), int(cited)) == (
+        state["final"]["sources_found"],
+        state["final"]["sources_cited"],
+    )
     assert int(found) == len(registry.sources)
     assert int(cited) == len(set(parse_citations(report)) & registry.ids())
     assert len(citations["cited"]) == int(cited)
@@ -120,8 +145,10 @@ def check_banner_counts(report: str, state: dict) -> str:
     complete = sum(t["status"] == "Complete" for t in topics)
     planned = sum(t["status"] != "Skipped" for t in topics)
     assert f"\n- Topics completed: {complete} of {planned}\n" in banner
-    assert (f"\n- Iterations executed: {state['progress']['iteration']} "
-            f"(limit: {state['config']['max_iterations']})\n") in banner
+    assert (
+        f"\n- Iterations executed: {state['progress']['iteration']} "
+        f"(limit: {state['config']['max_iterations']})\n"
+    ) in banner
     return banner
 
 
@@ -144,8 +171,16 @@ def test_all_done_has_no_banner(run_cli, mock_script) -> None:
 
 
 def test_iteration_limit_banner_is_the_seeds(run_cli, mock_script) -> None:
-    state = run(run_cli, mock_script, "lim", "--breadth", "2", "--depth", "2",
-                faults=[{"action": "reject", "phase": "review"}])
+    state = run(
+        run_cli,
+        mock_script,
+        "lim",
+        "--breadth",
+        "2",
+        "--depth",
+        "2",
+        faults=[{"action": "reject", "phase": "review"}],
+    )
     assert state["progress"]["stop_reason"] == "iteration_limit"
     topics = state["plan"]["topics"]
     seed = (
@@ -157,7 +192,8 @@ def test_iteration_limit_banner_is_the_seeds(run_cli, mock_script) -> None:
         "\n"
         f"- Topics completed: {sum(t['status'] == 'Complete' for t in topics)} of "
         f"{sum(t['status'] != 'Skipped' for t in topics)}\n"
-        f"- Iterations executed: {state['progress']['iteration']} (limit: {state['config']['max_iterations']})\n"
+        f"- Iterations executed: {state['progress']['iteration']} "
+        f"(limit: {state['config']['max_iterations']})\n"
         "- To complete this research, resume with higher --max-iterations or run again "
         "without the limit\n"
         "---\n"
@@ -166,8 +202,19 @@ def test_iteration_limit_banner_is_the_seeds(run_cli, mock_script) -> None:
 
 
 def test_time_budget_on_a_simulated_clock(run_cli, mock_script) -> None:
-    state = run(run_cli, mock_script, "time", "--breadth", "2", "--depth", "2", "--time", "3",
-                simulated_clock=True, call_seconds=20)
+    state = run(
+        run_cli,
+        mock_script,
+        "time",
+        "--breadth",
+        "2",
+        "--depth",
+        "2",
+        "--time",
+        "3",
+        simulated_clock=True,
+        call_seconds=20,
+    )
     assert state["progress"]["stop_reason"] == "time_budget"
     # Every agent call took 20 simulated seconds, and the run ended within the budget.
     assert state["progress"]["elapsed_seconds"] == 9 * 20
@@ -177,8 +224,16 @@ def test_time_budget_on_a_simulated_clock(run_cli, mock_script) -> None:
 
 
 def test_early_stop_on_low_novelty(run_cli, mock_script) -> None:
-    state = run(run_cli, mock_script, "nov", "--breadth", "3", "--depth", "2",
-                faults=[{"action": "redundant", "phase": "research", "calls": list(range(3, 20))}])
+    state = run(
+        run_cli,
+        mock_script,
+        "nov",
+        "--breadth",
+        "3",
+        "--depth",
+        "2",
+        faults=[{"action": "redundant", "phase": "research", "calls": list(range(3, 20))}],
+    )
     assert state["progress"]["stop_reason"] == "low_novelty"
     banner = check_banner_counts(report_of("nov"), state)
     assert "WARNING: RESEARCH STOPPED EARLY" in banner
@@ -186,19 +241,37 @@ def test_early_stop_on_low_novelty(run_cli, mock_script) -> None:
 
 
 def test_degraded_mode_by_the_circuit_breaker(run_cli, mock_script) -> None:
-    state = run(run_cli, mock_script, "deg", "--breadth", "3", "--depth", "1",
-                faults=[{"action": "skip_files", "phase": "research"}])
+    state = run(
+        run_cli,
+        mock_script,
+        "deg",
+        "--breadth",
+        "3",
+        "--depth",
+        "1",
+        faults=[{"action": "skip_files", "phase": "research"}],
+    )
     assert state["progress"]["stop_reason"] == "circuit_breaker"
     banner = check_banner_counts(report_of("deg"), state)
     assert "WARNING: DEGRADED MODE" in banner
     assert "Search capabilities were limited" in banner
-    assert (f"\n- Agent calls failed in the whole run: {state['usage']['agent_failures']} of "
-            f"{state['usage']['agent_calls']}\n") in banner
+    assert (
+        f"\n- Agent calls failed in the whole run: {state['usage']['agent_failures']} of "
+        f"{state['usage']['agent_calls']}\n"
+    ) in banner
 
 
 def test_all_topics_exhausted(run_cli, mock_script) -> None:
-    state = run(run_cli, mock_script, "exh", "--breadth", "2", "--depth", "1",
-                faults=[{"action": "reject", "phase": "review"}])
+    state = run(
+        run_cli,
+        mock_script,
+        "exh",
+        "--breadth",
+        "2",
+        "--depth",
+        "1",
+        faults=[{"action": "reject", "phase": "review"}],
+    )
     assert state["progress"]["stop_reason"] == "all_open_topics_exhausted"
     banner = check_banner_counts(report_of("exh"), state)
     assert "\n- Topics abandoned (#RETRY_EXHAUSTED): 2\n" in banner
@@ -210,7 +283,7 @@ def test_all_topics_exhausted(run_cli, mock_script) -> None:
 def logged_prompt(name: str, phase: str) -> str:
     (log,) = sorted((session(name) / "logs").glob(f"*-{phase}-*.log"))[-1:]
     text = log.read_text(encoding="utf-8")
-    return text[text.index("--- prompt ---"):text.index("--- stdout ---")]
+    return text[text.index("--- prompt ---") : text.index("--- stdout ---")]
 
 
 def test_registry_is_written_and_given_to_synthesize(run_cli, mock_script) -> None:
@@ -232,15 +305,28 @@ def test_registry_is_written_and_given_to_synthesize(run_cli, mock_script) -> No
 def test_fabricated_id_is_a_defect_for_final_review_and_revise_fixes_it(
     run_cli, mock_script
 ) -> None:
-    state = run(run_cli, mock_script, "fab1", "--breadth", "2", "--depth", "1",
-                faults=[{"action": "fabricated_citation", "phase": "synthesize"}])
+    state = run(
+        run_cli,
+        mock_script,
+        "fab1",
+        "--breadth",
+        "2",
+        "--depth",
+        "1",
+        faults=[{"action": "fabricated_citation", "phase": "synthesize"}],
+    )
     assert "Cites [99], which are not in the source registry" in logged_prompt(
-        "fab1", "final_review")
+        "fab1", "final_review"
+    )
     assert "Cites [99]" in logged_prompt("fab1", "revise")
-    audits = [e for e in read_jsonl(session("fab1") / "events.jsonl")
-              if e["type"] == "citation_audit"]
+    audits = [
+        e for e in read_jsonl(session("fab1") / "events.jsonl") if e["type"] == "citation_audit"
+    ]
     assert [(a["stage"], a["unknown"]) for a in audits] == [
-        ("synthesize", [99]), ("revise", []), ("final", [])]
+        ("synthesize", [99]),
+        ("revise", []),
+        ("final", []),
+    ]
     assert state["final"]["citation_ids_removed"] == []
     assert "every citation resolves" in report_of("fab1")
 
@@ -248,9 +334,19 @@ def test_fabricated_id_is_a_defect_for_final_review_and_revise_fixes_it(
 def test_fabricated_id_surviving_revise_is_removed_by_the_orchestrator(
     run_cli, mock_script
 ) -> None:
-    state = run(run_cli, mock_script, "fab2", "--breadth", "2", "--depth", "1",
-                faults=[{"action": "fabricated_citation", "phase": "synthesize"},
-                        {"action": "fabricated_citation", "phase": "revise"}])
+    state = run(
+        run_cli,
+        mock_script,
+        "fab2",
+        "--breadth",
+        "2",
+        "--depth",
+        "1",
+        faults=[
+            {"action": "fabricated_citation", "phase": "synthesize"},
+            {"action": "fabricated_citation", "phase": "revise"},
+        ],
+    )
     assert state["final"]["citation_ids_removed"] == [99]
     report = report_of("fab2")
     assert "[99]" not in report
@@ -259,10 +355,15 @@ def test_fabricated_id_surviving_revise_is_removed_by_the_orchestrator(
     assert cited and set(cited) <= registry.ids()
     listed = re.findall(r"^\[(\d+)\] .* — (\S+)$", section(report, "## Sources"), re.MULTILINE)
     assert listed == [(str(i), registry.get(i).url) for i in cited]
-    assert ("the orchestrator removed the citation id 99, which matched no recorded source"
-            in section(report, "## Methodology"))
-    stages = [(e["stage"], e["unknown"]) for e in read_jsonl(session("fab2") / "events.jsonl")
-              if e["type"] == "citation_audit"]
+    assert (
+        "the orchestrator removed the citation id 99, which matched no recorded source"
+        in section(report, "## Methodology")
+    )
+    stages = [
+        (e["stage"], e["unknown"])
+        for e in read_jsonl(session("fab2") / "events.jsonl")
+        if e["type"] == "citation_audit"
+    ]
     assert stages == [("synthesize", [99]), ("revise", [99]), ("final", [])]
     assert read_json(session("fab2") / "citations.json")["removed_by_orchestrator"] == [99]
 
@@ -271,8 +372,16 @@ def test_fabricated_id_surviving_revise_is_removed_by_the_orchestrator(
 def test_missing_sources_section_is_a_defect_and_is_rebuilt(
     run_cli, mock_script, phases: list[str]
 ) -> None:
-    run(run_cli, mock_script, "nosrc", "--breadth", "2", "--depth", "1",
-        faults=[{"action": "no_sources_section", "phase": phase} for phase in phases])
+    run(
+        run_cli,
+        mock_script,
+        "nosrc",
+        "--breadth",
+        "2",
+        "--depth",
+        "1",
+        faults=[{"action": "no_sources_section", "phase": phase} for phase in phases],
+    )
     assert "Has no Sources section." in logged_prompt("nosrc", "final_review")
     report = report_of("nosrc")
     assert report.count("## Sources") == 1
@@ -283,9 +392,19 @@ def test_missing_sources_section_is_a_defect_and_is_rebuilt(
 
 
 def test_sources_cited_counts_the_ids_in_the_final_text(run_cli, mock_script) -> None:
-    state = run(run_cli, mock_script, "few", "--breadth", "2", "--depth", "1",
-                faults=[{"action": "uncited_sources", "phase": "synthesize"},
-                        {"action": "uncited_sources", "phase": "revise"}])
+    state = run(
+        run_cli,
+        mock_script,
+        "few",
+        "--breadth",
+        "2",
+        "--depth",
+        "1",
+        faults=[
+            {"action": "uncited_sources", "phase": "synthesize"},
+            {"action": "uncited_sources", "phase": "revise"},
+        ],
+    )
     assert 0 < state["final"]["sources_cited"] < state["final"]["sources_found"]
     assert read_json(session("few") / "citations.json")["never_cited"]
     assert state["final"]["sources_section_rebuilt"] is False
@@ -295,14 +414,26 @@ def test_sources_cited_counts_the_ids_in_the_final_text(run_cli, mock_script) ->
 # --- crash and resume: finalising twice changes nothing -------------------------------------
 
 
-def test_finalising_again_after_a_crash_does_not_duplicate_anything(
-    run_cli, mock_script
-) -> None:
-    script = mock_script(faults=[{"action": "reject", "phase": "review"},
-                                 {"action": "fabricated_citation", "phase": "synthesize"},
-                                 {"action": "fabricated_citation", "phase": "revise"}])
-    args = ("--mock-mode", "--mock-script", str(script), "--name", "crash", "--yes",
-            "--breadth", "2", "--depth", "1")
+def test_finalising_again_after_a_crash_does_not_duplicate_anything(run_cli, mock_script) -> None:
+    script = mock_script(
+        faults=[
+            {"action": "reject", "phase": "review"},
+            {"action": "fabricated_citation", "phase": "synthesize"},
+            {"action": "fabricated_citation", "phase": "revise"},
+        ]
+    )
+    args = (
+        "--mock-mode",
+        "--mock-script",
+        str(script),
+        "--name",
+        "crash",
+        "--yes",
+        "--breadth",
+        "2",
+        "--depth",
+        "1",
+    )
     assert run_cli(*args, QUESTION).exit_code == 0
     first = report_of("crash")
     # The state as saved by finish() just before the report was written: not yet done.
@@ -320,27 +451,41 @@ def test_finalising_again_after_a_crash_does_not_duplicate_anything(
     assert second.count("## Sources") == 1
     assert "removed the citation id 99" in second
     # The notes were archived by the first run: the registry came from sources.json.
-    assert state["final"]["sources_found"] == len(read_json(session("crash") / "sources.json")["sources"])
+    assert state["final"]["sources_found"] == len(
+        read_json(session("crash") / "sources.json")["sources"]
+    )
     assert state["final"]["sources_found"] > 0 and state["final"]["sources_cited"] > 0
 
 
 # --- pure parts -----------------------------------------------------------------------------
 
-REGISTRY = SourceRegistry(sources=[
-    Source(id=1, url="https://iea.org/hp", title="IEA", topics=["costs"]),
-    Source(id=2, url="https://gov.uk/bus", title="BUS", topics=["costs"]),
-])
+REGISTRY = SourceRegistry(
+    sources=[
+        Source(id=1, url="https://iea.org/hp", title="IEA", topics=["costs"]),
+        Source(id=2, url="https://gov.uk/bus", title="BUS", topics=["costs"]),
+    ]
+)
 
 
 def make_state(plan: Plan, **fields: object) -> RWRState:
-    flat = dict(name="x", original_topic=plan.topic, breadth=plan.breadth, depth=plan.depth,
-                max_iterations=9, model="m", review_model="r", timeout=10, plan=plan, **fields)
+    flat = dict(
+        name="x",
+        original_topic=plan.topic,
+        breadth=plan.breadth,
+        depth=plan.depth,
+        max_iterations=9,
+        model="m",
+        review_model="r",
+        timeout=10,
+        plan=plan,
+        **fields,
+    )
     return RWRState.model_validate(migrate_v1(flat))
 
 
 def small_plan() -> Plan:
     plan = Plan(topic="Heat pumps", breadth=2, depth=2)
-    plan.add_topic("Costs [2020] and \"prices\"", parent=None).status = TopicStatus.COMPLETE
+    plan.add_topic('Costs [2020] and "prices"', parent=None).status = TopicStatus.COMPLETE
     plan.add_topic("Policy", parent=None).status = TopicStatus.EXHAUSTED
     return plan
 
@@ -375,9 +520,15 @@ def test_final_body_removes_unknown_ids_and_unbrackets_years() -> None:
 
 
 def test_assembled_report_is_a_fixed_point() -> None:
-    state = make_state(small_plan(), iteration=9, stop_reason=StopReason.ITERATION_LIMIT,
-                       stop_detail="iteration limit of 9 reached", citation_ids_removed=[7],
-                       sources_found=2, sources_cited=1)
+    state = make_state(
+        small_plan(),
+        iteration=9,
+        stop_reason=StopReason.ITERATION_LIMIT,
+        stop_detail="iteration limit of 9 reached",
+        citation_ids_removed=[7],
+        sources_found=2,
+        sources_cited=1,
+    )
     once = assemble_report(final_body(AGENT_REPORT, REGISTRY).text, state)
     again = final_body(once, REGISTRY)
     assert again.removed == [] and again.cited == [1]
@@ -388,8 +539,7 @@ def test_assembled_report_is_a_fixed_point() -> None:
 
 def test_methodology_text_cites_nothing() -> None:
     # Removed ids and a topic name with "[2020]" must not read as citations themselves.
-    state = make_state(small_plan(), citation_ids_removed=[7, 99], sources_found=2,
-                       sources_cited=1)
+    state = make_state(small_plan(), citation_ids_removed=[7, 99], sources_found=2, sources_cited=1)
     text = methodology(state)
     assert parse_citations(text) == []
     assert "removed the citation ids 7, 99" in text
@@ -408,8 +558,15 @@ def test_methodology_text_cites_nothing() -> None:
     ],
 )
 def test_one_banner_per_limiting_end(reason: StopReason, title: str | None) -> None:
-    state = make_state(small_plan(), iteration=4, stop_reason=reason, time_budget_minutes=2,
-                       elapsed_seconds=125, agent_calls=8, agent_failures=4)
+    state = make_state(
+        small_plan(),
+        iteration=4,
+        stop_reason=reason,
+        time_budget_minutes=2,
+        elapsed_seconds=125,
+        agent_calls=8,
+        agent_failures=4,
+    )
     found = banners(state)
     if title is None:
         assert found == []
@@ -429,7 +586,9 @@ def test_fallback_report_drops_the_notes_own_numbering(tmp_path: Path) -> None:
     paths.progress_file(topic.slug).parent.mkdir(parents=True)
     paths.progress_file(topic.slug).write_text(
         "# Progress: Costs\n\n## Findings\n- Prices fell 10% [2] in [2021].\n\n"
-        "## Sources\n- [1] https://iea.org/hp\n- [2] https://gov.uk/bus\n", encoding="utf-8")
+        "## Sources\n- [1] https://iea.org/hp\n- [2] https://gov.uk/bus\n",
+        encoding="utf-8",
+    )
     text = fallback_report(make_state(plan), paths, REGISTRY)
     assert "- Prices fell 10% in 2021." in text
     assert "Sources recorded for this topic: [1, 2]." in text
@@ -451,21 +610,23 @@ LABEL = re.compile(r'^    (?:root|t\d+)\["([^"`<>\n]*)(?:<br/><i>([^"`<>\n]*)</i
 
 def unescape(label: str) -> str:
     """Mermaid's entity codes: #35; (numeric) and #quot; (named)."""
-    return html.unescape(re.sub(r"#(\w+);", lambda m: "&" + ("#" * m[1].isdigit()) + m[1] + ";",
-                                label))
+    return html.unescape(
+        re.sub(r"#(\w+);", lambda m: "&" + ("#" * m[1].isdigit()) + m[1] + ";", label)
+    )
 
 
 def test_mermaid_labels_are_escaped_and_trimmed() -> None:
     plan = Plan(topic='Question with "quotes" and <tags>', breadth=6, depth=2)
     parent = plan.add_topic(AWKWARD[0], parent=None)
     for name in AWKWARD[1:]:
-        plan.add_topic(name, parent=parent.slug, status=TopicStatus.SKIPPED,
-                       note='duplicate of "X [2]"')
+        plan.add_topic(
+            name, parent=parent.slug, status=TopicStatus.SKIPPED, note='duplicate of "X [2]"'
+        )
     chart = mermaid_tree(plan)
     lines = chart.splitlines()
     assert lines[0] == "```mermaid" and lines[1] == "flowchart TD" and lines[-1] == "```"
-    labels = [LABEL.match(line) for line in lines if "[\"" in line]
-    assert all(labels), [line for line in lines if "[\"" in line and not LABEL.match(line)]
+    labels = [LABEL.match(line) for line in lines if '["' in line]
+    assert all(labels), [line for line in lines if '["' in line and not LABEL.match(line)]
     names = [unescape(match.group(1)) for match in labels]
     assert names[0] == 'Question with "quotes" and <tags>'
     assert names[1:-1] == [topic.name for topic in plan.topics[:-1]]
@@ -479,8 +640,15 @@ def test_mermaid_labels_are_escaped_and_trimmed() -> None:
 # --- writing rules in the default templates ---------------------------------------------------
 
 
-WRITING_RULES = ("executive summary", "ONLY", "`[n]`", "citation style", "hedging filler",
-                 "progress files", "$source_registry")
+WRITING_RULES = (
+    "executive summary",
+    "ONLY",
+    "`[n]`",
+    "citation style",
+    "hedging filler",
+    "progress files",
+    "$source_registry",
+)
 
 
 @pytest.mark.parametrize("name", ["synthesize", "revise"])

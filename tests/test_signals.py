@@ -15,7 +15,7 @@ from conftest import REPO, alive, read_json
 
 from research.state import load_state
 
-FAKE_AGENT = '''
+FAKE_AGENT = """
 import os, subprocess, sys, time
 from pathlib import Path
 
@@ -26,7 +26,7 @@ for name, pid in (("agent", os.getpid()), ("grandchild", grandchild.pid)):
     (pids / (name + ".tmp")).write_text(str(pid))
     os.replace(pids / (name + ".tmp"), pids / (name + ".pid"))
 time.sleep(120)
-'''
+"""
 
 
 def wait_for(predicate, seconds: float = 20.0) -> bool:
@@ -48,18 +48,41 @@ def fake_agent(tmp_path: Path) -> tuple[str, Path]:
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc to see zombies")
-@pytest.mark.parametrize(("signum", "code", "name"), [
-    (signal.SIGINT, 130, "SIGINT"),
-    (signal.SIGTERM, 143, "SIGTERM"),
-])
+@pytest.mark.parametrize(
+    ("signum", "code", "name"),
+    [
+        (signal.SIGINT, 130, "SIGINT"),
+        (signal.SIGTERM, 143, "SIGTERM"),
+    ],
+)
 def test_signal_during_agent_call_kills_the_group_saves_and_resumes(
-        signum: int, code: int, name: str, fake_agent, isolated: Path, run_cli) -> None:
+    signum: int, code: int, name: str, fake_agent, isolated: Path, run_cli
+) -> None:
     agent_cmd, pids = fake_agent
     env = {key: value for key, value in os.environ.items() if not key.startswith("RESEARCH_")}
     proc = subprocess.Popen(
-        [sys.executable, str(REPO / "research.py"), "--agent-cmd", agent_cmd, "--name", "sig",
-         "--breadth", "1", "--depth", "1", "--timeout", "300", "--quiet", "Why is the sky blue?"],
-        cwd=isolated, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            str(REPO / "research.py"),
+            "--agent-cmd",
+            agent_cmd,
+            "--name",
+            "sig",
+            "--breadth",
+            "1",
+            "--depth",
+            "1",
+            "--timeout",
+            "300",
+            "--quiet",
+            "Why is the sky blue?",
+        ],
+        cwd=isolated,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert wait_for(lambda: (pids / "grandchild.pid").exists()), proc.stderr
         agent = int((pids / "agent.pid").read_text())
@@ -72,7 +95,8 @@ def test_signal_during_agent_call_kills_the_group_saves_and_resumes(
     assert proc.returncode == code
     assert "Traceback" not in stderr
     assert stderr.strip().splitlines()[-1] == (
-        f"research.py: interrupted by {name}; state saved, continue with --resume")
+        f"research.py: interrupted by {name}; state saved, continue with --resume"
+    )
     assert wait_for(lambda: not alive(agent) and not alive(grandchild), 10)
 
     session = isolated / ".research" / "sig"

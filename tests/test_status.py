@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, SCRIPTED_CLI, read_json
+from conftest import SCRIPTED_CLI, read_json
 
 from research.lock import SessionLock
 from research.paths import SessionPaths
@@ -28,8 +28,9 @@ class FakeTerminal(io.StringIO):
 
 
 def finished(run_cli: Callable[..., Any], name: str = "demo") -> None:
-    result = run_cli("--mock-mode", "--name", name, "--breadth", "2", "--depth", "1", "--quiet",
-                     QUESTION)
+    result = run_cli(
+        "--mock-mode", "--name", name, "--breadth", "2", "--depth", "1", "--quiet", QUESTION
+    )
     assert result.exit_code == 0, result.stderr
 
 
@@ -37,18 +38,38 @@ def killed(work: Path, mock_script: Callable[..., Path], name: str = "demo") -> 
     """A session whose process was SIGKILLed mid-run: state saved, lock file left behind."""
     script = mock_script(kill_at_call=3)  # during the first REVIEW
     proc = subprocess.run(
-        [sys.executable, str(SCRIPTED_CLI), "--mock-mode", "--mock-script", str(script),
-         "--name", name, "--breadth", "2", "--depth", "1", "--quiet", QUESTION],
-        cwd=work, capture_output=True, text=True, timeout=60,
-        env={k: v for k, v in os.environ.items() if not k.startswith("RESEARCH_")})
+        [
+            sys.executable,
+            str(SCRIPTED_CLI),
+            "--mock-mode",
+            "--mock-script",
+            str(script),
+            "--name",
+            name,
+            "--breadth",
+            "2",
+            "--depth",
+            "1",
+            "--quiet",
+            QUESTION,
+        ],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={k: v for k, v in os.environ.items() if not k.startswith("RESEARCH_")},
+    )
     assert proc.returncode == -9, proc.stderr
     assert (work / ".research" / name / "research.lock.json").exists()
 
 
 def snapshot(root: Path) -> dict[str, str]:
     """Every file under root with a hash of its content."""
-    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 def fields(stdout: str) -> dict[str, str]:
@@ -75,7 +96,10 @@ def test_status_of_a_finished_session(run_cli: Callable[..., Any], isolated: Pat
     assert rows["topic"] == QUESTION
     assert rows["session"] == "finished"
     assert rows["phase"] == "done (report written)"
-    assert rows["iteration"] == f"{state['progress']['iteration']} of {state['config']['max_iterations']}"
+    assert (
+        rows["iteration"]
+        == f"{state['progress']['iteration']} of {state['config']['max_iterations']}"
+    )
     assert rows["lock"] == "not locked"
     assert rows["report"] == "reports/demo/report.md"
     assert rows["last decision"].startswith(f"iteration {state['progress']['iteration']}, ")
@@ -93,8 +117,7 @@ def test_list_shows_every_session(run_cli: Callable[..., Any], isolated: Path) -
     assert result.exit_code == 0, result.stderr
     assert snapshot(isolated) == before
     lines = result.stdout.splitlines()
-    assert lines[0].split() == ["name", "phase", "iteration", "topics", "lock", "updated",
-                                "report"]
+    assert lines[0].split() == ["name", "phase", "iteration", "topics", "lock", "updated", "report"]
     assert [line.split()[0] for line in lines[1:]] == ["alpha", "beta"]
     for line in lines[1:]:
         assert "done (report written)" in line and "none" in line
@@ -105,7 +128,9 @@ def test_list_shows_every_session(run_cli: Callable[..., Any], isolated: Path) -
 
 
 def test_status_of_a_killed_session_shows_a_stale_lock(
-    run_cli: Callable[..., Any], mock_script: Callable[..., Path], isolated: Path,
+    run_cli: Callable[..., Any],
+    mock_script: Callable[..., Path],
+    isolated: Path,
 ) -> None:
     killed(isolated, mock_script)
     lock = read_json(isolated / ".research/demo/research.lock.json")
@@ -123,7 +148,9 @@ def test_status_of_a_killed_session_shows_a_stale_lock(
 
 
 def test_status_of_a_running_session_names_the_live_holder(
-    run_cli: Callable[..., Any], mock_script: Callable[..., Path], isolated: Path,
+    run_cli: Callable[..., Any],
+    mock_script: Callable[..., Path],
+    isolated: Path,
 ) -> None:
     killed(isolated, mock_script)
     holder = SessionLock(SessionPaths(isolated, "demo").lock_file)
@@ -149,7 +176,8 @@ def test_status_of_a_running_session_names_the_live_holder(
 
 
 def test_status_of_an_unknown_session_exits_2_and_creates_nothing(
-    run_cli: Callable[..., Any], isolated: Path,
+    run_cli: Callable[..., Any],
+    isolated: Path,
 ) -> None:
     finished(run_cli)
     before = snapshot(isolated)
@@ -157,7 +185,8 @@ def test_status_of_an_unknown_session_exits_2_and_creates_nothing(
     assert result.exit_code == 2
     assert result.stderr.strip() == (
         f"research.py: error: no research session named 'nope' in {isolated / '.research'} "
-        "(sessions here: demo)")
+        "(sessions here: demo)"
+    )
     assert "Traceback" not in result.stderr
     assert snapshot(isolated) == before
 
@@ -177,7 +206,8 @@ def test_list_in_an_empty_directory(run_cli: Callable[..., Any], isolated: Path)
 
 
 def test_a_corrupt_state_is_a_clear_error_for_status_and_a_row_for_list(
-    run_cli: Callable[..., Any], isolated: Path,
+    run_cli: Callable[..., Any],
+    isolated: Path,
 ) -> None:
     finished(run_cli, "good")
     bad = isolated / ".research" / "bad"
@@ -196,7 +226,8 @@ def test_a_corrupt_state_is_a_clear_error_for_status_and_a_row_for_list(
 
 
 def test_on_a_terminal_status_and_list_are_tables(
-    run_cli: Callable[..., Any], isolated: Path,
+    run_cli: Callable[..., Any],
+    isolated: Path,
 ) -> None:
     finished(run_cli)
     terminal = FakeTerminal()
@@ -208,7 +239,8 @@ def test_on_a_terminal_status_and_list_are_tables(
 
 
 def test_status_reads_only_the_tail_of_a_long_event_log(
-    run_cli: Callable[..., Any], isolated: Path,
+    run_cli: Callable[..., Any],
+    isolated: Path,
 ) -> None:
     finished(run_cli)
     events = isolated / ".research/demo/events.jsonl"

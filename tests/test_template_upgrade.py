@@ -32,8 +32,7 @@ def test_an_unedited_old_default_is_upgraded(run_cli) -> None:
     assert "upgraded" not in again.stderr and "edited" not in again.stderr
 
 
-def test_an_edited_template_is_kept_with_a_notice_and_the_new_default_beside_it(
-        run_cli) -> None:
+def test_an_edited_template_is_kept_with_a_notice_and_the_new_default_beside_it(run_cli) -> None:
     sync_templates(TEMPLATES)
     edited = OLD_REVIEW.read_text() + "\nBe strict about dates.\n"
     (TEMPLATES / "review.md").write_text(edited)
@@ -41,8 +40,11 @@ def test_an_edited_template_is_kept_with_a_notice_and_the_new_default_beside_it(
     assert result.exit_code == 0, result.stderr
     assert (TEMPLATES / "review.md").read_text() == edited
     assert (TEMPLATES / "review.md.new").read_bytes() == default("review")
-    notices = [line for line in result.stderr.splitlines() if "review.md.new" in line
-               or "edited templates" in line]
+    notices = [
+        line
+        for line in result.stderr.splitlines()
+        if "review.md.new" in line or "edited templates" in line
+    ]
     assert len(notices) == 1 and "review.md" in notices[0], result.stderr
     logs = list(Path(".research/kept/logs").glob("*-review-*.log"))
     assert logs and all("Be strict about dates." in p.read_text() for p in logs)
@@ -53,12 +55,14 @@ def test_a_damaged_template_is_refused_with_how_to_restore_it(run_cli, damage: s
     sync_templates(TEMPLATES)
     research = TEMPLATES / "research.md"
     text = research.read_text()
-    research.write_text({
-        "empty": "",
-        "truncated": text[: len(text) // 2],
-        "no variable": text.replace("$progress_file", "the notes"),
-        "no heading": text.replace("# Phase: RESEARCH", "# Research"),
-    }[damage])
+    research.write_text(
+        {
+            "empty": "",
+            "truncated": text[: len(text) // 2],
+            "no variable": text.replace("$progress_file", "the notes"),
+            "no heading": text.replace("# Phase: RESEARCH", "# Research"),
+        }[damage]
+    )
     result = run_cli(*ARGS, "--name", "bad", QUESTION)
     assert result.exit_code == 2
     lines = result.stderr.strip().splitlines()

@@ -38,15 +38,27 @@ def test_owned_by_sessions(relative_dir: str, owned: bool) -> None:
 
 
 def test_snapshot_walks_the_tree_but_skips_sessions_and_tool_directories(tmp_path: Path) -> None:
-    for relative in ["a.txt", "docs/deep/b.md", ".research/templates/research.md",
-                     ".research/stray.md", ".research/demo/state.json", "reports/demo/report.md",
-                     ".git/HEAD", "node_modules/pkg/index.js", ".venv/bin/python",
-                     "src/__pycache__/m.pyc"]:
+    for relative in [
+        "a.txt",
+        "docs/deep/b.md",
+        ".research/templates/research.md",
+        ".research/stray.md",
+        ".research/demo/state.json",
+        "reports/demo/report.md",
+        ".git/HEAD",
+        "node_modules/pkg/index.js",
+        ".venv/bin/python",
+        "src/__pycache__/m.pyc",
+    ]:
         touch(tmp_path, relative)
     seen = snapshot(tmp_path)
     assert seen.complete
-    assert sorted(seen.files) == [".research/stray.md", ".research/templates/research.md",
-                                  "a.txt", "docs/deep/b.md"]
+    assert sorted(seen.files) == [
+        ".research/stray.md",
+        ".research/templates/research.md",
+        "a.txt",
+        "docs/deep/b.md",
+    ]
     assert seen.files["a.txt"][1] == 1
 
 

@@ -40,15 +40,28 @@ class Simulation:
 
 
 TOP_FACETS = (
-    "background and definitions", "measured performance", "costs and economics",
-    "risks and limitations", "policy and regulation", "outlook and open questions",
-    "practical deployment", "comparisons with alternatives", "user experience",
+    "background and definitions",
+    "measured performance",
+    "costs and economics",
+    "risks and limitations",
+    "policy and regulation",
+    "outlook and open questions",
+    "practical deployment",
+    "comparisons with alternatives",
+    "user experience",
     "environmental impact",
 )
 SUB_FACETS = (
-    "field data", "laboratory results", "expert guidance", "regional differences",
-    "historical trends", "failure cases", "maintenance needs", "installation practice",
-    "market data", "standards and testing",
+    "field data",
+    "laboratory results",
+    "expert guidance",
+    "regional differences",
+    "historical trends",
+    "failure cases",
+    "maintenance needs",
+    "installation practice",
+    "market data",
+    "standards and testing",
 )
 WORDS = (
     "amber basalt cedar delta ember fjord garnet harbor indigo juniper kestrel lagoon "
@@ -83,9 +96,15 @@ class MockAgent:
 
     # --------------------------------------------------------------- helpers
 
-    def result(self, call: AgentCall, ok: bool = True, exit_code: int | None = 0,
-               failure: FailureKind | None = None, error: str | None = None,
-               duration: float = 0.0) -> AgentResult:
+    def result(
+        self,
+        call: AgentCall,
+        ok: bool = True,
+        exit_code: int | None = 0,
+        failure: FailureKind | None = None,
+        error: str | None = None,
+        duration: float = 0.0,
+    ) -> AgentResult:
         """The call's result, with its log written as a real agent's would be."""
         output = "[simulated] done" if ok else ""
         if call.log_path is not None:
@@ -94,9 +113,16 @@ class MockAgent:
                 f"agent: mock (simulated)\nphase: {call.phase}\nmodel: {call.model}\n"
                 f"timeout: {call.timeout}\nexit code: {exit_code}\nfailure: {failure}\n"
                 f"error: {error}\n--- prompt ---\n{call.prompt}\n--- stdout ---\n{output}\n",
-                encoding="utf-8")
-        return AgentResult(ok=ok, exit_code=exit_code, output=output, duration=duration,
-                           failure=failure, error=error)
+                encoding="utf-8",
+            )
+        return AgentResult(
+            ok=ok,
+            exit_code=exit_code,
+            output=output,
+            duration=duration,
+            failure=failure,
+            error=error,
+        )
 
     def _path(self, call: AgentCall, key: str) -> Path:
         return call.cwd / call.context[key]
@@ -106,9 +132,12 @@ class MockAgent:
     def edit(self, call: AgentCall) -> None:
         """The file edits of the call's phase."""
         handler = {
-            "initial_plan": self.initial_plan, "research": self.research,
-            "review": self.review, "synthesize": self.synthesize,
-            "final_review": self.final_review, "revise": self.revise,
+            "initial_plan": self.initial_plan,
+            "research": self.research,
+            "review": self.review,
+            "synthesize": self.synthesize,
+            "final_review": self.final_review,
+            "revise": self.revise,
             "recovery": self.recovery,
         }.get(call.phase)
         if handler is not None:
@@ -124,8 +153,10 @@ class MockAgent:
                 f"{subject}: {facet}",
                 parent=None,
                 description=f"[simulated] What is known about {facet} of {subject.lower()}.",
-                criteria=[f"Summarises {facet} with at least two sources",
-                          "Names the main open question"],
+                criteria=[
+                    f"Summarises {facet} with at least two sources",
+                    "Names the main open question",
+                ],
             )
         # The plan is saved whole (as an editor would), so crash tests see only torn files
         # that the orchestrator left.
@@ -143,7 +174,8 @@ class MockAgent:
                 notes += "\n## Proposed Subtopics\n" + "".join(
                     f"\n### {title}\n- Description: [simulated] {title.lower()}.\n"
                     "- Acceptance Criteria:\n  - Reports at least one finding with a source\n"
-                    for title, _ in proposals)
+                    for title, _ in proposals
+                )
             progress.write_text(notes, encoding="utf-8")
             return
         progress.write_text(notes, encoding="utf-8")
@@ -194,8 +226,11 @@ class MockAgent:
         reject = self.review_rejects(call, plan_text)
         verdict = {
             "verdict": "rejected" if reject else "accepted",
-            "summary": (f"[simulated] The notes on {name} lack field measurements."
-                        if reject else f"[simulated] The notes on {name} meet the criteria."),
+            "summary": (
+                f"[simulated] The notes on {name} lack field measurements."
+                if reject
+                else f"[simulated] The notes on {name} meet the criteria."
+            ),
             "gaps": [f"No field measurements for {name.lower()}"] if reject else [],
             "nextSearchTopic": f"{name} field measurements" if reject else None,
             "urlToSearch": "https://example.org/mock/field-data" if reject else None,
@@ -206,8 +241,11 @@ class MockAgent:
 
     def review_rejects(self, call: AgentCall, plan_text: str) -> bool:
         """The simulated reviewer rejects the first topic's first attempt."""
-        return (self.simulation.reject_first_review and call.context["attempt"] == "1"
-                and _is_first_topic(plan_text, call.context["topic_name"]))
+        return (
+            self.simulation.reject_first_review
+            and call.context["attempt"] == "1"
+            and _is_first_topic(plan_text, call.context["topic_name"])
+        )
 
     def final_review(self, call: AgentCall) -> None:
         report = self._path(call, "report_file")
@@ -216,7 +254,8 @@ class MockAgent:
         verdict = {
             "verdict": "rejected" if reject else "accepted",
             "summary": "[simulated] The executive summary should state the main trade-off."
-            if reject else "[simulated] The report is complete and cited.",
+            if reject
+            else "[simulated] The report is complete and cited.",
             "gaps": ["State the main trade-off in the executive summary"] if reject else [],
             "nextSearchTopic": None,
             "urlToSearch": None,
@@ -227,15 +266,17 @@ class MockAgent:
         """The simulated reviewer rejects an unrevised report, and any the citation audit
         found defects in."""
         defects = call.context.get("citation_audit", "no defects found")
-        return ((self.simulation.reject_final_review and REVISED_MARK not in report_text)
-                or defects != "no defects found")
+        return (
+            self.simulation.reject_final_review and REVISED_MARK not in report_text
+        ) or defects != "no defects found"
 
     def write_verdict(self, call: AgentCall, verdict: dict[str, Any]) -> None:
         key = "rejected_file" if verdict["verdict"] == "rejected" else "accepted_file"
         path = self._path(call, key)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(verdict_document(verdict["summary"], json.dumps(verdict, indent=2)),
-                        encoding="utf-8")
+        path.write_text(
+            verdict_document(verdict["summary"], json.dumps(verdict, indent=2)), encoding="utf-8"
+        )
 
     def synthesize(self, call: AgentCall) -> None:
         report = self._path(call, "report_file")
@@ -252,32 +293,48 @@ class MockAgent:
         else:
             text = report.read_text(encoding="utf-8")
         lines = text.splitlines()
-        insert_at = next((i for i, line in enumerate(lines) if line.startswith("## ")),
-                         len(lines))
+        insert_at = next((i for i, line in enumerate(lines) if line.startswith("## ")), len(lines))
         lines[insert_at:insert_at] = [
             "The main trade-off across the simulated sources is between up-front cost and "
-            "long-run efficiency.", "", REVISED_MARK, ""]
+            "long-run efficiency.",
+            "",
+            REVISED_MARK,
+            "",
+        ]
         report.write_text("\n".join(lines) + "\n", encoding="utf-8")
         self._path(call, "accepted_file").write_text(
             "# Revision (simulated)\n\nStated the main trade-off in the summary.\n\n```json\n"
-            + json.dumps({"verdict": "accepted", "summary": "Revised.", "gaps": [],
-                          "nextSearchTopic": None, "urlToSearch": None}) + "\n```\n",
-            encoding="utf-8")
+            + json.dumps(
+                {
+                    "verdict": "accepted",
+                    "summary": "Revised.",
+                    "gaps": [],
+                    "nextSearchTopic": None,
+                    "urlToSearch": None,
+                }
+            )
+            + "\n```\n",
+            encoding="utf-8",
+        )
 
     def recovery(self, call: AgentCall) -> None:
         self._path(call, "recovery_notes_file").write_text(
             f"# Recovery notes (simulated)\n\n- Failed phase: {call.context['failed_phase']}\n"
             f"- Error: {call.context['last_error']}\n- Advice: write every required file.\n",
-            encoding="utf-8")
+            encoding="utf-8",
+        )
 
     def report(self, call: AgentCall) -> str:
         """A report built from the progress files, citing the registry's ids."""
         ctx = call.context
         registry = _parse_registry(ctx.get("source_registry", ""))
         urls = _registry_urls(ctx.get("source_registry", ""))
-        lines = [f"# {ctx['original_topic']}", "",
-                 "[simulated] This report was written by the simulated agent of --mock-mode "
-                 "from simulated findings; it contains no real research."]
+        lines = [
+            f"# {ctx['original_topic']}",
+            "",
+            "[simulated] This report was written by the simulated agent of --mock-mode "
+            "from simulated findings; it contains no real research.",
+        ]
         all_ids = sorted(registry)
         cited = set(all_ids[:1])
         summary_at = len(lines) - 1
@@ -292,10 +349,14 @@ class MockAgent:
             notes_path = progress_dir / f"{slugify(topic.name)}.md"
             if not notes_path.exists():
                 continue
-            findings = re.findall(r"^- \[simulated\] (.+?) \(source: (\S+?)\)\.?$",
-                                  notes_path.read_text(), re.MULTILINE)
+            findings = re.findall(
+                r"^- \[simulated\] (.+?) \(source: (\S+?)\)\.?$",
+                notes_path.read_text(),
+                re.MULTILINE,
+            )
             ids = self.cited_sources(
-                [i for i, slugs in registry.items() if slugify(topic.name) in slugs])
+                [i for i, slugs in registry.items() if slugify(topic.name) in slugs]
+            )
             cited.update(ids)
             # Each finding cites its own source where the registry has it; the topic's
             # other sources go on its last sentence.
@@ -315,12 +376,14 @@ class MockAgent:
         if highlight:
             lines[summary_at] += f" Among the simulated findings: {highlight}"
         elif all_ids:
-            lines[summary_at] += (f" The simulated sources include {urls[all_ids[0]][1]} "
-                                  f"[{all_ids[0]}].")
+            lines[summary_at] += (
+                f" The simulated sources include {urls[all_ids[0]][1]} [{all_ids[0]}]."
+            )
         if all_ids:
             lines += ["", "## Sources", ""]
-            lines += [f"[{i}] {title} — {url}" for i, (url, title) in sorted(urls.items())
-                      if i in cited]
+            lines += [
+                f"[{i}] {title} — {url}" for i, (url, title) in sorted(urls.items()) if i in cited
+            ]
         return "\n".join(lines) + "\n"
 
     def cited_sources(self, ids: list[int]) -> list[int]:
@@ -336,13 +399,15 @@ def verdict_document(summary: str, block: str) -> str:
     return f"# Review (simulated)\n\n{summary}\n\n```json\n{block}\n```\n"
 
 
-
 def _subject(question: str) -> str:
     """A short subject from the question: its first three content words."""
     from research.similarity import STOPWORDS
 
-    words = [w for w in re.findall(r"[A-Za-z0-9]+", question)
-             if w.lower() not in STOPWORDS and len(w) > 1]
+    words = [
+        w
+        for w in re.findall(r"[A-Za-z0-9]+", question)
+        if w.lower() not in STOPWORDS and len(w) > 1
+    ]
     return " ".join(words[:3]).capitalize() or "The question"
 
 
@@ -360,8 +425,9 @@ def _code(slug: str, attempt: int, index: int) -> str:
     return f"{WORDS[value % len(WORDS)]}{value % 997}"
 
 
-def notes_text(name: str, key: str, attempt: int, pages: str, subject: str,
-               misread: bool = False) -> str:
+def notes_text(
+    name: str, key: str, attempt: int, pages: str, subject: str, misread: bool = False
+) -> str:
     """Progress notes headed `name` whose distinctive words (study codes, figures) come from
     `key` and `attempt`, on pages under /mock/`pages`/, with findings about `subject`. Each
     finding states what its simulated page says (`mock_web`), except that with `misread`
@@ -374,30 +440,32 @@ def notes_text(name: str, key: str, attempt: int, pages: str, subject: str,
     units, item, year = mock_web.report_facts(estimate)
     if misread:
         sites += 7
-    return "\n".join([
-        f"# Progress: {name}",
-        "",
-        "## Findings",
-        f"- [simulated] Study {study} reports a {mock_web.study_figure(study)}% change for "
-        f"{title.lower()} (source: {base}/study-{study}).",
-        f"- [simulated] Survey {survey} of {sites} sites finds {practice} practice dominant "
-        f"(source: {base}/survey-{survey}).",
-        f"- [simulated] Report {estimate} estimates {units} units of {item} demand by {year} "
-        f"(source: {base}/report-{estimate}).",
-        "",
-        "## Sources",
-        f"- Simulated study {study} — {base}/study-{study}",
-        f"- Simulated survey {survey} — {base}/survey-{survey}?utm_source=mock",
-        f"- Simulated report {estimate} — {base}/report-{estimate}",
-        "",
-        "## Knowledge Gaps",
-        f"- [simulated] No independent replication of {codes[5]} results.",
-        f"- [simulated] Long-term {codes[6]} data are missing.",
-        "",
-        "## Notes for Subtopics",
-        f"- [simulated] Compare {codes[7]} results across regions.",
-        "",
-    ])
+    return "\n".join(
+        [
+            f"# Progress: {name}",
+            "",
+            "## Findings",
+            f"- [simulated] Study {study} reports a {mock_web.study_figure(study)}% change for "
+            f"{title.lower()} (source: {base}/study-{study}).",
+            f"- [simulated] Survey {survey} of {sites} sites finds {practice} practice dominant "
+            f"(source: {base}/survey-{survey}).",
+            f"- [simulated] Report {estimate} estimates {units} units of {item} demand by {year} "
+            f"(source: {base}/report-{estimate}).",
+            "",
+            "## Sources",
+            f"- Simulated study {study} — {base}/study-{study}",
+            f"- Simulated survey {survey} — {base}/survey-{survey}?utm_source=mock",
+            f"- Simulated report {estimate} — {base}/report-{estimate}",
+            "",
+            "## Knowledge Gaps",
+            f"- [simulated] No independent replication of {codes[5]} results.",
+            f"- [simulated] Long-term {codes[6]} data are missing.",
+            "",
+            "## Notes for Subtopics",
+            f"- [simulated] Compare {codes[7]} results across regions.",
+            "",
+        ]
+    )
 
 
 def _read(path: Path) -> str:
@@ -408,16 +476,22 @@ def _read(path: Path) -> str:
 
 
 def _topic_blocks(text: str) -> list[tuple[str, str]]:
-    return [(m.group(1).strip(), m.group(0)) for m in
-            re.finditer(r"^###\s+(.+?)\s*\(Depth:[^)]*\)\s*$.*?(?=^###\s|^##\s|\Z)", text,
-                        re.MULTILINE | re.DOTALL)]
+    return [
+        (m.group(1).strip(), m.group(0))
+        for m in re.finditer(
+            r"^###\s+(.+?)\s*\(Depth:[^)]*\)\s*$.*?(?=^###\s|^##\s|\Z)",
+            text,
+            re.MULTILINE | re.DOTALL,
+        )
+    ]
 
 
 def _set_status(text: str, name: str, status: str) -> str:
     for title, block in _topic_blocks(text):
         if title == name:
-            new_block = re.sub(r"^- Status:.*$", f"- Status: {status}", block, count=1,
-                               flags=re.MULTILINE)
+            new_block = re.sub(
+                r"^- Status:.*$", f"- Status: {status}", block, count=1, flags=re.MULTILINE
+            )
             return text.replace(block, new_block, 1)
     return text
 
@@ -440,7 +514,7 @@ def _insert_before_completion(text: str, blocks: str) -> str:
     marker = re.search(r"^## Completion Status", text, re.MULTILINE)
     if marker is None:
         return text.rstrip("\n") + "\n" + blocks
-    return text[:marker.start()].rstrip("\n") + "\n" + blocks + "\n" + text[marker.start():]
+    return text[: marker.start()].rstrip("\n") + "\n" + blocks + "\n" + text[marker.start() :]
 
 
 def _tree_order(topics: list[ParsedTopic]) -> list[ParsedTopic]:

@@ -112,15 +112,20 @@ def interpret_opencode(proc: ProcessResult) -> CallOutcome:
     output = "\n\n".join(texts) if events else proc.stdout.strip()
     notes = [f"events: {events}"]
     if totals:
-        notes.append("token breakdown: " + ", ".join(
-            f"{field.replace('_', ' ')} {totals.get(field, 0)}" for field in _TOKEN_FIELDS))
+        notes.append(
+            "token breakdown: "
+            + ", ".join(
+                f"{field.replace('_', ' ')} {totals.get(field, 0)}" for field in _TOKEN_FIELDS
+            )
+        )
     reported = bool(totals)
     return CallOutcome(
         output=output,
         error="; ".join(dict.fromkeys(problems)) or None,
         input_tokens=(
             sum(totals.get(k, 0) for k in ("input", "cache_read", "cache_write"))
-            if reported else None
+            if reported
+            else None
         ),
         output_tokens=(
             sum(totals.get(k, 0) for k in ("output", "reasoning")) if reported else None

@@ -185,7 +185,11 @@ def run_agent_call(
     clock = time.monotonic()
     try:
         proc = run_process(
-            argv, input_text=call.prompt, cwd=call.cwd, timeout=call.timeout, grace=grace,
+            argv,
+            input_text=call.prompt,
+            cwd=call.cwd,
+            timeout=call.timeout,
+            grace=grace,
             env={**os.environ, **call.env} if call.env else None,
         )
     except AgentUnavailable:
@@ -196,14 +200,28 @@ def run_agent_call(
             note = f"interrupted ({type(exc).__name__}); the process group was killed"
             result = AgentResult(ok=False, exit_code=None, error=note)
             with contextlib.suppress(OSError):
-                write_call_log(call.log_path, argv=argv, call=call, started=started,
-                               process=interrupted, result=result, status="interrupted")
+                write_call_log(
+                    call.log_path,
+                    argv=argv,
+                    call=call,
+                    started=started,
+                    process=interrupted,
+                    result=result,
+                    status="interrupted",
+                )
         raise
     outcome = interpret(proc)
     result = classify(proc, outcome, timeout=call.timeout)
     if call.log_path is not None:
-        write_call_log(call.log_path, argv=argv, call=call, started=started, process=proc,
-                       result=result, notes=outcome.notes)
+        write_call_log(
+            call.log_path,
+            argv=argv,
+            call=call,
+            started=started,
+            process=proc,
+            result=result,
+            notes=outcome.notes,
+        )
     return result
 
 
@@ -274,9 +292,12 @@ def write_call_log(
         *notes,
     ]
     body = [
-        "--- prompt ---", call.prompt.rstrip("\n"),
-        "--- stdout ---", process.stdout.rstrip("\n"),
-        "--- stderr ---", process.stderr.rstrip("\n"),
+        "--- prompt ---",
+        call.prompt.rstrip("\n"),
+        "--- stdout ---",
+        process.stdout.rstrip("\n"),
+        "--- stderr ---",
+        process.stderr.rstrip("\n"),
     ]
     atomic_write_text(path, "\n".join(header + body) + "\n")
 

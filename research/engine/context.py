@@ -34,8 +34,9 @@ from research.state import STATE_COPY_NAME, Phase, RWRState
 from research.templates import PromptTemplates
 
 
-def put_back(path: Path, data: bytes | None,
-             move_aside: Callable[[Path], object] | None = None) -> None:
+def put_back(
+    path: Path, data: bytes | None, move_aside: Callable[[Path], object] | None = None
+) -> None:
     """Make `path` hold `data` again (or nothing), whatever an agent left there; a link
     is replaced, never written through; a directory is moved aside by `move_aside` (it is
     never deleted: without one, the write fails)."""
@@ -109,7 +110,8 @@ class RunContext:
         left to the topic file guard (engine/parallel.py), which puts the file back as it
         was recorded instead of only removing what is there."""
         if self.parallel == 1 or self.state.progress.current_phase not in (
-            Phase.RESEARCH, Phase.REVIEW
+            Phase.RESEARCH,
+            Phase.REVIEW,
         ):
             return False
         if path.parent == self.paths.progress_dir:

@@ -187,8 +187,11 @@ class ParallelScheduler:
                 notes = ctx.paths.progress_file(slug)
                 if isinstance(outcome, Ok) and not (phases.read_text(notes) or "").strip():
                     # Valid when checked, then replaced by a link and undone since.
-                    outcome = Failed(f"the progress file {ctx.paths.relative(notes)} was "
-                                     "replaced after the research call", "missing_files")
+                    outcome = Failed(
+                        f"the progress file {ctx.paths.relative(notes)} was "
+                        "replaced after the research call",
+                        "missing_files",
+                    )
                 if isinstance(outcome, Failed):
                     self.finish(topic, "research", outcome, researched=False)
                     return

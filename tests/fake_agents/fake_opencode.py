@@ -27,12 +27,23 @@ SESSION = "ses_fake"
 TOKENS = {"input": 100, "output": 20, "reasoning": 0, "cache": {"read": 0, "write": 0}}
 COST = 0.01
 SOURCE = ("Fake source page", "https://example.org/fake-source")
-TOPIC_NAMES = ["Costs and prices", "Regulation and policy", "Technology performance",
-               "Market adoption", "Environmental impact"]
+TOPIC_NAMES = [
+    "Costs and prices",
+    "Regulation and policy",
+    "Technology performance",
+    "Market adoption",
+    "Environmental impact",
+]
 STRAY_FILE = "stray-notes.txt"
-PHASES = {"INITIAL PLAN": "initial_plan", "RESEARCH": "research", "REVIEW": "review",
-          "SYNTHESIZE": "synthesize", "FINAL REVIEW": "final_review", "REVISE": "revise",
-          "RECOVERY": "recovery"}
+PHASES = {
+    "INITIAL PLAN": "initial_plan",
+    "RESEARCH": "research",
+    "REVIEW": "review",
+    "SYNTHESIZE": "synthesize",
+    "FINAL REVIEW": "final_review",
+    "REVISE": "revise",
+    "RECOVERY": "recovery",
+}
 
 
 def emit(kind, **data):
@@ -79,19 +90,34 @@ def log_call(phase, mode, prompt):
     calls_file = os.environ.get("FAKE_OPENCODE_CALLS")
     if calls_file:
         with open(calls_file, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps({"argv": sys.argv, "pwd": os.environ.get("PWD"),
-                                     "cwd": os.getcwd(), "pid": os.getpid(), "phase": phase,
-                                     "mode": mode, "stdin": prompt}) + "\n")
+            handle.write(
+                json.dumps(
+                    {
+                        "argv": sys.argv,
+                        "pwd": os.environ.get("PWD"),
+                        "cwd": os.getcwd(),
+                        "pid": os.getpid(),
+                        "phase": phase,
+                        "mode": mode,
+                        "stdin": prompt,
+                    }
+                )
+                + "\n"
+            )
 
 
 def named_paths(prompt):
     """The relative paths the prompt names in backticks, by what they are."""
     found = {}
     for path in re.findall(r"`([^`\s]+\.md)`", prompt):
-        for key, pattern in (("plan", r"/research_plan\.md$"), ("progress", r"/progress/[^/]+$"),
-                             ("index", r"/progress\.md$"), ("accepted", r"review\.accepted\.md$"),
-                             ("report", r"^reports/.+/report\.md$"),
-                             ("notes", r"recovery\.notes\.md$")):
+        for key, pattern in (
+            ("plan", r"/research_plan\.md$"),
+            ("progress", r"/progress/[^/]+$"),
+            ("index", r"/progress\.md$"),
+            ("accepted", r"review\.accepted\.md$"),
+            ("report", r"^reports/.+/report\.md$"),
+            ("notes", r"recovery\.notes\.md$"),
+        ):
             if re.search(pattern, path):
                 found.setdefault(key, path)
     return found
@@ -118,8 +144,10 @@ def first(pattern, prompt, default):
     return match.group(1).strip() if match else default
 
 
-VERDICT = ("The notes meet the criteria.\n\n```json\n{\"verdict\": \"accepted\", \"summary\": "
-           "\"Fine.\", \"gaps\": [], \"nextSearchTopic\": null, \"urlToSearch\": null}\n```\n")
+VERDICT = (
+    'The notes meet the criteria.\n\n```json\n{"verdict": "accepted", "summary": '
+    '"Fine.", "gaps": [], "nextSearchTopic": null, "urlToSearch": null}\n```\n'
+)
 
 
 def files_to_read(phase, prompt):
@@ -142,10 +170,12 @@ def phase_files(phase, prompt, existing):
         blocks = "".join(
             f"### {name} (Depth: 0)\n- Status: Pending\n- Description: About {name.lower()}.\n"
             f"- Acceptance Criteria:\n  - Facts about {name.lower()}\n\n"
-            for name in TOPIC_NAMES[:breadth])
+            for name in TOPIC_NAMES[:breadth]
+        )
         out[files["plan"]] = (
             f"# Research Plan\n\n## Metadata\n- Topic: {question}\n"
-            f"- Breadth: {breadth}\n\n## Topics\n\n{blocks}## Completion Status\n")
+            f"- Breadth: {breadth}\n\n## Topics\n\n{blocks}## Completion Status\n"
+        )
     elif phase == "research" and os.environ.get("FAKE_OPENCODE_FINDINGS"):
         name = first(r"^# Phase: RESEARCH — (.+)$", prompt, "topic")
         findings = scripted_findings()
@@ -153,13 +183,16 @@ def phase_files(phase, prompt, existing):
         listed = "".join(f"- Page {i} — {url}\n" for i, (_, url) in enumerate(findings, 1))
         out[files["progress"]] = (
             f"# Progress: {name}\n\n## Findings\n{lines}\n## Sources\n{listed}\n"
-            "## Knowledge Gaps\n- Gap: none\n")
+            "## Knowledge Gaps\n- Gap: none\n"
+        )
         out[files["index"]] = (existing(files["index"]) or "") + f"- {name}: findings\n"
     elif phase in ("synthesize", "revise") and os.environ.get("FAKE_OPENCODE_FINDINGS"):
-        registry = dict((url, ident) for ident, url in re.findall(
-            r"^\[(\d+)\] .*? — (\S+)", prompt, re.MULTILINE))
-        body = " ".join(f"{claim} [{registry[url]}]." for claim, url in scripted_findings()
-                        if url in registry)
+        registry = {
+            url: ident for ident, url in re.findall(r"^\[(\d+)\] .*? — (\S+)", prompt, re.MULTILINE)
+        }
+        body = " ".join(
+            f"{claim} [{registry[url]}]." for claim, url in scripted_findings() if url in registry
+        )
         listed = "\n\n".join(f"[{ident}] Page — {url}" for url, ident in registry.items())
         out[files["report"]] = f"# Report\n\n{body}\n\n## Sources\n\n{listed}\n"
         if phase == "revise":
@@ -169,14 +202,16 @@ def phase_files(phase, prompt, existing):
         out[files["progress"]] = (
             f"# Progress: {name}\n\n## Findings\n- A fact about {name} "
             f"(Source: {SOURCE[1]})\n\n## Sources\n- {SOURCE[0]} — {SOURCE[1]}\n\n"
-            "## Knowledge Gaps\n- Gap: none\n\n## Notes for Subtopics\n- none\n")
+            "## Knowledge Gaps\n- Gap: none\n\n## Notes for Subtopics\n- none\n"
+        )
         out[files["index"]] = (existing(files["index"]) or "") + f"- {name}: one finding\n"
     elif phase in ("review", "final_review"):
         out[files["accepted"]] = VERDICT
     elif phase in ("synthesize", "revise"):
         out[files["report"]] = (
             f"# Report\n\nThe answer, with a source [1].\n\n## Findings\n\n"
-            f"One finding [1].\n\n## Sources\n\n[1] {SOURCE[0]} — {SOURCE[1]}\n")
+            f"One finding [1].\n\n## Sources\n\n[1] {SOURCE[0]} — {SOURCE[1]}\n"
+        )
         if phase == "revise":
             out[files["accepted"]] = VERDICT
     elif phase == "recovery":
@@ -204,8 +239,15 @@ def main():
     record = os.environ.get("FAKE_OPENCODE_RECORD")
     if record:
         with open(record, "w", encoding="utf-8") as handle:
-            json.dump({"argv": sys.argv, "pwd": os.environ.get("PWD"), "cwd": os.getcwd(),
-                       "stdin": prompt}, handle)
+            json.dump(
+                {
+                    "argv": sys.argv,
+                    "pwd": os.environ.get("PWD"),
+                    "cwd": os.getcwd(),
+                    "stdin": prompt,
+                },
+                handle,
+            )
 
     if mode in ("agent", "agent_no_usage", "agent_then_error", "stray"):
         do_phase_work(phase, prompt)
@@ -225,24 +267,34 @@ def main():
         with open(path, "w", encoding="utf-8") as handle:
             handle.write("# written by the fake agent\n")
         emit("step_start", part={"type": "step-start"})
-        emit("tool_use", part={"type": "tool", "tool": "write",
-                               "state": {"status": "completed", "input": {"filePath": path}}})
+        emit(
+            "tool_use",
+            part={
+                "type": "tool",
+                "tool": "write",
+                "state": {"status": "completed", "input": {"filePath": path}},
+            },
+        )
         text("Wrote the file.")
-        step_finish({"input": 10, "output": 5, "reasoning": 0, "cache": {"read": 0, "write": 0}},
-                    0.001)
+        step_finish(
+            {"input": 10, "output": 5, "reasoning": 0, "cache": {"read": 0, "write": 0}}, 0.001
+        )
     elif mode == "silent":
         pass
     elif mode == "events":
         print("not json: a stray progress line", flush=True)
         emit("step_start", part={"type": "step-start"})
-        step_finish({"input": 100, "output": 20, "reasoning": 5, "cache": {"read": 1000,
-                     "write": 50}}, 0.25)
+        step_finish(
+            {"input": 100, "output": 20, "reasoning": 5, "cache": {"read": 1000, "write": 50}}, 0.25
+        )
         text("First finding.")
-        step_finish({"input": 200, "output": 30, "reasoning": 0, "cache": {"read": 0,
-                     "write": 0}}, 0.5)
+        step_finish(
+            {"input": 200, "output": 30, "reasoning": 0, "cache": {"read": 0, "write": 0}}, 0.5
+        )
         text("Second finding.")
-        step_finish({"input": 1, "output": 2, "reasoning": 0, "cache": {"read": 0, "write": 0}},
-                    0.125)
+        step_finish(
+            {"input": 1, "output": 2, "reasoning": 0, "cache": {"read": 0, "write": 0}}, 0.125
+        )
     elif mode == "no_usage":
         emit("step_start", part={"type": "step-start"})
         text("Answer without usage figures.")
@@ -252,19 +304,37 @@ def main():
         text("Trying.")
         emit("error", error={"name": "APIError", "data": {"message": "Rate limit exceeded"}})
     elif mode == "permission":
-        print("\x1b[93m\x1b[1m! \x1b[0mpermission requested: external_directory (/etc/*); "
-              "auto-rejecting", file=sys.stderr, flush=True)
-        emit("tool_use", part={"type": "tool", "tool": "write", "state": {
-            "status": "error", "input": {},
-            "error": "The user rejected permission to use this specific tool call."}})
+        print(
+            "\x1b[93m\x1b[1m! \x1b[0mpermission requested: external_directory (/etc/*); "
+            "auto-rejecting",
+            file=sys.stderr,
+            flush=True,
+        )
+        emit(
+            "tool_use",
+            part={
+                "type": "tool",
+                "tool": "write",
+                "state": {
+                    "status": "error",
+                    "input": {},
+                    "error": "The user rejected permission to use this specific tool call.",
+                },
+            },
+        )
         text("I could not write outside the project.")
     elif mode == "exit1":
         print("\x1b[91m\x1b[1mError: \x1b[0mModel not found: nope/nothing", file=sys.stderr)
         sys.exit(1)
     elif mode == "exit1_event":
         print("some log line", file=sys.stderr)
-        emit("error", error={"name": "ProviderAuthError",
-                             "data": {"message": "No API key for provider nope"}})
+        emit(
+            "error",
+            error={
+                "name": "ProviderAuthError",
+                "data": {"message": "No API key for provider nope"},
+            },
+        )
         sys.exit(1)
     elif mode == "grandchild":
         spawn_grandchild()
@@ -278,8 +348,9 @@ def main():
     elif mode == "leave_grandchild":
         spawn_grandchild()
         text("Done, but a helper still holds stdout.")
-        step_finish({"input": 1, "output": 1, "reasoning": 0, "cache": {"read": 0, "write": 0}},
-                    0.0)
+        step_finish(
+            {"input": 1, "output": 1, "reasoning": 0, "cache": {"read": 0, "write": 0}}, 0.0
+        )
     else:
         print(f"unknown FAKE_OPENCODE_MODE {mode!r}", file=sys.stderr)
         sys.exit(2)

@@ -57,8 +57,13 @@ _READ_LINE = re.compile(r"^(\d+): ?(.*)$")
 class FakeProvider:
     """The server, in a daemon thread: `with FakeProvider(log) as provider: provider.base_url`."""
 
-    def __init__(self, log_path: Path | None = None, *, script: dict[str, list[str]] | None = None,
-                 port: int = 0) -> None:
+    def __init__(
+        self,
+        log_path: Path | None = None,
+        *,
+        script: dict[str, list[str]] | None = None,
+        port: int = 0,
+    ) -> None:
         self.log_path = log_path
         self.script = script or {}
         self.requests: list[dict] = []
@@ -113,8 +118,15 @@ def _handler_for(provider: FakeProvider) -> type[BaseHTTPRequestHandler]:
         def do_GET(self) -> None:  # noqa: N802
             provider.record({"method": "GET", "path": self.path})
             if self.path.rstrip("/").endswith("/models"):
-                self._json(200, {"object": "list", "data": [
-                    {"id": MODEL_ID, "object": "model", "created": 0, "owned_by": "fake"}]})
+                self._json(
+                    200,
+                    {
+                        "object": "list",
+                        "data": [
+                            {"id": MODEL_ID, "object": "model", "created": 0, "owned_by": "fake"}
+                        ],
+                    },
+                )
             else:
                 self._json(404, {"error": {"message": f"no route {self.path}"}})
 
@@ -125,18 +137,25 @@ def _handler_for(provider: FakeProvider) -> type[BaseHTTPRequestHandler]:
             except ValueError:
                 body = None
             if not self.path.rstrip("/").endswith("/chat/completions") or not isinstance(
-                    body, dict):
+                body, dict
+            ):
                 provider.record({"method": "POST", "path": self.path, "status": 400})
                 self._json(400, {"error": {"message": "expected a chat completion request"}})
                 return
             session = self.headers.get("x-session-id") or "unknown"
             phase = request_phase(body)
             mode = "ok" if phase is None else provider.mode_of(session, phase)
-            entry = {"method": "POST", "path": self.path, "session": session,
-                     "stream": body.get("stream"), "tools": len(body.get("tools") or []),
-                     "roles": [m.get("role") for m in body.get("messages", [])],
-                     "kind": "title" if phase is None else "main", "phase": phase,
-                     "mode": mode}
+            entry = {
+                "method": "POST",
+                "path": self.path,
+                "session": session,
+                "stream": body.get("stream"),
+                "tools": len(body.get("tools") or []),
+                "roles": [m.get("role") for m in body.get("messages", [])],
+                "kind": "title" if phase is None else "main",
+                "phase": phase,
+                "mode": mode,
+            }
             if mode == "hang":
                 provider.record({**entry, "status": None})
                 provider.stopped.wait(HANG_SECONDS)
@@ -144,14 +163,27 @@ def _handler_for(provider: FakeProvider) -> type[BaseHTTPRequestHandler]:
                 return
             if mode == "http500":
                 provider.record({**entry, "status": 500})
-                self._json(500, {"error": {"message": "fake provider: upstream failure",
-                                           "type": "server_error"}},
-                           headers={"retry-after-ms": RETRY_AFTER_MS})
+                self._json(
+                    500,
+                    {
+                        "error": {
+                            "message": "fake provider: upstream failure",
+                            "type": "server_error",
+                        }
+                    },
+                    headers={"retry-after-ms": RETRY_AFTER_MS},
+                )
                 return
             turn = decide(body, outside=mode == "outside")
             usage = _usage(len(raw), turn["reply"])
-            provider.record({**entry, **{k: v for k, v in turn.items() if k != "reply"},
-                             "status": 200, "usage": usage})
+            provider.record(
+                {
+                    **entry,
+                    **{k: v for k, v in turn.items() if k != "reply"},
+                    "status": 200,
+                    "usage": usage,
+                }
+            )
             self._reply(turn["reply"], usage, stream=body.get("stream", False))
 
         def _json(self, status: int, payload: dict, headers: dict[str, str] | None = None) -> None:
@@ -166,12 +198,20 @@ def _handler_for(provider: FakeProvider) -> type[BaseHTTPRequestHandler]:
 
         def _reply(self, reply: dict, usage: dict, *, stream: bool) -> None:
             if not stream:
-                message = {"role": "assistant", "content": reply.get("text"),
-                           **({"tool_calls": reply["tool_calls"]} if reply.get("tool_calls")
-                              else {})}
+                message = {
+                    "role": "assistant",
+                    "content": reply.get("text"),
+                    **({"tool_calls": reply["tool_calls"]} if reply.get("tool_calls") else {}),
+                }
                 finish = "tool_calls" if reply.get("tool_calls") else "stop"
-                self._json(200, {**_envelope("chat.completion"), "choices": [
-                    {"index": 0, "message": message, "finish_reason": finish}], "usage": usage})
+                self._json(
+                    200,
+                    {
+                        **_envelope("chat.completion"),
+                        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                        "usage": usage,
+                    },
+                )
                 return
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
@@ -191,8 +231,11 @@ def _handler_for(provider: FakeProvider) -> type[BaseHTTPRequestHandler]:
 def _usage(request_bytes: int, reply: dict) -> dict:
     """Token figures as a provider reports them: about four characters a token."""
     prompt, completion = request_bytes // 4, len(json.dumps(reply)) // 4 + 1
-    return {"prompt_tokens": prompt, "completion_tokens": completion,
-            "total_tokens": prompt + completion}
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
 
 
 def _envelope(kind: str) -> dict:
@@ -201,9 +244,12 @@ def _envelope(kind: str) -> dict:
 
 def _chunks(reply: dict, usage: dict) -> list[dict]:
     """OpenAI streaming chunks: a role delta, text, one delta per tool call, finish + usage."""
+
     def chunk(delta: dict, finish: str | None = None) -> dict:
-        return {**_envelope("chat.completion.chunk"),
-                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+        return {
+            **_envelope("chat.completion.chunk"),
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
 
     chunks = [chunk({"role": "assistant", "content": ""})]
     if reply.get("text"):
@@ -221,8 +267,11 @@ def _text(content: object) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(part.get("text", "") for part in content
-                         if isinstance(part, dict) and part.get("type") == "text")
+        return "\n".join(
+            part.get("text", "")
+            for part in content
+            if isinstance(part, dict) and part.get("type") == "text"
+        )
     return ""
 
 
@@ -265,17 +314,23 @@ def decide(body: dict, *, outside: bool = False) -> dict:
         workdir = workdir.parent / OUTSIDE
     last_calls = _last_tool_calls(messages)
     if not last_calls:
-        return _tool_turn("read", [{"filePath": str(workdir / relative)}
-                                   for relative in targets])
+        return _tool_turn("read", [{"filePath": str(workdir / relative)} for relative in targets])
     if last_calls[0]["name"] == "read":
         seen = _read_results(messages, last_calls)
-        files = fake_opencode.phase_files(phase, prompt,
-                                          lambda relative: seen.get(str(workdir / relative)))
-        return _tool_turn("write", [{"filePath": str(workdir / relative), "content": content}
-                                    for relative, content in files.items()])
+        files = fake_opencode.phase_files(
+            phase, prompt, lambda relative: seen.get(str(workdir / relative))
+        )
+        return _tool_turn(
+            "write",
+            [
+                {"filePath": str(workdir / relative), "content": content}
+                for relative, content in files.items()
+            ],
+        )
     results = _tool_results(messages)
-    failed = [call["path"] for call in last_calls
-              if "error" in results.get(call["id"], "").lower()[:200]]
+    failed = [
+        call["path"] for call in last_calls if "error" in results.get(call["id"], "").lower()[:200]
+    ]
     text = f"Done: wrote {len(last_calls) - len(failed)} file(s) for the {phase} phase."
     if failed:
         text += " Failed: " + ", ".join(failed)
@@ -283,11 +338,19 @@ def decide(body: dict, *, outside: bool = False) -> dict:
 
 
 def _tool_turn(tool: str, inputs: list[dict]) -> dict:
-    calls = [{"id": f"call_{tool}_{i}_{int(time.time() * 1000) % 100000}", "type": "function",
-              "function": {"name": tool, "arguments": json.dumps(args)}}
-             for i, args in enumerate(inputs)]
-    return {"step": tool, "files": [args["filePath"] for args in inputs],
-            "reply": {"text": "", "tool_calls": calls}}
+    calls = [
+        {
+            "id": f"call_{tool}_{i}_{int(time.time() * 1000) % 100000}",
+            "type": "function",
+            "function": {"name": tool, "arguments": json.dumps(args)},
+        }
+        for i, args in enumerate(inputs)
+    ]
+    return {
+        "step": tool,
+        "files": [args["filePath"] for args in inputs],
+        "reply": {"text": "", "tool_calls": calls},
+    }
 
 
 def _last_tool_calls(messages: list[dict]) -> list[dict]:
@@ -301,15 +364,21 @@ def _last_tool_calls(messages: list[dict]) -> list[dict]:
                     args = json.loads(function.get("arguments") or "{}")
                 except ValueError:
                     args = {}
-                found.append({"id": call.get("id"), "name": function.get("name"),
-                              "path": args.get("filePath")})
+                found.append(
+                    {
+                        "id": call.get("id"),
+                        "name": function.get("name"),
+                        "path": args.get("filePath"),
+                    }
+                )
             return found
     return []
 
 
 def _tool_results(messages: list[dict]) -> dict[str, str]:
-    return {m.get("tool_call_id"): _text(m.get("content")) for m in messages
-            if m.get("role") == "tool"}
+    return {
+        m.get("tool_call_id"): _text(m.get("content")) for m in messages if m.get("role") == "tool"
+    }
 
 
 def _read_results(messages: list[dict], calls: list[dict]) -> dict[str, str]:
@@ -320,8 +389,9 @@ def _read_results(messages: list[dict], calls: list[dict]) -> dict[str, str]:
         output = results.get(call["id"])
         if output is None:
             continue
-        lines = [match.group(2) for line in output.splitlines()
-                 if (match := _READ_LINE.match(line))]
+        lines = [
+            match.group(2) for line in output.splitlines() if (match := _READ_LINE.match(line))
+        ]
         if lines:
             texts[call["path"]] = "\n".join(lines) + "\n"
     return texts

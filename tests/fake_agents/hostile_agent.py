@@ -124,8 +124,11 @@ def other_session_junk() -> None:
 
 
 def leave_temp_files() -> None:
-    for path in (SESSION / ".state.json.abcd1234.tmp", REPORT / ".report.md.zz9_zz9z.tmp",
-                 SESSION / "progress" / ".topic.md.q1w2e3r4.tmp"):
+    for path in (
+        SESSION / ".state.json.abcd1234.tmp",
+        REPORT / ".report.md.zz9_zz9z.tmp",
+        SESSION / "progress" / ".topic.md.q1w2e3r4.tmp",
+    ):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("left by a killed atomic write\n")
     (SESSION / "notes.abcd1234.tmp").write_text("not the atomic writer's pattern\n")
@@ -153,15 +156,26 @@ def acts(prompt: str) -> dict[str, object]:
         "leave_temp_files": leave_temp_files,
     }
     places = {
-        "session": SESSION, "report_dir": REPORT, "progress": SESSION / "progress",
-        "archive": SESSION / "archive", "logs": SESSION / "logs", "sources": SESSION / "sources",
-        "review": SESSION / "review", "state": SESSION / "state.json",
-        "state_copy": SESSION / "state.prev.json", "plan": SESSION / "research_plan.md",
-        "index": SESSION / "progress.md", "accepted": SESSION / "review.accepted.md",
-        "completed": SESSION / "completed.md", "events": SESSION / "events.jsonl",
-        "decisions": SESSION / "decisions.jsonl", "sources_json": SESSION / "sources.json",
-        "citations": SESSION / "citations.json", "report": REPORT / "report.md",
-        "notes": progress, "lock": SESSION / "research.lock.json",
+        "session": SESSION,
+        "report_dir": REPORT,
+        "progress": SESSION / "progress",
+        "archive": SESSION / "archive",
+        "logs": SESSION / "logs",
+        "sources": SESSION / "sources",
+        "review": SESSION / "review",
+        "state": SESSION / "state.json",
+        "state_copy": SESSION / "state.prev.json",
+        "plan": SESSION / "research_plan.md",
+        "index": SESSION / "progress.md",
+        "accepted": SESSION / "review.accepted.md",
+        "completed": SESSION / "completed.md",
+        "events": SESSION / "events.jsonl",
+        "decisions": SESSION / "decisions.jsonl",
+        "sources_json": SESSION / "sources.json",
+        "citations": SESSION / "citations.json",
+        "report": REPORT / "report.md",
+        "notes": progress,
+        "lock": SESSION / "research.lock.json",
         "next_log": SESSION / "logs" / "next.log",
     }
     for key, path in places.items():
@@ -187,9 +201,12 @@ def phase_work(phase: str, prompt: str) -> None:
         notes = next(path for path in named if "/progress/" in path)
         name = fake_opencode.first(r"^# Phase: RESEARCH — (.+)$", prompt, "topic")
         title, url = fake_opencode.SOURCE
-        fake_opencode.write(notes, f"# Progress: {name}\n\n## Findings\n- A fact about {name} "
-                            f"(Source: {url})\n\n## Sources\n- {title} — {url}\n\n"
-                            "## Knowledge Gaps\n- Gap: none\n")
+        fake_opencode.write(
+            notes,
+            f"# Progress: {name}\n\n## Findings\n- A fact about {name} "
+            f"(Source: {url})\n\n## Sources\n- {title} — {url}\n\n"
+            "## Knowledge Gaps\n- Gap: none\n",
+        )
     elif phase == "review":
         verdict = next(path for path in named if path.endswith(".accepted.md"))
         fake_opencode.write(verdict, fake_opencode.VERDICT)
