@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import random
 import re
 import statistics
@@ -29,6 +27,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+
+from machine import machine  # noqa: E402  (bench/ is the script's folder)
 
 from research.sources.claims import Support, check_claim, index_page  # noqa: E402
 
@@ -143,11 +143,7 @@ def main() -> int:
         }
 
     results = {
-        "machine": {
-            "cpus": os.cpu_count(),
-            "python": platform.python_version(),
-            "platform": platform.platform(),
-        },
+        "machine": machine(),
         "page": {
             "bytes": len(page_text.encode()),
             "sentences": len(page.sentences),

@@ -28,19 +28,18 @@ from __future__ import annotations
 import argparse
 import http.server
 import json
-import os
-import platform
 import resource
 import subprocess
 import sys
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # run from a checkout without installing
+
+from machine import machine, verdict  # noqa: E402  (bench/ is on sys.path as the script's folder)
 
 TARGETS = {"ratio": 0.2, "memory_mb": 100.0}
 PARAGRAPH = (
@@ -272,20 +271,6 @@ def bench_memory(big_mb: float, html_mb: float) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------ report
-
-
-def machine() -> dict[str, Any]:
-    return {
-        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        "cpus": os.cpu_count(),
-        "load_average": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None,
-    }
-
-
-def verdict(value: float, target: float) -> str:
-    return "ok" if value <= target else "MISSED"
 
 
 def render(results: dict[str, Any]) -> str:

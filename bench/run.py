@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import random
 import statistics
 import subprocess
@@ -24,13 +22,14 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 SCRIPT = REPO / "research.py"
 sys.path.insert(0, str(REPO))  # run from a checkout without installing
+
+from machine import machine, verdict  # noqa: E402  (bench/ is on sys.path as the script's folder)
 
 QUESTION = "How do heat pumps perform in cold climates?"
 TARGETS = {
@@ -372,31 +371,6 @@ def bench_memory(runs: int, breadth: int = 3, depth: int = 2) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------ report
-
-
-def machine() -> dict[str, Any]:
-    return {
-        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        "cpus": os.cpu_count(),
-        "processor": cpu_model() or platform.processor() or platform.machine(),
-        "load_average": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None,
-    }
-
-
-def cpu_model() -> str | None:
-    try:
-        lines = Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines()
-    except OSError:
-        return None
-    return next(
-        (line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")), None
-    )
-
-
-def verdict(value: float, target: float) -> str:
-    return "ok" if value <= target else "MISSED"
 
 
 def render(results: dict[str, Any]) -> str:
