@@ -226,6 +226,36 @@ async def test_citations_carry_the_source_checks_outcome(isolated: Path, tmp_pat
     assert citations and {c["id"]: c["verification"] for c in citations} == outcomes
 
 
+@pytest.mark.anyio
+async def test_a_run_that_fails_answers_502_and_stays_resumable(
+    isolated: Path, tmp_path: Path
+) -> None:
+    """The job's research process ends with exit 1 (here: its agent moved the session
+    directory away and linked it back, so the run stops at once). A waiting POST /run gets
+    502 run_failed, retryable, with the run's own line and how to resume it."""
+    record = tmp_path / "record"
+    record.mkdir()
+    hostile = Path(__file__).parent / "fake_agents" / "hostile_agent.py"
+    api = Api(isolated, tmp_path / "gate", agent_cmd=f"{sys.executable} {hostile}")
+    assert api.config.env is not None
+    api.config.env.update(
+        HOSTILE_ACT="move_session",
+        HOSTILE_PHASE="research",
+        HOSTILE_NAME="failing",
+        HOSTILE_RECORD=str(record),
+    )
+    async with api.client as client:
+        response = await client.post(
+            "/run", json={"task": TASK, "name": "failing", "breadth": 1, "depth": 1}
+        )
+        error = error_of(response, 502, "run_failed")
+        assert error["retryable"] is True
+        assert "symbolic link" in error["message"], error
+        assert "POST /runs/failing/resume" in error["message"], error
+        body = (await client.get("/runs/failing")).json()
+        assert body["exit_code"] == 1, body
+
+
 # --- stop, resume, the queue ----------------------------------------------------------------
 
 
