@@ -447,6 +447,40 @@ def test_a_name_resolving_to_any_private_address_is_refused(server: Server) -> N
     assert allowed[0].record.status == FetchStatus.OK
 
 
+PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy")
+
+
+def test_the_connection_goes_to_the_address_that_was_checked(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DNS rebinding: on the real network the fetch connects to the address its check
+    resolved, not to what the name resolves to later. The names here resolve nowhere but in
+    the test's resolver, so a page fetched at all was fetched from the checked address;
+    the server still sees the host's name, on the first hop and after a redirect."""
+    for name in PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.upper(), raising=False)
+    port = server.port
+    server.routes["/hop"] = lambda h: h.send(
+        302, headers={"Location": f"http://second.invalid:{port}/text"}
+    )
+    resolve = fixed_resolver(
+        {"first.invalid": "127.0.0.1", "second.invalid": "127.0.0.1"}, default=None
+    )
+    [page] = fetch_sources(
+        [f"http://first.invalid:{port}/hop"],
+        FetchPolicy(allow_private=True),
+        resolve=resolve,
+    )
+    assert page.record.status == FetchStatus.OK, page.record
+    assert page.record.final_url == f"http://second.invalid:{port}/text"
+    assert [(host, path) for host, path, _ in server.requests] == [
+        ("first.invalid", "/hop"),
+        ("second.invalid", "/text"),
+    ]
+    assert server.requests[0][2]["Host"] == f"first.invalid:{port}"
+
+
 @pytest.mark.parametrize(
     "url",
     [

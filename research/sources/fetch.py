@@ -9,9 +9,11 @@ raises. What they keep:
 - Before each hop the host is resolved through the `Resolver` and the hop is refused when
   ANY of its addresses is loopback, private, link-local, reserved, multicast, unspecified
   or otherwise not global (IP literals too), unless `allow_private`.
-  Known limit, DNS rebinding: httpx resolves the name again when it connects, so a name
-  whose answer changes between the check and the connect is not caught (the addresses are
-  not pinned).
+  On the real network the connection goes to the address that was checked (the request
+  names the IP; the Host header and TLS server name stay the host's), so a name whose
+  answer changes between the check and the connect (DNS rebinding) cannot reach another
+  address. Through a proxy from the environment the proxy connects, and it resolves the
+  name itself: there the addresses are checked but cannot be pinned.
 - The body is streamed and counted after decompression (gzip/deflate are decoded here,
   with a bounded output); past `max_bytes` the fetch stops at once (TOO_LARGE). A
   Content-Length over the cap is refused before reading. Types that are not text
@@ -33,6 +35,7 @@ import ipaddress
 import os
 import socket
 import time
+import urllib.request
 import zlib
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -250,6 +253,9 @@ class _Fetcher:
     ) -> None:
         self.policy = policy
         self.resolve = resolve
+        # Pin only where we make the connection: a custom transport (tests, mock mode)
+        # routes by host name, and a proxy connects (and resolves) on its own.
+        self.pin = transport is None and not urllib.request.getproxies()
         loop = asyncio.get_running_loop()
         # The deadline is a time.monotonic() instant; the loop keeps its own clock.
         self.deadline = None if deadline is None else loop.time() + (deadline - time.monotonic())
@@ -378,11 +384,14 @@ class _Fetcher:
         policy = self.policy
         for hop in range(policy.max_redirects + 1):
             state.current = str(target)
-            refused = await self._check_address(state, target, redirected=hop > 0)
-            if refused is not None:
-                return refused
+            checked = await self._check_address(state, target, redirected=hop > 0)
+            if isinstance(checked, FetchedPage):
+                return checked
+            url, headers, extensions = self._pinned(target, checked)
             try:
-                async with self.client.stream("GET", target) as response:
+                async with self.client.stream(
+                    "GET", url, headers=headers, extensions=extensions
+                ) as response:
                     state.http_status = response.status_code
                     state.content_type = response.headers.get("content-type")
                     if response.status_code in REDIRECTS:
@@ -410,10 +419,24 @@ class _Fetcher:
             FetchStatus.UNREACHABLE, f"too many redirects (more than {policy.max_redirects})"
         )
 
+    def _pinned(
+        self, target: httpx.URL, address: str
+    ) -> tuple[httpx.URL, dict[str, str], dict[str, Any]]:
+        """The request for `target` that connects to the checked `address`: the URL names
+        the IP, the Host header and the TLS server name (and certificate check) the host."""
+        if not self.pin or target.host == address:
+            return target, {}, {}
+        headers = {"Host": target.netloc.decode("ascii")}
+        extensions: dict[str, Any] = {}
+        if target.scheme == "https":
+            extensions["sni_hostname"] = target.raw_host.decode("ascii")
+        return target.copy_with(host=address), headers, extensions
+
     async def _check_address(
         self, state: _Attempt, url: httpx.URL, *, redirected: bool
-    ) -> FetchedPage | None:
-        """A refusal for a host that does not resolve or resolves to a forbidden address."""
+    ) -> FetchedPage | str:
+        """The address to connect to (the first the host resolves to), or the refusal for
+        a host that does not resolve or resolves to a forbidden address."""
         host = url.host
         try:
             addresses = [str(ipaddress.ip_address(host))]
@@ -435,7 +458,7 @@ class _Fetcher:
             if not addresses:
                 return state.page(FetchStatus.UNREACHABLE, f"{host} has no address")
         if self.policy.allow_private:
-            return None
+            return addresses[0]
         for address in addresses:
             kind = address_problem(address)
             if kind is None:
@@ -448,7 +471,7 @@ class _Fetcher:
             else:
                 reason = f"resolves to {kind} address {address}"
             return state.page(FetchStatus.SKIPPED, reason)
-        return None
+        return addresses[0]
 
     async def _answer(self, state: _Attempt, response: httpx.Response) -> FetchedPage:
         """The outcome of a final (non-redirect) answer."""
