@@ -295,6 +295,17 @@ class FinalCycle(BaseModel):
     """What the source check found, for the Methodology; None when it was off."""
 
 
+class SourceLedger(BaseModel):
+    """What the snapshot store holds, as this orchestrator stored it. The store's own index
+    lies in the session directory, where the agent can write; on resume a record of it is
+    used only when its digest is here (research/sources/store.py)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    digests: dict[str, str] = Field(default_factory=dict)
+    """URL (or file:<path>) → sha256 of its stored SourceRecord's JSON."""
+
+
 class RWRState(BaseModel):
     """Everything needed to resume a session exactly where its last saved phase left off."""
 
@@ -316,6 +327,9 @@ class RWRState(BaseModel):
     """Agent calls and tokens."""
     final: FinalCycle = Field(default_factory=FinalCycle)
     """The final cycle's outcome."""
+    sources: SourceLedger = Field(default_factory=SourceLedger)
+    """The snapshot store's records, as stored (a session from before this field has an
+    empty ledger: its stored sources are fetched again)."""
 
 
 # Schema 1 kept every field at the top level; this says where each one lives now.

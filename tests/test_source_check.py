@@ -96,14 +96,14 @@ def citing_agent(site: Site, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     return calls
 
 
-def run_agent(run_cli, *extra: str):
+def run_agent(run_cli, *extra: str, breadth: int = 1):
     return run_cli(
         "--agent-cmd",
         "fake-agent --model {model}",
         "--name",
         "demo",
         "--breadth",
-        "1",
+        str(breadth),
         "--depth",
         "1",
         "--verify-sources",
@@ -193,13 +193,15 @@ def test_no_verify_sources_fetches_nothing_and_says_so(run_cli, site, citing_age
 
 
 def test_a_resumed_session_does_not_fetch_again(run_cli, site, citing_agent, tmp_path):
-    first = run_agent(run_cli, "--allow-private-sources", "--max-iterations", "1")
+    first = run_agent(run_cli, "--allow-private-sources", "--max-iterations", "1", breadth=2)
     assert first.exit_code == 0, first.output
     assert site.hits == {"/heat": 1, "/grid": 1, "/gone": 1}
-    # Reopen the finished session with a higher limit: the notes are checked again, the
-    # pages are not fetched again.
+    # Reopen the session the limit ended: the second topic's notes cite the same pages;
+    # they are checked, not fetched again.
     again = run_cli("--resume", "--name", "demo", "--max-iterations", "20", "--verify-sources")
     assert again.exit_code == 0, again.output
+    checked = [e for e in read_jsonl(SESSION / "events.jsonl") if e["type"] == "source_check"]
+    assert len(checked) == 2 and checked[0]["topic"] != checked[1]["topic"]
     assert site.hits == {"/heat": 1, "/grid": 1, "/gone": 1}
 
 
@@ -275,3 +277,82 @@ def test_local_documents_are_listed_cited_and_checked(run_cli, tmp_path, monkeyp
     report = REPORT.read_text(encoding="utf-8")
     assert "1 supported, 0 weak, 1 unsupported, 1 unverifiable" in report
     assert "local document" in report
+
+
+def test_a_forged_store_index_is_not_trusted_on_resume(
+    run_cli, site, citing_agent, tmp_path, isolated
+):
+    """An agent could rewrite sources/index.json, with a snapshot to match, so that a dead
+    page passes the claim check in a later run. The state keeps what was stored: on
+    resume the forged record is dropped, and the page fetched again.
+
+    The first run is killed (-9, by the agent at the first review, after the notes' pages
+    were fetched); the resumed run finishes the session and checks every claim."""
+    import hashlib
+    import os
+    import subprocess
+    import sys
+
+    from conftest import REPO
+
+    from research.sources.store import snapshot_key
+
+    record = tmp_path / "record"
+    record.mkdir()
+    hostile = Path(__file__).parent / "fake_agents" / "hostile_agent.py"
+    env = dict(
+        os.environ,
+        RESEARCH_AGENT_CMD=f"{sys.executable} {hostile}",
+        HOSTILE_ACT="kill",
+        HOSTILE_PHASE="review",
+        HOSTILE_NAME="demo",
+        HOSTILE_RECORD=str(record),
+    )
+    argv = ["--name", "demo", "--breadth", "1", "--depth", "1", "--yes"]
+    argv += ["--verify-sources", "--allow-private-sources", "Heat pumps in winter"]
+    killed = subprocess.run(
+        [sys.executable, str(REPO / "research.py"), *argv],
+        cwd=isolated,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert killed.returncode == -9, killed.stderr
+    assert site.hits == {"/heat": 1, "/grid": 1, "/gone": 1}
+
+    store = SESSION / "sources"
+    index = read_json(store / "index.json")
+    gone = next(url for url in index["records"] if url.endswith("/gone"))
+    forged_text = "Installers expect a shortage of trained staff until 2030."
+    key = snapshot_key(gone)
+    (store / f"{key}.txt").write_text(forged_text, encoding="utf-8")
+    index["records"][gone].update(
+        status="ok",
+        reason="",
+        http_status=200,
+        snapshot=f"{key}.txt",
+        sha256=hashlib.sha256(forged_text.encode()).hexdigest(),
+        chars=len(forged_text),
+    )
+    (store / "index.json").write_text(json.dumps(index), encoding="utf-8")
+
+    again = run_cli(
+        "--resume",
+        "--name",
+        "demo",
+        "--verify-sources",
+        env={"RESEARCH_AGENT_CMD": env["RESEARCH_AGENT_CMD"]},
+    )
+    assert again.exit_code == 0, again.output
+    assert site.hits == {"/heat": 1, "/grid": 1, "/gone": 2}  # only the forged one again
+    pages = read_json(SESSION / "verification.json")["pages"]
+    assert pages[gone]["status"] == "not_found"
+    summary = read_json(SESSION / "verification.json")["summary"]
+    assert (summary["supported"], summary["unsupported"], summary["unverifiable"]) == (2, 1, 1)
+    warnings = [
+        e["message"] for e in read_jsonl(SESSION / "events.jsonl") if e["type"] == "warning"
+    ]
+    assert any(
+        "1 record(s) of index.json are not the ones this session saved" in w for w in warnings
+    )

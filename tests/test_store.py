@@ -16,7 +16,13 @@ from research.errors import ResearchError
 from research.sources.extract import Extracted
 from research.sources.fetch import FetchedPage
 from research.sources.records import FetchStatus, SourceRecord
-from research.sources.store import SnapshotIndex, SnapshotStore, StoreTampered, snapshot_key
+from research.sources.store import (
+    SnapshotIndex,
+    SnapshotStore,
+    StoreTampered,
+    record_digest,
+    snapshot_key,
+)
 
 URL = "https://example.org/heat-pumps"
 TEXT = "Cold-climate heat pumps kept a seasonal COP of 2.7.\n| -25 °C | 1.9 |"
@@ -222,3 +228,29 @@ def test_adds_from_many_threads_all_land(tmp_path: Path) -> None:
     again = SnapshotStore(tmp_path / "sources")
     assert len(again.records()) == 150
     assert again.text("https://example.org/3/7") == "text 3 7"
+
+
+def test_a_store_opened_with_the_ledger_loads_only_the_records_it_names(tmp_path: Path) -> None:
+    first = SnapshotStore(tmp_path / "sources")
+    kept = first.add(ok_page())
+    gone = first.add(failed_page())
+    ledger = {kept.url: record_digest(kept), gone.url: record_digest(gone)}
+    assert SnapshotStore(tmp_path / "sources", ledger).records() == {URL: kept, gone.url: gone}
+
+    # The index rewritten outside the orchestrator: the dead page now "ok", with a snapshot
+    # to match; and a record nobody stored.
+    index = json.loads((tmp_path / "sources" / "index.json").read_text())
+    forged = "Invented support for the claim."
+    index["records"][gone.url].update(
+        status="ok", sha256=hashlib.sha256(forged.encode()).hexdigest(), snapshot="x.txt"
+    )
+    index["records"]["https://planted.example/"] = dict(
+        index["records"][URL], url="https://planted.example/"
+    )
+    (tmp_path / "sources" / "index.json").write_text(json.dumps(index))
+    again = SnapshotStore(tmp_path / "sources", ledger)
+    assert again.records() == {URL: kept}
+    assert again.text(URL) == TEXT and not again.known(gone.url)
+    assert again.problem is not None and again.problem.startswith("2 record(s) of index.json")
+    # Without a ledger (a reader such as --status) the index is read as it is.
+    assert len(SnapshotStore(tmp_path / "sources").records()) == 3

@@ -76,7 +76,9 @@ class SourceChecker:
         if self._store is None:
             from research.sources.store import SnapshotStore
 
-            self._store = SnapshotStore(self.ctx.paths.sources_dir)
+            with self.ctx.mutex:
+                trusted = dict(self.ctx.state.sources.digests)
+            self._store = SnapshotStore(self.ctx.paths.sources_dir, trusted)
             if self._store.problem:
                 self.ctx.events.emit("warning", message=f"snapshot store: {self._store.problem}")
         return self._store
@@ -108,8 +110,10 @@ class SourceChecker:
                 refused += 1
                 continue
             with self.ctx.mutex:
-                self.store.add_local(location, extracted)
+                self._ledger(self.store.add_local(location, extracted))
             added += 1
+        if added:
+            self.ctx.save()
         self.ctx.events.emit(
             "local_sources",
             folders=len(folders),
@@ -222,6 +226,9 @@ class SourceChecker:
                     reason="more new sources than one topic may fetch",
                 )
             )
+        # The state's ledger says which stored records are the orchestrator's: saved now, so
+        # that a run killed during the next call does not fetch these pages again.
+        self.ctx.save()
         statuses: dict[str, int] = {}
         for page in pages:
             statuses[page.record.status.value] = statuses.get(page.record.status.value, 0) + 1
@@ -236,7 +243,13 @@ class SourceChecker:
         if page.record.reason.startswith(BUDGET_CUT):
             return  # not the page's fault: a later run with more time fetches it
         with self.ctx.mutex:
-            self.store.add(page)
+            self._ledger(self.store.add(page))
+
+    def _ledger(self, record: SourceRecord) -> None:
+        """Note in the state what was stored (called under the mutex; saved with the state)."""
+        from research.sources.store import record_digest
+
+        self.ctx.state.sources.digests[record.url] = record_digest(record)
 
     def _keep_record(self, record: SourceRecord) -> None:
         from research.sources.fetch import FetchedPage

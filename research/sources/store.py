@@ -12,6 +12,11 @@ opened), written only by temp file + rename (which replaces a link instead of fo
 it), nothing is read or written through a store directory that is a link, and a snapshot
 whose text no longer matches its recorded sha256 is not returned. Known limit: the
 directory is checked before each write, not held open, so a swap in between is not caught.
+
+index.json itself is only a cache: an agent could rewrite it, with a snapshot to match,
+to make an invented page pass the claim check in a later run. So a store opened with
+`trusted` (url → `record_digest`, which the orchestrator keeps in state.json) loads only
+the records whose digest is there; the others are fetched again.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import hashlib
 import os
 import stat
 import threading
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -61,6 +67,11 @@ def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def record_digest(record: SourceRecord) -> str:
+    """The sha256 of a record's JSON: what the session state keeps of each stored record."""
+    return _sha256(record.model_dump_json())
+
+
 class SnapshotStore:
     """The session's snapshot store: <dir>/index.json (url -> SourceRecord) plus one
     <key>.txt (extracted text) and <key>.json (metadata = the record) per kept page;
@@ -68,14 +79,33 @@ class SnapshotStore:
 
     Thread-safe within a process (one lock around every change); open one store per
     directory. `problem` says why index.json was ignored when it could not be used.
+    `trusted` None loads every record of the index; otherwise only those whose
+    `record_digest` it holds.
     """
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, trusted: Mapping[str, str] | None = None) -> None:
         self.directory = directory
         self.problem: str | None = None
-        """Why the saved index was treated as empty (corrupt, a link, ...), for the log."""
+        """Why the saved index was treated as empty (corrupt, a link, ...), or which of its
+        records were not trusted, for the log."""
         self._lock = threading.Lock()
         self._records: dict[str, SourceRecord] = self._load()
+        if trusted is not None:
+            self._records = self._trusted(trusted)
+
+    def _trusted(self, digests: Mapping[str, str]) -> dict[str, SourceRecord]:
+        kept = {
+            url: record
+            for url, record in self._records.items()
+            if digests.get(url) == record_digest(record)
+        }
+        dropped = len(self._records) - len(kept)
+        if dropped:
+            self.problem = (
+                f"{dropped} record(s) of {INDEX} are not the ones this session saved "
+                "(changed outside the orchestrator); they are not used and will be fetched again"
+            )
+        return kept
 
     # --- reading ------------------------------------------------------------------------
 
