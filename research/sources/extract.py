@@ -115,6 +115,8 @@ def extract(body: bytes, content_type: str, url: str = "") -> Extracted | None:
             found = _plain(body, charset_of(content_type))
         else:
             return None
+    except ImportError:
+        raise  # a broken install, not a page without text: the fetch records what is missing
     except Exception:  # a malformed document is "nothing readable", never a crash
         return None
     if found is None or not found.text.strip():
