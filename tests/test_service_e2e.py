@@ -235,6 +235,15 @@ def test_the_page_in_headless_chromium(server: Server, tmp_path: Path) -> None:
             heading = page.locator("#d-report h2").first.inner_text()
             assert heading.strip()
             assert page.locator("#d-report a.cite").count() > 0
+            assert "<!--" not in page.locator("#d-report").inner_text()  # comments hidden
+            # A report's comparison table (the synthesize prompt asks for one) is a table.
+            rendered = page.evaluate(
+                "markdown('Intro.\\n\\n| Site | COP |\\n|---|---:|\\n| Oslo [1] | 2.8 |\\n"
+                "| Riga | 2.5 [1] |\\n\\nAfter.', [{id: '[1]', title: 'Trial'}])"
+            )
+            assert "<th>Site</th>" in rendered and rendered.count("<tr>") == 3
+            assert '<td>Oslo [<a class="cite" href="#cite-1"' in rendered
+            assert rendered.endswith("<p>After.</p>")
             page.screenshot(path=str(tmp_path / "page.png"), full_page=True)
             assert errors == []
         finally:
