@@ -14,7 +14,9 @@ import hashlib
 import http.server
 import json
 import os
+import shutil
 import socket
+import ssl
 import subprocess
 import sys
 import threading
@@ -83,7 +85,7 @@ class Server:
         daemon_threads = True
         owner: Server
 
-    def __init__(self) -> None:
+    def __init__(self, tls: ssl.SSLContext | None = None) -> None:
         self.routes: dict[str, Route] = {}
         self.requests: list[tuple[str, str, dict[str, str]]] = []
         self.lock = threading.Lock()
@@ -94,6 +96,8 @@ class Server:
         self.stop = threading.Event()
         self.httpd = self.HTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.owner = self
+        if tls is not None:
+            self.httpd.socket = tls.wrap_socket(self.httpd.socket, server_side=True)
         self.port = self.httpd.server_address[1]
         self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.02,), daemon=True)
         self.thread.start()
@@ -479,6 +483,74 @@ def test_the_connection_goes_to_the_address_that_was_checked(
         ("second.invalid", "/text"),
     ]
     assert server.requests[0][2]["Host"] == f"first.invalid:{port}"
+
+
+EC_KEY = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"]
+
+
+def make_certificate(directory: Path, host: str) -> tuple[Path, Path, Path]:
+    """A CA and a server certificate for `host`, signed by it (openssl's command line):
+    (ca.pem, server.pem, server.key)."""
+    ca_key, ca, key, request, cert = (
+        directory / name for name in ("ca.key", "ca.pem", "server.key", "server.csr", "server.pem")
+    )
+    extensions = directory / "server.ext"
+    extensions.write_text(
+        f"subjectAltName=DNS:{host}\nextendedKeyUsage=serverAuth\n"
+        "keyUsage=critical,digitalSignature,keyEncipherment\n"
+        "basicConstraints=critical,CA:FALSE\nauthorityKeyIdentifier=keyid\n"
+    )
+    for argv in (
+        ["req", "-x509", *EC_KEY, "-nodes", "-keyout", ca_key, "-out", ca]
+        + ["-days", "2", "-subj", "/CN=research.py test CA"]
+        + ["-addext", "basicConstraints=critical,CA:TRUE"]
+        + ["-addext", "keyUsage=critical,keyCertSign,cRLSign"],
+        ["req", *EC_KEY, "-nodes", "-keyout", key, "-out", request] + ["-subj", f"/CN={host}"],
+        ["x509", "-req", "-in", request, "-CA", ca, "-CAkey", ca_key, "-CAcreateserial"]
+        + ["-out", cert, "-days", "2", "-extfile", extensions],
+    ):
+        subprocess.run(["openssl", *map(str, argv)], check=True, capture_output=True)
+    return ca, cert, key
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command")
+def test_a_pinned_https_fetch_still_checks_the_hosts_certificate(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pinned request names the IP, but TLS must still send the host's name (SNI) and
+    check the certificate against it: every real source is https."""
+    for name in PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.upper(), raising=False)
+    ca, cert, key = make_certificate(tmp_path, "pinned.invalid")
+    monkeypatch.setenv("SSL_CERT_FILE", str(ca))  # httpx trusts the test's CA
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    seen: list[str | None] = []
+    context.sni_callback = lambda sock, name, ctx: seen.append(name)  # type: ignore[assignment]
+    server = Server(tls=context)
+    server.routes["/text"] = lambda h: h.send(200, b"COP 2.7 at -15 C\n", "text/plain")
+    try:
+        resolve = fixed_resolver(
+            {"pinned.invalid": "127.0.0.1", "other.invalid": "127.0.0.1"}, default=None
+        )
+        policy = FetchPolicy(allow_private=True, retry_backoff=0.01)
+        good, wrong_name = fetch_sources(
+            [
+                f"https://pinned.invalid:{server.port}/text",
+                f"https://other.invalid:{server.port}/text",
+            ],
+            policy,
+            resolve=resolve,
+        )
+    finally:
+        server.close()
+    assert good.record.status == FetchStatus.OK, good.record
+    assert good.text is not None and "COP 2.7" in good.text
+    assert seen[0] == "pinned.invalid"
+    # A certificate for another name is refused, as it would be without the pin.
+    assert wrong_name.record.status == FetchStatus.UNREACHABLE
+    assert "certificate" in wrong_name.record.reason.lower(), wrong_name.record.reason
 
 
 @pytest.mark.parametrize(
