@@ -219,6 +219,30 @@ def test_mock_mode_checks_its_simulated_sources_offline(run_cli):
     assert len(list((SESSION / "sources").glob("*.txt"))) > summary["snapshotted"]
 
 
+def test_a_run_with_the_check_off_never_loads_the_fetcher(isolated):
+    """Start-up and memory: with --no-verify-sources (and no --sources) a whole run imports
+    neither httpx nor the extractors."""
+    import subprocess
+    import sys
+
+    from conftest import REPO
+
+    probe = (
+        "import atexit, runpy, sys\n"
+        "atexit.register(lambda: print('LOADED', sorted(m for m in ('httpx', 'trafilatura', "
+        "'pypdf', 'lxml') if m in sys.modules), file=sys.stderr))\n"
+        f"sys.argv = ['research.py', '--mock-mode', '--no-verify-sources', '--name', 'off', "
+        "'--breadth', '2', '--depth', '1', 'heat pumps']\n"
+        f"runpy.run_path({str(REPO / 'research.py')!r}, run_name='__main__')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=isolated, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert "LOADED []" in done.stderr, done.stderr
+    assert (isolated / "reports" / "off" / "report.md").is_file()
+
+
 def test_local_documents_are_listed_cited_and_checked(run_cli, tmp_path, monkeypatch):
     docs = tmp_path / "docs"
     (docs / "sub").mkdir(parents=True)

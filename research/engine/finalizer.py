@@ -152,7 +152,7 @@ class Finalizer:
 
     def write_registry(self, registry: SourceRegistry) -> SourceRegistry:
         """sources.json with each entry's fetch outcome."""
-        with_outcomes = registry_records(registry, self.sources.store.records)
+        with_outcomes = registry_records(registry, self.sources.stored_records)
         atomic_write_text(
             self.ctx.paths.sources_file, with_outcomes.model_dump_json(indent=2) + "\n"
         )

@@ -8,6 +8,7 @@ FINAL REVIEW and REVISE the report's cited sentences are. Everything found goes 
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -83,6 +84,14 @@ class SourceChecker:
                 self.ctx.events.emit("warning", message=f"snapshot store: {self._store.problem}")
         return self._store
 
+    def stored_records(self) -> dict[str, SourceRecord]:
+        """Everything the store holds; {} without opening it (and so without loading the
+        fetcher) when checking is off and the session never stored anything."""
+        if not self.enabled and self._store is None:
+            if not os.path.lexists(self.ctx.paths.sources_dir):
+                return {}
+        return self.store.records()
+
     def start(self) -> None:
         """At the start of a run: read the local documents; say in verification.json when
         checking is off."""
@@ -123,7 +132,7 @@ class SourceChecker:
         )
 
     def local_records(self) -> dict[str, SourceRecord]:
-        return {url: r for url, r in self.store.records().items() if url.startswith("file:")}
+        return {url: r for url, r in self.stored_records().items() if url.startswith("file:")}
 
     def local_sources_text(self, topic: Topic) -> str:
         """RESEARCH's `local_sources`: the user's documents most relevant to the topic."""
