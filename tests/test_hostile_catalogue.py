@@ -233,6 +233,10 @@ CASES: list[Case] = [
         "review",
         shape=PARALLEL,
         repaired=".research/x/progress",
+        # Once the sibling topic's agent is done: while it runs, it would write its own
+        # notes through the link (an agent's write, which the orchestrator cannot stop;
+        # README, "What happens if…").
+        env={"HOSTILE_ALONE": "1"},
     ),
     # Files or FIFOs in place of those directories.
     Case(

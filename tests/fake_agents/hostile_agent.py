@@ -18,6 +18,7 @@ import re
 import shutil
 import signal
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -219,8 +220,42 @@ def call_number(phase: str) -> int:
     return number
 
 
+def wait_until_alone(running: Path, timeout: float = 20.0) -> None:
+    """HOSTILE_ALONE: act only once no other agent of the run is in its call. In parallel
+    mode a link this agent plants would otherwise also redirect a sibling agent's own
+    writes, which no orchestrator can stop; the catalogue checks the orchestrator."""
+    end = time.monotonic() + timeout
+    while any(
+        alive(int(entry.name)) for entry in running.iterdir() if entry.name != str(os.getpid())
+    ):
+        if time.monotonic() > end:
+            raise SystemExit("hostile agent: other agents kept running")
+        time.sleep(0.01)
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
 def main() -> None:
-    prompt = sys.stdin.read()
+    running = RECORD / "running"  # one marker per agent in its call (HOSTILE_ALONE)
+    if not RECORD.is_dir():
+        act_on(sys.stdin.read(), running)
+        return
+    running.mkdir(exist_ok=True)
+    marker = running / str(os.getpid())
+    marker.touch()
+    try:
+        act_on(sys.stdin.read(), running)
+    finally:
+        marker.unlink(missing_ok=True)
+
+
+def act_on(prompt: str, running: Path) -> None:
     phase = fake_opencode.phase_of(prompt)
     os.environ["PWD"] = str(WORK)
     phase_work(phase, prompt)
@@ -230,6 +265,8 @@ def main() -> None:
         return
     if call_number(phase) != int(os.environ.get("HOSTILE_CALL", "1")):
         return
+    if os.environ.get("HOSTILE_ALONE"):
+        wait_until_alone(running)
     for name in act.split("+"):  # several acts: "fifo:state+kill"
         run = acts(prompt)[name]
         assert callable(run)
