@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import re
+import secrets
 import stat
-import tempfile
 import threading
 from pathlib import Path
 
@@ -23,6 +24,8 @@ UMASK = _umask()
 TEMP_NAME = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp$")
 """The name of atomic_write_bytes' temporary file: `.{name}.{8 random characters}.tmp`
 (tempfile.mkstemp's alphabet). One a kill left behind matches this and nothing else."""
+
+_TEMP_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789_"
 
 NOT_REGULAR = b"\0not a regular file\0"
 """What `read_regular` returns for a link, FIFO, directory or device: never equal to any
@@ -95,47 +98,97 @@ def take_unlinked(*roots: Path) -> list[tuple[Path, str]]:
     return found
 
 
-def _check_parents(path: Path) -> None:
-    """No directory between a guarded root and `path` may be a link (see guard_tree)."""
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+def _below_guarded_root(parent: str) -> tuple[str, list[str]] | None:
+    """The guarded root above the directory `parent`, and the names from it down to
+    `parent`; None when `parent` is not below a guarded root (strings: this is hot)."""
     if not _GUARDED_NAMES:
-        return
-    parent = os.path.dirname(os.fspath(path))
-    chain = [parent]  # parent, its parent, ... up to a guarded root (strings: this is hot)
-    while chain[-1] not in _GUARDED_NAMES:
-        up = os.path.dirname(chain[-1])
-        if up == chain[-1]:
-            return  # not below a guarded root
-        chain.append(up)
-    for current in reversed(chain):
-        is_root = current is chain[-1]
+        return None
+    names: list[str] = []
+    current = parent
+    while current not in _GUARDED_NAMES:
+        up, name = os.path.split(current)
+        if up == current:
+            return None
+        names.append(name)
+        current = up
+    names.reverse()
+    return current, names
+
+
+def _open_parent(path: Path) -> int | None:
+    """A descriptor of the directory `path` is in, or None when it is not below a
+    `guard_tree` root. It is reached from the root one real directory at a time, each
+    opened relative to the last and never through a link, so a directory an agent swaps
+    for a link at any instant (also between this walk and the write) cannot redirect the
+    write. A link, FIFO or other special file in place of a directory is unlinked and the
+    directory made (see take_unlinked); a missing one is made; a regular file in the way
+    fails the write (NotADirectoryError); the root itself being a link, or gone, fails it
+    too (OSError): it is not made again behind the run's back."""
+    found = _below_guarded_root(os.path.dirname(os.fspath(path)))
+    if found is None:
+        return None
+    root, names = found
+    try:
+        fd = os.open(root, _DIR_FLAGS)
+    except FileNotFoundError:
+        raise OSError(
+            errno.ENOENT, f"{root} is gone; nothing is written into a new one", str(path)
+        ) from None
+    except OSError as exc:
+        if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
+            raise
+        raise OSError(
+            errno.ELOOP,
+            f"{root} is not the directory it was; nothing is written through it",
+            str(path),
+        ) from None
+    where = root
+    try:
+        for name in names:
+            where = os.path.join(where, name)
+            child = _enter(fd, name, where)
+            os.close(fd)
+            fd = child
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _enter(dir_fd: int, name: str, where: str) -> int:
+    """Open the real directory `name` in `dir_fd`, repairing what is in its place."""
+    for _ in range(5):
         try:
-            mode = os.lstat(current).st_mode
-        except (FileNotFoundError, NotADirectoryError):
-            if is_root:
-                raise OSError(
-                    errno.ENOENT, f"{current} is gone; nothing is written into a new one", str(path)
-                ) from None
-            return  # made as a real directory by the write
-        if stat.S_ISDIR(mode):
+            return os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
+        except FileNotFoundError:
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(name, dir_fd=dir_fd)
+            continue
+        except OSError as exc:
+            if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
+                raise
+        try:
+            mode = os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode
+        except FileNotFoundError:
             continue
         if stat.S_ISREG(mode):
-            return  # a file in the way: the write fails on it, as it would anyway
-        if is_root:
-            raise OSError(
-                errno.ELOOP,
-                f"{current} is not the directory it was; nothing is written through it",
-                str(path),
-            )
+            raise NotADirectoryError(errno.ENOTDIR, "a file where a directory belongs", where)
         what = "a FIFO" if stat.S_ISFIFO(mode) else "not a directory"
         if stat.S_ISLNK(mode):
             try:
-                what = f"a symbolic link to {os.readlink(current)}"
+                what = f"a symbolic link to {os.readlink(name, dir_fd=dir_fd)}"
             except OSError:
                 what = "a symbolic link"
-        os.unlink(current)
-        os.mkdir(current)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(name, dir_fd=dir_fd)
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(name, dir_fd=dir_fd)
         with _GUARD_LOCK:
-            _UNLINKED.append((Path(current), what))
+            _UNLINKED.append((Path(where), what))
+    raise OSError(errno.ELOOP, "keeps being replaced by something that is not a directory", where)
 
 
 def atomic_write_text(path: Path, text: str, *, durable: bool = True) -> None:
@@ -159,16 +212,36 @@ def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None
     A rename is atomic against a kill at any instant; `durable` also fsyncs the data
     first, so that the file survives a power loss too. The file keeps its permissions, or
     gets the usual ones (0666 less the umask) when new, not the owner-only mode of a
-    temporary file. Below a `guard_tree` root nothing is written through a link.
+    temporary file. Below a `guard_tree` root nothing is written through a link: the
+    temporary file is made and renamed in a descriptor of the real directory.
     """
-    _check_parents(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    dir_fd = _open_parent(path)
+    if dir_fd is None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
-        info = os.lstat(path)  # a link's target is not ours: neither its mode nor its content
+        _write_in(dir_fd, path.name, data, durable)
+    finally:
+        os.close(dir_fd)
+
+
+def _write_in(dir_fd: int, name: str, data: bytes, durable: bool) -> None:
+    try:
+        info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        # A link's target is not ours: neither its mode nor its content.
         mode = info.st_mode & 0o7777 if stat.S_ISREG(info.st_mode) else 0o666 & ~UMASK
     except FileNotFoundError:
         mode = 0o666 & ~UMASK
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    for _ in range(100):
+        tmp = f".{name}.{''.join(secrets.choice(_TEMP_CHARS) for _ in range(8))}.tmp"
+        try:
+            fd = os.open(tmp, flags, 0o600, dir_fd=dir_fd)
+            break
+        except FileExistsError:
+            continue
+    else:
+        raise FileExistsError(errno.EEXIST, "no free temporary file name", name)
     try:
         with os.fdopen(fd, "wb") as handle:
             os.fchmod(handle.fileno(), mode)
@@ -176,9 +249,10 @@ def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None
             handle.flush()
             if durable:
                 os.fsync(handle.fileno())
-        os.replace(tmp, path)
+        os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp, dir_fd=dir_fd)
         raise
 
 
@@ -186,20 +260,33 @@ def open_for_append(path: Path) -> int:
     """A descriptor appending to the regular file `path`, made if missing. A symbolic link,
     FIFO, socket or device an agent left in its place is removed (unlinking never follows)
     and a new file made: nothing is ever written through a link or into a FIFO."""
-    _check_parents(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    for _ in range(3):
-        try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | _NO_FOLLOW, 0o666)
-        except OSError:
-            if not os.path.islink(path):
-                raise  # a directory (EISDIR), no permission, a full disk
-            path.unlink(missing_ok=True)  # O_NOFOLLOW refused a link (ELOOP)
-            continue
-        if stat.S_ISREG(os.fstat(fd).st_mode):
-            return fd
-        os.close(fd)
-        path.unlink(missing_ok=True)
+    dir_fd = _open_parent(path)
+    if dir_fd is None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    name = path.name
+    flags = os.O_RDWR | os.O_CREAT | os.O_APPEND | _NO_FOLLOW | os.O_CLOEXEC
+    try:
+        for _ in range(3):
+            try:
+                fd = os.open(name, flags, 0o666, dir_fd=dir_fd)
+            except OSError:
+                try:
+                    mode = os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode
+                except FileNotFoundError:
+                    continue
+                if not stat.S_ISLNK(mode):
+                    raise  # a directory (EISDIR), no permission, a full disk
+                with contextlib.suppress(FileNotFoundError):  # O_NOFOLLOW refused a link
+                    os.unlink(name, dir_fd=dir_fd)
+                continue
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                return fd
+            os.close(fd)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(name, dir_fd=dir_fd)
+    finally:
+        os.close(dir_fd)
     raise OSError(f"{path} keeps being replaced by something that is not a regular file")
 
 

@@ -24,8 +24,9 @@ when a run starts) `WorkspaceGuard.check` makes the two directories safe again:
 
 Each repair is a `workspace_repair` event plus one warning line. Known limit: the checks
 run between calls, so in parallel mode another topic's agent may swap something while the
-orchestrator writes; every write still replaces by rename and every read refuses links and
-FIFOs, so such a race can fail a write but never write through a link.
+orchestrator writes; every write is made in a descriptor of the real directory, reached
+from the session directory without following a link (fsutil), and every read refuses
+links and FIFOs, so such a race can fail a write but never write through a link.
 """
 
 from __future__ import annotations

@@ -47,3 +47,60 @@ def test_atomic_write_keeps_permissions(isolated: Path) -> None:
     atomic_write_text(path, "new")
     assert path.read_text() == "new" and (path.stat().st_mode & 0o777) == 0o640
     assert [p.name for p in isolated.iterdir()] == ["report.md"]  # no temporary file left
+
+
+SWAPPER = """
+import os, sys, time
+root, victim, stop = sys.argv[1:4]
+notes = os.path.join(root, "progress")
+n = 0
+while not os.path.exists(stop):
+    n += 1
+    aside = os.path.join(root, f"moved{n}")
+    try:
+        os.rename(notes, aside)
+    except OSError:
+        continue
+    try:
+        os.symlink(victim, notes, target_is_directory=True)
+        os.unlink(notes)
+        os.rename(aside, notes)
+    except OSError:
+        pass
+"""
+
+
+def test_a_directory_swapped_for_a_link_at_any_instant_never_takes_a_write(
+    tmp_path: Path,
+) -> None:
+    """An agent running beside the orchestrator (parallel mode) swaps a session directory
+    for a link to the user's files, back and forth, while the orchestrator writes into it:
+    no write, and no temporary file, ever lands in the user's folder."""
+    import subprocess
+    import sys
+    import time
+
+    from research.fsutil import append_line, guard_tree
+
+    root = tmp_path / "session"
+    notes = root / "progress"
+    notes.mkdir(parents=True)
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    stop = tmp_path / "stop"
+    guard_tree(root)
+    swapper = subprocess.Popen([sys.executable, "-c", SWAPPER, str(root), str(victim), str(stop)])
+    try:
+        end = time.monotonic() + 2.0
+        n = 0
+        while time.monotonic() < end:
+            n += 1
+            try:
+                atomic_write_text(notes / "topic.md", f"notes {n}\n", durable=False)
+                append_line(notes / "index.md", f"line {n}")
+            except OSError:
+                pass  # a write may fail in the race; it must never go through the link
+    finally:
+        stop.touch()
+        swapper.wait(timeout=10)
+    assert list(victim.iterdir()) == []

@@ -6,6 +6,7 @@ loses at most the phase in flight. It drives any `Agent`; it never knows which o
 
 from __future__ import annotations
 
+import os
 import random
 from collections.abc import Callable
 
@@ -22,6 +23,7 @@ from research.engine.sourcecheck import SourceChecker, Web
 from research.engine.topics import TopicPhases
 from research.errors import PhaseFailed, RunFailed
 from research.events import EventLog
+from research.fsutil import NOT_REGULAR, atomic_write_bytes, read_regular
 from research.lock import SessionLock
 from research.paths import SessionPaths
 from research.plan import parse_plan, reconcile
@@ -160,9 +162,9 @@ class ResearchLoop:
         for topic in state.plan.topics:
             copy = archive.latest_archived(ctx.paths.archive_dir, f"{topic.slug}.progress.md")
             target = ctx.paths.progress_file(topic.slug)
-            if copy is not None and not target.exists():
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(copy.read_bytes())
+            data = None if copy is None else read_regular(copy)
+            if data is not None and data != NOT_REGULAR and not os.path.lexists(target):
+                atomic_write_bytes(target, data)
         state.progress.is_complete = False
         state.progress.stop_reason = None
         state.progress.stop_detail = ""
