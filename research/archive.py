@@ -34,6 +34,7 @@ from research.fsutil import (
     atomic_write_text,
     is_real_dir,
     read_regular,
+    remove_if_holds,
 )
 from research.paths import SessionPaths
 
@@ -175,10 +176,7 @@ def remove_if_unchanged(path: Path, data: bytes) -> bool:
     """Delete `path` only if it is (still) a regular file holding exactly `data`, the bytes
     just archived: a file changed since stays for the next archive run, and nothing that
     is not a regular file (a link, a directory) is ever deleted here."""
-    if _read(path) != data:
-        return False
-    path.unlink(missing_ok=True)
-    return True
+    return remove_if_holds(path, data)
 
 
 def reorganize_archive(archive_dir: Path) -> int:

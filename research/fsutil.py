@@ -9,6 +9,7 @@ import re
 import secrets
 import stat
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 
@@ -191,6 +192,55 @@ def _enter(dir_fd: int, name: str, where: str) -> int:
     raise OSError(errno.ELOOP, "keeps being replaced by something that is not a directory", where)
 
 
+@contextlib.contextmanager
+def real_parent(path: Path) -> Iterator[int]:
+    """A descriptor of the directory `path` is in: below a `guard_tree` root the real one,
+    reached without following a link (see _open_parent); elsewhere the directory as named.
+    Names opened, made, renamed or unlinked in it cannot be redirected by a link swapped in
+    above them."""
+    fd = _open_parent(path)
+    if fd is None:
+        fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def unlink_entry(path: Path) -> None:
+    """Remove the entry `path` itself (a link is unlinked, never followed) from its real
+    directory; nothing there is fine."""
+    with real_parent(path) as fd, contextlib.suppress(FileNotFoundError):
+        os.unlink(path.name, dir_fd=fd)
+
+
+def rename_entry(source: Path, target: Path) -> None:
+    """Rename `source` to `target`, both in their real directories (see real_parent)."""
+    with real_parent(source) as source_fd, real_parent(target) as target_fd:
+        os.rename(source.name, target.name, src_dir_fd=source_fd, dst_dir_fd=target_fd)
+
+
+def remove_if_holds(path: Path, data: bytes) -> bool:
+    """Delete `path` only if it is (still) a regular file holding exactly `data`; never a
+    link, FIFO or directory, and never through a link in the way. Returns whether it did."""
+    with real_parent(path) as dir_fd:
+        try:
+            fd = os.open(path.name, os.O_RDONLY | _NO_FOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
+        except OSError:
+            return False
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return False
+            with os.fdopen(fd, "rb", closefd=False) as handle:
+                if handle.read() != data:
+                    return False
+        finally:
+            os.close(fd)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path.name, dir_fd=dir_fd)
+        return True
+
+
 def atomic_write_text(path: Path, text: str, *, durable: bool = True) -> None:
     """Write `text` (UTF-8) to `path` atomically; see atomic_write_bytes."""
     atomic_write_bytes(path, text.encode("utf-8"), durable=durable)
@@ -215,14 +265,15 @@ def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None
     temporary file. Below a `guard_tree` root nothing is written through a link: the
     temporary file is made and renamed in a descriptor of the real directory.
     """
-    dir_fd = _open_parent(path)
-    if dir_fd is None:
+    if _outside_guarded_roots(path):
         path.parent.mkdir(parents=True, exist_ok=True)
-        dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
+    with real_parent(path) as dir_fd:
         _write_in(dir_fd, path.name, data, durable)
-    finally:
-        os.close(dir_fd)
+
+
+def _outside_guarded_roots(path: Path) -> bool:
+    """Whether `path` is outside every guarded root (whose walk makes missing directories)."""
+    return _below_guarded_root(os.path.dirname(os.fspath(path))) is None
 
 
 def _write_in(dir_fd: int, name: str, data: bytes, durable: bool) -> None:
@@ -260,13 +311,11 @@ def open_for_append(path: Path) -> int:
     """A descriptor appending to the regular file `path`, made if missing. A symbolic link,
     FIFO, socket or device an agent left in its place is removed (unlinking never follows)
     and a new file made: nothing is ever written through a link or into a FIFO."""
-    dir_fd = _open_parent(path)
-    if dir_fd is None:
+    if _outside_guarded_roots(path):
         path.parent.mkdir(parents=True, exist_ok=True)
-        dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     name = path.name
     flags = os.O_RDWR | os.O_CREAT | os.O_APPEND | _NO_FOLLOW | os.O_CLOEXEC
-    try:
+    with real_parent(path) as dir_fd:
         for _ in range(3):
             try:
                 fd = os.open(name, flags, 0o666, dir_fd=dir_fd)
@@ -285,8 +334,6 @@ def open_for_append(path: Path) -> int:
             os.close(fd)
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(name, dir_fd=dir_fd)
-    finally:
-        os.close(dir_fd)
     raise OSError(f"{path} keeps being replaced by something that is not a regular file")
 
 

@@ -48,7 +48,9 @@ from research.fsutil import (
     atomic_write_bytes,
     guard_tree,
     read_regular,
+    rename_entry,
     take_unlinked,
+    unlink_entry,
 )
 from research.paths import SessionPaths
 
@@ -120,7 +122,7 @@ def remove_temp_files(paths: SessionPaths) -> list[str]:
     for entry in _walk((paths.session_dir, paths.report_dir)):
         if entry.is_file(follow_symlinks=False) and TEMP_NAME.fullmatch(entry.name):
             try:
-                os.unlink(entry.path)
+                unlink_entry(Path(entry.path))
             except OSError:
                 continue
             removed.append(paths.relative(Path(entry.path)))
@@ -412,12 +414,12 @@ def take_away(paths: SessionPaths, path: Path, info: os.stat_result | None = Non
     if info is None:
         return "gone"
     if not (stat.S_ISDIR(info.st_mode) or stat.S_ISREG(info.st_mode)):
-        path.unlink(missing_ok=True)
+        unlink_entry(path)
         return "removed"
     archive_dir = paths.archive_dir
     if path in (archive_dir, archive_dir / MOVED_ASIDE):  # cannot go into itself
         target = _free(path.with_name(path.name + ".moved-aside"))
-        os.rename(path, target)
+        rename_entry(path, target)
     else:
         target = move_aside(paths, path)
     return f"moved aside to {paths.relative(target)}"
@@ -440,7 +442,7 @@ def move_aside(paths: SessionPaths, path: Path) -> Path:
         else (path.relative_to(paths.root))
     )
     target = _free(aside / f"{stamp}.{where.as_posix().replace('/', '__')}")
-    os.rename(path, target)
+    rename_entry(path, target)
     return target
 
 

@@ -75,18 +75,27 @@ def test_a_directory_swapped_for_a_link_at_any_instant_never_takes_a_write(
 ) -> None:
     """An agent running beside the orchestrator (parallel mode) swaps a session directory
     for a link to the user's files, back and forth, while the orchestrator writes into it:
-    no write, and no temporary file, ever lands in the user's folder."""
+    no write, temporary file, deletion or rename ever reaches the user's folder."""
     import subprocess
     import sys
     import time
 
-    from research.fsutil import append_line, guard_tree
+    from research.fsutil import (
+        append_line,
+        guard_tree,
+        remove_if_holds,
+        rename_entry,
+        unlink_entry,
+    )
 
     root = tmp_path / "session"
     notes = root / "progress"
     notes.mkdir(parents=True)
     victim = tmp_path / "victim"
     victim.mkdir()
+    users = {"gone.md": b"the user's notes\n", "topic.md": b"notes 1\n", "old.md": b"old\n"}
+    for name, data in users.items():
+        (victim / name).write_bytes(data)
     stop = tmp_path / "stop"
     guard_tree(root)
     swapper = subprocess.Popen([sys.executable, "-c", SWAPPER, str(root), str(victim), str(stop)])
@@ -98,9 +107,12 @@ def test_a_directory_swapped_for_a_link_at_any_instant_never_takes_a_write(
             try:
                 atomic_write_text(notes / "topic.md", f"notes {n}\n", durable=False)
                 append_line(notes / "index.md", f"line {n}")
+                unlink_entry(notes / "gone.md")  # what an agent left there
+                remove_if_holds(notes / "topic.md", b"notes 1\n")  # archived notes
+                rename_entry(notes / "old.md", root / f"aside-{n}.md")  # moved aside
             except OSError:
-                pass  # a write may fail in the race; it must never go through the link
+                pass  # an operation may fail in the race; none may go through the link
     finally:
         stop.touch()
         swapper.wait(timeout=10)
-    assert list(victim.iterdir()) == []
+    assert {p.name: p.read_bytes() for p in victim.iterdir()} == users

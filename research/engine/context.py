@@ -23,6 +23,7 @@ from research.fsutil import (
     atomic_write_bytes,
     atomic_write_text,
     is_real_dir,
+    unlink_entry,
     write_if_changed,
 )
 from research.guard import Kept, WorkspaceGuard
@@ -44,7 +45,7 @@ def put_back(
         if move_aside is not None:
             move_aside(path)
     elif os.path.lexists(path):
-        path.unlink(missing_ok=True)
+        unlink_entry(path)
     if data is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_bytes(path, data)
