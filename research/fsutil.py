@@ -39,14 +39,28 @@ def read_regular(path: Path) -> bytes | None:
     """A regular file's bytes, None when nothing is there, NOT_REGULAR for anything else.
 
     Never follows a symbolic link and never blocks on a FIFO an agent left in its place
-    (the open is non-blocking and the opened descriptor is checked to be a regular file).
+    (the open is non-blocking and the opened descriptor is checked to be a regular file);
+    below a `guard_tree` root not even a link in place of a directory on the way.
     """
     try:
-        fd = os.open(path, os.O_RDONLY | _NO_FOLLOW)
+        dir_fd = _open_parent(path, repair=False)
+    except FileNotFoundError:
+        return None
+    except OSError:  # a link or FIFO where a directory belongs: nothing is read through it
+        return NOT_REGULAR
+    try:
+        fd = os.open(
+            path.name if dir_fd is not None else path,
+            os.O_RDONLY | _NO_FOLLOW | os.O_CLOEXEC,
+            dir_fd=dir_fd,
+        )
     except FileNotFoundError:
         return None
     except OSError:  # a link (ELOOP), no permission, a dangling parent
         return NOT_REGULAR if os.path.lexists(path) else None
+    finally:
+        if dir_fd is not None:
+            os.close(dir_fd)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return NOT_REGULAR
@@ -119,7 +133,7 @@ def _below_guarded_root(parent: str) -> tuple[str, list[str]] | None:
     return current, names
 
 
-def _open_parent(path: Path) -> int | None:
+def _open_parent(path: Path, *, repair: bool = True) -> int | None:
     """A descriptor of the directory `path` is in, or None when it is not below a
     `guard_tree` root. It is reached from the root one real directory at a time, each
     opened relative to the last and never through a link, so a directory an agent swaps
@@ -127,7 +141,9 @@ def _open_parent(path: Path) -> int | None:
     write. A link, FIFO or other special file in place of a directory is unlinked and the
     directory made (see take_unlinked); a missing one is made; a regular file in the way
     fails the write (NotADirectoryError); the root itself being a link, or gone, fails it
-    too (OSError): it is not made again behind the run's back."""
+    too (OSError): it is not made again behind the run's back. Without `repair` (to read)
+    nothing is changed: a missing directory raises FileNotFoundError, anything else in
+    its place NotADirectoryError."""
     found = _below_guarded_root(os.path.dirname(os.fspath(path)))
     if found is None:
         return None
@@ -135,6 +151,8 @@ def _open_parent(path: Path) -> int | None:
     try:
         fd = os.open(root, _DIR_FLAGS)
     except FileNotFoundError:
+        if not repair:
+            raise
         raise OSError(
             errno.ENOENT, f"{root} is gone; nothing is written into a new one", str(path)
         ) from None
@@ -150,7 +168,7 @@ def _open_parent(path: Path) -> int | None:
     try:
         for name in names:
             where = os.path.join(where, name)
-            child = _enter(fd, name, where)
+            child = _enter(fd, name, where) if repair else os.open(name, _DIR_FLAGS, dir_fd=fd)
             os.close(fd)
             fd = child
     except BaseException:

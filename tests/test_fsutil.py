@@ -116,3 +116,24 @@ def test_a_directory_swapped_for_a_link_at_any_instant_never_takes_a_write(
         stop.touch()
         swapper.wait(timeout=10)
     assert {p.name: p.read_bytes() for p in victim.iterdir()} == users
+
+
+def test_nothing_is_read_through_a_link_in_place_of_a_directory(tmp_path: Path) -> None:
+    """Below a guarded root a read never goes through a link on the way: an agent that
+    links progress/ to the user's files cannot have them read as notes."""
+    from research.fsutil import NOT_REGULAR, guard_tree, read_regular
+
+    root = tmp_path / "session"
+    root.mkdir()
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "topic.md").write_text("the user's private notes\n")
+    guard_tree(root)
+    (root / "progress").symlink_to(victim, target_is_directory=True)
+    assert read_regular(root / "progress" / "topic.md") == NOT_REGULAR
+    assert read_regular(root / "missing" / "topic.md") is None
+    (root / "progress").unlink()
+    (root / "progress").mkdir()
+    (root / "progress" / "topic.md").write_text("notes\n")
+    assert read_regular(root / "progress" / "topic.md") == b"notes\n"
+    assert (root / "progress").is_dir() and not (root / "missing").exists()  # no repairs
