@@ -143,7 +143,7 @@ def _open_parent(path: Path, *, repair: bool = True) -> int | None:
     fails the write (NotADirectoryError); the root itself being a link, or gone, fails it
     too (OSError): it is not made again behind the run's back. Without `repair` (to read)
     nothing is changed: a missing directory raises FileNotFoundError, anything else in
-    its place NotADirectoryError."""
+    its place another OSError (ELOOP for a link, ENOTDIR otherwise)."""
     found = _below_guarded_root(os.path.dirname(os.fspath(path)))
     if found is None:
         return None
