@@ -10,8 +10,9 @@ The session directory is hostile ground: the agent can replace any file or direc
 it. So files are read only through `read_regular`/`read_text` (no links followed, no FIFO
 opened), written only by temp file + rename (which replaces a link instead of following
 it), nothing is read or written through a store directory that is a link, and a snapshot
-whose text no longer matches its recorded sha256 is not returned. Known limit: the
-directory is checked before each write, not held open, so a swap in between is not caught.
+whose text no longer matches its recorded sha256 is not returned. (Below the session
+directory every write and read goes through the real directory's descriptor, so a swap
+between the check and the write cannot redirect it either: research/fsutil.py.)
 
 index.json itself is only a cache: an agent could rewrite it, with a snapshot to match,
 to make an invented page pass the claim check in a later run. So a store opened with
