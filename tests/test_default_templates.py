@@ -1,8 +1,8 @@
 """Checks on the default prompt templates shipped in ``templates/``.
 
-Standard library only: the template loader is tested separately; these tests
-pin the contract of the default files themselves (syntax, variable names and
-the key instructions each phase must carry).
+The template loader is tested separately; these tests pin the contract of the default
+files themselves (syntax, the variables the renderer knows, and the key instructions
+each phase must carry).
 """
 
 from __future__ import annotations
@@ -12,64 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from research.templates import TEMPLATE_NAMES, VARIABLES
+
 TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
 
-TEMPLATE_NAMES = [
-    "initial_plan",
-    "research",
-    "review",
-    "synthesize",
-    "final_review",
-    "revise",
-    "recovery",
-    "phase_recovery",
-]
-
-COMMON = {
-    "original_topic",
-    "name",
-    "breadth",
-    "depth",
-    "iteration",
-    "max_iterations",
-    "model",
-    "review_model",
-    "timeout",
-    "date",
-    "session_dir",
-    "plan_file",
-    "progress_index_file",
-    "progress_dir",
-    "report_file",
-    "accepted_file",
-    "rejected_file",
-    "completed_file",
-    "recovery_notes_file",
-    "time_remaining",
-}
-TOPIC = {
-    "topic_name",
-    "topic_slug",
-    "topic_depth",
-    "topic_parent",
-    "topic_description",
-    "topic_criteria",
-    "progress_file",
-    "attempt",
-    "max_attempts",
-    "subtopic_rule",
-    "review_feedback",
-    "searches",
-    "writable_files",
-    "subtopic_instructions",
-    "progress_index_instructions",
-    "completion_rule",
-    "source_check",
-    "local_sources",
-}
-FINAL = {"source_registry", "citation_audit", "topic_tree", "limit_note", "source_verification"}
-RECOVERY = {"failed_phase", "last_error", "recovery_round"}
-ALLOWED = COMMON | TOPIC | FINAL | RECOVERY
+# The names and the variables the renderer knows: a template that uses any other fails.
+ALLOWED = VARIABLES
 
 JSON_KEYS = ["verdict", "summary", "gaps", "nextSearchTopic", "urlToSearch"]
 
