@@ -165,21 +165,7 @@ def bench_overhead(
         "cli_wall_s": median(
             [
                 timed(
-                    [
-                        sys.executable,
-                        str(SCRIPT),
-                        "--mock-mode",
-                        "--quiet",
-                        verify_flag(),
-                        "--yes",
-                        "--name",
-                        "bench",
-                        "--breadth",
-                        str(breadth),
-                        "--depth",
-                        str(depth),
-                        QUESTION,
-                    ],
+                    mock_cli(breadth, depth),
                     fresh_dir=True,
                 )
                 for _ in range(cli_runs)
@@ -345,8 +331,9 @@ def peak_rss_mb(argv: list[str]) -> float:
     return kilobytes / 1024
 
 
-def bench_memory(runs: int, breadth: int = 3, depth: int = 2) -> dict[str, Any]:
-    run = [
+def mock_cli(breadth: int, depth: int) -> list[str]:
+    """The command line of a whole mock session named "bench" (in the current directory)."""
+    return [
         sys.executable,
         str(SCRIPT),
         "--mock-mode",
@@ -361,6 +348,10 @@ def bench_memory(runs: int, breadth: int = 3, depth: int = 2) -> dict[str, Any]:
         str(depth),
         QUESTION,
     ]
+
+
+def bench_memory(runs: int, breadth: int = 3, depth: int = 2) -> dict[str, Any]:
+    run = mock_cli(breadth, depth)
     return {
         "runs": runs,
         "breadth": breadth,
