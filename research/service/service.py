@@ -7,11 +7,12 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from research.errors import AgentUnavailable, UsageError
 from research.service.errors import ApiError
@@ -110,25 +111,27 @@ class Service:
 
     def detail_body(self, name: str) -> bytes:
         """GET /runs/{name}'s JSON body."""
-        snap = self.snapshot(name)
-        job = self.jobs.jobs.get(name)
-        key = (snap.key if snap is not None else None, job_key(job))
-        cached = self._details.get(name)
-        if cached is not None and cached[0] == key:
-            return cached[1]
-        body = detail(name, snap, job).model_dump_json().encode()
-        self._details[name] = (key, body)
-        return body
+        return self._view(self._details, detail, name, self.snapshot(name))
 
     def summary_body(self, name: str) -> bytes:
         snap = self.store.snapshot(name) if self.store.has_state(name) else None
+        return self._view(self._summaries, summary, name, snap)
+
+    def _view(
+        self,
+        cache: dict[str, tuple[object, bytes]],
+        view: Callable[[str, Snapshot | None, Job | None], BaseModel],
+        name: str,
+        snap: Snapshot | None,
+    ) -> bytes:
+        """`view`'s JSON body, rebuilt only when the session's files or its job changed."""
         job = self.jobs.jobs.get(name)
         key = (snap.key if snap is not None else None, job_key(job))
-        cached = self._summaries.get(name)
+        cached = cache.get(name)
         if cached is not None and cached[0] == key:
             return cached[1]
-        body = summary(name, snap, job).model_dump_json().encode()
-        self._summaries[name] = (key, body)
+        body = view(name, snap, job).model_dump_json().encode()
+        cache[name] = (key, body)
         return body
 
     def runs_body(self) -> bytes:
