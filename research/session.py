@@ -17,7 +17,7 @@ from string import Template
 
 from research.agents.base import Agent, AgentCall, AgentResult
 from research.budget import effective_max_iterations, needs_confirmation
-from research.engine import Clock, ResearchLoop
+from research.engine import Clock, ResearchLoop, RunContext
 from research.engine.sourcecheck import Web
 from research.errors import (
     AgentUnavailable,
@@ -261,7 +261,7 @@ def run_session(
                 agent=the_agent.name,
                 max_iterations=state.config.max_iterations,
             )
-            loop = ResearchLoop(
+            context = RunContext(
                 state=state,
                 paths=paths,
                 agent=the_agent,
@@ -269,8 +269,8 @@ def run_session(
                 events=events,
                 lock=lock,
                 clock=clock,
-                web=_web(settings),
             )
+            loop = ResearchLoop(context, web=_web(settings))
             if state.progress.is_complete and not loop.reopen():
                 loop.cleanup()
                 events.emit("run_end", outcome="already_complete")

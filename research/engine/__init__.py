@@ -9,7 +9,7 @@
 - `phases`: each phase as data; `context`: what the parts share; `outcome`: Ok | Failed.
 """
 
-from research.engine.context import Clock
+from research.engine.context import Clock, RunContext
 from research.engine.loop import ResearchLoop
 
-__all__ = ["Clock", "ResearchLoop"]
+__all__ = ["Clock", "ResearchLoop", "RunContext"]

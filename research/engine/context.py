@@ -78,7 +78,6 @@ class RunContext:
         lock: SessionLock | None = None,
         clock: Clock | None = None,
         rng: random.Random | None = None,
-        parallel: int = 1,
     ) -> None:
         self.state = state
         self.paths = paths
@@ -88,7 +87,7 @@ class RunContext:
         self.lock = lock
         self.clock = clock or Clock()
         self.rng = rng or random.Random()
-        self.parallel = parallel
+        self.parallel = state.config.parallel
         self.budget = TimeBudget(
             state.config.time_budget_minutes, state.progress.elapsed_seconds, self.clock.now()
         )

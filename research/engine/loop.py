@@ -7,13 +7,12 @@ loses at most the phase in flight. It drives any `Agent`; it never knows which o
 from __future__ import annotations
 
 import os
-import random
 from collections.abc import Callable
 
 from research import archive, phases, prompts
-from research.agents.base import Agent, AgentResult
+from research.agents.base import AgentResult
 from research.engine import decisions
-from research.engine.context import Clock, RunContext
+from research.engine.context import RunContext
 from research.engine.finalizer import Finalizer
 from research.engine.outcome import Failed
 from research.engine.parallel import ParallelScheduler
@@ -24,41 +23,16 @@ from research.engine.topics import TopicPhases
 from research.errors import PhaseFailed, RunFailed
 from research.events import EventLog
 from research.fsutil import NOT_REGULAR, atomic_write_bytes, read_regular
-from research.lock import SessionLock
-from research.paths import SessionPaths
 from research.plan import parse_plan, reconcile
 from research.settings import MAX_PHASE_RECOVERIES
 from research.state import Phase, RWRState, StopReason
-from research.templates import PromptTemplates
 
 
 class ResearchLoop:
     """Runs one session from its saved phase to the written report."""
 
-    def __init__(
-        self,
-        *,
-        state: RWRState,
-        paths: SessionPaths,
-        agent: Agent,
-        templates: PromptTemplates,
-        events: EventLog,
-        lock: SessionLock | None = None,
-        clock: Clock | None = None,
-        rng: random.Random | None = None,
-        web: Callable[[], Web] | None = None,
-    ) -> None:
-        self.ctx = RunContext(
-            state=state,
-            paths=paths,
-            agent=agent,
-            templates=templates,
-            events=events,
-            lock=lock,
-            clock=clock,
-            rng=rng,
-            parallel=state.config.parallel,
-        )
+    def __init__(self, ctx: RunContext, web: Callable[[], Web] | None = None) -> None:
+        self.ctx = ctx
         self.runner = PhaseRunner(self.ctx)
         self.rules = Rules(self.ctx)
         self.sources = SourceChecker(self.ctx, web)
