@@ -9,7 +9,7 @@ import re
 import secrets
 import stat
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 
@@ -84,6 +84,41 @@ def is_real_dir(path: Path) -> bool:
         return stat.S_ISDIR(os.lstat(path).st_mode)
     except OSError:
         return False
+
+
+def what_is(path: Path, info: os.stat_result | None = None, *, link_target: bool = True) -> str:
+    """What the entry `path` itself is (never followed), in words: 'nothing', 'a file',
+    'a directory', 'a symbolic link to X' (just 'a symbolic link' without `link_target`),
+    'a FIFO', 'a socket', 'a device'; 'not a regular file' when it cannot be looked at.
+    `info` is its lstat, when the caller has it already."""
+    if info is None:
+        try:
+            info = os.lstat(path)
+        except (FileNotFoundError, NotADirectoryError):
+            return "nothing"
+        except OSError:
+            return "not a regular file"
+    return _mode_words(info.st_mode, (lambda: os.readlink(path)) if link_target else None)
+
+
+def _mode_words(mode: int, readlink: Callable[[], str] | None = None) -> str:
+    """A file mode in words (see what_is); `readlink` names a link's target."""
+    if stat.S_ISLNK(mode):
+        if readlink is not None:
+            with contextlib.suppress(OSError):
+                return f"a symbolic link to {readlink()}"
+        return "a symbolic link"
+    if stat.S_ISREG(mode):
+        return "a file"
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
 
 
 _GUARDED_NAMES: set[str] = set()
@@ -195,12 +230,7 @@ def _enter(dir_fd: int, name: str, where: str) -> int:
             continue
         if stat.S_ISREG(mode):
             raise NotADirectoryError(errno.ENOTDIR, "a file where a directory belongs", where)
-        what = "a FIFO" if stat.S_ISFIFO(mode) else "not a directory"
-        if stat.S_ISLNK(mode):
-            try:
-                what = f"a symbolic link to {os.readlink(name, dir_fd=dir_fd)}"
-            except OSError:
-                what = "a symbolic link"
+        what = _mode_words(mode, lambda: os.readlink(name, dir_fd=dir_fd))
         with contextlib.suppress(FileNotFoundError):
             os.unlink(name, dir_fd=dir_fd)
         with contextlib.suppress(FileExistsError):

@@ -51,6 +51,7 @@ from research.fsutil import (
     rename_entry,
     take_unlinked,
     unlink_entry,
+    what_is,
 )
 from research.paths import SessionPaths
 
@@ -76,28 +77,6 @@ def _lstat(path: Path) -> os.stat_result | None:
         return os.lstat(path)
     except (FileNotFoundError, NotADirectoryError):
         return None
-
-
-def what_is(path: Path, info: os.stat_result | None = None) -> str:
-    """What an entry is, in words: 'a symbolic link to X', 'a FIFO', 'a directory', …"""
-    info = info or _lstat(path)
-    if info is None:
-        return "nothing"
-    mode = info.st_mode
-    if stat.S_ISLNK(mode):
-        try:
-            return f"a symbolic link to {os.readlink(path)}"
-        except OSError:
-            return "a symbolic link"
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    return "a file"
 
 
 def refuse_linked_dirs(paths: SessionPaths) -> None:

@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from research.defaults import HEARTBEAT_INTERVAL_SECONDS
 from research.errors import ResearchError, RunFailed, SessionLockedError, UsageError
-from research.fsutil import atomic_write_text
+from research.fsutil import atomic_write_text, what_is
 from research.orphans import agent_process_groups, stop_process_groups
 
 STALE_AFTER_SECONDS = 3600
@@ -133,26 +133,10 @@ class FoundLock:
     """For "not_regular": one line saying what is there and what to do."""
 
 
-def _what_is(path: Path) -> str:
-    try:
-        mode = os.lstat(path).st_mode
-    except OSError:
-        return "not a regular file"
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    if stat.S_ISLNK(mode):
-        return "a symbolic link"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    return "not a regular file"
-
-
 def _not_a_file(path: Path, what: str) -> str:
-    kind = _what_is(path)
+    kind = what_is(path, link_target=False)
+    if kind in ("nothing", "a file"):  # changed since it was refused
+        kind = "not a regular file"
     remove = "the directory" if kind == "a directory" else "it"
     left = " (not followed)" if kind == "a symbolic link" else ""
     return f"the {what} {path} is {kind}{left}, not a file; remove {remove} and run again"

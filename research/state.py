@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import stat
 from enum import StrEnum
 from pathlib import Path
 from typing import Literal
@@ -12,7 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from research.errors import StateError
-from research.fsutil import NOT_REGULAR, atomic_write_text, read_regular
+from research.fsutil import NOT_REGULAR, atomic_write_text, read_regular, what_is
 from research.plan import Plan
 
 SCHEMA_VERSION = 2
@@ -366,22 +364,9 @@ def save_state(state: RWRState, path: Path) -> None:
 
 def state_entry(path: Path) -> str | None:
     """None when `path` is a regular file; else what is there instead, in words
-    ("missing", "a directory", "a symbolic link", "a FIFO", "not a regular file")."""
-    try:
-        mode = os.lstat(path).st_mode
-    except (FileNotFoundError, NotADirectoryError):
-        return "missing"
-    except OSError:
-        return "not a regular file"
-    if stat.S_ISREG(mode):
-        return None
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    if stat.S_ISLNK(mode):
-        return "a symbolic link"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    return "not a regular file"
+    ("missing", "a directory", "a symbolic link", "a FIFO", … see fsutil.what_is)."""
+    what = what_is(path, link_target=False)
+    return {"nothing": "missing", "a file": None}.get(what, what)
 
 
 def load_saved_state(path: Path) -> tuple[RWRState, str | None]:

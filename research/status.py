@@ -30,7 +30,7 @@ from research.display import (
     usage_totals,
 )
 from research.errors import StateError, UsageError
-from research.lock import LockFileError, read_lock_file, stale_reason
+from research.lock import LockFileError, LockInfo, read_lock_file, stale_reason
 from research.paths import RESEARCH_DIR, SessionPaths
 from research.state import RWRState, load_state
 
@@ -55,19 +55,31 @@ def lock_view(
     paths: SessionPaths, *, now: float | None = None, host: str | None = None
 ) -> LockView:
     """Read the lock file (only read it) and judge whether its holder is alive."""
-    try:  # never through a link, never blocking on a FIFO an agent left there
+    record = lock_record(paths)
+    if isinstance(record, LockView):
+        return record
+    return judge_lock(
+        record, now=time.time() if now is None else now, host=host or socket.gethostname()
+    )
+
+
+def lock_record(paths: SessionPaths) -> LockInfo | LockView:
+    """The lock file's record; or, when it holds none, the view saying so ('none' or
+    'unreadable'). Never read through a link, never blocking on a FIFO an agent left there."""
+    try:
         found = read_lock_file(paths.lock_file)
     except LockFileError as exc:
         return LockView("unreadable", str(exc))
     if found.kind == "missing":
         return LockView("none", "")
-    if found.kind == "not_regular":
-        return LockView("unreadable", found.problem)
-    if found.info is None:
-        return LockView("unreadable", f"{paths.lock_file.name} is not a lock file")
-    info = found.info
-    now = time.time() if now is None else now
-    reason = stale_reason(info, now=now, host=host or socket.gethostname())
+    if found.info is None:  # something that is no file, or junk
+        return LockView("unreadable", found.problem or f"{paths.lock_file.name} is not a lock file")
+    return found.info
+
+
+def judge_lock(info: LockInfo, *, now: float, host: str) -> LockView:
+    """Whether the holder of the lock record `info` looks alive ('live') or not ('stale')."""
+    reason = stale_reason(info, now=now, host=host)
     held = f"held by {info.describe(now)}"
     if reason is None:
         return LockView("live", held)

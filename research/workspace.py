@@ -15,7 +15,6 @@ not running is watched like any other file: an agent writing into it is reported
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 import time
@@ -25,8 +24,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from research.errors import ResearchError
 from research.events import EventLog
-from research.fsutil import NOT_REGULAR, is_real_dir, read_regular
+from research.fsutil import is_real_dir
+from research.lock import read_lock_file, stale_reason
 from research.paths import REPORTS_DIR, RESEARCH_DIR, SessionPaths
 
 IGNORED_DIR_NAMES = frozenset(
@@ -49,8 +50,6 @@ IGNORED_DIR_NAMES = frozenset(
 # and only reports what the bounded walk can see.
 MAX_ENTRIES = 20_000
 SHOWN_NAMES = 20
-LIVE_HEARTBEAT_SECONDS = 3600.0
-"""A lock whose heartbeat is older than this is stale (as research/lock.py judges it)."""
 
 
 @dataclass(frozen=True)
@@ -102,27 +101,15 @@ def skipped_dirs(paths: SessionPaths) -> frozenset[str]:
 
 
 def _held_by_a_live_run(lock_file: Path) -> bool:
-    """Whether a lock file names a running process (on this host) with a fresh heartbeat.
+    """Whether a lock file holds a record whose holder looks alive (lock.stale_reason).
     Read like any file an agent may have touched: no link followed, no FIFO opened."""
-    data = read_regular(lock_file)
-    if data is None or data == NOT_REGULAR:
-        return False
     try:
-        info = json.loads(data)
-        pid, host, heartbeat = int(info["pid"]), str(info["host"]), float(info["heartbeat"])
-    except (ValueError, TypeError, KeyError):
+        info = read_lock_file(lock_file).info
+    except ResearchError:  # cannot be read (no permission): not a live run's
         return False
-    if time.time() - heartbeat > LIVE_HEARTBEAT_SECONDS:
-        return False
-    if host != socket.gethostname():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError, ValueError):
-        return pid > 0
-    return pid > 0
+    return (
+        info is not None and stale_reason(info, now=time.time(), host=socket.gethostname()) is None
+    )
 
 
 def snapshot(
@@ -213,17 +200,13 @@ def describe(found: Changes, paths: SessionPaths, phase: str) -> str:
             shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
             parts.append(f"{label} {shown}")
     own = (paths.relative(paths.session_dir), paths.relative(paths.report_dir))
-    others = sorted(
-        {
-            "/".join(name.split("/")[:2])
-            for name in (*found.created, *found.modified, *found.deleted)
-            if name.split("/")[0] in (RESEARCH_DIR, REPORTS_DIR)
-            and name.count("/") >= 2
-            and name.split("/")[1] != "templates"
-            and "/".join(name.split("/")[:2]) not in own
-        }
-    )
-    shown = ", ".join(f"{other}/" for other in others)
+    others: set[str] = set()
+    for name in (*found.created, *found.modified, *found.deleted):
+        steps = name.split("/")  # a file inside .research/{other}/ or reports/{other}/
+        if len(steps) > 2 and steps[0] in (RESEARCH_DIR, REPORTS_DIR) and steps[1] != "templates":
+            others.add(f"{steps[0]}/{steps[1]}")
+    others -= set(own)
+    shown = ", ".join(f"{other}/" for other in sorted(others))
     sessions = f", among them another session's ({shown})" if others else ""
     return (
         f"during the {phase} phase the agent changed files outside "

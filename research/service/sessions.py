@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from research.errors import StateError
-from research.lock import LockFileError, LockInfo, read_lock_file, stale_reason
+from research.lock import LockInfo
 from research.paths import SessionPaths, validate_name
 from research.state import RWRState, load_state
-from research.status import LockView, session_names
+from research.status import LockView, judge_lock, lock_record, session_names
 
 MAX_JSON_BYTES = 8 * 1024 * 1024
 """Side files (sources.json, citations.json, verification.json) larger than this are ignored."""
@@ -202,19 +202,15 @@ class SessionStore:
             return session.lock_view[1], session.lock_view[2]
         cached = session.lock
         if cached is None or cached.key != key:
-            cached = session.lock = _Parsed(key, *_read_lock(session.paths))
-        info: LockInfo | None = cached.value
+            cached = session.lock = _Parsed(key, lock_record(session.paths))
+        record: LockInfo | LockView = cached.value
         pid = None
-        if info is None:
-            view = LockView("unreadable", cached.error or "")
+        if isinstance(record, LockView):
+            view = record
         else:
-            reason = stale_reason(info, now=now, host=HOST)
-            held = f"held by {info.describe(now)}"
-            if reason is None:
-                view = LockView("live", held)
-                pid = info.pid if info.host == HOST else None
-            else:
-                view = LockView("stale", f"{held} ({reason}; the next run takes it over)")
+            view = judge_lock(record, now=now, host=HOST)
+            if view.state == "live" and record.host == HOST:
+                pid = record.pid
         session.lock_view = (memo, view, pid)
         return view, pid
 
@@ -385,18 +381,6 @@ def read_text(path: Path, limit: int) -> str | None:
     if len(data) > limit:
         data = data[:limit]
     return data.decode("utf-8", errors="replace")
-
-
-def _read_lock(paths: SessionPaths) -> tuple[LockInfo | None, str | None]:
-    try:  # never through a link, never blocking on a FIFO an agent left there
-        found = read_lock_file(paths.lock_file)
-    except LockFileError as exc:
-        return None, str(exc)
-    if found.kind == "missing":
-        return None, "No such file or directory"
-    if found.info is None:
-        return None, found.problem or f"{paths.lock_file.name} is not a lock file"
-    return found.info, None
 
 
 def read_json(path: Path) -> Any:
