@@ -315,7 +315,7 @@ class TopicFileGuard:
 
     def record(self, slug: str) -> None:
         for path in self.files(slug):
-            self.recorded[path] = _read(path)
+            self.recorded[path] = read_regular(path)
 
     def record_all(self) -> None:
         for topic in self.ctx.state.plan.topics:
@@ -336,7 +336,7 @@ class TopicFileGuard:
         for topic in ctx.state.plan.topics:
             for path in self.files(topic.slug):
                 before = self.recorded.get(path)
-                now = _read(path)
+                now = read_regular(path)
                 # A topic in flight writes its own files; a link or FIFO is nobody's to make.
                 if now == before or (topic.slug in in_flight and now != NOT_REGULAR):
                     continue
@@ -363,7 +363,3 @@ class TopicFileGuard:
             message=f"{who} wrote files that are not its topic's: "
             f"{', '.join(undone)}; the orchestrator put them back",
         )
-
-
-def _read(path: Path) -> bytes | None:
-    return read_regular(path)
