@@ -20,8 +20,6 @@ if TYPE_CHECKING:
     from research.engine.sourcecheck import Web
 
 HOST = "example.org"
-SIMULATED_ADDRESS = "93.184.216.34"
-"""A public address for the simulated host, so the private-address rule still applies."""
 PRACTICES = ("heat-recovery", "zoned", "hybrid", "demand-led", "seasonal", "modular")
 ITEMS = ("retrofit", "storage", "sensor", "controller", "installer", "grid")
 _PATH = re.compile(r"^/mock/([a-z0-9-]+)/(study|survey|report)-([a-z]+[0-9]+)$")
@@ -112,16 +110,14 @@ def _handle(request: httpx.Request) -> httpx.Response:
     )
 
 
-async def _resolve(host: str, port: int) -> list[str]:
-    if host == HOST:
-        return [SIMULATED_ADDRESS]
-    raise OSError(f"{host} is not on the simulated web")
-
-
 def simulated_web() -> Web:
-    """The transport and resolver the source check uses in --mock-mode."""
+    """The transport and resolver the source check uses in --mock-mode: the simulated host
+    resolves to a public address (so the private-address rule still applies), no other
+    name resolves."""
     import httpx
 
     from research.engine.sourcecheck import Web
+    from research.sources.fetch import PUBLIC_TEST_ADDRESS, fixed_resolver
 
-    return Web(transport=httpx.MockTransport(_handle), resolve=_resolve)
+    resolve = fixed_resolver({HOST: PUBLIC_TEST_ADDRESS}, default=None)
+    return Web(transport=httpx.MockTransport(_handle), resolve=resolve)

@@ -20,26 +20,24 @@ from research.engine.context import RunContext
 from research.fsutil import atomic_write_text
 from research.plan import Topic
 from research.sources import local, verification
-from research.sources.records import FetchStatus, SourceRecord
+from research.sources.records import BUDGET_SPENT, FetchedPage, FetchStatus, SourceRecord
 from research.sources.registry import SourceRegistry, extract_sources
+from research.sources.store import SnapshotStore, record_digest
 from research.sources.verification import TopicCheck, VerificationFile
 
 if TYPE_CHECKING:
     import httpx
 
-    from research.sources.fetch import FetchedPage, Resolver
-    from research.sources.store import SnapshotStore
+    from research.sources.fetch import Resolver
 
 FETCH_SECONDS_PER_TOPIC = 120.0
 """At most this long fetching one topic's sources, whatever the budget."""
 FETCH_SECONDS_FINAL = 60.0
 """At most this long fetching sources still unfetched when the report is written."""
 MAX_NEW_SOURCES_PER_TOPIC = 60
+"""Sources fetched for one topic; more are recorded as skipped."""
 OFF = "(source checking is off for this session)"
 MIN_FETCH_SECONDS = 1.0
-BUDGET_CUT = "time budget spent"
-"""How the fetcher's reason starts when the deadline, not the page, ended a fetch."""
-"""Sources fetched for one topic; more are recorded as skipped."""
 
 
 @dataclass(frozen=True)
@@ -75,8 +73,6 @@ class SourceChecker:
     @property
     def store(self) -> SnapshotStore:
         if self._store is None:
-            from research.sources.store import SnapshotStore
-
             with self.ctx.mutex:
                 trusted = dict(self.ctx.state.sources.digests)
             self._store = SnapshotStore(self.ctx.paths.sources_dir, trusted)
@@ -85,11 +81,14 @@ class SourceChecker:
         return self._store
 
     def stored_records(self) -> dict[str, SourceRecord]:
-        """Everything the store holds; {} without opening it (and so without loading the
-        fetcher) when checking is off and the session never stored anything."""
-        if not self.enabled and self._store is None:
-            if not os.path.lexists(self.ctx.paths.sources_dir):
-                return {}
+        """Everything the store holds; {} without opening it when checking is off and the
+        session never stored anything."""
+        if (
+            not self.enabled
+            and self._store is None
+            and not os.path.lexists(self.ctx.paths.sources_dir)
+        ):
+            return {}
         return self.store.records()
 
     def start(self) -> None:
@@ -175,7 +174,7 @@ class SourceChecker:
         cited = [ref.url for ref in extract_sources(notes)]
         self.fetch(cited, seconds=FETCH_SECONDS_PER_TOPIC, before_review=True)
         records = self.store.records()
-        check = verification.check_topic(notes, records, self.store.text)
+        check = verification.check_topic(notes, cited, records, self.store.text)
         with ctx.mutex:
             file = self.read_file()
             file.topics[topic.slug] = check
@@ -249,20 +248,16 @@ class SourceChecker:
         )
 
     def _keep(self, page: FetchedPage) -> None:
-        if page.record.reason.startswith(BUDGET_CUT):
+        if page.record.reason.startswith(BUDGET_SPENT):
             return  # not the page's fault: a later run with more time fetches it
         with self.ctx.mutex:
             self._ledger(self.store.add(page))
 
     def _ledger(self, record: SourceRecord) -> None:
         """Note in the state what was stored (called under the mutex; saved with the state)."""
-        from research.sources.store import record_digest
-
         self.ctx.state.sources.digests[record.url] = record_digest(record)
 
     def _keep_record(self, record: SourceRecord) -> None:
-        from research.sources.fetch import FetchedPage
-
         self._keep(FetchedPage(record=record, text=None))
 
     def fetch_seconds(self, cap: float, *, before_review: bool) -> float:
@@ -289,8 +284,9 @@ class SourceChecker:
             [s.url for s in registry.sources], seconds=FETCH_SECONDS_FINAL, before_review=False
         )
         records = self.store.records()
-        claims = verification.check_report(report, registry, records, self.store.text)
-        outcomes = verification.citation_outcomes(claims, registry, records, self.store.text)
+        pages = verification.PageCache(self.store.text)
+        claims = verification.check_report(report, registry, records, pages)
+        outcomes = verification.citation_outcomes(claims, registry, records, pages)
         summary = verification.summarise(
             claims, outcomes, registry, records, len(self.local_records())
         )

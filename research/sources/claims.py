@@ -74,9 +74,15 @@ from research.similarity import content_words
 from research.sources.registry import (
     _BARE_URL,
     _CITATION,
+    _FENCE,
+    _FILE_REF,
+    _HEADING,
     _MD_LINK,
+    _THEMATIC_BREAK,
     _citations_in,
+    _closes,
     _find_urls,
+    _heading_title,
     normalize_url,
 )
 
@@ -160,8 +166,6 @@ _VERSION = re.compile(r"\d+(?:\.\d+){2,}")
 _RANGE_JOIN = re.compile(r"\s*(?:-|\u2013|\u2014|to|and)\s*[$\u20ac\u00a3\u00a5]?\s*")
 _YEAR_TAIL_JOIN = frozenset({"/", "-", "\u2013"})
 _LINE_MARKER = re.compile(r"^[ \t]*(?:(?:[-*+\u2022]|\d+[.)])[ \t]+)+", re.MULTILINE)
-_FILE_REF = re.compile(r"(?<![\w/.-])file:(?:<([^<>\n]+)>|([^\s<>\"'`()\[\],;]+))")
-_TRAILING_PROSE = ".,;:!?'\"*"
 # A figure right after one of these words names something ("phase 3", "round 5").
 _LABEL_BEFORE = re.compile(
     r"\b(?:phase|round|stage|step|tier|level|grade|type|version|release|wave|category|class"
@@ -298,15 +302,20 @@ def _join_ranges(text: str, found: list[_Raw]) -> None:
             second.candidates.add(Decimal(century + int(second.text)))
 
 
-def _clean_for_numbers(text: str) -> str:
-    """`text` without URLs, file references, citation markers and list markers."""
+def _without_references(text: str) -> str:
+    """`text` without URLs, file references and citation markers."""
     if "://" in text:
         text = _BARE_URL.sub(" ", text)
     if "file:" in text:
         text = _FILE_REF.sub(" ", text)
     if "[" in text:
         text = _CITATION.sub(" ", text)
-    return _LINE_MARKER.sub(" ", text)
+    return text
+
+
+def _clean_for_numbers(text: str) -> str:
+    """`text` without URLs, file references, citation markers and list markers."""
+    return _LINE_MARKER.sub(" ", _without_references(text))
 
 
 def _normal(value: Value) -> Value:
@@ -662,10 +671,7 @@ def _percent(share: float) -> str:
 
 def _claim_text(text: str) -> str:
     """The claim as checked: without URLs, file references and citation markers."""
-    text = _BARE_URL.sub(" ", text) if "://" in text else text
-    text = _FILE_REF.sub(" ", text) if "file:" in text else text
-    text = _CITATION.sub(" ", text) if "[" in text else text
-    return re.sub(r"\s+", " ", text).strip()
+    return re.sub(r"\s+", " ", _without_references(text)).strip()
 
 
 def check_claim(
@@ -699,11 +705,12 @@ def check_claim(
     in_run = page.sentences[run.first : run.end]
     matched = len(run.held | (stems & page.head_stems))
     coverage = matched / len(stems) if stems else 0.0
-    missing = [n for n in numbers if not page.states(n)]
+    stated = [page.states(n) for n in numbers]
+    missing = [n for n, on_page in zip(numbers, stated, strict=True) if not on_page]
     elsewhere = [
         n
-        for n in numbers
-        if n.kind != "label" and page.states(n) and not _holds(in_run, n) and not _holds(head, n)
+        for n, on_page in zip(numbers, stated, strict=True)
+        if on_page and n.kind != "label" and not _holds(in_run, n) and not _holds(head, n)
     ]
     # A year may come from a heading or from "this year" when neither the passage nor the
     # title block gives a year of its own.
@@ -780,11 +787,7 @@ class Claim:
     """Findings: normalised URLs or file:<path>; report sentences: citation ids ("3", "5")."""
 
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
-_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
-_HEADING_DECOR = re.compile(r"^(?:\d+(?:\.\d+)*\.?\s+)?[*_]*\s*(.*?)\s*[*_]*:?$")
-_LIST_ITEM = re.compile(r"^\s*(?:[-*+\u2022]|\d+[.)])\s+")
-_THEMATIC_BREAK = re.compile(r"^\s*([-*_])(?:\s*\1){2,}\s*$")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+\u2022]|\d+[.)])\s+")  # a bullet too, unlike the registry's
 _TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _SOURCE_WRAPPER = re.compile(
     r"[(\[]\s*(?:sources?|refs?|references?|via|see)\s*:[^()\[\]]*(?:\([^()]*\)[^()\[\]]*)*[)\]]",
@@ -809,9 +812,7 @@ REPORT_SKIPPED_PREFIXES: tuple[str, ...] = (
 
 
 def _title(raw: str) -> str:
-    match = _HEADING_DECOR.match(raw.strip())
-    title = (match.group(1) if match else raw).strip().lower()
-    return re.sub(r"\s+", " ", title)
+    return re.sub(r"\s+", " ", _heading_title(raw))
 
 
 def _units(markdown: str, skipped: tuple[str, ...]) -> Iterator[tuple[str, bool]]:
@@ -829,10 +830,8 @@ def _units(markdown: str, skipped: tuple[str, ...]) -> Iterator[tuple[str, bool]
     for line in markdown.splitlines():
         fence_match = _FENCE.match(line)
         if fence is not None:
-            if fence_match and not fence_match.group(2).strip():
-                marker = fence_match.group(1)
-                if marker[0] == fence[0] and len(marker) >= len(fence):
-                    fence = None
+            if _closes(fence_match, fence):
+                fence = None
             continue
         if fence_match and not (fence_match.group(1)[0] == "`" and "`" in fence_match.group(2)):
             yield from flush()
@@ -865,19 +864,16 @@ def _units(markdown: str, skipped: tuple[str, ...]) -> Iterator[tuple[str, bool]
 
 
 def _locations(text: str) -> list[str]:
-    """Normalised http(s) URLs and file:<path> references of `text`, in order, deduplicated."""
-    found: list[tuple[int, str]] = []
-    for position, raw, _ in _find_urls(text):
+    """Normalised http(s) URLs and file:<path> references of `text`, in order, deduplicated
+    (as the registry reads them: `extract_sources`)."""
+    found: dict[str, None] = {}
+    for _, raw, _ in _find_urls(text):
         if raw.startswith("file:"):
-            continue
-        url = normalize_url(raw)
-        if urlsplit(url).netloc:
-            found.append((position, url))
-    for match in _FILE_REF.finditer(text):
-        path = (match.group(1) or match.group(2)).strip().rstrip(_TRAILING_PROSE)
-        if path:
-            found.append((match.start(), "file:" + path))
-    return list(dict.fromkeys(url for _, url in sorted(found)))
+            if raw != "file:":
+                found[raw] = None
+        elif urlsplit(url := normalize_url(raw)).netloc:
+            found[url] = None
+    return list(found)
 
 
 def _link_text(match: re.Match[str]) -> str:
@@ -900,10 +896,7 @@ def _finding_text(unit: str) -> str:
     text = _MD_LINK.sub(_link_text, text)
     text = _SOURCE_WRAPPER.sub(" ", text)
     text = re.sub(r"<(?:https?://|file:)[^<>\s]*>", " ", text)
-    text = _BARE_URL.sub(" ", text)
-    text = _FILE_REF.sub(" ", text)
-    text = _CITATION.sub(" ", text)
-    text = _tidy(text)
+    text = _tidy(_without_references(text))
     text = _SOURCE_LABEL.sub("", text)
     return _tidy(_DANGLING.sub("", _tidy(text)))
 

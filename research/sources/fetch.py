@@ -49,7 +49,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from research import __version__
 from research.sources.extract import SNIFFED_TYPES, extract, kind_of, media_type
-from research.sources.records import FetchStatus, SourceRecord
+from research.sources.records import BUDGET_SPENT, FetchedPage, FetchStatus, SourceRecord
 
 __all__ = [
     "BUDGET_SPENT",
@@ -72,9 +72,6 @@ USER_AGENT = f"research.py/{__version__} (desk-research source check; checks cit
 ACCEPT = "text/html,application/xhtml+xml,application/pdf;q=0.9,text/plain;q=0.8,*/*;q=0.1"
 PUBLIC_TEST_ADDRESS = "93.184.216.34"
 """A global (public) address for resolvers of simulated hosts; nothing connects to it."""
-
-BUDGET_SPENT = "time budget spent"
-"""How the reason starts when the deadline, not the page, ended or prevented a fetch."""
 
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
 NOT_FOUND = frozenset({404, 410})
@@ -112,14 +109,6 @@ class FetchPolicy(BaseModel):
     """The User-Agent header: names the tool and why it fetches."""
 
 
-@dataclass(frozen=True)
-class FetchedPage:
-    """One URL's outcome, and its extracted text when the status is ok."""
-
-    record: SourceRecord
-    text: str | None
-
-
 # --- resolvers and the address check ------------------------------------------------------
 
 
@@ -146,7 +135,7 @@ def fixed_resolver(
         if found is not None:
             return found
         if default is None:
-            raise socket.gaierror(socket.EAI_NONAME, f"{host} does not resolve")
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
         return [default]
 
     return resolve

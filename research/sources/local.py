@@ -65,7 +65,7 @@ def read_document(path: Path) -> Extracted | None:
     except OSError:
         return None
     extracted = extract(body, CONTENT_TYPES[path.suffix.lower()], path.as_posix())
-    if extracted is None or not extracted.text.strip():
+    if extracted is None:  # extract gives None for a document without text, too
         return None
     title = extracted.title.strip() or path.stem.replace("_", " ").replace("-", " ")
     return Extracted(title=title, text=extracted.text)

@@ -1,13 +1,17 @@
 """What fetching (or reading) one source gave: persisted in the snapshot store's index and
-in the registry's entries. No network imports here, so the registry and the report can
-use these models without loading httpx."""
+in the registry's entries. No network imports here, so the registry, the report and the
+snapshot store can use these models without loading httpx."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
+
+BUDGET_SPENT = "time budget spent"
+"""How the reason starts when the deadline, not the page, ended or prevented a fetch."""
 
 
 class FetchStatus(StrEnum):
@@ -49,3 +53,11 @@ class SourceRecord(BaseModel):
     """The text snapshot's file name in the store, when one was kept."""
     chars: int = 0
     """Length of the extracted text."""
+
+
+@dataclass(frozen=True)
+class FetchedPage:
+    """One URL's outcome, and its extracted text when the status is ok."""
+
+    record: SourceRecord
+    text: str | None

@@ -396,16 +396,21 @@ def parse_citations(markdown: str) -> list[int]:
     return list(seen)
 
 
+def _listed_id(line: _Line) -> int | None:
+    """The id a line of the Sources section lists ("[3] ...", "- [3] ...", "3. ..."), if any."""
+    if not line.in_sources or line.code or line.heading:
+        return None
+    match = _LISTED_ID.match(line.text)
+    return None if match is None else int(match.group(1) or match.group(2))
+
+
 def _sources_listing(lines: list[_Line]) -> dict[int, str | None]:
     """Ids listed in the Sources section(s), each with the first URL on its line."""
     listed: dict[int, str | None] = {}
     for line in lines:
-        if not line.in_sources or line.code or line.heading:
+        id_ = _listed_id(line)
+        if id_ is None:
             continue
-        match = _LISTED_ID.match(line.text)
-        if match is None:
-            continue
-        id_ = int(match.group(1) or match.group(2))
         urls = _find_urls(line.text)
         listed.setdefault(id_, normalize_url(urls[0][1]) if urls else None)
     return listed
@@ -659,8 +664,8 @@ def mark_snapshots(markdown: str, registry: SourceRegistry) -> str:
     out: list[str] = []
     for line in _scan(markdown):
         text = line.text
-        match = None if not line.in_sources or line.code or line.heading else _LISTED_ID.match(text)
-        source = registry.get(int(match.group(1) or match.group(2))) if match else None
+        id_ = _listed_id(line)
+        source = None if id_ is None else registry.get(id_)
         if source is not None:
             mark = snapshot_mark(source)
             text = _SNAPSHOT_MARK.sub("", text)

@@ -36,8 +36,7 @@ from research.errors import ResearchError
 from research.fsutil import atomic_write_text
 from research.phases import NOT_REGULAR, read_regular, read_text
 from research.sources.extract import Extracted
-from research.sources.fetch import FetchedPage
-from research.sources.records import FetchStatus, SourceRecord
+from research.sources.records import FetchedPage, FetchStatus, SourceRecord
 
 INDEX = "index.json"
 INDEX_VERSION = 1
@@ -220,13 +219,9 @@ class SnapshotStore:
             return record
 
     def add_local(self, location: str, extracted: Extracted) -> SourceRecord:
-        """Keep a user's local document (`location` like "file:docs/a.pdf") as an ok source."""
+        """Keep a user's local document (`location` like "file:docs/a.pdf") as an ok source
+        (`add` sets its sha256 and length)."""
         record = SourceRecord(
-            url=location,
-            status=FetchStatus.OK,
-            title=extracted.title,
-            sha256=_sha256(extracted.text),
-            fetched_at=datetime.now(UTC),
-            chars=len(extracted.text),
+            url=location, status=FetchStatus.OK, title=extracted.title, fetched_at=datetime.now(UTC)
         )
         return self.add(FetchedPage(record=record, text=extracted.text))

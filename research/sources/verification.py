@@ -21,7 +21,7 @@ from research.sources.claims import (
     report_claims,
 )
 from research.sources.records import FetchStatus, SourceRecord
-from research.sources.registry import SourceRegistry, extract_sources
+from research.sources.registry import SourceRegistry
 from research.state import UnverifiedCitation, VerificationSummary
 
 DEAD = frozenset({FetchStatus.NOT_FOUND, FetchStatus.UNREACHABLE, FetchStatus.TIMEOUT})
@@ -35,6 +35,8 @@ _RANK = {Support.SUPPORTED: 3, Support.WEAK: 2, Support.UNSUPPORTED: 1, Support.
 
 TextOf = Callable[[str], str | None]
 """A location's snapshot text, or None when there is none."""
+Pages = Callable[[str], PageIndex | None]
+"""A location's indexed page, or None when it has no text (a `PageCache`)."""
 
 
 class _Model(BaseModel):
@@ -98,7 +100,7 @@ class VerificationFile(_Model):
 def best_check(
     claim: str,
     locations: Iterable[str],
-    pages: Callable[[str], PageIndex | None],
+    pages: Pages,
     records: Mapping[str, SourceRecord],
 ) -> ClaimCheck:
     """The claim checked against each cited page; the best outcome counts (a claim needs
@@ -129,7 +131,8 @@ def _why_none(location: str, records: Mapping[str, SourceRecord]) -> str:
 
 
 class PageCache:
-    """Each location's page indexed once per check."""
+    """Each location's snapshot read and indexed once per check: one cache for all of a
+    check's claims and citations."""
 
     def __init__(self, text_of: TextOf) -> None:
         self.text_of = text_of
@@ -142,17 +145,17 @@ class PageCache:
         return self.indexed[location]
 
 
-def check_topic(notes: str, records: Mapping[str, SourceRecord], text_of: TextOf) -> TopicCheck:
-    """The notes' cited sources and finding lines against the kept pages."""
+def check_topic(
+    notes: str, locations: Sequence[str], records: Mapping[str, SourceRecord], text_of: TextOf
+) -> TopicCheck:
+    """The notes' cited sources (`locations`, as `extract_sources` reads them) and finding
+    lines against the kept pages."""
     pages = PageCache(text_of)
-    locations = [ref.url for ref in extract_sources(notes)]
     unavailable = [_problem(location, records) for location in locations if pages(location) is None]
     findings = [
-        best_check(claim.text, claim.sources, pages, records)
-        for claim in finding_claims(notes)
-        if claim.text.strip()
+        best_check(claim.text, claim.sources, pages, records) for claim in finding_claims(notes)
     ]
-    return TopicCheck(sources=locations, unavailable=unavailable, findings=findings)
+    return TopicCheck(sources=list(locations), unavailable=unavailable, findings=findings)
 
 
 def _problem(location: str, records: Mapping[str, SourceRecord]) -> SourceProblem:
@@ -165,10 +168,9 @@ def _problem(location: str, records: Mapping[str, SourceRecord]) -> SourceProble
 
 
 def check_report(
-    report: str, registry: SourceRegistry, records: Mapping[str, SourceRecord], text_of: TextOf
+    report: str, registry: SourceRegistry, records: Mapping[str, SourceRecord], pages: Pages
 ) -> list[CitedClaim]:
     """Each cited sentence of the report against the pages of the ids it cites."""
-    pages = PageCache(text_of)
     checked: list[CitedClaim] = []
     for claim in report_claims(report):
         ids = [int(i) for i in claim.sources if i.isdigit()]
@@ -183,7 +185,7 @@ def citation_outcomes(
     claims: Sequence[CitedClaim],
     registry: SourceRegistry,
     records: Mapping[str, SourceRecord],
-    text_of: TextOf,
+    pages: Pages,
 ) -> list[CitationOutcome]:
     """Per cited id: unverifiable without a snapshot, else the worst outcome of the
     sentences citing it (one misread sentence is enough to flag a citation)."""
@@ -191,44 +193,24 @@ def citation_outcomes(
     for claim in claims:
         for ident in claim.ids:
             source = registry.get(ident)
-            if source is None:
+            if source is None or claim.check.source != source.url:
                 continue
-            mine = claim.check if claim.check.source == source.url else None
-            if mine is None:
-                continue
-            if ident not in worst or _RANK[mine.support] < _RANK[worst[ident].support]:
-                worst[ident] = mine
+            if ident not in worst or _RANK[claim.check.support] < _RANK[worst[ident].support]:
+                worst[ident] = claim.check
     outcomes: list[CitationOutcome] = []
-    cited_ids = sorted({i for claim in claims for i in claim.ids})
-    for ident in cited_ids:
+    for ident in sorted({i for claim in claims for i in claim.ids}):
         source = registry.get(ident)
         if source is None:
             continue
-        if not text_of(source.url):
-            outcomes.append(
-                CitationOutcome(
-                    id=ident,
-                    location=source.url,
-                    outcome=Support.UNVERIFIABLE.value,
-                    reason=_why_none(source.url, records),
-                )
-            )
+        if pages(source.url) is None:
+            outcome, reason = Support.UNVERIFIABLE, _why_none(source.url, records)
         elif ident in worst:
-            check = worst[ident]
-            outcomes.append(
-                CitationOutcome(
-                    id=ident, location=source.url, outcome=check.support.value, reason=check.reason
-                )
-            )
+            outcome, reason = worst[ident].support, worst[ident].reason
         else:
-            outcomes.append(
-                CitationOutcome(
-                    id=ident,
-                    location=source.url,
-                    outcome=Support.SUPPORTED.value,
-                    reason="its sentences were matched by another cited page",
-                )
-            )
+            outcome, reason = Support.SUPPORTED, "its sentences were matched by another cited page"
+        outcomes.append(
+            CitationOutcome(id=ident, location=source.url, outcome=outcome.value, reason=reason)
+        )
     return outcomes
 
 
@@ -240,7 +222,9 @@ def summarise(
     local_documents: int,
 ) -> VerificationSummary:
     """The Methodology's figures."""
-    statuses = [records[s.url].status if s.url in records else None for s in registry.sources]
+    fetched = [records[s.url] for s in registry.sources if s.url in records]
+    kept = sum(1 for record in fetched if record.snapshot)
+    dead = sum(1 for record in fetched if record.status in DEAD)
     counts = dict.fromkeys(Support, 0)
     for claim in claims:
         counts[claim.check.support] += 1
@@ -249,12 +233,11 @@ def summarise(
         for o in outcomes
         if o.outcome != Support.SUPPORTED.value
     ]
-    kept = sum(1 for s in registry.sources if s.url in records and records[s.url].snapshot)
     return VerificationSummary(
         sources_cited=len(registry.sources),
         snapshotted=kept,
-        dead=sum(1 for status in statuses if status in DEAD),
-        not_checked=len(registry.sources) - kept - sum(1 for s in statuses if s in DEAD),
+        dead=dead,
+        not_checked=len(registry.sources) - kept - dead,
         local_documents=local_documents,
         claims_checked=len(claims),
         supported=counts[Support.SUPPORTED],
