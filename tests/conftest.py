@@ -1,5 +1,6 @@
 """Shared fixtures: every test runs in its own empty working directory, with no RESEARCH_*
-environment leaking in, and can drive the real CLI in-process."""
+environment leaking in, and can drive the real CLI in-process. (Plain helpers, for child
+processes, lock files and the like, are in helpers.py.)"""
 
 from __future__ import annotations
 
@@ -10,16 +11,16 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from helpers import REPO as REPO
+from helpers import SCRIPTED_CLI as SCRIPTED_CLI
+from helpers import read_jsonl as read_jsonl
 from scripted_mock import installed
 from typer.testing import CliRunner
 
 from research.cli import app
-
-REPO = Path(__file__).resolve().parent.parent
-SCRIPTED_CLI = Path(__file__).resolve().parent / "scripted_cli.py"
-"""research.py with the scripted double behind --mock-mode (see scripted_mock.py)."""
 
 
 @pytest.fixture(autouse=True)
@@ -62,12 +63,33 @@ def mock_script(tmp_path: Path) -> Callable[..., Path]:
     return write
 
 
+@pytest.fixture
+def unfinished(run_cli: Callable[..., Any], mock_script: Callable[..., Path]) -> Path:
+    """A session named `lk` whose first run failed (exit 1) at its INITIAL PLAN: its state
+    is left for --resume, its lock released. Returns where its lock file goes."""
+    script = mock_script(faults=[{"action": "fail", "phase": "initial_plan"}])
+    result = run_cli(
+        "--mock-mode",
+        "--mock-script",
+        str(script),
+        "--name",
+        "lk",
+        "--breadth",
+        "2",
+        "--depth",
+        "1",
+        "How do heat pumps perform in cold climates?",
+    )
+    assert result.exit_code == 1, result.stderr
+    session = Path(".research") / "lk"
+    assert not read_json(session / "state.json")["progress"]["is_complete"]
+    lock = session / "research.lock.json"
+    assert not lock.exists() and not lock.with_name(f"{lock.name}.lock").exists()
+    return lock
+
+
 def read_json(path: Path) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
-
-
-def read_jsonl(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
 
 FAKE_AGENT = Path(__file__).parent / "fake_agents" / "fake_opencode.py"

@@ -11,12 +11,14 @@ from datetime import date
 from pathlib import Path
 from types import SimpleNamespace
 
+from helpers import new_state
+
 from research import prompts
 from research.engine.topics import parallel_variables
 from research.paths import SessionPaths
 from research.plan import Plan
 from research.sources.registry import build_registry
-from research.state import Phase, RWRState, SessionConfig, Verdict
+from research.state import Phase, RWRState, Verdict
 from research.templates import PromptTemplates, default_templates_dir
 
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
@@ -54,19 +56,7 @@ def fixture(root: Path) -> tuple[RWRState, SessionPaths]:
     )
     plan.add_topic("Running costs", parent=None, criteria=["Compares costs with gas boilers"])
     plan.topics[0].description = "How efficient heat pumps are in the cold."
-    state = RWRState(
-        name="heat",
-        config=SessionConfig(
-            original_topic=plan.topic,
-            breadth=2,
-            depth=2,
-            max_iterations=13,
-            model="m",
-            review_model="r",
-            timeout=600,
-        ),
-        plan=plan,
-    )
+    state = new_state(plan, name="heat", max_iterations=13, timeout=600)
     state.progress.iteration = 3
     state.progress.review_feedback[plan.topics[0].slug] = Verdict(
         verdict="rejected",

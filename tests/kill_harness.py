@@ -99,33 +99,18 @@ def write_script(path: Path, **script: object) -> Path:
     return path
 
 
+def mock_args(config: dict, script: Path) -> list[str]:
+    """The options every run of a session has: the scripted mock and the session's name."""
+    return ["--mock-mode", "--mock-script", str(script), "--name", config["name"]]
+
+
 def start_args(config: dict, script: Path) -> list[str]:
-    return [
-        "--mock-mode",
-        "--mock-script",
-        str(script),
-        "--name",
-        config["name"],
-        "--breadth",
-        str(config["breadth"]),
-        "--depth",
-        str(config["depth"]),
-        "--yes",
-        "--quiet",
-        QUESTION,
-    ]
+    shape = ["--breadth", str(config["breadth"]), "--depth", str(config["depth"])]
+    return [*mock_args(config, script), *shape, "--yes", "--quiet", QUESTION]
 
 
 def resume_args(config: dict, script: Path) -> list[str]:
-    return [
-        "--mock-mode",
-        "--mock-script",
-        str(script),
-        "--name",
-        config["name"],
-        "--resume",
-        "--quiet",
-    ]
+    return [*mock_args(config, script), "--resume", "--quiet"]
 
 
 def snapshot(session: Path, dest: Path) -> None:

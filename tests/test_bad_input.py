@@ -8,13 +8,12 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from helpers import clean_env, new_state, research_argv, run_research
 
 from research.templates import ensure_templates
 
@@ -34,20 +33,9 @@ def state_file(work: Path, content: str | bytes, name: str = "x") -> None:
 
 def valid_state(**changes: object) -> str:
     from research.plan import Plan
-    from research.state import RWRState, SessionConfig
 
-    state = RWRState(
-        name="x",
-        config=SessionConfig(
-            original_topic=QUESTION,
-            breadth=1,
-            depth=1,
-            max_iterations=6,
-            model="m",
-            review_model="r",
-            timeout=60,
-        ),
-        plan=Plan(topic=QUESTION, breadth=1, depth=1),
+    state = new_state(
+        Plan(topic=QUESTION, breadth=1, depth=1), name="x", max_iterations=6, timeout=60
     )
     return json.dumps({**json.loads(state.model_dump_json()), **changes})
 
@@ -390,7 +378,7 @@ SUBPROCESS_CASES = [
 
 
 def test_bad_input_through_real_processes(tmp_path: Path) -> None:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("RESEARCH_")}
+    env = clean_env()
     running = []
     for case in (c for c in CASES if c.id in SUBPROCESS_CASES):
         work = tmp_path / case.id.replace(" ", "-").replace("/", "-")
@@ -398,7 +386,7 @@ def test_bad_input_through_real_processes(tmp_path: Path) -> None:
         if case.setup is not None:
             case.setup(work)
         proc = subprocess.Popen(
-            [sys.executable, str(REPO / "research.py"), *case.args],
+            research_argv(*case.args),
             cwd=work,
             env={**env, **case.env},
             stdout=subprocess.PIPE,
@@ -417,22 +405,9 @@ def test_bad_input_through_real_processes(tmp_path: Path) -> None:
 
 def test_the_product_has_no_test_only_mock_script_option(tmp_path: Path) -> None:
     """Faults are the tests' business (tests/scripted_mock.py), not a hidden option."""
-    env = {key: value for key, value in os.environ.items() if not key.startswith("RESEARCH_")}
     (tmp_path / "script.json").write_text('{"faults": []}')
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(REPO / "research.py"),
-            "--mock-mode",
-            "--mock-script",
-            "script.json",
-            QUESTION,
-        ],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
+    done = run_research(
+        "--mock-mode", "--mock-script", "script.json", QUESTION, cwd=tmp_path, env=clean_env()
     )
     assert done.returncode == 2
     assert "No such option: --mock-script" in done.stderr

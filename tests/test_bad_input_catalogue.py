@@ -27,6 +27,7 @@ from typing import Any
 
 import pytest
 from conftest import REPO
+from helpers import clean_env, sandbox_env, victim_files
 
 QUESTION = "How do heat pumps perform in cold climates?"
 SMALL = ("--mock-mode", "--breadth", "1", "--depth", "1", "--yes", "--name", "x")
@@ -604,22 +605,12 @@ class Outcome:
 
 def prepare(case: Case, root: Path, finished: Path) -> tuple[Path, dict[str, str]]:
     work = root / "work"
-    for directory in ("work", "victim/sub", "home", "tmp", "bin"):
+    for directory in ("work", "home", "tmp", "bin"):
         (root / directory).mkdir(parents=True)
-    (root / "victim" / "notes.md").write_text("the user's own notes\n")
-    (root / "victim" / "sub" / "data.json").write_text('{"keep": true}\n')
+    victim_files(root)
     if case.setup is not None:
         case.setup(work, finished)
-    env = {key: value for key, value in os.environ.items() if not key.startswith("RESEARCH_")}
-    env.update(
-        HOME=str(root / "home"),
-        TMPDIR=str(root / "tmp"),
-        COLUMNS="100",
-        XDG_CONFIG_HOME=str(root / "home" / ".config"),
-        XDG_CACHE_HOME=str(root / "home" / ".cache"),
-        XDG_DATA_HOME=str(root / "home" / ".local"),
-        **case.env,
-    )
+    env = sandbox_env(root, COLUMNS="100", **case.env)
     if case.no_agent_on_path:
         env["PATH"] = str(root / "bin")
     return work, env
@@ -653,7 +644,6 @@ def run_case(case: Case, root: Path, finished: Path) -> Outcome:
 def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A finished mock session named `s`, made once through the real CLI."""
     work = tmp_path_factory.mktemp("finished")
-    env = {key: value for key, value in os.environ.items() if not key.startswith("RESEARCH_")}
     done = subprocess.run(
         [
             *entry_point(),
@@ -668,7 +658,7 @@ def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
             QUESTION,
         ],
         cwd=work,
-        env=env,
+        env=clean_env(),
         capture_output=True,
         text=True,
         timeout=60,

@@ -7,7 +7,8 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import read_json, read_jsonl
+from conftest import read_json
+from helpers import events_of, new_state
 
 from research.plan import TopicStatus, parse_plan
 from research.sources.registry import parse_citations
@@ -69,9 +70,7 @@ def test_mock_run_breadth_3_depth_2_explores_subtopics(run_cli) -> None:
     assert all(t["status"] in {"Complete", "Skipped"} for t in topics)
     # Breadth-first: every depth-0 topic was researched before any depth-1 topic.
     researched = [
-        e["topic"]
-        for e in read_jsonl(session("deep") / "events.jsonl")
-        if e["type"] == "phase_start" and e["phase"] == "research"
+        e["topic"] for e in events_of(session("deep"), "phase_start") if e["phase"] == "research"
     ]
     depths = [next(t["depth"] for t in topics if t["slug"] == slug) for slug in researched]
     assert depths == sorted(depths)
@@ -152,23 +151,16 @@ def test_iteration_limit_ends_research_final_cycle_runs_with_banner(run_cli, moc
 def test_iteration_limit_banner_text(tmp_path: Path) -> None:
     from research.plan import Plan
     from research.report import banners
-    from research.state import RWRState, SessionConfig, SessionProgress, StopReason
+    from research.state import SessionProgress, StopReason
 
     plan = Plan(topic="q", breadth=2, depth=1)
     plan.add_topic("A", parent=None).status = TopicStatus.COMPLETE
     plan.add_topic("B", parent=None)
-    state = RWRState(
+    state = new_state(
+        plan,
         name="x",
-        config=SessionConfig(
-            original_topic="q",
-            breadth=2,
-            depth=1,
-            max_iterations=9,
-            model="m",
-            review_model="r",
-            timeout=10,
-        ),
-        plan=plan,
+        max_iterations=9,
+        timeout=10,
         progress=SessionProgress(iteration=9, stop_reason=StopReason.ITERATION_LIMIT),
     )
     (banner,) = banners(state)

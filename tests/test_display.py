@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import json
 import os
 import re
 import select
@@ -16,6 +15,7 @@ from typing import Any
 
 import pytest
 from conftest import REPO, read_json
+from helpers import events_of, new_state, run_demo
 
 from research.display import (
     LiveView,
@@ -29,7 +29,7 @@ from research.display import (
 from research.errors import Interrupted
 from research.events import EventLog
 from research.plan import Plan, Topic, TopicStatus
-from research.state import RWRState, SessionConfig
+from research.state import RWRState
 
 ESCAPE = "\x1b"
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -50,34 +50,23 @@ def make_state(topics: int = 3) -> RWRState:
         depth=2,
         topics=[Topic(name=f"Topic {i}", slug=f"topic-{i}", depth=0) for i in range(topics)],
     )
-    return RWRState(
-        name="demo",
-        config=SessionConfig(
-            original_topic="Q",
-            breadth=3,
-            depth=2,
-            max_iterations=14,
-            model="m",
-            review_model="r",
-            timeout=60.0,
-        ),
-        plan=plan,
-    )
+    return new_state(plan, name="demo", max_iterations=14, timeout=60.0)
 
 
-def mock_run(run_cli: Callable[..., Any], *extra: str, env: dict[str, str] | None = None):
+def small_run(run_cli: Callable[..., Any], script: Path) -> Any:
+    """The mock session `demo` (breadth 1, depth 1, --quiet) with the faults of `script`."""
     return run_cli(
         "--mock-mode",
+        "--mock-script",
+        str(script),
         "--name",
         "demo",
         "--breadth",
-        "2",
+        "1",
         "--depth",
-        "2",
-        "--yes",
-        *extra,
-        "How do heat pumps perform in cold climates?",
-        env=env,
+        "1",
+        "--quiet",
+        "Q?",
     )
 
 
@@ -87,7 +76,7 @@ def mock_run(run_cli: Callable[..., Any], *extra: str, env: dict[str, str] | Non
 def test_a_run_off_a_terminal_prints_no_escape_codes_even_when_colour_is_forced(
     run_cli: Callable[..., Any],
 ) -> None:
-    result = mock_run(
+    result = run_demo(
         run_cli, env={"FORCE_COLOR": "1", "TTY_COMPATIBLE": "1", "TERM": "xterm-256color"}
     )
     assert result.exit_code == 0, result.stderr
@@ -101,14 +90,15 @@ def test_a_run_off_a_terminal_prints_no_escape_codes_even_when_colour_is_forced(
 
 
 def test_quiet_prints_only_the_summary(run_cli: Callable[..., Any]) -> None:
-    result = mock_run(run_cli, "--quiet")
+    result = run_demo(run_cli, "--quiet")
     assert result.exit_code == 0
     assert result.stderr == ""
     assert result.stdout.startswith("Research session 'demo' complete\n")
 
 
 def test_summary_figures_come_from_the_session_files(run_cli: Callable[..., Any]) -> None:
-    result = mock_run(run_cli, "--quiet")
+    result = run_demo(run_cli, "--quiet")
+    assert result.exit_code == 0, result.stderr
     state = read_json(Path(".research/demo/state.json"))
     sources = read_json(Path(".research/demo/sources.json"))["sources"]
     audit = read_json(Path(".research/demo/citations.json"))
@@ -133,20 +123,7 @@ def test_summary_warns_when_a_limit_ended_research(
     run_cli: Callable[..., Any],
     mock_script: Callable[..., Path],
 ) -> None:
-    script = mock_script(faults=[{"action": "reject", "phase": "review"}])
-    result = run_cli(
-        "--mock-mode",
-        "--mock-script",
-        str(script),
-        "--name",
-        "demo",
-        "--breadth",
-        "1",
-        "--depth",
-        "1",
-        "--quiet",
-        "Q?",
-    )
+    result = small_run(run_cli, mock_script(faults=[{"action": "reject", "phase": "review"}]))
     assert result.exit_code == 0, result.stderr
     state = read_json(Path(".research/demo/state.json"))
     assert state["progress"]["stop_reason"] == "all_open_topics_exhausted"
@@ -165,19 +142,7 @@ def test_summary_reports_unknown_citation_ids_the_orchestrator_removed(
             {"action": "fabricated_citation", "phase": "revise"},
         ]
     )
-    result = run_cli(
-        "--mock-mode",
-        "--mock-script",
-        str(script),
-        "--name",
-        "demo",
-        "--breadth",
-        "1",
-        "--depth",
-        "1",
-        "--quiet",
-        "Q?",
-    )
+    result = small_run(run_cli, script)
     assert result.exit_code == 0, result.stderr
     removed = read_json(Path(".research/demo/state.json"))["final"]["citation_ids_removed"]
     assert removed
@@ -381,11 +346,7 @@ def test_a_run_in_a_real_terminal_draws_the_live_view_and_the_summary_table(
     assert "iteration" in output and "agent calls" in output
     assert "╭" in output and "Research session 'demo' complete" in output
     assert "Traceback" not in output
-    events = [
-        json.loads(line)
-        for line in (isolated / ".research/demo/events.jsonl").read_text().splitlines()
-    ]
-    assert events[-1]["type"] == "lock_released"
+    assert events_of(isolated / ".research/demo")[-1]["type"] == "lock_released"
 
 
 def read_all(fd: int, *, deadline: float) -> str:
@@ -408,11 +369,9 @@ def test_plain_lines_say_why_a_review_rejected_and_why_the_report_went_to_revise
     run_cli: Callable[..., Any],
 ) -> None:
     # The simulated agent rejects each topic's first review and the first final review.
-    result = mock_run(run_cli)
+    result = run_demo(run_cli)
     assert result.exit_code == 0, result.stderr
-    events = [
-        json.loads(line) for line in Path(".research/demo/events.jsonl").read_text().splitlines()
-    ]
+    events = events_of(Path(".research/demo"))
     lines = result.stderr.splitlines()
     rejections = [e for e in events if e["type"] == "topic_rejected"]
     assert rejections

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
-import sys
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from conftest import REPO, read_jsonl
+from helpers import clean_env, run_demo, run_research
 
 from research.events import EVENT_TYPES
 
@@ -33,21 +32,6 @@ def read_events() -> list[dict[str, Any]]:
     return events
 
 
-def run(run_cli: Callable[..., Any], *extra: str):
-    return run_cli(
-        "--mock-mode",
-        "--name",
-        "demo",
-        "--breadth",
-        "2",
-        "--depth",
-        "2",
-        "--yes",
-        *extra,
-        "How do heat pumps perform in cold climates?",
-    )
-
-
 def test_the_readme_documents_exactly_the_event_types() -> None:
     assert documented_types() == set(EVENT_TYPES)
 
@@ -55,7 +39,7 @@ def test_the_readme_documents_exactly_the_event_types() -> None:
 def test_a_mock_run_writes_valid_json_lines_of_documented_types(
     run_cli: Callable[..., Any],
 ) -> None:
-    result = run(run_cli, "--quiet")
+    result = run_demo(run_cli, "--quiet")
     assert result.exit_code == 0, result.stderr
     events = read_events()
     documented = documented_types()
@@ -99,7 +83,7 @@ def test_retries_recoveries_and_failed_phases_are_logged(
             {"action": "no_verdict", "phase": "review", "calls": [1]},
         ]
     )
-    result = run(run_cli, "--quiet", "--mock-script", str(script))
+    result = run_demo(run_cli, "--quiet", "--mock-script", str(script))
     assert result.exit_code == 0, result.stderr
     events = read_events()
     retry = next(e for e in events if e["type"] == "retry")
@@ -117,7 +101,7 @@ def test_a_failed_run_ends_with_run_end_failed_then_lock_released(
     mock_script: Callable[..., Path],
 ) -> None:
     script = mock_script(faults=[{"action": "garbage_plan", "phase": "*"}])
-    result = run(run_cli, "--quiet", "--mock-script", str(script))
+    result = run_demo(run_cli, "--quiet", "--mock-script", str(script))
     assert result.exit_code == 1
     events = read_events()
     assert [e["type"] for e in events[-2:]] == ["run_end", "lock_released"]
@@ -126,25 +110,19 @@ def test_a_failed_run_ends_with_run_end_failed_then_lock_released(
 
 
 def test_resuming_a_finished_session_logs_its_own_run(run_cli: Callable[..., Any]) -> None:
-    run(run_cli, "--quiet")
+    first = run_demo(run_cli, "--quiet")
+    assert first.exit_code == 0, first.stderr
     count = len(read_events())
     result = run_cli("--resume", "--mock-mode", "--name", "demo", "--quiet")
     assert result.exit_code == 0, result.stderr
     events = read_events()[count:]
     assert events[0]["type"] == "lock_taken" and events[-1]["type"] == "lock_released"
+    assert [e["type"] for e in events].count("run_start") == 1
 
 
 def cli(work: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """research.py in a child process: logging is configured per process."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RESEARCH_")}
-    return subprocess.run(
-        [sys.executable, str(REPO / "research.py"), *args],
-        cwd=work,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=env,
-    )
+    return run_research(*args, cwd=work, env=clean_env())
 
 
 def test_verbose_logs_every_event_at_debug_and_the_default_does_not(isolated: Path) -> None:
@@ -170,10 +148,14 @@ def test_verbose_logs_every_event_at_debug_and_the_default_does_not(isolated: Pa
 
 
 def test_each_agent_call_log_keeps_its_prompt_and_output(run_cli: Callable[..., Any]) -> None:
-    run(run_cli, "--quiet")
+    result = run_demo(run_cli, "--quiet")
+    assert result.exit_code == 0, result.stderr
     calls = [e for e in read_events() if e["type"] == "agent_call"]
     logs = {Path(e["log"]) for e in calls}
-    assert len(logs) == len(calls)
+    assert calls and len(logs) == len(calls)
     for log in logs:
         text = log.read_text(encoding="utf-8")
-        assert "--- prompt ---" in text and "# Phase:" in text
+        _, prompt_mark, rest = text.partition("--- prompt ---\n")
+        prompt, output_mark, output = rest.partition("\n--- stdout ---\n")
+        assert prompt_mark and output_mark, text
+        assert "# Phase:" in prompt and output.strip(), text

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from conftest import read_json, read_jsonl
+from helpers import events_of
 
 from research.plan import parse_plan
 from research.sources.registry import parse_citations
@@ -45,7 +46,7 @@ def run_with(run_cli, mock_script):
         state = read_json(SESSION / "state.json")
         assert state["progress"]["is_complete"]
         assert "## Methodology" in REPORT.read_text()
-        return read_jsonl(SESSION / "events.jsonl"), state
+        return events_of(SESSION), state
 
     return run
 
@@ -255,7 +256,7 @@ def test_research_that_leaves_the_old_notes_untouched_is_a_failure(run_cli, mock
         "How do heat pumps work?",
     )
     assert result.exit_code == 0, result.stderr
-    events = read_jsonl(Path(".research/stale/events.jsonl"))
+    events = events_of(Path(".research/stale"))
     failed = [e for e in events if e["type"] == "phase_end" and e["outcome"] == "failed"]
     assert len(failed) == 1 and failed[0]["phase"] == "research"
     assert "was not updated by this research phase" in failed[0]["error"]

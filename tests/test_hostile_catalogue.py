@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from conftest import read_jsonl
+from helpers import events_of, new_state, sandbox_env, victim_files
 from test_bad_input_catalogue import entry_point
 
 QUESTION = "How do heat pumps perform in cold climates?"
@@ -574,24 +574,15 @@ def run(argv: list[str], work: Path, env: dict[str, str]) -> Run:
 
 def run_case(case: Case, root: Path) -> Outcome:
     work = root / "work"
-    for directory in ("work", "victim/sub", "home", "tmp", "record"):
+    for directory in ("work", "home", "tmp", "record"):
         (root / directory).mkdir(parents=True)
-    (root / "victim" / "notes.md").write_text("the user's own notes\n")
-    (root / "victim" / "sub" / "data.json").write_text('{"keep": true}\n')
+    victim_files(root)
     if case.setup is not None:
         case.setup(work, root)
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(("RESEARCH_", "HOSTILE_"))
-    }
-    env.update(
-        HOME=str(root / "home"),
-        TMPDIR=str(root / "tmp"),
+    env = sandbox_env(
+        root,
+        "HOSTILE_",
         COLUMNS="100",
-        XDG_CONFIG_HOME=str(root / "home" / ".config"),
-        XDG_CACHE_HOME=str(root / "home" / ".cache"),
-        XDG_DATA_HOME=str(root / "home" / ".local"),
         RESEARCH_VERIFY_SOURCES="0",
         HOSTILE_VICTIM=str(root / "victim"),
         HOSTILE_RECORD=str(root / "record"),
@@ -695,9 +686,7 @@ def test_hostile_agent(case: Case, outcomes: dict[str, Outcome]) -> None:
         assert case.resume_says in resumed.stderr
     session, report = out.work / ".research" / "x", out.work / "reports" / "x"
     if case.repaired is not None:
-        repairs = [
-            e for e in read_jsonl(session / "events.jsonl") if e["type"] == "workspace_repair"
-        ]
+        repairs = events_of(session, "workspace_repair")
         assert any(case.repaired in e["path"] for e in repairs), repairs
     if case.finishes:
         state = json.loads((session / "state.json").read_text())
@@ -708,14 +697,6 @@ def test_hostile_agent(case: Case, outcomes: dict[str, Outcome]) -> None:
 
 
 # --- the pieces, in-process ---------------------------------------------------------------
-
-
-def victim_files(tmp_path: Path) -> Path:
-    victim = tmp_path / "victim"
-    (victim / "sub").mkdir(parents=True)
-    (victim / "notes.md").write_text("the user's own notes\n")
-    (victim / "sub" / "data.md").write_text("more\n")
-    return victim
 
 
 def test_archive_cleanup_never_follows_a_linked_progress_dir_nor_opens_a_fifo(
@@ -753,26 +734,14 @@ def test_a_file_changed_after_archiving_is_not_deleted(tmp_path: Path) -> None:
 @pytest.mark.parametrize("kind", ["missing", "directory", "fifo", "link"])
 def test_a_resume_reads_the_copy_when_state_json_is_not_a_file(tmp_path: Path, kind: str) -> None:
     from research.plan import Plan
-    from research.state import (
-        STATE_COPY_NAME,
-        RWRState,
-        SessionConfig,
-        load_saved_state,
-        save_state,
-    )
+    from research.state import STATE_COPY_NAME, load_saved_state, save_state
 
-    state = RWRState(
+    state = new_state(
+        Plan(topic="q", breadth=1, depth=1),
         name="s",
-        plan=Plan(topic="q", breadth=1, depth=1),
-        config=SessionConfig(
-            original_topic="q",
-            breadth=1,
-            depth=1,
-            max_iterations=6,
-            model="m",
-            review_model="m",
-            timeout=60,
-        ),
+        max_iterations=6,
+        timeout=60,
+        review_model="m",
     )
     path = tmp_path / "state.json"
     save_state(state, path)
@@ -847,7 +816,7 @@ def test_writes_in_a_guarded_tree_never_go_through_a_link(tmp_path: Path) -> Non
     assert (session / "logs").is_dir() and not (session / "logs").is_symlink()
     assert take_unlinked(session) == [(session / "logs", f"a symbolic link to {victim}")]
     (session / "events.jsonl").symlink_to(victim / "notes.md")
-    (session / "decisions.jsonl").symlink_to(victim / "sub" / "data.md")
+    (session / "decisions.jsonl").symlink_to(victim / "sub" / "data.json")
     log = LineLog(session / "events.jsonl")
     log.append("{}")
     log.close()

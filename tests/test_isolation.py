@@ -4,14 +4,11 @@ directory, and a session never touches another session's files."""
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 from conftest import REPO
+from helpers import run_research, sandbox_env, write_lock
 
 QUESTION = "How do heat pumps perform in cold climates?"
 
@@ -37,18 +34,7 @@ def test_a_session_never_touches_another_sessions_files(run_cli, mock_script) ->
         == 0
     )
     # b looks busy: a live holder's lock, so a careless `a` would trip over it.
-    lock = Path(".research/b/research.lock.json")
-    lock.write_text(
-        json.dumps(
-            {
-                "lock_token": "feedfacefeedface",
-                "pid": os.getpid(),
-                "host": "elsewhere",
-                "created": time.time(),
-                "heartbeat": time.time(),
-            }
-        )
-    )
+    write_lock(Path(".research/b/research.lock.json"), pid=os.getpid(), host="elsewhere")
     before = {"session": tree(Path(".research/b")), "report": tree(Path("reports/b"))}
     assert before["session"] and before["report"]
 
@@ -81,36 +67,22 @@ def test_a_run_writes_nowhere_but_research_and_reports_of_its_directory(tmp_path
     work, home, temp = tmp_path / "work2", tmp_path / "home", tmp_path / "tmp"
     for directory in (work, home, temp):
         directory.mkdir()
+    env = sandbox_env(tmp_path)  # HOME, TMPDIR and XDG_* in `home` and `temp`
     # The checkout may hold a demo run's .research/ and reports/ (the README runs one there
     # first): the test checks they are left as they were, not that they are absent.
     checkout = {name: tree(REPO / name) for name in ("templates", ".research", "reports")}
-    env = {key: value for key, value in os.environ.items() if not key.startswith("RESEARCH_")}
-    env.update(
-        HOME=str(home),
-        TMPDIR=str(temp),
-        XDG_CONFIG_HOME=str(home / ".config"),
-        XDG_CACHE_HOME=str(home / ".cache"),
-        XDG_DATA_HOME=str(home / ".local"),
-    )
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(REPO / "research.py"),
-            "--mock-mode",
-            "--name",
-            "iso",
-            "--breadth",
-            "2",
-            "--depth",
-            "1",
-            "--quiet",
-            QUESTION,
-        ],
+    done = run_research(
+        "--mock-mode",
+        "--name",
+        "iso",
+        "--breadth",
+        "2",
+        "--depth",
+        "1",
+        "--quiet",
+        QUESTION,
         cwd=work,
         env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
     )
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in work.iterdir()) == [".research", "reports"]

@@ -10,13 +10,13 @@ finished is lost or redone, and the files a resume reads are never torn.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO, SCRIPTED_CLI, read_jsonl
+from conftest import REPO, read_jsonl
+from helpers import clean_env, killed_session
 
 from research.errors import PlanParseError
 from research.events import read_events
@@ -39,8 +39,7 @@ KILLED = -9
 @pytest.fixture(scope="module")
 def harness(tmp_path_factory: pytest.TempPathFactory) -> dict:
     root = tmp_path_factory.mktemp("kills")
-    env = {key: value for key, value in os.environ.items() if not key.startswith("RESEARCH_")}
-    env["PYTHONPATH"] = str(REPO)
+    env = clean_env(PYTHONPATH=str(REPO))
     procs = []
     for shard in range(SHARDS):
         spec = root / f"spec-{shard}.json"
@@ -259,31 +258,7 @@ def test_a_torn_plan_left_by_a_crash_is_rebuilt_from_state_on_resume(
     keeps the plan in state.json, so the resume rewrites the file before any agent call."""
     script = tmp_path / "kill.json"
     script.write_text(json.dumps({"kill_at_call": 4}))  # after the 2nd RESEARCH's edits
-    env = {key: value for key, value in os.environ.items() if not key.startswith("RESEARCH_")}
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(SCRIPTED_CLI),
-            "--mock-mode",
-            "--mock-script",
-            str(script),
-            "--name",
-            "torn",
-            "--breadth",
-            "2",
-            "--depth",
-            "1",
-            "--quiet",
-            "How do heat pumps perform in cold climates?",
-        ],
-        cwd=isolated,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == KILLED, done.stderr
-    plan_file = isolated / ".research" / "torn" / "research_plan.md"
+    plan_file = killed_session(isolated, script, "torn") / "research_plan.md"
     text = plan_file.read_text()
     plan_file.write_text(text[: text.index("## Topics") + 5])
     with pytest.raises(PlanParseError):

@@ -5,16 +5,17 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from conftest import assert_gone, dead_pid
+from helpers import HOST, REPO, wait_until
+from helpers import write_lock as write_lock_file
 
 from research.errors import SessionLockedError
 from research.lock import (
@@ -28,9 +29,6 @@ from research.lock import (
     stale_reason,
 )
 from research.orphans import session_marker
-
-REPO = Path(__file__).resolve().parents[1]
-HOST = socket.gethostname()
 
 
 def child_env() -> dict[str, str]:
@@ -59,18 +57,9 @@ def released(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 def write_lock(path: Path, **fields: object) -> dict[str, object]:
-    now = time.time()
-    data: dict[str, object] = {
-        "lock_token": "feedfacefeedface",
-        "pid": os.getpid(),
-        "host": HOST,
-        "created": now,
-        "heartbeat": now,
-        **fields,
-    }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data), encoding="utf-8")
-    return data
+    """A lock file held by this process unless `fields` say otherwise; returns its record."""
+    fields.setdefault("pid", os.getpid())
+    return json.loads(write_lock_file(path, **fields))
 
 
 def test_fresh_acquire_writes_all_fields(lock_path: Path) -> None:
@@ -256,13 +245,6 @@ def test_heartbeat_reports_a_lost_lock(lock_path: Path) -> None:
 # ------------------------------------------------------------------ the keep-alive thread
 
 
-def wait_for(check: Callable[[], bool], within: float = 5.0) -> None:
-    deadline = time.monotonic() + within
-    while not check():
-        assert time.monotonic() < deadline, "not within the time allowed"
-        time.sleep(0.01)
-
-
 class Heard:
     """A listener that keeps the lock's events."""
 
@@ -354,7 +336,7 @@ def test_our_record_changed_or_replaced_is_written_back_and_reported(
             lock_path.symlink_to(victim)
         else:
             os.mkfifo(lock_path)
-    wait_for(lambda: heard.of("lock_repaired") != [])
+    wait_until(lambda: heard.of("lock_repaired") != [], within=5)
     (fields, *_) = heard.of("lock_repaired")
     assert fields["repair"] == repair
     if damage == "other pid":
@@ -381,7 +363,7 @@ def test_nothing_is_written_when_the_session_directory_is_gone_or_replaced(
     session.rename(tmp_path / "moved-away")
     if change != "deleted":
         session.symlink_to(users, target_is_directory=True)
-    wait_for(lambda: heard.of("warning") != [])
+    wait_until(lambda: heard.of("warning") != [], within=5)
     time.sleep(0.2)  # several refreshes that must not write
     (warning,) = heard.of("warning")
     assert "was deleted or replaced; the lock is not written there" in str(warning["message"])
@@ -416,11 +398,11 @@ def test_a_takeover_is_noticed_reported_and_stops_only_our_own_agents(lock_path:
     )
     theirs = int(spawned.stdout)
     try:
-        wait_for(lambda: ours.pid in own_agent_groups(lock_path.parent))
+        wait_until(lambda: ours.pid in own_agent_groups(lock_path.parent), within=5)
         assert theirs not in own_agent_groups(lock_path.parent)
         usurper = SessionLock(lock_path, heartbeat_interval=60, check_interval=60)
         usurper.acquire(force=True)
-        wait_for(lambda: lock.lost.is_set(), within=3)
+        wait_until(lambda: lock.lost.is_set(), within=3)
         assert ours.wait(timeout=5) != 0  # stopped
         assert pid_running(theirs)
         with pytest.raises(
@@ -429,7 +411,7 @@ def test_a_takeover_is_noticed_reported_and_stops_only_our_own_agents(lock_path:
             rf"{os.getpid()} on host {HOST}, .* while this run was going",
         ):
             lock.check_owned()
-        wait_for(lambda: heard.of("lock_lost") != [])
+        wait_until(lambda: heard.of("lock_lost") != [], within=5)
         (lost,) = heard.of("lock_lost")
         assert lost["stopped_process_groups"] == [ours.pid]
         assert lock.release() is False
@@ -465,17 +447,7 @@ def test_what_happened_before_the_listener_is_told_to_it(lock_path: Path) -> Non
 
 
 def a_stale_lock(path: Path) -> str:
-    text = json.dumps(
-        {
-            "lock_token": "feedfacefeedface",
-            "pid": dead_pid(),
-            "host": HOST,
-            "created": 1.0,
-            "heartbeat": 1.0,
-        }
-    )
-    path.write_text(text)
-    return text
+    return write_lock_file(path, pid=dead_pid(), created=1.0, heartbeat=1.0)
 
 
 @pytest.mark.parametrize("where", ["lock", "guard"])

@@ -4,9 +4,7 @@ over, live ones refused (exit 3, naming the holder) unless --force-resume."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -14,8 +12,8 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO, dead_pid, read_json, read_jsonl
+from helpers import HOST, clean_env, events_of, lock_text
 
-HOST = socket.gethostname()
 QUESTION = "How do heat pumps perform in cold climates?"
 SESSION = Path(".research") / "lk"
 
@@ -55,11 +53,9 @@ def test_twenty_processes_on_one_new_session_exactly_one_runs(
             }
         )
     )
-    env = {key: value for key, value in os.environ.items() if not key.startswith("RESEARCH_")}
-    env["PYTHONPATH"] = str(REPO)
     done = subprocess.run(
         [sys.executable, str(REPO / "tests" / "race_harness.py"), str(spec)],
-        env=env,
+        env=clean_env(PYTHONPATH=str(REPO)),
         capture_output=True,
         text=True,
         timeout=120,
@@ -88,48 +84,16 @@ def test_twenty_processes_on_one_new_session_exactly_one_runs(
 # ------------------------------------------------------------------ stale or live holders
 
 
-@pytest.fixture
-def unfinished(run_cli, mock_script) -> Path:
-    """A session whose first run failed (exit 1) and left its state for --resume."""
-    script = mock_script(faults=[{"action": "fail", "phase": "initial_plan"}])
-    result = run_cli(
-        "--mock-mode",
-        "--mock-script",
-        str(script),
-        "--name",
-        "lk",
-        "--breadth",
-        "2",
-        "--depth",
-        "1",
-        QUESTION,
-    )
-    assert result.exit_code == 1, result.stderr
-    assert not read_json(SESSION / "state.json")["progress"]["is_complete"]
-    return SESSION / "research.lock.json"
-
-
 def write_lock(path: Path, *, pid: int, host: str = HOST, age_minutes: float = 0.0) -> str:
+    """A lock whose last heartbeat is `age_minutes` old."""
     beat = time.time() - age_minutes * 60
-    text = json.dumps(
-        {
-            "lock_token": "feedfacefeedface",
-            "pid": pid,
-            "host": host,
-            "created": beat - 5,
-            "heartbeat": beat,
-        }
-    )
+    text = lock_text(pid=pid, host=host, created=beat - 5, heartbeat=beat)
     path.write_text(text)
     return text
 
 
 def takeovers() -> list[dict]:
-    return [
-        e
-        for e in read_jsonl(SESSION / "events.jsonl")
-        if e["type"] == "lock_taken" and e["takeover"]
-    ]
+    return [e for e in events_of(SESSION, "lock_taken") if e["takeover"]]
 
 
 @pytest.mark.parametrize(

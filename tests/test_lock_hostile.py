@@ -8,8 +8,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -17,11 +15,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, alive, assert_gone, dead_pid, read_json, read_jsonl
+from conftest import alive, assert_gone, dead_pid, read_json, read_jsonl
+from helpers import (
+    HOST,
+    clean_env,
+    events_of,
+    lock_record,
+    lock_text,
+    research_argv,
+    run_research,
+    spawned,
+    wait_for_file,
+    wait_until,
+)
 
 import research.lock
 
-HOST = socket.gethostname()
 QUESTION = "How do heat pumps perform in cold climates?"
 SESSION = Path(".research") / "lk"
 LOCK = SESSION / "research.lock.json"
@@ -80,50 +89,8 @@ def agent_cmd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     return f"{sys.executable} {script}"
 
 
-@pytest.fixture
-def unfinished(run_cli, mock_script) -> Path:
-    """A session whose first run failed (exit 1) and left its state for --resume."""
-    script = mock_script(faults=[{"action": "fail", "phase": "initial_plan"}])
-    result = run_cli(
-        "--mock-mode",
-        "--mock-script",
-        str(script),
-        "--name",
-        "lk",
-        "--breadth",
-        "2",
-        "--depth",
-        "1",
-        QUESTION,
-    )
-    assert result.exit_code == 1, result.stderr
-    assert not LOCK.exists() and not GUARD.exists()
-    return LOCK
-
-
-def lock_text(
-    *,
-    pid: int,
-    host: str = HOST,
-    created: float | None = None,
-    heartbeat: float | None = None,
-    **extra: object,
-) -> str:
-    now = time.time()
-    return json.dumps(
-        {
-            "lock_token": "feedfacefeedface",
-            "pid": pid,
-            "host": host,
-            "created": now if created is None else created,
-            "heartbeat": now if heartbeat is None else heartbeat,
-            **extra,
-        }
-    )
-
-
 def events(kind: str) -> list[dict[str, Any]]:
-    return [e for e in read_jsonl(SESSION / "events.jsonl") if e["type"] == kind]
+    return events_of(SESSION, kind)
 
 
 def one_line(stderr: str) -> str:
@@ -220,14 +187,13 @@ def test_a_lock_or_guard_that_is_no_file_exits_2_with_one_line(
     target = LOCK if where == "lock" else GUARD
     make(kind, target, victim)
     state = (SESSION / "state.json").read_bytes()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RESEARCH_")}
-    done = subprocess.run(
-        [sys.executable, str(REPO / "research.py"), "--mock-mode", "--name", "lk", "--resume"],
+    done = run_research(
+        "--mock-mode",
+        "--name",
+        "lk",
+        "--resume",
         cwd=isolated,
-        env={**env, "RESEARCH_VERIFY_SOURCES": "0"},
-        capture_output=True,
-        text=True,
-        timeout=60,
+        env=clean_env(RESEARCH_VERIFY_SOURCES="0"),
     )
     assert done.returncode == 2, done.stderr
     line = one_line(done.stderr)
@@ -292,12 +258,9 @@ def test_a_run_whose_lock_is_taken_over_stops_at_once_with_exit_3(
     agent_cmd: str, tmp_path: Path, isolated: Path, live_pid: int, parallel: str
 ) -> None:
     pidfile = tmp_path / "agent.pid"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RESEARCH_")}
-    env.update(RESEARCH_VERIFY_SOURCES="0", LOCK_HOOK="hang", AGENT_PIDFILE=str(pidfile))
-    run = subprocess.Popen(
-        [
-            sys.executable,
-            str(REPO / "research.py"),
+    env = clean_env(RESEARCH_VERIFY_SOURCES="0", LOCK_HOOK="hang", AGENT_PIDFILE=str(pidfile))
+    with spawned(
+        research_argv(
             "--agent-cmd",
             agent_cmd,
             "--name",
@@ -310,34 +273,20 @@ def test_a_run_whose_lock_is_taken_over_stops_at_once_with_exit_3(
             parallel,
             "--quiet",
             QUESTION,
-        ],
+        ),
         cwd=isolated,
         env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while not pidfile.exists() or not pidfile.read_text():
-            assert run.poll() is None, run.communicate()
-            assert time.monotonic() < deadline, "the research call did not start"
-            time.sleep(0.05)
-        agent = int(pidfile.read_text())
+    ) as run:
+        agent = int(wait_for_file(pidfile, within=60, proc=run))  # the RESEARCH call started
         ours = read_json(LOCK)
         state = (SESSION / "state.json").read_bytes()
         # Another run (say --force-resume in a second terminal) takes the session over.
-        theirs = json.loads(lock_text(pid=live_pid, created=ours["created"]))
-        theirs["lock_token"] = "0123456789abcdef"
+        theirs = lock_record(pid=live_pid, created=ours["created"], lock_token="0123456789abcdef")
         (SESSION / "takeover.tmp").write_text(json.dumps(theirs))
         os.replace(SESSION / "takeover.tmp", LOCK)
         taken_at = time.monotonic()
         _, stderr = run.communicate(timeout=30)
         took = time.monotonic() - taken_at
-    finally:
-        if run.poll() is None:
-            run.kill()
-            run.communicate()
     assert run.returncode == 3, stderr
     assert took < 8, took
     line = one_line(stderr)
@@ -368,12 +317,8 @@ def test_sigterm_still_releases_the_lock_and_stops_the_keep_alive(
     tmp_path: Path, isolated: Path, mock_script: Callable[..., Path]
 ) -> None:
     script = mock_script(sleep_seconds=30)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RESEARCH_")}
-    env["RESEARCH_VERIFY_SOURCES"] = "0"
-    run = subprocess.Popen(
-        [
-            sys.executable,
-            str(REPO / "tests" / "scripted_cli.py"),
+    with spawned(
+        research_argv(
             "--mock-mode",
             "--mock-script",
             str(script),
@@ -385,25 +330,15 @@ def test_sigterm_still_releases_the_lock_and_stops_the_keep_alive(
             "1",
             "--quiet",
             QUESTION,
-        ],
+            scripted=True,
+        ),
         cwd=isolated,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while not LOCK.exists():
-            assert run.poll() is None and time.monotonic() < deadline
-            time.sleep(0.05)
+        env=clean_env(RESEARCH_VERIFY_SOURCES="0"),
+    ) as run:
+        wait_until(LOCK.exists, within=60, proc=run, what="the lock was taken")
         time.sleep(0.3)
         run.send_signal(signal.SIGTERM)
         run.communicate(timeout=30)
-    finally:
-        if run.poll() is None:
-            run.kill()
-            run.communicate()
     assert run.returncode == 143
     assert not LOCK.exists() and not GUARD.exists()
     assert not alive(run.pid)

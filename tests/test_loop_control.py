@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from conftest import read_json, read_jsonl
+from helpers import events_of
 
 from research.budget import (
     TimeBudget,
@@ -69,8 +70,7 @@ class Session:
         return read_jsonl(self.dir / "decisions.jsonl")
 
     def events(self, kind: str | None = None) -> list[dict]:
-        events = read_jsonl(self.dir / "events.jsonl")
-        return [e for e in events if kind is None or e["type"] == kind]
+        return events_of(self.dir, kind)
 
     def prompts(self, phase: str) -> list[str]:
         """The prompt of every call of a phase, in order, from the call logs."""

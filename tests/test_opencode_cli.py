@@ -11,16 +11,14 @@ import json
 import re
 import signal
 import subprocess
-import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, assert_gone, install_fake_agent, read_json, read_jsonl
+from conftest import assert_gone, install_fake_agent, read_json, read_jsonl
+from helpers import events_of, research_argv, spawned, wait_for_file
 
-FAKE = Path(__file__).parent / "fake_agents" / "fake_opencode.py"
 QUESTION = "How do heat pumps perform in cold climates?"
 SESSION = Path(".research") / "demo"
 MAIN, REVIEWER = "prov/main-model", "prov/review-model"
@@ -55,8 +53,7 @@ def calls(fake: Path) -> list[dict[str, Any]]:
 
 
 def events(kind: str | None = None) -> list[dict[str, Any]]:
-    found = read_jsonl(SESSION / "events.jsonl")
-    return [e for e in found if kind is None or e["type"] == kind]
+    return events_of(SESSION, kind)
 
 
 def agent_calls(phase: str) -> list[dict[str, Any]]:
@@ -298,36 +295,14 @@ def test_an_interrupt_kills_the_agents_group_saves_state_and_releases_the_lock(
     code: int,
 ) -> None:
     script(initial_plan=["grandchild"])
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            str(REPO / "research.py"),
-            "--name",
-            "demo",
-            "--breadth",
-            "1",
-            "--depth",
-            "1",
-            QUESTION,
-        ],
+    with spawned(
+        research_argv("--name", "demo", "--breadth", "1", "--depth", "1", QUESTION),
         cwd=isolated,
         stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        pidfile = fake / "grandchild.pid"
-        deadline = time.monotonic() + 15
-        while not pidfile.exists() or not pidfile.read_text():
-            assert proc.poll() is None and time.monotonic() < deadline, "the fake never started"
-            time.sleep(0.05)
+    ) as proc:
+        wait_for_file(fake / "grandchild.pid", within=15, proc=proc)  # the fake started
         proc.send_signal(signum)
         _, stderr = proc.communicate(timeout=20)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     assert proc.returncode == code, stderr
     assert f"interrupted by {signal.Signals(signum).name}" in stderr
     assert "Traceback" not in stderr

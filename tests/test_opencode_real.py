@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO, read_json, read_jsonl
+from helpers import clean_env
 
 from research.agents.base import AgentCall, FailureKind
 from research.agents.opencode import OpenCodeAgent
@@ -50,11 +51,7 @@ def opencode_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def opencode_env(opencode_home: Path) -> dict[str, str]:
     """The environment for OpenCode: isolated state, nothing fetched from the network."""
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(("OPENCODE_", "RESEARCH_"))
-    }
+    env = clean_env("OPENCODE_")
     env.update(
         {
             "HOME": str(opencode_home),

@@ -7,14 +7,13 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
-from conftest import SCRIPTED_CLI, assert_gone, read_jsonl
+from conftest import assert_gone
+from helpers import events_of, killed_session, wait_for_file
 
 from research.orphans import SESSION_ENV, agent_process_groups, session_marker
 
-QUESTION = "How do heat pumps perform in cold climates?"
 # A stand-in for an agent: it starts a grandchild (as OpenCode starts tools), records its
 # pid, and waits to be killed.
 AGENT = (
@@ -34,10 +33,7 @@ def start_agent(pid_file: Path, env: dict[str, str]) -> subprocess.Popen:
     # Reap it as soon as it dies, as init would reap a dead orchestrator's orphan; an
     # unreaped zombie would keep its process group in existence.
     threading.Thread(target=proc.wait, daemon=True).start()
-    deadline = time.monotonic() + 10
-    while not (pid_file.exists() and pid_file.read_text()):
-        assert time.monotonic() < deadline, "the stand-in agent did not start"
-        time.sleep(0.02)
+    wait_for_file(pid_file, within=10)  # the stand-in agent started
     return proc
 
 
@@ -60,31 +56,7 @@ def test_groups_are_found_by_the_session_marker_only(tmp_path: Path) -> None:
 def test_resume_after_a_kill_stops_the_dead_runs_agents(
     tmp_path: Path, run_cli, mock_script, isolated: Path
 ) -> None:
-    script = mock_script(kill_at_call=3)
-    killed = subprocess.run(
-        [
-            sys.executable,
-            str(SCRIPTED_CLI),
-            "--mock-mode",
-            "--mock-script",
-            str(script),
-            "--name",
-            "orph",
-            "--breadth",
-            "2",
-            "--depth",
-            "1",
-            "--quiet",
-            QUESTION,
-        ],
-        cwd=isolated,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert killed.returncode == -signal.SIGKILL
-    session_dir = isolated / ".research" / "orph"
-    assert (session_dir / "research.lock.json").exists()
+    session_dir = killed_session(isolated, mock_script(kill_at_call=3), "orph")
 
     leftover = start_agent(tmp_path / "leftover.pid", {SESSION_ENV: str(session_dir.resolve())})
     grandchild = int((tmp_path / "leftover.pid").read_text())
@@ -97,8 +69,8 @@ def test_resume_after_a_kill_stops_the_dead_runs_agents(
         assert bystander.poll() is None, "a process of no session must be left alone"
         warnings = [
             e
-            for e in read_jsonl(session_dir / "events.jsonl")
-            if e["type"] == "warning" and "left running by the dead run" in e["message"]
+            for e in events_of(session_dir, "warning")
+            if "left running by the dead run" in e["message"]
         ]
         assert len(warnings) == 1 and warnings[0]["process_groups"] == [leftover.pid]
     finally:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from conftest import SCRIPTED_CLI, read_json, read_jsonl
+from helpers import clean_env, run_research, spawned, wait_until
 
 from research.archive import latest_archived
 from research.defaults import MAX_TRANSIENT_ATTEMPTS
@@ -192,7 +193,7 @@ def cli(work: Path, *args: str) -> subprocess.Popen[bytes]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
-        env={k: v for k, v in os.environ.items() if not k.startswith("RESEARCH_")},
+        env=clean_env(),
     )
 
 
@@ -287,8 +288,7 @@ def test_sigterm_stops_every_agent_in_flight_and_resume_reruns_exactly_those(
     calls = tmp_path / "calls.jsonl"
     script = tmp_path / "script.json"
     script.write_text(json.dumps({"initial_plan": ["agent"]}))
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RESEARCH_")}
-    env.update(
+    env = clean_env(
         FAKE_OPENCODE_MODE="grandchild",
         FAKE_OPENCODE_SCRIPT=str(script),
         FAKE_OPENCODE_CALLS=str(calls),
@@ -296,7 +296,12 @@ def test_sigterm_stops_every_agent_in_flight_and_resume_reruns_exactly_those(
     )
     work = tmp_path / "w"
     work.mkdir()
-    proc = subprocess.Popen(
+
+    def researching() -> list[int]:
+        records = read_jsonl(calls) if calls.exists() else []
+        return [r["pid"] for r in records if r["phase"] == "research"]
+
+    with spawned(
         [
             sys.executable,
             "-c",
@@ -319,65 +324,39 @@ def test_sigterm_stops_every_agent_in_flight_and_resume_reruns_exactly_those(
         ],
         cwd=work,
         env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            records = read_jsonl(calls) if calls.exists() else []
-            if sum(r["phase"] == "research" for r in records) == 3:
-                break
-            time.sleep(0.05)
+    ) as proc:
+        wait_until(lambda: len(researching()) == 3, proc=proc, what="three research calls")
         time.sleep(0.3)
-        agents = [r["pid"] for r in read_jsonl(calls) if r["phase"] == "research"]
+        agents = researching()
         assert len(agents) == 3 and all(alive(pid) for pid in agents)
         proc.send_signal(signal.SIGTERM)
         _, stderr = proc.communicate(timeout=30)
-    finally:
-        proc.kill()
     assert proc.returncode == 143, stderr
     assert "Traceback" not in stderr
-    deadline = time.monotonic() + 10
-    while any(alive(pid) for pid in agents) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not any(alive(pid) for pid in agents)
+    wait_until(lambda: not any(alive(pid) for pid in agents), within=10, what="agents gone")
     state = read_json(work / ".research" / "sig" / "state.json")
     in_flight = state["progress"]["in_flight"]
     assert sorted(f["phase"] for f in in_flight.values()) == ["research"] * 3
     assert sorted(f["iteration"] for f in in_flight.values()) == [1, 2, 3]
     assert state["usage"]["agent_calls"] == 1  # the interrupted calls were not counted
-    status = subprocess.run(
-        [sys.executable, str(SCRIPTED_CLI), "--status", "--name", "sig"],
-        cwd=work,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    status = run_research("--status", "--name", "sig", cwd=work, env=env, scripted=True)
+    assert status.returncode == 0, status.stderr
     assert "3 in flight:" in status.stdout, status.stdout + status.stderr
 
     # Resumed with the simulated agent: exactly those three iterations finish, no new ones.
     script_path = write_script(tmp_path / "fast.json", sleep_seconds=0.0)
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(SCRIPTED_CLI),
-            "--mock-mode",
-            "--mock-script",
-            str(script_path),
-            "--name",
-            "sig",
-            "--resume",
-            "--quiet",
-            "--yes",
-        ],
+    done = run_research(
+        "--mock-mode",
+        "--mock-script",
+        str(script_path),
+        "--name",
+        "sig",
+        "--resume",
+        "--quiet",
+        "--yes",
         cwd=work,
         env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
+        scripted=True,
     )
     assert done.returncode == 0, done.stderr
     final = read_json(work / ".research" / "sig" / "state.json")

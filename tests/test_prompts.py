@@ -4,30 +4,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from helpers import new_state
+
 from research import prompts
 from research.paths import SessionPaths
 from research.plan import Plan
 from research.sources.registry import build_registry
-from research.state import Phase, RWRState, SessionConfig, Verdict
+from research.state import Phase, RWRState, Verdict
 from research.templates import VARIABLES
 
 
 def make_state() -> RWRState:
     plan = Plan(topic="Why is the sky blue?", breadth=2, depth=2)
     plan.add_topic("Rayleigh scattering", parent=None, criteria=["Explains the physics"])
-    return RWRState(
-        name="sky",
-        config=SessionConfig(
-            original_topic=plan.topic,
-            breadth=2,
-            depth=2,
-            max_iterations=13,
-            model="m",
-            review_model="r",
-            timeout=60,
-        ),
-        plan=plan,
-    )
+    return new_state(plan, name="sky", max_iterations=13, timeout=60)
 
 
 def test_every_phase_family_fills_only_known_variables(tmp_path: Path) -> None:

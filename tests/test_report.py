@@ -9,7 +9,8 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import REPO, read_json, read_jsonl
+from conftest import REPO, read_json
+from helpers import events_of
 
 from research.paths import SessionPaths
 from research.plan import Plan, TopicStatus
@@ -319,9 +320,7 @@ def test_fabricated_id_is_a_defect_for_final_review_and_revise_fixes_it(
         "fab1", "final_review"
     )
     assert "Cites [99]" in logged_prompt("fab1", "revise")
-    audits = [
-        e for e in read_jsonl(session("fab1") / "events.jsonl") if e["type"] == "citation_audit"
-    ]
+    audits = events_of(session("fab1"), "citation_audit")
     assert [(a["stage"], a["unknown"]) for a in audits] == [
         ("synthesize", [99]),
         ("revise", []),
@@ -359,11 +358,7 @@ def test_fabricated_id_surviving_revise_is_removed_by_the_orchestrator(
         "the orchestrator removed the citation id 99, which matched no recorded source"
         in section(report, "## Methodology")
     )
-    stages = [
-        (e["stage"], e["unknown"])
-        for e in read_jsonl(session("fab2") / "events.jsonl")
-        if e["type"] == "citation_audit"
-    ]
+    stages = [(e["stage"], e["unknown"]) for e in events_of(session("fab2"), "citation_audit")]
     assert stages == [("synthesize", [99]), ("revise", [99]), ("final", [])]
     assert read_json(session("fab2") / "citations.json")["removed_by_orchestrator"] == [99]
 

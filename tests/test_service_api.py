@@ -62,6 +62,17 @@ class Api:
             assert time.monotonic() < deadline, "no agent call reached the gate"
             await anyio.sleep(0.02)
 
+    async def start_held(self, name: str, **request: Any) -> None:
+        """POST an asynchronous run `name` (breadth 1, depth 1; `request` adds to its body)
+        and wait until its first agent call is held at the gate."""
+        self.gate.touch()
+        response = await self.client.post(
+            "/run?async=true",
+            json={"task": TASK, "name": name, "breadth": 1, "depth": 1, **request},
+        )
+        assert response.status_code == 202, response.text
+        await self.wait_call_in_flight()
+
 
 @pytest.fixture
 async def api(isolated: Path, tmp_path: Path) -> AsyncIterator[Api]:
@@ -261,13 +272,8 @@ async def test_a_run_that_fails_answers_502_and_stays_resumable(
 
 @pytest.mark.anyio
 async def test_delete_mid_run_then_resume(api: Api) -> None:
-    api.gate.touch()
     client = api.client
-    response = await client.post(
-        "/run?async=true", json={"task": TASK, "name": "slow", "breadth": 1, "depth": 1}
-    )
-    assert response.status_code == 202, response.text
-    await api.wait_call_in_flight()
+    await api.start_held("slow")
     running = await api.wait_state("slow", "running")
     assert running["lock"]["state"] == "live"
     # The job runs niced, and so does its scheduling group (it is a session leader).
@@ -383,13 +389,7 @@ async def test_every_error_is_an_error_response_with_its_status(api: Api, tmp_pa
     assert not (api.config.root / ".research").exists()
 
     # 404 report not ready, 409 locked: a session whose lock a live process holds.
-    api.gate.touch()
-    assert (
-        await client.post(
-            "/run?async=true", json={"task": TASK, "name": "held", "breadth": 1, "depth": 1}
-        )
-    ).status_code == 202
-    await api.wait_call_in_flight()
+    await api.start_held("held")
     error_of(await client.get("/runs/held/report"), 404, "report_not_ready")
     # A job of an earlier server: not ours, but locked by a live research process.
     other = Api(api.config.root, api.gate)
@@ -433,13 +433,8 @@ async def test_sse_clients_of_one_session_share_one_feed(api: Api) -> None:
     reconnects with Last-Event-ID gets exactly the rest; all end with `event: end`."""
     import asyncio
 
-    api.gate.touch()
     client = api.client
-    response = await client.post(
-        "/run?async=true", json={"task": TASK, "name": "fan", "breadth": 1, "depth": 1}
-    )
-    assert response.status_code == 202, response.text
-    await api.wait_call_in_flight()
+    await api.start_held("fan")
     log = api.config.root / ".research" / "fan" / "events.jsonl"
     first = len(log.read_bytes().split(b"\n", 1)[0]) + 1
     followers = [
@@ -552,13 +547,8 @@ async def test_a_client_that_does_not_keep_up_is_let_go(tmp_path: Path) -> None:
 
 @pytest.mark.anyio
 async def test_resume_running_resumes_what_was_running(api: Api) -> None:
-    api.gate.touch()
     client = api.client
-    response = await client.post(
-        "/run?async=true", json={"task": TASK, "name": "again", "breadth": 1, "depth": 1}
-    )
-    assert response.status_code == 202, response.text
-    await api.wait_call_in_flight()
+    await api.start_held("again")
     assert (await client.delete("/runs/again")).status_code == 202
     await api.wait_state("again", "stopped")
     api.gate.unlink()
@@ -598,11 +588,6 @@ async def test_sources_are_folders_inside_the_working_directory(api: Api) -> Non
     docs = api.config.root / "docs"
     docs.mkdir()
     (docs / "notes.md").write_text("# Notes\n\nHeat pumps work at -20 C.\n")
-    api.gate.touch()
-    response = await api.client.post(
-        "/run?async=true",
-        json={"task": TASK, "name": "local", "breadth": 1, "depth": 1, "sources": ["docs"]},
-    )
-    assert response.status_code == 202, response.text
+    await api.start_held("local", sources=["docs"])
     argv = api.service.jobs.jobs["local"].argv
     assert argv[argv.index("--sources") + 1] == str(docs.resolve())

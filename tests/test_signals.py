@@ -3,15 +3,13 @@ the lock is released, the exit code says which signal, and `--resume` continues.
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from conftest import REPO, alive, read_json
+from conftest import alive, read_json
+from helpers import clean_env, research_argv, spawned, wait_for_file, wait_until
 
 from research.state import load_state
 
@@ -27,15 +25,6 @@ for name, pid in (("agent", os.getpid()), ("grandchild", grandchild.pid)):
     os.replace(pids / (name + ".tmp"), pids / (name + ".pid"))
 time.sleep(120)
 """
-
-
-def wait_for(predicate, seconds: float = 20.0) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return predicate()
 
 
 @pytest.fixture
@@ -59,11 +48,8 @@ def test_signal_during_agent_call_kills_the_group_saves_and_resumes(
     signum: int, code: int, name: str, fake_agent, isolated: Path, run_cli
 ) -> None:
     agent_cmd, pids = fake_agent
-    env = {key: value for key, value in os.environ.items() if not key.startswith("RESEARCH_")}
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            str(REPO / "research.py"),
+    with spawned(
+        research_argv(
             "--agent-cmd",
             agent_cmd,
             "--name",
@@ -76,28 +62,21 @@ def test_signal_during_agent_call_kills_the_group_saves_and_resumes(
             "300",
             "--quiet",
             "Why is the sky blue?",
-        ],
+        ),
         cwd=isolated,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert wait_for(lambda: (pids / "grandchild.pid").exists()), proc.stderr
+        env=clean_env(),
+    ) as proc:
+        grandchild = int(wait_for_file(pids / "grandchild.pid", proc=proc))
         agent = int((pids / "agent.pid").read_text())
-        grandchild = int((pids / "grandchild.pid").read_text())
         assert alive(agent) and alive(grandchild)
         proc.send_signal(signum)
         _, stderr = proc.communicate(timeout=30)
-    finally:
-        proc.kill()
     assert proc.returncode == code
     assert "Traceback" not in stderr
     assert stderr.strip().splitlines()[-1] == (
         f"research.py: interrupted by {name}; state saved, continue with --resume"
     )
-    assert wait_for(lambda: not alive(agent) and not alive(grandchild), 10)
+    wait_until(lambda: not alive(agent) and not alive(grandchild), within=10, what="both gone")
 
     session = isolated / ".research" / "sig"
     assert not (session / "research.lock.json").exists()

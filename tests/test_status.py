@@ -6,14 +6,13 @@ import hashlib
 import io
 import json
 import os
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SCRIPTED_CLI, read_json
+from conftest import read_json
+from helpers import killed_session
 
 from research.lock import SessionLock
 from research.paths import SessionPaths
@@ -36,31 +35,7 @@ def finished(run_cli: Callable[..., Any], name: str = "demo") -> None:
 
 def killed(work: Path, mock_script: Callable[..., Path], name: str = "demo") -> None:
     """A session whose process was SIGKILLed mid-run: state saved, lock file left behind."""
-    script = mock_script(kill_at_call=3)  # during the first REVIEW
-    proc = subprocess.run(
-        [
-            sys.executable,
-            str(SCRIPTED_CLI),
-            "--mock-mode",
-            "--mock-script",
-            str(script),
-            "--name",
-            name,
-            "--breadth",
-            "2",
-            "--depth",
-            "1",
-            "--quiet",
-            QUESTION,
-        ],
-        cwd=work,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={k: v for k, v in os.environ.items() if not k.startswith("RESEARCH_")},
-    )
-    assert proc.returncode == -9, proc.stderr
-    assert (work / ".research" / name / "research.lock.json").exists()
+    killed_session(work, mock_script(kill_at_call=3), name)  # during the first REVIEW
 
 
 def snapshot(root: Path) -> dict[str, str]:
@@ -248,4 +223,5 @@ def test_status_reads_only_the_tail_of_a_long_event_log(
     text = events.read_text(encoding="utf-8")
     events.write_text((filler + "\n") * 2000 + text + '{"torn', encoding="utf-8")
     result = run_cli("--status", "--name", "demo")
+    assert result.exit_code == 0, result.stderr
     assert fields(result.stdout)["last event"].startswith("lock_released")
