@@ -49,10 +49,10 @@ class SlowAgent:
 
 
 def one_run(parallel: int, latency: float, breadth: int, depth: int) -> dict[str, Any]:
-    from research.agents.mock import MockAgent
+    from research.core.settings import Settings
     from research.engine import Clock
-    from research.session import run_session
-    from research.settings import Settings
+    from research.session.run import run_session
+    from research.simulation.agent import MockAgent
 
     agent = SlowAgent(MockAgent(), latency)
     phases = 0

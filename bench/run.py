@@ -79,10 +79,10 @@ def verify_flag() -> str:
 
 def one_mock_run(breadth: int, depth: int) -> dict[str, Any]:
     """One in-process mock session: wall and CPU time, and each phase's overhead."""
-    from research.agents.mock import MockAgent
+    from research.core.settings import Settings
     from research.engine import Clock
-    from research.session import run_session
-    from research.settings import Settings
+    from research.session.run import run_session
+    from research.simulation.agent import MockAgent
 
     agent = TimedAgent(MockAgent())
     marks: list[tuple[str, float, float]] = []
@@ -271,7 +271,7 @@ def per_call_ms(action: Callable[[], object], repeat: int, batch: int) -> float:
 
 
 def bench_duplicate(repeat: int) -> dict[str, Any]:
-    from research.similarity import _topic_words, find_duplicate
+    from research.core.similarity import _topic_words, find_duplicate
 
     rng = random.Random(7)
     plan = plan_topics(100, rng)
@@ -293,7 +293,7 @@ def bench_duplicate(repeat: int) -> dict[str, Any]:
 
 
 def bench_novelty(repeat: int) -> dict[str, Any]:
-    from research.similarity import content_words, novelty
+    from research.core.similarity import content_words, novelty
 
     rng = random.Random(11)
     seen = content_words(notes_text(100_000, rng))

@@ -15,11 +15,12 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from research import __version__, defaults
-from research.errors import Interrupted, ResearchError, UsageError
+from research import __version__
+from research.core import defaults
+from research.core.errors import Interrupted, ResearchError, UsageError
 
 if TYPE_CHECKING:
-    from research.settings import Settings
+    from research.core.settings import Settings
 
 app = typer.Typer(
     add_completion=False,
@@ -46,7 +47,7 @@ def _version(value: bool) -> None:
 def _time_budget(value: str | None) -> float | None:
     if value is None:
         return None
-    from research.budget import parse_time_budget
+    from research.core.budget import parse_time_budget
 
     try:
         minutes = parse_time_budget(value)
@@ -307,13 +308,13 @@ def main_command(
     try:
         root = _working_directory()
         if list_sessions:
-            from research.status import list_sessions as show_sessions
+            from research.views.status import list_sessions as show_sessions
 
             show_sessions(root)
             return
         session_name = _session_name(name, topic)
         if status:
-            from research.status import show_status
+            from research.views.status import show_status
 
             show_status(root, session_name)
             return
@@ -428,7 +429,7 @@ def build_settings(
     """The typed Settings of one run; `given` holds only what the user set."""
     from pydantic import ValidationError
 
-    from research.settings import Settings
+    from research.core.settings import Settings
 
     try:
         return Settings.model_validate(
@@ -451,8 +452,8 @@ def build_settings(
 
 
 def _run(settings: Settings) -> None:
-    from research.display import print_summary, session_display
-    from research.session import run_session
+    from research.session.run import run_session
+    from research.views.display import print_summary, session_display
 
     with session_display(quiet=settings.quiet, verbose=settings.verbose) as display:
         outcome = run_session(
@@ -478,7 +479,7 @@ def _working_directory() -> Path:
 
 
 def _session_name(name: str | None, topic: str | None) -> str:
-    from research.paths import default_name, validate_name
+    from research.workspace.paths import default_name, validate_name
 
     if name is None:
         if not topic or not topic.strip():
@@ -488,8 +489,8 @@ def _session_name(name: str | None, topic: str | None) -> str:
 
 
 def _reorganize_archive(root: Path, name: str) -> None:
-    from research.archive import reorganize_archive
-    from research.paths import SessionPaths
+    from research.workspace.archive import reorganize_archive
+    from research.workspace.paths import SessionPaths
 
     archive_dir = SessionPaths(root, name).archive_dir
     moved = reorganize_archive(archive_dir) if archive_dir.is_dir() else 0

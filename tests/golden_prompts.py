@@ -13,13 +13,13 @@ from types import SimpleNamespace
 
 from helpers import new_state
 
-from research import prompts
 from research.engine.topics import parallel_variables
-from research.paths import SessionPaths
-from research.plan import Plan
+from research.model.plan import Plan
+from research.model.state import Phase, RWRState, Verdict
+from research.prompts import variables as prompts
+from research.prompts.templates import PromptTemplates, default_templates_dir
 from research.sources.registry import build_registry
-from research.state import Phase, RWRState, Verdict
-from research.templates import PromptTemplates, default_templates_dir
+from research.workspace.paths import SessionPaths
 
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
 DATE_MARK = "YYYY-MM-DD"

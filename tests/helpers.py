@@ -18,8 +18,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from research.plan import Plan
-from research.state import RWRState, SessionConfig
+from research.model.plan import Plan
+from research.model.state import RWRState, SessionConfig
 
 REPO = Path(__file__).resolve().parent.parent
 SCRIPTED_CLI = Path(__file__).resolve().parent / "scripted_cli.py"

@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from golden_prompts import GOLDEN_DIR, render_all  # noqa: E402
 
-from research.templates import HISTORY_FILE, TEMPLATE_NAMES, default_templates_dir  # noqa: E402
+from research.prompts.templates import HISTORY_FILE, TEMPLATE_NAMES, default_templates_dir  # noqa: E402
 
 
 def record_history() -> None:

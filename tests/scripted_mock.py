@@ -1,6 +1,6 @@
 """The tests' scripted double: the simulated agent with faults selected by a JSON script.
 
-The product's `--mock-mode` agent (`research.agents.mock.MockAgent`) is a pure simulator
+The product's `--mock-mode` agent (`research.simulation.agent.MockAgent`) is a pure simulator
 of a well-behaved agent. Every misbehaviour lives here, in `ScriptedMockAgent`, which
 overrides the simulator's steps to act before, after or instead of them. Tests that need
 misbehaviour give a script (the old `--mock-script` format): failing or slow calls on a
@@ -30,11 +30,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-import research.session
+import research.session.run
 from research.agents.base import AgentCall, AgentResult, FailureKind
-from research.agents.mock import MockAgent, Simulation, notes_text, verdict_document
 from research.engine import Clock
-from research.fsutil import atomic_write_text
+from research.simulation.agent import MockAgent, Simulation, notes_text, verdict_document
+from research.workspace.fsutil import atomic_write_text
 
 FaultAction = Literal[
     "fail",
@@ -395,7 +395,7 @@ def installed(args: list[str]) -> Iterator[list[str]]:
         yield rest
         return
     script = MockScript.load(path)
-    original = research.session.build_agent
+    original = research.session.run.build_agent
 
     def build_agent(settings: Any) -> Any:
         if not settings.mock_mode:
@@ -405,8 +405,8 @@ def installed(args: list[str]) -> Iterator[list[str]]:
             return ScriptedMockAgent(script, clock), Clock(now=clock.now, sleep=clock.sleep)
         return ScriptedMockAgent(script), Clock(sleep=lambda _: None)
 
-    research.session.build_agent = build_agent
+    research.session.run.build_agent = build_agent
     try:
         yield rest
     finally:
-        research.session.build_agent = original
+        research.session.run.build_agent = original

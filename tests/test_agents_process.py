@@ -19,7 +19,7 @@ from research.agents.base import AgentCall, FailureKind
 from research.agents.command import CommandAgent
 from research.agents.opencode import INSTALL_HINT, OpenCodeAgent, find_opencode
 from research.agents.process import run_process
-from research.errors import AgentUnavailable, Interrupted, UsageError
+from research.core.errors import AgentUnavailable, Interrupted, UsageError
 
 FAKE = Path(__file__).parent / "fake_agents" / "fake_opencode.py"
 PROMPT = 'Research "quantum dots" — it\'s 100% about $HOME & `ls`\n\nline two: naïve café ✓\n'

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from research.archive import (
+from research.workspace.archive import (
     INDEX_NAME,
     archive_file,
     archive_session,
@@ -16,7 +16,7 @@ from research.archive import (
     reorganize_archive,
     timestamp,
 )
-from research.paths import SessionPaths
+from research.workspace.paths import SessionPaths
 
 T0 = datetime(2026, 11, 22, 10, 15, 2, tzinfo=UTC)
 T1 = T0 + timedelta(minutes=5)

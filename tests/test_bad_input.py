@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from helpers import clean_env, new_state, research_argv, run_research
 
-from research.templates import ensure_templates
+from research.prompts.templates import ensure_templates
 
 QUESTION = "How do heat pumps perform in cold climates?"
 SMALL = ("--mock-mode", "--breadth", "1", "--depth", "1", "--yes")
@@ -32,7 +32,7 @@ def state_file(work: Path, content: str | bytes, name: str = "x") -> None:
 
 
 def valid_state(**changes: object) -> str:
-    from research.plan import Plan
+    from research.model.plan import Plan
 
     state = new_state(
         Plan(topic=QUESTION, breadth=1, depth=1), name="x", max_iterations=6, timeout=60

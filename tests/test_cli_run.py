@@ -10,7 +10,7 @@ import pytest
 from conftest import read_json
 from helpers import events_of, new_state
 
-from research.plan import TopicStatus, parse_plan
+from research.model.plan import TopicStatus, parse_plan
 from research.sources.registry import parse_citations
 
 QUESTION = "How do heat pumps perform in cold climates?"
@@ -149,9 +149,9 @@ def test_iteration_limit_ends_research_final_cycle_runs_with_banner(run_cli, moc
 
 
 def test_iteration_limit_banner_text(tmp_path: Path) -> None:
-    from research.plan import Plan
-    from research.report import banners
-    from research.state import SessionProgress, StopReason
+    from research.model.plan import Plan
+    from research.model.state import SessionProgress, StopReason
+    from research.views.report import banners
 
     plan = Plan(topic="q", breadth=2, depth=1)
     plan.add_topic("A", parent=None).status = TopicStatus.COMPLETE
@@ -206,7 +206,7 @@ def test_bad_names_exit_2_and_write_nothing(run_cli, name: str, isolated: Path) 
 
 
 def test_progress_index_keeps_a_true_summary() -> None:
-    from research.phases import progress_index_text
+    from research.model.artifacts import progress_index_text
 
     fresh = progress_index_text(None, iteration=0, completed=0, total=2)
     assert fresh.startswith("# Research Progress\n\n## Summary\n- Iteration: 0\n")
@@ -258,7 +258,7 @@ def test_resume_of_a_finished_session_does_nothing(run_cli) -> None:
 def test_unknown_template_variable_exits_2_before_any_agent_call(
     run_cli, mock_script, tmp_path: Path
 ) -> None:
-    from research.templates import ensure_templates
+    from research.prompts.templates import ensure_templates
 
     ensure_templates(Path(".research/templates"))
     research_md = Path(".research/templates/research.md")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from research.templates import TEMPLATE_NAMES, VARIABLES
+from research.prompts.templates import TEMPLATE_NAMES, VARIABLES
 
 TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
 

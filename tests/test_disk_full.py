@@ -14,9 +14,9 @@ from pathlib import Path
 
 from conftest import REPO
 
-from research.events import read_events
-from research.fsutil import UMASK, append_line, atomic_write_text
-from research.state import load_state
+from research.model.state import load_state
+from research.workspace.events import read_events
+from research.workspace.fsutil import UMASK, append_line, atomic_write_text
 
 QUESTION = "How do heat pumps perform in cold climates?"
 LIMIT_BYTES = 12_000
@@ -94,7 +94,8 @@ def test_a_failed_atomic_write_keeps_the_old_file(tmp_path: Path) -> None:
     target = tmp_path / "state.json"
     target.write_text("old")
     code = (
-        "import sys; from pathlib import Path; from research.fsutil import atomic_write_text\n"
+        "import sys; from pathlib import Path\n"
+        "from research.workspace.fsutil import atomic_write_text\n"
         "try:\n    atomic_write_text(Path(sys.argv[1]), 'x' * 20_000)\n"
         "except OSError as exc:\n    print(exc.strerror)"
     )

@@ -17,7 +17,10 @@ import pytest
 from conftest import REPO, read_json
 from helpers import events_of, new_state, run_demo
 
-from research.display import (
+from research.core.errors import Interrupted
+from research.model.plan import Plan, Topic, TopicStatus
+from research.model.state import RWRState
+from research.views.display import (
     LiveView,
     PlainDisplay,
     SessionDisplay,
@@ -26,10 +29,7 @@ from research.display import (
     plain,
     topic_lines,
 )
-from research.errors import Interrupted
-from research.events import EventLog
-from research.plan import Plan, Topic, TopicStatus
-from research.state import RWRState
+from research.workspace.events import EventLog
 
 ESCAPE = "\x1b"
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")

@@ -13,7 +13,7 @@ from typing import Any
 from conftest import REPO, read_jsonl
 from helpers import clean_env, run_demo, run_research
 
-from research.events import EVENT_TYPES
+from research.workspace.events import EVENT_TYPES
 
 EVENTS = Path(".research/demo/events.jsonl")
 

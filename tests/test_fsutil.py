@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from research.fsutil import LineLog, atomic_write_text, write_if_changed
+from research.workspace.fsutil import LineLog, atomic_write_text, write_if_changed
 
 
 def test_line_log_lines_are_on_disk_at_once_and_survive_replacement(tmp_path: Path) -> None:
@@ -80,7 +80,7 @@ def test_a_directory_swapped_for_a_link_at_any_instant_never_takes_a_write(
     import sys
     import time
 
-    from research.fsutil import (
+    from research.workspace.fsutil import (
         append_line,
         guard_tree,
         remove_if_holds,
@@ -121,7 +121,7 @@ def test_a_directory_swapped_for_a_link_at_any_instant_never_takes_a_write(
 def test_nothing_is_read_through_a_link_in_place_of_a_directory(tmp_path: Path) -> None:
     """Below a guarded root a read never goes through a link on the way: an agent that
     links progress/ to the user's files cannot have them read as notes."""
-    from research.fsutil import NOT_REGULAR, guard_tree, read_regular
+    from research.workspace.fsutil import NOT_REGULAR, guard_tree, read_regular
 
     root = tmp_path / "session"
     root.mkdir()

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from golden_prompts import GOLDEN_DIR, render_all
 
-from research.templates import TEMPLATE_NAMES, default_templates_dir
+from research.prompts.templates import TEMPLATE_NAMES, default_templates_dir
 
 sys.path.insert(0, str(Path(__file__).parent / "fake_agents"))
 import fake_opencode  # noqa: E402  (the phase detection the fake agent and provider share)

@@ -9,7 +9,7 @@ import pytest
 from conftest import read_json, read_jsonl
 from helpers import events_of
 
-from research.plan import parse_plan
+from research.model.plan import parse_plan
 from research.sources.registry import parse_citations
 
 QUESTION = "How do heat pumps perform in cold climates?"

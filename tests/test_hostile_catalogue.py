@@ -702,8 +702,8 @@ def test_hostile_agent(case: Case, outcomes: dict[str, Outcome]) -> None:
 def test_archive_cleanup_never_follows_a_linked_progress_dir_nor_opens_a_fifo(
     tmp_path: Path,
 ) -> None:
-    from research.archive import archive_session
-    from research.paths import SessionPaths
+    from research.workspace.archive import archive_session
+    from research.workspace.paths import SessionPaths
 
     victim = victim_files(tmp_path)
     before = snapshot(victim, ())
@@ -720,7 +720,7 @@ def test_archive_cleanup_never_follows_a_linked_progress_dir_nor_opens_a_fifo(
 
 
 def test_a_file_changed_after_archiving_is_not_deleted(tmp_path: Path) -> None:
-    from research.archive import remove_if_unchanged
+    from research.workspace.archive import remove_if_unchanged
 
     path = tmp_path / "notes.md"
     path.write_text("new\n")
@@ -733,8 +733,8 @@ def test_a_file_changed_after_archiving_is_not_deleted(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("kind", ["missing", "directory", "fifo", "link"])
 def test_a_resume_reads_the_copy_when_state_json_is_not_a_file(tmp_path: Path, kind: str) -> None:
-    from research.plan import Plan
-    from research.state import STATE_COPY_NAME, load_saved_state, save_state
+    from research.model.plan import Plan
+    from research.model.state import STATE_COPY_NAME, load_saved_state, save_state
 
     state = new_state(
         Plan(topic="q", breadth=1, depth=1),
@@ -759,8 +759,8 @@ def test_a_resume_reads_the_copy_when_state_json_is_not_a_file(tmp_path: Path, k
 
 
 def test_a_corrupt_state_json_is_refused_even_with_a_copy(tmp_path: Path) -> None:
-    from research.errors import StateError
-    from research.state import STATE_COPY_NAME, load_saved_state
+    from research.core.errors import StateError
+    from research.model.state import STATE_COPY_NAME, load_saved_state
 
     (tmp_path / "state.json").write_text('{"kind": "research.py/state", "name": ')
     (tmp_path / STATE_COPY_NAME).write_text("{}")
@@ -769,8 +769,8 @@ def test_a_corrupt_state_json_is_refused_even_with_a_copy(tmp_path: Path) -> Non
 
 
 def test_only_the_atomic_writers_temporary_files_are_removed(tmp_path: Path) -> None:
-    from research.guard import remove_temp_files
-    from research.paths import SessionPaths
+    from research.workspace.guard import remove_temp_files
+    from research.workspace.paths import SessionPaths
 
     paths = SessionPaths(tmp_path, "s")
     (paths.session_dir / "logs").mkdir(parents=True)
@@ -797,7 +797,7 @@ def test_only_the_atomic_writers_temporary_files_are_removed(tmp_path: Path) -> 
 
 
 def test_writes_in_a_guarded_tree_never_go_through_a_link(tmp_path: Path) -> None:
-    from research.fsutil import (
+    from research.workspace.fsutil import (
         LineLog,
         append_line,
         atomic_write_text,

@@ -18,10 +18,10 @@ import pytest
 from conftest import REPO, read_jsonl
 from helpers import clean_env, killed_session
 
-from research.errors import PlanParseError
-from research.events import read_events
-from research.plan import parse_plan, render_plan
-from research.state import load_state
+from research.core.errors import PlanParseError
+from research.model.plan import parse_plan, render_plan
+from research.model.state import load_state
+from research.workspace.events import read_events
 
 CONFIGS = [{"name": "b2d2", "breadth": 2, "depth": 2}, {"name": "b3d1", "breadth": 3, "depth": 1}]
 SHARDS = 2

@@ -17,8 +17,8 @@ from conftest import assert_gone, dead_pid
 from helpers import HOST, REPO, wait_until
 from helpers import write_lock as write_lock_file
 
-from research.errors import SessionLockedError
-from research.lock import (
+from research.core.errors import SessionLockedError
+from research.workspace.lock import (
     STALE_AFTER_SECONDS,
     LockFileError,
     LockInfo,
@@ -28,7 +28,7 @@ from research.lock import (
     pid_running,
     stale_reason,
 )
-from research.orphans import session_marker
+from research.workspace.orphans import session_marker
 
 
 def child_env() -> dict[str, str]:
@@ -491,7 +491,7 @@ def test_the_guard_file_is_deleted_after_each_use(lock_path: Path) -> None:
 
 COUNTER = """
 import pathlib, sys, time
-from research.lock import _Guard
+from research.workspace.lock import _Guard
 
 guard, counter, start, rounds = sys.argv[1], pathlib.Path(sys.argv[2]), sys.argv[3], sys.argv[4]
 while not pathlib.Path(start).exists():
@@ -565,8 +565,8 @@ def test_describe() -> None:
 
 RACER = """
 import pathlib, sys, time
-from research.errors import SessionLockedError
-from research.lock import SessionLock
+from research.core.errors import SessionLockedError
+from research.workspace.lock import SessionLock
 
 lock_path, ready, start = map(pathlib.Path, sys.argv[1:4])
 lock = SessionLock(lock_path)

@@ -29,7 +29,7 @@ from helpers import (
     wait_until,
 )
 
-import research.lock
+import research.workspace.lock
 
 QUESTION = "How do heat pumps perform in cold climates?"
 SESSION = Path(".research") / "lk"
@@ -235,8 +235,8 @@ def test_the_heartbeat_is_refreshed_while_calls_are_short(
 ) -> None:
     """The product refreshes every 30 s; here every 0.25 s (the SessionLock's default
     interval, patched in this process), so a run of short calls lasts several intervals."""
-    monkeypatch.setattr(research.lock, "HEARTBEAT_INTERVAL_SECONDS", 0.25)
-    monkeypatch.setattr(research.lock, "CHECK_INTERVAL_SECONDS", 0.05)
+    monkeypatch.setattr(research.workspace.lock, "HEARTBEAT_INTERVAL_SECONDS", 0.25)
+    monkeypatch.setattr(research.workspace.lock, "CHECK_INTERVAL_SECONDS", 0.05)
     monkeypatch.setenv("LOCK_LOG", str(tmp_path / "seen.jsonl"))
     started = time.time()
     result = run_cli(

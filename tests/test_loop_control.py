@@ -18,16 +18,16 @@ import pytest
 from conftest import read_json, read_jsonl
 from helpers import events_of
 
-from research.budget import (
+from research.core.budget import (
     TimeBudget,
     backoff_delay,
     breaker_reason,
     parse_time_budget,
     synthesis_reserve_minutes,
 )
-from research.errors import PhaseFailed
-from research.phases import parse_verdict_file
-from research.similarity import topic_similarity
+from research.core.errors import PhaseFailed
+from research.core.similarity import topic_similarity
+from research.model.artifacts import parse_verdict_file
 
 QUESTION = "Solar power?"
 # The simulated agent names depth-0 topics "<first content words of the question>: <facet>".

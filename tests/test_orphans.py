@@ -12,7 +12,7 @@ from pathlib import Path
 from conftest import assert_gone
 from helpers import events_of, killed_session, wait_for_file
 
-from research.orphans import SESSION_ENV, agent_process_groups, session_marker
+from research.workspace.orphans import SESSION_ENV, agent_process_groups, session_marker
 
 # A stand-in for an agent: it starts a grandchild (as OpenCode starts tools), records its
 # pid, and waits to be killed.

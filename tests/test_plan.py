@@ -7,8 +7,8 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from research.errors import PlanParseError
-from research.plan import (
+from research.core.errors import PlanParseError
+from research.model.plan import (
     OPEN_STATUSES,
     ParsedPlan,
     ParsedTopic,

@@ -6,12 +6,12 @@ from pathlib import Path
 
 from helpers import new_state
 
-from research import prompts
-from research.paths import SessionPaths
-from research.plan import Plan
+from research.model.plan import Plan
+from research.model.state import Phase, RWRState, Verdict
+from research.prompts import variables as prompts
+from research.prompts.templates import VARIABLES
 from research.sources.registry import build_registry
-from research.state import Phase, RWRState, Verdict
-from research.templates import VARIABLES
+from research.workspace.paths import SessionPaths
 
 
 def make_state() -> RWRState:

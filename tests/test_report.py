@@ -12,9 +12,10 @@ import pytest
 from conftest import REPO, read_json
 from helpers import events_of
 
-from research.paths import SessionPaths
-from research.plan import Plan, TopicStatus
-from research.report import (
+from research.model.plan import Plan, TopicStatus
+from research.model.state import RWRState, StopReason, migrate_v1
+from research.sources.registry import Source, SourceRegistry, audit_report, parse_citations
+from research.views.report import (
     BANNER_MARK,
     assemble_report,
     banners,
@@ -24,8 +25,7 @@ from research.report import (
     methodology,
     strip_orchestrator_parts,
 )
-from research.sources.registry import Source, SourceRegistry, audit_report, parse_citations
-from research.state import RWRState, StopReason, migrate_v1
+from research.workspace.paths import SessionPaths
 
 QUESTION = "How do heat pumps perform in cold climates?"
 

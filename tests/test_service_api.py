@@ -581,7 +581,7 @@ def test_serve_refuses_a_non_loopback_bind_without_a_token(
 
 @pytest.mark.anyio
 async def test_sources_are_folders_inside_the_working_directory(api: Api) -> None:
-    from research.settings import Settings
+    from research.core.settings import Settings
 
     if "source_dirs" not in Settings.model_fields:
         pytest.skip("this version of the CLI has no --sources")

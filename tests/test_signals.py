@@ -11,7 +11,7 @@ import pytest
 from conftest import alive, read_json
 from helpers import clean_env, research_argv, spawned, wait_for_file, wait_until
 
-from research.state import load_state
+from research.model.state import load_state
 
 FAKE_AGENT = """
 import os, subprocess, sys, time

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from research.similarity import (
+from research.core.similarity import (
     STOPWORDS,
     content_words,
     find_duplicate,

@@ -14,9 +14,9 @@ import pytest
 from conftest import read_json
 from helpers import killed_session
 
-from research.lock import SessionLock
-from research.paths import SessionPaths
-from research.status import list_sessions, show_status
+from research.views.status import list_sessions, show_status
+from research.workspace.lock import SessionLock
+from research.workspace.paths import SessionPaths
 
 QUESTION = "How do heat pumps perform in cold climates?"
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from research.errors import ResearchError
+from research.core.errors import ResearchError
 from research.sources.extract import Extracted
 from research.sources.fetch import FetchedPage
 from research.sources.records import FetchStatus, SourceRecord

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from research.templates import TEMPLATE_NAMES, default_templates_dir, sync_templates
+from research.prompts.templates import TEMPLATE_NAMES, default_templates_dir, sync_templates
 
 QUESTION = "How do heat pumps perform in cold climates?"
 ARGS = ("--mock-mode", "--breadth", "1", "--depth", "1", "--yes")

@@ -7,9 +7,15 @@ from pathlib import Path
 import pytest
 from conftest import read_jsonl
 
-from research.events import EventLog
-from research.paths import SessionPaths
-from research.workspace import Changes, changes, owned_by_sessions, snapshot, watch_for_stray_files
+from research.workspace.events import EventLog
+from research.workspace.paths import SessionPaths
+from research.workspace.strays import (
+    Changes,
+    changes,
+    owned_by_sessions,
+    snapshot,
+    watch_for_stray_files,
+)
 
 
 def touch(root: Path, relative: str, text: str = "x") -> Path:

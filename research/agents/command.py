@@ -7,7 +7,7 @@ import shutil
 
 from research.agents.base import AgentCall, AgentResult
 from research.agents.process import CallOutcome, ProcessResult, run_agent_call
-from research.errors import AgentUnavailable, UsageError
+from research.core.errors import AgentUnavailable, UsageError
 
 MODEL_PLACEHOLDER = "{model}"
 

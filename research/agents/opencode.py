@@ -10,7 +10,7 @@ from typing import Any, TypeGuard
 
 from research.agents.base import AgentCall, AgentResult
 from research.agents.process import CallOutcome, ProcessResult, run_agent_call
-from research.errors import AgentUnavailable
+from research.core.errors import AgentUnavailable
 
 INSTALL_HINT = (
     "Install OpenCode with `npm install -g opencode-ai`, then configure a model provider: "

@@ -15,8 +15,8 @@ from datetime import datetime
 from pathlib import Path
 
 from research.agents.base import AgentCall, AgentResult, FailureKind
-from research.errors import AgentUnavailable
-from research.fsutil import atomic_write_text
+from research.core.errors import AgentUnavailable
+from research.workspace.fsutil import atomic_write_text
 
 # How long to keep reading after SIGKILL: only a process that left the group can still
 # hold our pipes then, and its output is not worth waiting for.

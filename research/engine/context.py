@@ -14,25 +14,26 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from research import archive, phases
 from research.agents.base import Agent, AgentCall, AgentResult
-from research.budget import TimeBudget
-from research.engine.phases import SPECS
-from research.events import EventLog
-from research.fsutil import (
+from research.core.budget import TimeBudget
+from research.engine.specs import SPECS
+from research.model import artifacts as phases
+from research.model.artifacts import NOT_REGULAR, read_regular
+from research.model.plan import TopicStatus, render_plan
+from research.model.state import STATE_COPY_NAME, Phase, RWRState
+from research.prompts.templates import PromptTemplates
+from research.workspace import archive
+from research.workspace.events import EventLog
+from research.workspace.fsutil import (
     atomic_write_bytes,
     atomic_write_text,
     is_real_dir,
     unlink_entry,
     write_if_changed,
 )
-from research.guard import Kept, WorkspaceGuard
-from research.lock import SessionLock
-from research.paths import SessionPaths
-from research.phases import NOT_REGULAR, read_regular
-from research.plan import TopicStatus, render_plan
-from research.state import STATE_COPY_NAME, Phase, RWRState
-from research.templates import PromptTemplates
+from research.workspace.guard import Kept, WorkspaceGuard
+from research.workspace.lock import SessionLock
+from research.workspace.paths import SessionPaths
 
 
 def put_back(
@@ -196,7 +197,7 @@ class RunContext:
 
     def check_workspace(self, phase: Phase, kept: Kept | None = None) -> None:
         """After a call: make the session and report directories safe again (see
-        research/guard.py); raises WorkspaceTampered when the run must stop."""
+        research/workspace/guard.py); raises WorkspaceTampered when the run must stop."""
         with self.mutex:
             self.guard.check(phase.value, kept)
 

@@ -7,14 +7,21 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from research import phases
+from research.core.errors import PhaseFailed, PlanParseError
+from research.core.similarity import content_words, find_duplicate, novelty
 from research.engine.context import RunContext
-from research.errors import PhaseFailed, PlanParseError
-from research.events import logger
-from research.fsutil import append_line, atomic_write_text
-from research.plan import ReconcileResult, Topic, TopicStatus, parse_plan, reconcile, render_plan
-from research.similarity import content_words, find_duplicate, novelty
-from research.state import LoopDecision, StopReason, Verdict
+from research.model import artifacts as phases
+from research.model.plan import (
+    ReconcileResult,
+    Topic,
+    TopicStatus,
+    parse_plan,
+    reconcile,
+    render_plan,
+)
+from research.model.state import LoopDecision, StopReason, Verdict
+from research.workspace.events import logger
+from research.workspace.fsutil import append_line, atomic_write_text
 
 
 def duplicate_finder(threshold: float) -> Callable[[str, list[str]], str | None]:

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 
-from research import archive, phases, prompts, report
 from research.agents.base import AgentResult
 from research.engine.context import RunContext
 from research.engine.outcome import Failed
 from research.engine.runner import PhaseRunner
 from research.engine.sourcecheck import SourceChecker, registry_records
-from research.fsutil import atomic_write_text
+from research.model import artifacts as phases
+from research.model.state import Phase, Verdict
+from research.prompts import variables as prompts
 from research.sources.registry import (
     CitationAudit,
     SourceRegistry,
@@ -19,7 +20,9 @@ from research.sources.registry import (
     build_registry,
     mark_snapshots,
 )
-from research.state import Phase, Verdict
+from research.views import report
+from research.workspace import archive
+from research.workspace.fsutil import atomic_write_text
 
 
 class Finalizer:

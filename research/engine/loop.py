@@ -9,8 +9,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
-from research import archive, phases, prompts
 from research.agents.base import AgentResult
+from research.core.errors import PhaseFailed, RunFailed
+from research.core.settings import MAX_PHASE_RECOVERIES
 from research.engine import decisions
 from research.engine.context import RunContext
 from research.engine.finalizer import Finalizer
@@ -18,14 +19,16 @@ from research.engine.outcome import Failed
 from research.engine.parallel import ParallelScheduler
 from research.engine.runner import PhaseRunner
 from research.engine.scheduler import Rules, SequentialScheduler
-from research.engine.sourcecheck import SourceChecker, Web
+from research.engine.sourcecheck import SourceChecker
 from research.engine.topics import TopicPhases
-from research.errors import PhaseFailed, RunFailed
-from research.events import EventLog
-from research.fsutil import NOT_REGULAR, atomic_write_bytes, read_regular
-from research.plan import parse_plan, reconcile
-from research.settings import MAX_PHASE_RECOVERIES
-from research.state import Phase, RWRState, StopReason
+from research.model import artifacts as phases
+from research.model.plan import parse_plan, reconcile
+from research.model.state import Phase, RWRState, StopReason
+from research.prompts import variables as prompts
+from research.sources.web import Web
+from research.workspace import archive
+from research.workspace.events import EventLog
+from research.workspace.fsutil import NOT_REGULAR, atomic_write_bytes, read_regular
 
 
 class ResearchLoop:

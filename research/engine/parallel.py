@@ -15,18 +15,19 @@ import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
-from research import orphans, phases
+from research.core.errors import PlanParseError
 from research.engine import decisions
 from research.engine.context import RunContext, put_back
 from research.engine.outcome import Failed, Ok
-from research.engine.phases import verdict_files
 from research.engine.scheduler import Rules
+from research.engine.specs import verdict_files
 from research.engine.topics import TopicPhases
-from research.errors import PlanParseError
-from research.lock import own_agent_groups
-from research.phases import NOT_REGULAR, read_regular
-from research.plan import Topic, TopicStatus, parse_plan, reconcile, render_plan
-from research.state import InFlight, Phase, StopReason
+from research.model import artifacts as phases
+from research.model.artifacts import NOT_REGULAR, read_regular
+from research.model.plan import Topic, TopicStatus, parse_plan, reconcile, render_plan
+from research.model.state import InFlight, Phase, StopReason
+from research.workspace import orphans
+from research.workspace.lock import own_agent_groups
 
 PROPOSED = re.compile(r"^## Proposed Subtopics[ \t]*$(.*?)(?=^## |\Z)", re.MULTILINE | re.DOTALL)
 HEADING = re.compile(r"^###[ \t]+(.+?)[ \t]*(?:\(Depth:[^)]*\))?[ \t]*$", re.MULTILINE)

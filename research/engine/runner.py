@@ -6,16 +6,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from research import workspace
 from research.agents.base import AgentCall, AgentResult, FailureKind
-from research.budget import MAX_TOPIC_RECOVERIES, backoff_delay, breaker_reason
+from research.core.budget import MAX_TOPIC_RECOVERIES, backoff_delay, breaker_reason
+from research.core.errors import PhaseFailed
+from research.core.settings import MAX_PHASE_RECOVERIES, MAX_TRANSIENT_ATTEMPTS
 from research.engine.context import Cancelled, RunContext
 from research.engine.outcome import Failed, Ok, Outcome
-from research.engine.phases import FINAL_PHASES, SPECS, verdict_files
-from research.errors import PhaseFailed
-from research.orphans import session_marker
-from research.settings import MAX_PHASE_RECOVERIES, MAX_TRANSIENT_ATTEMPTS
-from research.state import Phase, PhaseUsage, StopReason
+from research.engine.specs import FINAL_PHASES, SPECS, verdict_files
+from research.model.state import Phase, PhaseUsage, StopReason
+from research.workspace import strays as workspace
+from research.workspace.orphans import session_marker
 
 T = TypeVar("T")
 
@@ -280,7 +280,7 @@ class PhaseRunner:
             kept = ctx.keep_files(phase, context.get("topic_slug") or None)
             before = ctx.now()
             with workspace.watch_for_stray_files(ctx.paths, ctx.events, phase.value):
-                result = ctx.run_agent(call, phase, kept)  # then research/guard.py's checks
+                result = ctx.run_agent(call, phase, kept)  # then workspace/guard.py checks
             if ctx.lock is not None:  # the lock's keep-alive stopped this call's agent
                 ctx.lock.check_owned()
             if ctx.cancelled.is_set():

@@ -7,16 +7,16 @@ runs several topics' iterations at once with the same rules.
 
 from __future__ import annotations
 
-from research import phases
-from research.budget import breaker_reason
+from research.core.budget import breaker_reason
+from research.core.settings import MAX_TOPIC_ATTEMPTS
 from research.engine import decisions
 from research.engine.context import RunContext
 from research.engine.outcome import Failed, Ok
 from research.engine.topics import TopicPhases
-from research.fsutil import atomic_write_text
-from research.plan import Topic, TopicStatus
-from research.settings import MAX_TOPIC_ATTEMPTS
-from research.state import Phase, StopReason, Verdict
+from research.model import artifacts as phases
+from research.model.plan import Topic, TopicStatus
+from research.model.state import Phase, StopReason, Verdict
+from research.workspace.fsutil import atomic_write_text
 
 
 class Rules:

@@ -11,24 +11,22 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from research import phases
 from research.engine.context import RunContext
-from research.fsutil import atomic_write_text
-from research.plan import Topic
+from research.model import artifacts as phases
+from research.model.plan import Topic
 from research.sources import local, verification
 from research.sources.records import BUDGET_SPENT, FetchedPage, FetchStatus, SourceRecord
 from research.sources.registry import SourceRegistry, extract_sources
 from research.sources.store import SnapshotStore, record_digest
 from research.sources.verification import TopicCheck, VerificationFile
+from research.sources.web import Web
+from research.workspace.fsutil import atomic_write_text
 
 if TYPE_CHECKING:
-    import httpx
-
-    from research.sources.fetch import Resolver
+    pass
 
 FETCH_SECONDS_PER_TOPIC = 120.0
 """At most this long fetching one topic's sources, whatever the budget."""
@@ -38,14 +36,6 @@ MAX_NEW_SOURCES_PER_TOPIC = 60
 """Sources fetched for one topic; more are recorded as skipped."""
 OFF = "(source checking is off for this session)"
 MIN_FETCH_SECONDS = 1.0
-
-
-@dataclass(frozen=True)
-class Web:
-    """Where cited URLs are fetched from: the network, or the simulated web of --mock-mode."""
-
-    transport: httpx.AsyncBaseTransport | None = None
-    resolve: Resolver | None = None
 
 
 class SourceChecker:

@@ -5,17 +5,18 @@ What the outcome means for the topic (status, attempts, decision) is the schedul
 
 from __future__ import annotations
 
-from research import phases, prompts
 from research.agents.base import AgentResult
+from research.core.errors import PhaseFailed
 from research.engine import decisions
 from research.engine.context import RunContext
 from research.engine.outcome import Outcome
-from research.engine.phases import verdict_files
 from research.engine.runner import PhaseRunner
 from research.engine.sourcecheck import SourceChecker
-from research.errors import PhaseFailed
-from research.plan import Topic
-from research.state import Phase, Verdict
+from research.engine.specs import verdict_files
+from research.model import artifacts as phases
+from research.model.plan import Topic
+from research.model.state import Phase, Verdict
+from research.prompts import variables as prompts
 
 
 class TopicPhases:

@@ -25,7 +25,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from research import __version__
 from research.service.errors import ERRORS, ApiError, error_response
-from research.service.guard import Guard
+from research.service.middleware import Guard
 from research.service.models import (
     ErrorResponse,
     JobAccepted,

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from research.defaults import BREADTH_RANGE, DEPTH_RANGE
+from research.core.defaults import BREADTH_RANGE, DEPTH_RANGE
 
 JobState = Literal["queued", "running", "stopped", "failed", "done"]
 JOB_STATES: tuple[JobState, ...] = ("queued", "running", "stopped", "failed", "done")

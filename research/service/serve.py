@@ -119,7 +119,7 @@ def run(app: FastAPI, host: str, port: int) -> int:
     """Serve `app` with uvicorn until SIGINT or SIGTERM; 0 once it has shut down."""
     import uvicorn
 
-    from research.errors import Interrupted
+    from research.core.errors import Interrupted
 
     try:
         uvicorn.run(

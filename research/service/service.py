@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from research.errors import AgentUnavailable, UsageError
+from research.core.errors import AgentUnavailable, UsageError
 from research.service.errors import ApiError
 from research.service.feeds import FeedHub
 from research.service.jobs import Job, JobManager, QueueFull, is_research_process
@@ -171,8 +171,8 @@ class Service:
         """503 when the agent's executable is missing (the CLI's own check)."""
         if mock:
             return
-        from research.session import build_agent
-        from research.settings import Settings
+        from research.core.settings import Settings
+        from research.session.run import build_agent
 
         try:
             build_agent(
@@ -187,9 +187,9 @@ class Service:
 
     def new_run(self, request: RunRequest) -> Job:
         """Validate as the CLI does, then start (or queue) `research TOPIC --name …`."""
-        from research.budget import parse_time_budget
-        from research.plan import slugify
-        from research.settings import Settings
+        from research.core.budget import parse_time_budget
+        from research.core.names import slugify
+        from research.core.settings import Settings
 
         name = request.name if request.name is not None else slugify(request.task, max_length=64)
         self.name(name)
@@ -250,7 +250,7 @@ class Service:
         (relative paths are taken from there; `..` and symbolic links may not lead out)."""
         if not sources:
             return []
-        from research.settings import Settings
+        from research.core.settings import Settings
 
         if "source_dirs" not in Settings.model_fields:
             raise ApiError(

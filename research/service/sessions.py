@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from research.errors import StateError
-from research.lock import LockInfo
-from research.paths import SessionPaths, validate_name
-from research.state import RWRState, load_state
-from research.status import LockView, judge_lock, lock_record, session_names
+from research.core.errors import StateError
+from research.model.state import RWRState, load_state
+from research.views.status import LockView, judge_lock, lock_record, session_names
+from research.workspace.lock import LockInfo
+from research.workspace.paths import SessionPaths, validate_name
 
 MAX_JSON_BYTES = 8 * 1024 * 1024
 """Side files (sources.json, citations.json, verification.json) larger than this are ignored."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from research.model.state import RWRState
 from research.service.jobs import Job
 from research.service.models import (
     Citation,
@@ -17,7 +18,6 @@ from research.service.models import (
     TopicView,
 )
 from research.service.sessions import Snapshot
-from research.state import RWRState
 
 INTERRUPTED_CODES = {130, 143}
 

@@ -29,7 +29,7 @@ lend it a figure), then the run holding the most of the claim's figures, then th
 shortest, then the first. Known blind spot: figures swapped within one passage ("10.9%
 of recipients vs 3.3% on placebo" told the other way round) still come out SUPPORTED.
 
-Words: `research.similarity.content_words` (lowercase, stopwords and one-letter tokens
+Words: `research.core.similarity.content_words` (lowercase, stopwords and one-letter tokens
 dropped, plurals folded), pure digits dropped, a few hedges ("approximately", "according")
 dropped, then a light stem: "-ing"/"-ed" and a final "e" removed, a doubled final
 consonant undoubled, "y" -> "i", and the result cut to `STEM_CHARS` characters, so
@@ -70,7 +70,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from research.similarity import content_words
+from research.core.similarity import content_words
 from research.sources.registry import (
     _BARE_URL,
     _CITATION,

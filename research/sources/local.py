@@ -7,7 +7,7 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
-from research.similarity import content_words
+from research.core.similarity import content_words
 from research.sources.extract import Extracted, extract
 
 CONTENT_TYPES = {

@@ -12,7 +12,7 @@ opened), written only by temp file + rename (which replaces a link instead of fo
 it), nothing is read or written through a store directory that is a link, and a snapshot
 whose text no longer matches its recorded sha256 is not returned. (Below the session
 directory every write and read goes through the real directory's descriptor, so a swap
-between the check and the write cannot redirect it either: research/fsutil.py.)
+between the check and the write cannot redirect it either: research/workspace/fsutil.py.)
 
 index.json itself is only a cache: an agent could rewrite it, with a snapshot to match,
 to make an invented page pass the claim check in a later run. So a store opened with
@@ -32,11 +32,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from research.errors import ResearchError
-from research.fsutil import atomic_write_text
-from research.phases import NOT_REGULAR, read_regular, read_text
+from research.core.errors import ResearchError
+from research.model.artifacts import NOT_REGULAR, read_regular, read_text
 from research.sources.extract import Extracted
 from research.sources.records import FetchedPage, FetchStatus, SourceRecord
+from research.workspace.fsutil import atomic_write_text
 
 INDEX = "index.json"
 INDEX_VERSION = 1

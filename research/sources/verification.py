@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from research.model.state import UnverifiedCitation, VerificationSummary
 from research.sources.claims import (
     ClaimCheck,
     PageIndex,
@@ -22,7 +23,6 @@ from research.sources.claims import (
 )
 from research.sources.records import FetchStatus, SourceRecord
 from research.sources.registry import SourceRegistry
-from research.state import UnverifiedCitation, VerificationSummary
 
 DEAD = frozenset({FetchStatus.NOT_FOUND, FetchStatus.UNREACHABLE, FetchStatus.TIMEOUT})
 """Outcomes that say the page is not there (as opposed to blocked, refused or not text)."""

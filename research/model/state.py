@@ -9,9 +9,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from research.errors import StateError
-from research.fsutil import NOT_REGULAR, atomic_write_text, read_regular, what_is
-from research.plan import Plan
+from research.core.errors import StateError
+from research.model.plan import Plan
+from research.workspace.fsutil import NOT_REGULAR, atomic_write_text, read_regular, what_is
 
 SCHEMA_VERSION = 2
 STATE_KIND: Literal["research.py/state"] = "research.py/state"

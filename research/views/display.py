@@ -20,11 +20,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from research.events import EventLog
-from research.paths import SessionPaths
-from research.phases import tree_order
-from research.plan import Plan, TopicStatus
-from research.state import RWRState, StopReason
+from research.model.artifacts import tree_order
+from research.model.plan import Plan, TopicStatus
+from research.model.state import RWRState, StopReason
+from research.workspace.events import EventLog
+from research.workspace.paths import SessionPaths
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from datetime import date
 
-from research import phases, report
-from research.paths import SessionPaths
-from research.plan import Topic
-from research.settings import MAX_TOPIC_ATTEMPTS
+from research.core.settings import MAX_TOPIC_ATTEMPTS
+from research.model import artifacts as phases
+from research.model.plan import Topic
+from research.model.state import Phase, RWRState
 from research.sources.registry import SourceRegistry, audit_report, format_registry
-from research.state import Phase, RWRState
+from research.views import report
+from research.workspace.paths import SessionPaths
 
 
 def base_variables(

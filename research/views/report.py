@@ -10,9 +10,9 @@ import re
 from dataclasses import dataclass
 
 from research import __version__
-from research.paths import SessionPaths
-from research.plan import RETRY_EXHAUSTED_TAG, Plan, Topic, TopicStatus
-from research.settings import MAX_TOPIC_ATTEMPTS
+from research.core.settings import MAX_TOPIC_ATTEMPTS
+from research.model.plan import RETRY_EXHAUSTED_TAG, Plan, Topic, TopicStatus
+from research.model.state import RWRState, StopReason
 from research.sources.registry import (
     SourceRegistry,
     audit_report,
@@ -21,7 +21,7 @@ from research.sources.registry import (
     render_sources_section,
     strip_citations,
 )
-from research.state import RWRState, StopReason
+from research.workspace.paths import SessionPaths
 
 BANNER_MARK = "⚠️ **WARNING:"
 METHODOLOGY_HEADING = "## Methodology"
@@ -464,7 +464,7 @@ def assemble_report(body: str, state: RWRState) -> str:
 
 def fallback_report(state: RWRState, paths: SessionPaths, registry: SourceRegistry) -> str:
     """A plain compilation of the notes, used only when the agent could not synthesize."""
-    from research.phases import read_text, tree_order
+    from research.model.artifacts import read_text, tree_order
 
     lines = [
         f"# {state.config.original_topic}",

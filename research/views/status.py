@@ -15,7 +15,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from research.display import (
+from research.core.errors import StateError, UsageError
+from research.model.state import RWRState, load_state
+from research.views.display import (
     counts_text,
     ended_text,
     is_terminal,
@@ -29,10 +31,8 @@ from research.display import (
     usage_text,
     usage_totals,
 )
-from research.errors import StateError, UsageError
-from research.lock import LockFileError, LockInfo, read_lock_file, stale_reason
-from research.paths import RESEARCH_DIR, SessionPaths
-from research.state import RWRState, load_state
+from research.workspace.lock import LockFileError, LockInfo, read_lock_file, stale_reason
+from research.workspace.paths import RESEARCH_DIR, SessionPaths
 
 TAIL_BYTES = 16_384
 

@@ -39,10 +39,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from research.archive import MOVED_ASIDE
-from research.errors import RunFailed
-from research.events import EventLog
-from research.fsutil import (
+from research.core.errors import RunFailed
+from research.workspace.archive import MOVED_ASIDE
+from research.workspace.events import EventLog
+from research.workspace.fsutil import (
     NOT_REGULAR,
     TEMP_NAME,
     atomic_write_bytes,
@@ -53,7 +53,7 @@ from research.fsutil import (
     unlink_entry,
     what_is,
 )
-from research.paths import SessionPaths
+from research.workspace.paths import SessionPaths
 
 OWN_DIRS = ("archive", "progress", "logs", "sources", "review")
 """The session's subdirectories the orchestrator reads or writes (archive first: what is

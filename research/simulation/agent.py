@@ -24,10 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from research.agents import mock_web
 from research.agents.base import AgentCall, AgentResult, FailureKind
-from research.fsutil import atomic_write_text
-from research.plan import ParsedTopic, Plan, TopicStatus, parse_plan, render_plan, slugify
+from research.core.names import slugify
+from research.model.plan import ParsedTopic, Plan, TopicStatus, parse_plan, render_plan
+from research.simulation import offline_web
+from research.workspace.fsutil import atomic_write_text
 
 
 @dataclass(frozen=True)
@@ -401,7 +402,7 @@ def verdict_document(summary: str, block: str) -> str:
 
 def _subject(question: str) -> str:
     """A short subject from the question: its first three content words."""
-    from research.similarity import STOPWORDS
+    from research.core.similarity import STOPWORDS
 
     words = [
         w
@@ -430,14 +431,14 @@ def notes_text(
 ) -> str:
     """Progress notes headed `name` whose distinctive words (study codes, figures) come from
     `key` and `attempt`, on pages under /mock/`pages`/, with findings about `subject`. Each
-    finding states what its simulated page says (`mock_web`), except that with `misread`
+    finding states what its simulated page says (`offline_web`), except that with `misread`
     the survey's site count is misreported, for the source check to catch."""
     codes = [_code(key, attempt, i) for i in range(8)]
-    base = f"https://{mock_web.HOST}/mock/{pages}"
+    base = f"https://{offline_web.HOST}/mock/{pages}"
     title = subject
     study, survey, estimate = codes[0], codes[1], codes[3]
-    sites, practice = mock_web.survey_facts(survey)
-    units, item, year = mock_web.report_facts(estimate)
+    sites, practice = offline_web.survey_facts(survey)
+    units, item, year = offline_web.report_facts(estimate)
     if misread:
         sites += 7
     return "\n".join(
@@ -445,7 +446,7 @@ def notes_text(
             f"# Progress: {name}",
             "",
             "## Findings",
-            f"- [simulated] Study {study} reports a {mock_web.study_figure(study)}% change for "
+            f"- [simulated] Study {study} reports a {offline_web.study_figure(study)}% change for "
             f"{title.lower()} (source: {base}/study-{study}).",
             f"- [simulated] Survey {survey} of {sites} sites finds {practice} practice dominant "
             f"(source: {base}/survey-{survey}).",

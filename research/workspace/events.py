@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from research.fsutil import LineLog
+from research.workspace.fsutil import LineLog
 
 logger = logging.getLogger("research")
 

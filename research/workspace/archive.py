@@ -27,8 +27,8 @@ from pathlib import Path
 
 from pydantic import TypeAdapter, ValidationError
 
-from research.errors import RunFailed
-from research.fsutil import (
+from research.core.errors import RunFailed
+from research.workspace.fsutil import (
     NOT_REGULAR,
     atomic_write_bytes,
     atomic_write_text,
@@ -36,7 +36,7 @@ from research.fsutil import (
     read_regular,
     remove_if_holds,
 )
-from research.paths import SessionPaths
+from research.workspace.paths import SessionPaths
 
 INDEX_NAME = ".index.json"
 MOVED_ASIDE = "moved-aside"

@@ -30,10 +30,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from research.defaults import HEARTBEAT_INTERVAL_SECONDS
-from research.errors import ResearchError, RunFailed, SessionLockedError, UsageError
-from research.fsutil import atomic_write_text, what_is
-from research.orphans import agent_process_groups, stop_process_groups
+from research.core.defaults import HEARTBEAT_INTERVAL_SECONDS
+from research.core.errors import ResearchError, RunFailed, SessionLockedError, UsageError
+from research.workspace.fsutil import atomic_write_text, what_is
+from research.workspace.orphans import agent_process_groups, stop_process_groups
 
 STALE_AFTER_SECONDS = 3600
 GUARD_TIMEOUT_SECONDS = 10.0

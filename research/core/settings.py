@@ -6,8 +6,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from research.defaults import *  # noqa: F403 - the defaults were first published here
-from research.defaults import (
+from research.core.defaults import *  # noqa: F403 - the defaults were first published here
+from research.core.defaults import (
     BREADTH_RANGE,
     DEFAULT_BREADTH,
     DEFAULT_DEPTH,

@@ -14,12 +14,12 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from research.errors import PhaseFailed
-from research.fsutil import NOT_REGULAR as NOT_REGULAR  # re-exported: first defined here
-from research.fsutil import read_regular as read_regular
-from research.paths import SessionPaths
-from research.plan import Plan, Topic, TopicStatus
-from research.state import Verdict
+from research.core.errors import PhaseFailed
+from research.model.plan import Plan, Topic, TopicStatus
+from research.model.state import Verdict
+from research.workspace.fsutil import NOT_REGULAR as NOT_REGULAR  # re-exported: first defined here
+from research.workspace.fsutil import read_regular as read_regular
+from research.workspace.paths import SessionPaths
 
 JSON_BLOCK = re.compile(r"```json[ \t]*\n(.*?)\n[ \t]*```", re.DOTALL | re.IGNORECASE)
 COMPLETION_PROMISE = "<promise>COMPLETE</promise>"

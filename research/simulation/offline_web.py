@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import httpx
 
-    from research.engine.sourcecheck import Web
+    from research.sources.web import Web
 
 HOST = "example.org"
 PRACTICES = ("heat-recovery", "zoned", "hybrid", "demand-led", "seasonal", "modular")
@@ -116,8 +116,8 @@ def simulated_web() -> Web:
     name resolves."""
     import httpx
 
-    from research.engine.sourcecheck import Web
     from research.sources.fetch import PUBLIC_TEST_ADDRESS, fixed_resolver
+    from research.sources.web import Web
 
     resolve = fixed_resolver({HOST: PUBLIC_TEST_ADDRESS}, default=None)
     return Web(transport=httpx.MockTransport(_handle), resolve=resolve)

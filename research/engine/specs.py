@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from research.paths import SessionPaths
-from research.state import Phase
+from research.model.state import Phase
+from research.workspace.paths import SessionPaths
 
 Files = Callable[[SessionPaths, str | None, bool], tuple[Path, ...]]
 """(paths, topic slug or None, parallel mode) → files."""

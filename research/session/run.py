@@ -16,10 +16,8 @@ from pathlib import Path
 from string import Template
 
 from research.agents.base import Agent, AgentCall, AgentResult
-from research.budget import effective_max_iterations, needs_confirmation
-from research.engine import Clock, ResearchLoop, RunContext
-from research.engine.sourcecheck import Web
-from research.errors import (
+from research.core.budget import effective_max_iterations, needs_confirmation
+from research.core.errors import (
     AgentUnavailable,
     Interrupted,
     ResearchError,
@@ -28,14 +26,10 @@ from research.errors import (
     TemplateError,
     UsageError,
 )
-from research.events import EventLog
-from research.guard import refuse_linked_dirs, remove_temp_files, take_away
-from research.lock import LockInfo, SessionLock, pid_running
-from research.orphans import agent_process_groups, stop_process_groups
-from research.paths import SessionPaths
-from research.plan import Plan
-from research.settings import KILL_GRACE_SECONDS, Settings
-from research.state import (
+from research.core.settings import KILL_GRACE_SECONDS, Settings
+from research.engine import Clock, ResearchLoop, RunContext
+from research.model.plan import Plan
+from research.model.state import (
     STATE_COPY_NAME,
     RWRState,
     SessionConfig,
@@ -44,7 +38,7 @@ from research.state import (
     save_state,
     state_entry,
 )
-from research.templates import (
+from research.prompts.templates import (
     TEMPLATE_NAMES,
     PromptTemplates,
     damage,
@@ -54,6 +48,12 @@ from research.templates import (
     sync_templates,
     write_newer_defaults,
 )
+from research.sources.web import Web
+from research.workspace.events import EventLog
+from research.workspace.guard import refuse_linked_dirs, remove_temp_files, take_away
+from research.workspace.lock import LockInfo, SessionLock, pid_running
+from research.workspace.orphans import agent_process_groups, stop_process_groups
+from research.workspace.paths import SessionPaths
 
 log = logging.getLogger("research")
 
@@ -87,7 +87,7 @@ def build_agent(settings: Settings) -> tuple[Agent, Clock]:
             'command line, e.g. --agent-cmd "claude -p --model {model}"'
         )
     if settings.mock_mode:
-        from research.agents.mock import MockAgent
+        from research.simulation.agent import MockAgent
 
         return MockAgent(), Clock(sleep=lambda _: None)
     if settings.agent_cmd is not None:
@@ -324,7 +324,7 @@ def _web(settings: Settings) -> Callable[[], Web] | None:
     """The simulated agent cites the simulated web; every other agent the real one."""
     if not settings.mock_mode:
         return None
-    from research.agents.mock_web import simulated_web
+    from research.simulation.offline_web import simulated_web
 
     return simulated_web
 

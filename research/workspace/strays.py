@@ -24,11 +24,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from research.errors import ResearchError
-from research.events import EventLog
-from research.fsutil import is_real_dir
-from research.lock import read_lock_file, stale_reason
-from research.paths import REPORTS_DIR, RESEARCH_DIR, SessionPaths
+from research.core.errors import ResearchError
+from research.workspace.events import EventLog
+from research.workspace.fsutil import is_real_dir
+from research.workspace.lock import read_lock_file, stale_reason
+from research.workspace.paths import REPORTS_DIR, RESEARCH_DIR, SessionPaths
 
 IGNORED_DIR_NAMES = frozenset(
     {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from research.settings import (
+from research.core.settings import (
     BACKOFF_CAP_SECONDS,
     BREAKER_CONSECUTIVE_FAILED_PHASES,
     BREAKER_FAILURE_RATIO,

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from research.errors import UsageError
+from research.core.errors import UsageError
 
 NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 RESEARCH_DIR = ".research"
@@ -29,7 +29,7 @@ def default_name(topic: str) -> str:
     """The session name derived from a topic: its slug, plus a short hash of the topic when
     letters were lost on the way to ASCII (Chinese, Japanese, ...), so that two such topics
     get different names rather than both `topic`."""
-    from research.plan import slugify
+    from research.core.names import slugify
 
     text = topic.strip()
     slug = slugify(text, max_length=55)

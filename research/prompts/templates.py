@@ -11,8 +11,8 @@ from string import Template
 
 from pydantic import BaseModel, ValidationError
 
-from research.errors import TemplateError
-from research.fsutil import atomic_write_bytes
+from research.core.errors import TemplateError
+from research.workspace.fsutil import atomic_write_bytes
 
 TEMPLATE_NAMES = (
     "initial_plan",
@@ -84,7 +84,7 @@ def default_templates_dir() -> Path:
     packaged = Path(str(resources.files("research") / "templates"))
     if packaged.is_dir():
         return packaged
-    return Path(__file__).resolve().parent.parent / "templates"
+    return Path(__file__).resolve().parents[2] / "templates"
 
 
 # What each phase's template must hold, beyond known variables and valid syntax: the
