@@ -9,15 +9,16 @@ from __future__ import annotations
 
 from datetime import date
 from pathlib import Path
-from types import SimpleNamespace
 
 from helpers import new_state
 
-from research.engine.topics import parallel_variables
+from research.model.mode import Mode
 from research.model.plan import Plan
 from research.model.state import Phase, RWRState, Verdict
 from research.prompts import variables as prompts
+from research.prompts.render import phase_prompt, recovery_prompt, retry_block
 from research.prompts.templates import PromptTemplates, default_templates_dir
+from research.prompts.variables import Failure, PromptInput
 from research.sources.registry import build_registry
 from research.workspace.paths import SessionPaths
 
@@ -76,30 +77,44 @@ def fixture(root: Path) -> tuple[RWRState, SessionPaths]:
 
 
 def render_all(root: Path) -> dict[str, str]:
-    """Every phase's prompt for the fixture session, today's date replaced by DATE_MARK."""
+    """Every phase's prompt for the fixture session, today's date replaced by DATE_MARK,
+    rendered through the functions the engine renders with."""
     state, paths = fixture(root)
     topic = state.plan.topics[0]
     templates = PromptTemplates.load(default_templates_dir())
     registry = build_registry([(topic.slug, NOTES)])
-    final = prompts.final_variables(state, paths, registry, 42.0)
-    recovery = prompts.recovery_variables(state)
-    values = {
-        "initial_plan": prompts.base_variables(state, paths, None),
-        "research": prompts.topic_variables(state, paths, topic, 42.0),
-        "review": prompts.topic_variables(state, paths, topic, 42.0, Phase.REVIEW),
-        "synthesize": final,
-        "final_review": final,
-        "revise": final,
-        "recovery": {**prompts.base_variables(state, paths, 42.0), **recovery},
-        "phase_recovery": {**prompts.base_variables(state, paths, 42.0), **recovery},
+
+    def values(phase: Phase, minutes: float | None = 42.0, slots: int = 1) -> dict[str, str]:
+        return prompts.variables(
+            PromptInput(
+                state=state,
+                paths=paths,
+                phase=phase,
+                remaining_minutes=minutes,
+                topic=topic,
+                mode=Mode(slots),
+                registry=registry,
+            )
+        )
+
+    failed = values(Phase.REVIEW)
+    failure = Failure(Phase.REVIEW, state.progress.last_error, round_number=0)
+    rendered = {
+        name: phase_prompt(templates, name, values(phase, minutes), None)
+        for name, phase, minutes in (
+            ("initial_plan", Phase.INITIAL_PLAN, None),
+            ("research", Phase.RESEARCH, 42.0),
+            ("review", Phase.REVIEW, 42.0),
+            ("synthesize", Phase.SYNTHESIZE, 42.0),
+            ("final_review", Phase.FINAL_REVIEW, 42.0),
+            ("revise", Phase.REVISE, 42.0),
+        )
     }
-    # --parallel N: the engine's values for the two calls of a topic.
-    ctx = SimpleNamespace(paths=paths, state=state)
+    rendered["recovery"] = recovery_prompt(templates, failed, failure)
+    rendered["phase_recovery"] = retry_block(templates, failed, failure)
+    # --parallel N: the prompts of a topic's two calls with several topics in flight.
     for phase in (Phase.RESEARCH, Phase.REVIEW):
-        name = phase.value
-        values[f"{name}.parallel"] = {**values[name], **parallel_variables(ctx, topic, phase)}  # type: ignore[arg-type]
+        parallel = values(phase, slots=2)
+        rendered[f"{phase.value}.parallel"] = phase_prompt(templates, phase.value, parallel, None)
     today = date.today().isoformat()
-    return {
-        name: templates.render(name.split(".")[0], values[name]).replace(today, DATE_MARK)
-        for name in values
-    }
+    return {name: text.replace(today, DATE_MARK) for name, text in rendered.items()}

@@ -33,7 +33,13 @@ from pydantic import BaseModel, ConfigDict, Field
 import research.session.run
 from research.agents.base import AgentCall, AgentResult, FailureKind
 from research.engine import Clock
-from research.simulation.agent import MockAgent, Simulation, notes_text, verdict_document
+from research.simulation.agent import (
+    MockAgent,
+    Simulation,
+    may_write,
+    notes_text,
+    verdict_document,
+)
 from research.workspace.fsutil import atomic_write_text
 
 FaultAction = Literal[
@@ -274,7 +280,7 @@ class ScriptedMockAgent(MockAgent):
             )
 
     def research(self, call: AgentCall) -> None:
-        if "edit_other_topics" in self._actions() and call.context.get("parallel") != "1":
+        if "edit_other_topics" in self._actions() and may_write(call, "plan_file"):
             # Every other open topic marked done (the researched one becomes In Review and
             # its proposals are added Pending by the simulator's edit that follows).
             plan = self._path(call, "plan_file")

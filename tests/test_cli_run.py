@@ -206,7 +206,7 @@ def test_bad_names_exit_2_and_write_nothing(run_cli, name: str, isolated: Path) 
 
 
 def test_progress_index_keeps_a_true_summary() -> None:
-    from research.model.artifacts import progress_index_text
+    from research.prompts.text import progress_index_text
 
     fresh = progress_index_text(None, iteration=0, completed=0, total=2)
     assert fresh.startswith("# Research Progress\n\n## Summary\n- Iteration: 0\n")

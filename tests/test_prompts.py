@@ -10,8 +10,29 @@ from research.model.plan import Plan
 from research.model.state import Phase, RWRState, Verdict
 from research.prompts import variables as prompts
 from research.prompts.templates import VARIABLES
-from research.sources.registry import build_registry
+from research.prompts.variables import Failure, PromptInput
+from research.sources.registry import SourceRegistry, build_registry
 from research.workspace.paths import SessionPaths
+
+
+def values(
+    state: RWRState,
+    paths: SessionPaths,
+    phase: Phase,
+    minutes: float | None = None,
+    registry: SourceRegistry | None = None,
+) -> dict[str, str]:
+    topic = state.plan.topics[0]
+    return prompts.variables(
+        PromptInput(
+            state=state,
+            paths=paths,
+            phase=phase,
+            remaining_minutes=minutes,
+            topic=topic,
+            registry=registry,
+        )
+    )
 
 
 def make_state() -> RWRState:
@@ -25,15 +46,15 @@ def test_every_phase_family_fills_only_known_variables(tmp_path: Path) -> None:
     topic = state.plan.topics[0]
     registry = build_registry([(topic.slug, "## Sources\n- A — https://example.org/a\n")])
     families = [
-        prompts.base_variables(state, paths, None),
-        prompts.topic_variables(state, paths, topic, 12.0),
-        prompts.final_variables(state, paths, registry, None),
-        prompts.recovery_variables(state),
+        values(state, paths, Phase.INITIAL_PLAN),
+        values(state, paths, Phase.RESEARCH, 12.0),
+        values(state, paths, Phase.SYNTHESIZE, registry=registry),
+        Failure(Phase.REVIEW, None, 0).values(),
     ]
     filled = set().union(*families)
-    assert filled - {"max_subtopics"} == VARIABLES
-    for values in families:
-        for key, value in values.items():
+    assert filled == VARIABLES
+    for family in families:
+        for key, value in family.items():
             assert not value.startswith(str(tmp_path)), (key, value)
 
 
@@ -47,13 +68,13 @@ def test_topic_variables_carry_the_rule_feedback_and_time(tmp_path: Path) -> Non
         nextSearchTopic="solar spectrum",
         urlToSearch=None,
     )
-    values = prompts.topic_variables(state, paths, topic, 12.04)
-    assert values["progress_file"] == f".research/sky/progress/{topic.slug}.md"
-    assert "up to 2 subtopics" in values["subtopic_rule"] and values["max_subtopics"] == "2"
-    assert "- Gap: No spectrum data" in values["review_feedback"]
-    assert "solar spectrum" in values["review_feedback"]
-    assert values["time_remaining"] == "12.0 minutes"
-    assert values["topic_criteria"] == "- Explains the physics"
+    research = values(state, paths, Phase.RESEARCH, 12.04)
+    assert research["progress_file"] == f".research/sky/progress/{topic.slug}.md"
+    assert "up to 2 subtopics" in research["subtopic_rule"]
+    assert "- Gap: No spectrum data" in research["review_feedback"]
+    assert "solar spectrum" in research["review_feedback"]
+    assert research["time_remaining"] == "12.0 minutes"
+    assert research["topic_criteria"] == "- Explains the physics"
 
 
 def test_final_variables_audit_the_report_as_it_stands(tmp_path: Path) -> None:
@@ -61,24 +82,23 @@ def test_final_variables_audit_the_report_as_it_stands(tmp_path: Path) -> None:
     topic = state.plan.topics[0]
     registry = build_registry([(topic.slug, "## Sources\n- A — https://example.org/a\n")])
     assert (
-        prompts.final_variables(state, paths, registry, None)["citation_audit"]
+        values(state, paths, Phase.SYNTHESIZE, registry=registry)["citation_audit"]
         == "no report has been written yet"
     )
     paths.report_file.parent.mkdir(parents=True)
     paths.report_file.write_text("# Sky\n\n## Physics\n\nBlue light scatters more [7].\n")
-    audit = prompts.final_variables(state, paths, registry, None)["citation_audit"]
+    audit = values(state, paths, Phase.FINAL_REVIEW, registry=registry)["citation_audit"]
     assert "7" in audit and audit != "no defects found"
     assert (
         "[1] A — https://example.org/a"
-        in prompts.final_variables(state, paths, registry, None)["source_registry"]
+        in values(state, paths, Phase.REVISE, registry=registry)["source_registry"]
     )
 
 
 def test_contract_variables_have_sequential_defaults(tmp_path: Path) -> None:
     state, paths = make_state(), SessionPaths(tmp_path, "sky")
-    topic = state.plan.topics[0]
-    research = prompts.topic_variables(state, paths, topic, None)
-    review = prompts.topic_variables(state, paths, topic, None, Phase.REVIEW)
+    research = values(state, paths, Phase.RESEARCH)
+    review = values(state, paths, Phase.REVIEW)
     assert "`.research/sky/research_plan.md` (only the edits" in research["writable_files"]
     assert "review.accepted.md" in review["writable_files"]
     assert "research_plan.md" not in review["writable_files"]

@@ -19,9 +19,11 @@ from research.core.budget import TimeBudget
 from research.engine.specs import SPECS
 from research.model import artifacts as phases
 from research.model.artifacts import NOT_REGULAR, read_regular
+from research.model.mode import Mode
 from research.model.plan import TopicStatus, render_plan
 from research.model.state import STATE_COPY_NAME, Phase, RWRState
 from research.prompts.templates import PromptTemplates
+from research.prompts.text import progress_index_text
 from research.workspace import archive
 from research.workspace.events import EventLog
 from research.workspace.fsutil import (
@@ -89,6 +91,8 @@ class RunContext:
         self.clock = clock or Clock()
         self.rng = rng or random.Random()
         self.parallel = state.config.parallel
+        self.mode = Mode(state.config.parallel)
+        """Which files a topic's call may write: one topic in flight, or several."""
         self.budget = TimeBudget(
             state.config.time_budget_minutes, state.progress.elapsed_seconds, self.clock.now()
         )
@@ -180,7 +184,7 @@ class RunContext:
     def keep_files(self, phase: Phase, topic: str | None) -> Kept:
         """Before a call: what to put back if the agent removes or replaces it."""
         with self.mutex:
-            may_write = SPECS[phase].may_write(self.paths, topic, self.parallel > 1)
+            may_write = SPECS[phase].may_write(self.paths, topic, self.mode)
             return self.guard.keep(may_write)
 
     def run_agent(self, call: AgentCall, phase: Phase, kept: Kept) -> AgentResult:
@@ -216,7 +220,7 @@ class RunContext:
                 return
             plan = state.plan
             total = sum(1 for t in plan.topics if t.status is not TopicStatus.SKIPPED)
-            text = phases.progress_index_text(
+            text = progress_index_text(
                 phases.read_text(self.paths.progress_index),
                 iteration=state.progress.iteration,
                 completed=plan.counts()[TopicStatus.COMPLETE],

@@ -12,7 +12,7 @@ from research.engine.runner import PhaseRunner
 from research.engine.sourcecheck import SourceChecker, registry_records
 from research.model import artifacts as phases
 from research.model.state import Phase, Verdict
-from research.prompts import variables as prompts
+from research.prompts.variables import PromptInput
 from research.sources.registry import (
     CitationAudit,
     SourceRegistry,
@@ -33,13 +33,19 @@ class Finalizer:
         self.runner = runner
         self.sources = sources
 
-    def variables(self, registry: SourceRegistry, source_check: str = "") -> dict[str, str]:
-        values = prompts.final_variables(
-            self.ctx.state, self.ctx.paths, registry, self.ctx.now_remaining()
+    def prompt(
+        self, phase: Phase, registry: SourceRegistry, source_check: str | None = None
+    ) -> PromptInput:
+        """What a final-cycle prompt is built from."""
+        ctx = self.ctx
+        return PromptInput(
+            state=ctx.state,
+            paths=ctx.paths,
+            phase=phase,
+            remaining_minutes=ctx.now_remaining(),
+            registry=registry,
+            source_check=source_check,
         )
-        if source_check:
-            values["source_verification"] = source_check
-        return values
 
     def source_check(self, registry: SourceRegistry, stage: Phase) -> str:
         """The report's cited sentences checked against their pages, for the prompt."""
@@ -62,7 +68,9 @@ class Finalizer:
         ctx = self.ctx
         registry = self.source_registry(rebuild=True)
         outcome = self.runner.run(
-            Phase.SYNTHESIZE, self.require_report, variables=lambda: self.variables(registry)
+            Phase.SYNTHESIZE,
+            self.require_report,
+            prompt=lambda: self.prompt(Phase.SYNTHESIZE, registry),
         )
         if isinstance(outcome, Failed):
             self.out_of_time()
@@ -98,7 +106,9 @@ class Finalizer:
             return phases.read_verdict(ctx.paths)
 
         outcome = self.runner.run(
-            Phase.FINAL_REVIEW, validate, variables=lambda: self.variables(registry, check)
+            Phase.FINAL_REVIEW,
+            validate,
+            prompt=lambda: self.prompt(Phase.FINAL_REVIEW, registry, check),
         )
         if isinstance(outcome, Failed):
             self.out_of_time()
@@ -121,7 +131,9 @@ class Finalizer:
         before = phases.read_text(ctx.paths.report_file) or ""
         check = self.source_check(registry, Phase.REVISE)
         outcome = self.runner.run(
-            Phase.REVISE, self.require_report, variables=lambda: self.variables(registry, check)
+            Phase.REVISE,
+            self.require_report,
+            prompt=lambda: self.prompt(Phase.REVISE, registry, check),
         )
         if isinstance(outcome, Failed):
             self.out_of_time()

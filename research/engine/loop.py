@@ -24,7 +24,7 @@ from research.engine.topics import TopicPhases
 from research.model import artifacts as phases
 from research.model.plan import parse_plan, reconcile
 from research.model.state import Phase, RWRState, StopReason
-from research.prompts import variables as prompts
+from research.prompts.variables import PromptInput
 from research.sources.web import Web
 from research.workspace import archive
 from research.workspace.events import EventLog
@@ -105,7 +105,12 @@ class ResearchLoop:
         outcome = self.runner.run(
             Phase.INITIAL_PLAN,
             validate,
-            variables=lambda: prompts.base_variables(ctx.state, ctx.paths, ctx.now_remaining()),
+            prompt=lambda: PromptInput(
+                state=ctx.state,
+                paths=ctx.paths,
+                phase=Phase.INITIAL_PLAN,
+                remaining_minutes=ctx.now_remaining(),
+            ),
         )
         if isinstance(outcome, Failed) and ctx.budget.research_time_over(ctx.now()):
             # The budget ran out before there was a plan: the report says so, from no notes.

@@ -20,7 +20,6 @@ from research.engine import decisions
 from research.engine.context import RunContext, put_back
 from research.engine.outcome import Failed, Ok
 from research.engine.scheduler import Rules
-from research.engine.specs import verdict_files
 from research.engine.topics import TopicPhases
 from research.model import artifacts as phases
 from research.model.artifacts import NOT_REGULAR, read_regular
@@ -312,7 +311,7 @@ class TopicFileGuard:
         self.recorded: dict[Path, bytes | None] = {}
 
     def files(self, slug: str) -> tuple[Path, ...]:
-        return (self.ctx.paths.progress_file(slug), *verdict_files(self.ctx.paths, slug, True))
+        return self.ctx.mode.topic_files(self.ctx.paths, slug)
 
     def record(self, slug: str) -> None:
         for path in self.files(slug):

@@ -12,32 +12,16 @@ from research.core.errors import PhaseFailed
 from research.core.settings import MAX_PHASE_RECOVERIES, MAX_TRANSIENT_ATTEMPTS
 from research.engine.context import Cancelled, RunContext
 from research.engine.outcome import Failed, Ok, Outcome
-from research.engine.specs import FINAL_PHASES, SPECS, verdict_files
+from research.engine.specs import FINAL_PHASES, SPECS
 from research.model.state import Phase, PhaseUsage, StopReason
+from research.prompts import variables as prompts
+from research.prompts.render import phase_prompt, recovery_prompt, recovery_values
+from research.prompts.text import describe_failure
+from research.prompts.variables import Failure, PromptInput
 from research.workspace import strays as workspace
 from research.workspace.orphans import session_marker
 
 T = TypeVar("T")
-
-
-def describe_failure(result: AgentResult) -> str:
-    """One line for a failed call, fed to the RECOVERY prompt."""
-    kind = result.failure.value if result.failure else "failure"
-    detail = result.error or (result.stderr.strip().splitlines() or [""])[-1]
-    if result.failure is FailureKind.TIMEOUT:
-        return "the agent call timed out"
-    if result.exit_code not in (None, 0):
-        return f"the agent exited with code {result.exit_code}: {detail}".rstrip(": ")
-    return f"the agent call failed ({kind}): {detail}".rstrip(": ")
-
-
-def recovery_values(phase: Phase, error: str | None, round_number: int) -> dict[str, str]:
-    """RECOVERY and the phase_recovery block: what failed, and how."""
-    return {
-        "failed_phase": phase.value,
-        "last_error": error or "unknown error",
-        "recovery_round": str(round_number + 1),
-    }
 
 
 class PhaseRunner:
@@ -51,7 +35,7 @@ class PhaseRunner:
         phase: Phase,
         validate: Callable[[AgentResult], T],
         *,
-        variables: Callable[[], dict[str, str]],
+        prompt: Callable[[], PromptInput],
         topic: str | None = None,
         persist: bool = True,
     ) -> Outcome[T]:
@@ -83,18 +67,15 @@ class PhaseRunner:
             with ctx.mutex:
                 if persist:
                     state.progress.retry_count = round_number
-                values = variables()
-                prompt = ctx.templates.render(spec.template, values)
-                if round_number > 0:
-                    prompt += "\n\n" + ctx.templates.render(
-                        "phase_recovery", {**values, **recovery_values(phase, error, round_number)}
-                    )
+                values = prompts.variables(prompt())
+                failure = Failure(phase, error, round_number) if round_number > 0 else None
+                text = phase_prompt(ctx.templates, spec.template, values, failure)
                 state.progress.phase_history.append(phase.value)
             started = ctx.now()
             ctx.events.emit(
                 "phase_start", phase=phase.value, topic=values.get("topic_slug"), round=round_number
             )
-            result = self.call_agent(phase, prompt, model=model, context=values)
+            result = self.call_agent(phase, text, model=model, context=values)
             try:
                 value = self._validate(result, validate)
             except PhaseFailed as exc:
@@ -217,8 +198,9 @@ class PhaseRunner:
                 state.progress.phase_recovered = True
             if ctx.parallel == 1:
                 ctx.archive_files(ctx.paths.recovery_notes)
-            recovery = {**values, **recovery_values(phase, error, round_number)}
-            prompt = ctx.templates.render("recovery", recovery)
+            failure = Failure(phase, error, round_number)
+            recovery = recovery_values(values, failure)
+            prompt = recovery_prompt(ctx.templates, values, failure)
         ctx.events.emit(
             "recovery", phase=phase.value, round=round_number + 1, error=error, topic=topic
         )
@@ -232,7 +214,7 @@ class PhaseRunner:
         with ctx.mutex:
             ctx.write_plan()
             if phase in (Phase.REVIEW, Phase.FINAL_REVIEW):  # the retry needs a fresh verdict
-                ctx.archive_files(*verdict_files(ctx.paths, topic, ctx.parallel > 1))
+                ctx.archive_files(*ctx.mode.verdict_files(ctx.paths, topic))
             if persist:
                 state.progress.retry_count = round_number + 1
             ctx.save()

@@ -12,11 +12,11 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from research.engine.context import RunContext
 from research.model import artifacts as phases
 from research.model.plan import Topic
+from research.prompts.text import NO_REPORT_YET, NO_SOURCE_CHECK, LocalDocuments
 from research.sources import local, verification
 from research.sources.records import BUDGET_SPENT, FetchedPage, FetchStatus, SourceRecord
 from research.sources.registry import SourceRegistry, extract_sources
@@ -25,16 +25,12 @@ from research.sources.verification import TopicCheck, VerificationFile
 from research.sources.web import Web
 from research.workspace.fsutil import atomic_write_text
 
-if TYPE_CHECKING:
-    pass
-
 FETCH_SECONDS_PER_TOPIC = 120.0
 """At most this long fetching one topic's sources, whatever the budget."""
 FETCH_SECONDS_FINAL = 60.0
 """At most this long fetching sources still unfetched when the report is written."""
 MAX_NEW_SOURCES_PER_TOPIC = 60
 """Sources fetched for one topic; more are recorded as skipped."""
-OFF = "(source checking is off for this session)"
 MIN_FETCH_SECONDS = 1.0
 
 
@@ -123,11 +119,11 @@ class SourceChecker:
     def local_records(self) -> dict[str, SourceRecord]:
         return {url: r for url, r in self.stored_records().items() if url.startswith("file:")}
 
-    def local_sources_text(self, topic: Topic) -> str:
-        """RESEARCH's `local_sources`: the user's documents most relevant to the topic."""
+    def local_documents(self, topic: Topic) -> LocalDocuments | None:
+        """The user's documents most relevant to the topic, for its RESEARCH prompt."""
         records = self.local_records()
         if not records:
-            return "none"
+            return None
         for location in records:
             if location not in self._local_words:
                 self._local_words[location] = local.document_words(self.store.text(location) or "")
@@ -136,20 +132,9 @@ class SourceChecker:
             " ".join([topic.name, topic.description or "", *topic.criteria]),
             self.ctx.state.config.original_topic,
         )
-        lines = [
-            f"The user gave {len(records)} local documents. Read the ones below that bear on "
-            "this topic (with your file tools) before searching the web, and cite each as "
-            "`file:<path>` exactly as written here, like a URL:"
-        ]
-        for location in chosen:
-            title = records[location].title or location
-            lines.append(f"- `{location}` ({title})")
-        if len(chosen) < len(records):
-            lines.append(
-                f"({len(records) - len(chosen)} other local documents seem unrelated "
-                "to this topic.)"
-            )
-        return "\n".join(lines)
+        return LocalDocuments(
+            total=len(records), chosen=[(loc, records[loc].title) for loc in chosen]
+        )
 
     # --- a topic's sources ---------------------------------------------------------------
 
@@ -266,10 +251,10 @@ class SourceChecker:
         """Check the report's cited sentences (and note the figures for the Methodology);
         the text for FINAL REVIEW and REVISE."""
         if not self.enabled:
-            return OFF
+            return NO_SOURCE_CHECK
         ctx = self.ctx
         if report is None:
-            return "No report has been written yet."
+            return NO_REPORT_YET
         self.fetch(
             [s.url for s in registry.sources], seconds=FETCH_SECONDS_FINAL, before_review=False
         )

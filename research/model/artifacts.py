@@ -15,7 +15,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from research.core.errors import PhaseFailed
-from research.model.plan import Plan, Topic, TopicStatus
+from research.model.plan import Plan, Topic
 from research.model.state import Verdict
 from research.workspace.fsutil import NOT_REGULAR as NOT_REGULAR  # re-exported: first defined here
 from research.workspace.fsutil import read_regular as read_regular
@@ -101,46 +101,6 @@ def read_verdict(
     return parse_verdict_file(rejected, expected="rejected", filename=r_name)
 
 
-def subtopic_rule(plan: Plan, topic: Topic) -> tuple[str, int]:
-    """The sentence telling the agent which subtopics it may propose, and how many."""
-    if topic.depth + 1 >= plan.depth:
-        return ("Do not propose subtopics: this topic is at the deepest level of the plan.", 0)
-    existing = [t for t in plan.children(topic.slug) if t.status is not TopicStatus.SKIPPED]
-    room = max(0, plan.breadth - len(existing))
-    if room == 0:
-        return ("Do not propose more subtopics: this topic already has the maximum number.", 0)
-    return (
-        f"You may propose up to {room} subtopics of this topic at depth {topic.depth + 1}, "
-        f"each with `- Parent: {topic.name}`; propose fewer (or none) if fewer are worth "
-        "researching, and never one that repeats an existing topic.",
-        room,
-    )
-
-
-def review_feedback_text(verdict: Verdict | None) -> str:
-    if verdict is None:
-        return "none"
-    lines = [f"The previous review rejected this topic: {verdict.summary}"]
-    lines += [f"- Gap: {gap}" for gap in verdict.gaps]
-    if verdict.nextSearchTopic:
-        lines.append(f"- Suggested search: {verdict.nextSearchTopic}")
-    if verdict.urlToSearch:
-        lines.append(f"- Suggested URL: {verdict.urlToSearch}")
-    return "\n".join(lines)
-
-
-def topic_tree_text(plan: Plan, paths: SessionPaths) -> str:
-    """The plan as an indented list with statuses and progress files, for final-cycle prompts."""
-    lines = []
-    for topic in tree_order(plan):
-        note = f" ({topic.note})" if topic.note else ""
-        progress = paths.relative(paths.progress_file(topic.slug))
-        lines.append(
-            f"{'  ' * topic.depth}- [{topic.status.value}{note}] {topic.name} — {progress}"
-        )
-    return "\n".join(lines) if lines else "(the plan has no topics)"
-
-
 def tree_order(plan: Plan) -> list[Topic]:
     """Topics depth-first in plan order: each topic followed by its subtree."""
     ordered: list[Topic] = []
@@ -153,29 +113,3 @@ def tree_order(plan: Plan) -> list[Topic]:
 
     visit(None)
     return ordered
-
-
-def criteria_text(topic: Topic) -> str:
-    return "\n".join(f"- {item}" for item in topic.criteria) or "- (none given)"
-
-
-def progress_index_text(existing: str | None, *, iteration: int, completed: int, total: int) -> str:
-    """`progress.md` with a true `## Summary` (seed format); the agent's activity is kept."""
-    summary = f"## Summary\n- Iteration: {iteration}\n- Topics Completed: {completed} of {total}\n"
-    text = (existing or "").strip("\n")
-    if re.search(r"^## Summary\s*$", text, re.MULTILINE):
-        return (
-            re.sub(
-                r"^## Summary\s*$.*?(?=^## |\Z)",
-                summary + "\n",
-                text,
-                count=1,
-                flags=re.MULTILINE | re.DOTALL,
-            ).rstrip("\n")
-            + "\n"
-        )
-    body = re.sub(r"^# Research Progress\s*$", "", text, count=1, flags=re.MULTILINE).strip()
-    if body and not re.search(r"^## Recent Activity\s*$", body, re.MULTILINE):
-        body = "## Recent Activity\n" + body
-    body = body or "## Recent Activity"
-    return f"# Research Progress\n\n{summary}\n{body}\n"

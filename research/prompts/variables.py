@@ -1,22 +1,88 @@
-"""The variables each phase's prompt template is rendered with (pure functions of the state)."""
+"""The variables of every phase's prompt, built in one function from one input object.
+
+`PromptInput` holds what a prompt depends on (the state, the paths, the phase, its topic,
+the run's mode, the time left, and what the source check found); `variables` turns it into
+the values the phase's template is rendered with (see `render.py`).
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date
 
 from research.core.settings import MAX_TOPIC_ATTEMPTS
-from research.model import artifacts as phases
+from research.model.artifacts import read_text
+from research.model.mode import Mode
 from research.model.plan import Topic
 from research.model.state import Phase, RWRState
+from research.prompts import instructions
+from research.prompts.text import (
+    NO_SOURCE_CHECK,
+    LocalDocuments,
+    criteria_text,
+    local_sources_text,
+    review_feedback_text,
+    subtopic_rule,
+    topic_tree_text,
+)
 from research.sources.registry import SourceRegistry, audit_report, format_registry
 from research.views import report
 from research.workspace.paths import SessionPaths
 
 
-def base_variables(
-    state: RWRState, paths: SessionPaths, remaining_minutes: float | None
-) -> dict[str, str]:
+@dataclass(frozen=True)
+class PromptInput:
+    """Everything one phase's prompt is built from."""
+
+    state: RWRState
+    paths: SessionPaths
+    phase: Phase
+    remaining_minutes: float | None
+    topic: Topic | None = None
+    """The topic of a RESEARCH or REVIEW call."""
+    mode: Mode = Mode()
+    """Which files the topic's call may write (one topic in flight, or several)."""
+    registry: SourceRegistry | None = None
+    """The numbered sources of the final cycle."""
+    source_check: str | None = None
+    """What the source check found, for REVIEW and the final cycle; None when it is off."""
+    local_documents: LocalDocuments | None = None
+    """The user's documents that bear on a RESEARCH call's topic."""
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A failed phase being recovered: for the RECOVERY call and the retry's block."""
+
+    phase: Phase
+    error: str | None
+    round_number: int
+    """The phase's round (0 is its first call) that failed, or that retries after one."""
+
+    def values(self) -> dict[str, str]:
+        return {
+            "failed_phase": self.phase.value,
+            "last_error": self.error or "unknown error",
+            "recovery_round": str(self.round_number + 1),
+        }
+
+
+TOPIC_PHASES = (Phase.RESEARCH, Phase.REVIEW)
+FINAL_PHASES = (Phase.SYNTHESIZE, Phase.FINAL_REVIEW, Phase.REVISE)
+
+
+def variables(source: PromptInput) -> dict[str, str]:
+    """The values of `source.phase`'s template (RECOVERY takes the failed phase's)."""
+    if source.phase in TOPIC_PHASES:
+        return topic_variables(source)
+    if source.phase in FINAL_PHASES:
+        return final_variables(source)
+    return base_variables(source)
+
+
+def base_variables(source: PromptInput) -> dict[str, str]:
     """What every template may use: the question, the limits, and the session's paths."""
+    state, paths, remaining = source.state, source.paths, source.remaining_minutes
     return {
         "original_topic": state.config.original_topic,
         "name": state.name,
@@ -37,136 +103,57 @@ def base_variables(
         "rejected_file": paths.relative(paths.rejected_file),
         "completed_file": paths.relative(paths.completed_file),
         "recovery_notes_file": paths.relative(paths.recovery_notes),
-        "time_remaining": (
-            "unlimited" if remaining_minutes is None else f"{remaining_minutes:.1f} minutes"
-        ),
+        "time_remaining": "unlimited" if remaining is None else f"{remaining:.1f} minutes",
     }
 
 
-def topic_variables(
-    state: RWRState,
-    paths: SessionPaths,
-    topic: Topic,
-    remaining_minutes: float | None,
-    phase: Phase = Phase.RESEARCH,
-) -> dict[str, str]:
-    """RESEARCH and REVIEW: the chosen topic, its notes file, and what it may propose.
-
-    The values of `writable_files`, `subtopic_instructions`, `progress_index_instructions`
-    and `completion_rule` are the sequential run's; parallel mode replaces them."""
+def topic_variables(source: PromptInput) -> dict[str, str]:
+    """RESEARCH and REVIEW: the chosen topic, its notes and verdict files, what it may
+    propose and write in the run's mode, and what the source check found."""
+    state, paths, topic = source.state, source.paths, source.topic
+    assert topic is not None, "a topic phase's prompt needs its topic"
     plan = state.plan
-    rule, room = phases.subtopic_rule(plan, topic)
-    parent = plan.get(topic.parent).name if topic.parent else "none"
+    rule, room = subtopic_rule(plan, topic)
+    accepted, rejected = source.mode.verdict_files(paths, topic.slug)
     values = {
-        **base_variables(state, paths, remaining_minutes),
+        **base_variables(source),
+        "accepted_file": paths.relative(accepted),
+        "rejected_file": paths.relative(rejected),
         "topic_name": topic.name,
         "topic_slug": topic.slug,
         "topic_depth": str(topic.depth),
-        "topic_parent": parent,
+        "topic_parent": plan.get(topic.parent).name if topic.parent else "none",
         "topic_description": topic.description or "(no description)",
-        "topic_criteria": phases.criteria_text(topic),
+        "topic_criteria": criteria_text(topic),
         "progress_file": paths.relative(paths.progress_file(topic.slug)),
         "attempt": str(topic.attempts),
         "max_attempts": str(MAX_TOPIC_ATTEMPTS),
         "subtopic_rule": rule,
-        # Not a template variable: a hint the simulated agent reads from the call context.
-        "max_subtopics": str(room),
-        "review_feedback": phases.review_feedback_text(
-            state.progress.review_feedback.get(topic.slug)
-        ),
+        "review_feedback": review_feedback_text(state.progress.review_feedback.get(topic.slug)),
         "searches": str(state.config.breadth),
-        "source_check": NO_SOURCE_CHECK,
-        "local_sources": NO_LOCAL_SOURCES,
+        "source_check": source.source_check or NO_SOURCE_CHECK,
+        "local_sources": local_sources_text(source.local_documents),
     }
-    values["subtopic_instructions"] = sequential_subtopic_instructions(values)
-    values["progress_index_instructions"] = sequential_progress_index_instructions(values)
-    values["completion_rule"] = sequential_completion_rule(values)
-    values["writable_files"] = sequential_writable_files(values, phase)
+    files = instructions.own_files if source.mode.own_files else instructions.shared_files
+    values.update(files(values, source.phase, room))
     return values
 
 
-NO_SOURCE_CHECK = "(source checking is off for this session)"
-NO_LOCAL_SOURCES = "none"
-
-
-def sequential_writable_files(values: dict[str, str], phase: Phase) -> str:
-    """The Markdown list of the only files a sequential RESEARCH or REVIEW call may write."""
-    if phase is Phase.REVIEW:
-        return (
-            f"- `{values['accepted_file']}` or `{values['rejected_file']}`: exactly ONE "
-            "of them, never both\n"
-            f"- `{values['completed_file']}`, only as the completion rule below says"
-        )
-    return (
-        f"- `{values['progress_file']}` (create or rewrite)\n"
-        f"- `{values['progress_index_file']}` (add one entry)\n"
-        f"- `{values['plan_file']}` (only the edits allowed below)"
-    )
-
-
-def sequential_progress_index_instructions(values: dict[str, str]) -> str:
-    """RESEARCH, sequential: the agent adds its entry to the progress index itself."""
-    return (
-        "Add a short entry (date, topic, two or three key findings, main gap) to "
-        f"`## Recent Activity` in `{values['progress_index_file']}`. If the file does not "
-        "exist, create it:\n\n"
-        "```markdown\n# Research Progress\n\n## Summary\n"
-        f"- Iteration: {values['iteration']}\n- Topics Completed: <M> of <P>\n\n"
-        f"## Recent Activity\n- {values['date']} — {values['topic_name']}: "
-        "<key findings; main gap>\n```"
-    )
-
-
-def sequential_subtopic_instructions(values: dict[str, str]) -> str:
-    """RESEARCH, sequential: the agent adds subtopics to the plan and marks its topic In Review."""
-    plan, name = values["plan_file"], values["topic_name"]
-    return (
-        f"{values['subtopic_rule']} Where subtopics are allowed, propose one only if the "
-        "research showed a distinct aspect worth its own searches; never duplicate an existing "
-        f"topic and never force the count. Add each one to `{plan}` directly after this "
-        "topic's block (and after any subtopics it already has), in the plan format:\n\n"
-        "```markdown\n### <Subtopic Name> (Depth: <this topic's depth + 1>)\n"
-        f"- Status: Pending\n- Parent: {name}\n- Description: <one sentence>\n"
-        "- Acceptance Criteria:\n  - <criterion 1>\n  - <criterion 2>\n```\n\n"
-        f"Then, in `{plan}`, set this topic's line to `- Status: In Review`. Do not change "
-        "any other topic's status, name or text, and do not remove topics."
-    )
-
-
-def sequential_completion_rule(values: dict[str, str]) -> str:
-    """REVIEW, sequential: the reviewer of the last open topic writes the completion marker."""
-    return (
-        f"Completion rule: if you accept this topic and every other topic in "
-        f"`{values['plan_file']}` is already Complete, Skipped or Exhausted, also write "
-        f"`{values['completed_file']}` containing exactly `<promise>COMPLETE</promise>`. "
-        "(The orchestrator checks this marker against the plan.) Otherwise do not write it."
-    )
-
-
-def final_variables(
-    state: RWRState, paths: SessionPaths, registry: SourceRegistry, remaining_minutes: float | None
-) -> dict[str, str]:
+def final_variables(source: PromptInput) -> dict[str, str]:
     """SYNTHESIZE, FINAL REVIEW and REVISE: the source registry, the citation audit of the
-    report as it stands, the topic tree, and why research ended."""
-    report_text = phases.read_text(paths.report_file)
+    report as it stands, the topic tree, why research ended, and the source check."""
+    state, paths, registry = source.state, source.paths, source.registry
+    assert registry is not None, "a final-cycle prompt needs the source registry"
+    report_text = read_text(paths.report_file)
     audit_text = "no report has been written yet"
     if report_text is not None:
         audit = audit_report(report_text, registry)
         audit_text = "\n".join(f"- {d}" for d in audit.defects) or "no defects found"
     return {
-        **base_variables(state, paths, remaining_minutes),
+        **base_variables(source),
         "source_registry": format_registry(registry),
         "citation_audit": audit_text,
-        "topic_tree": phases.topic_tree_text(state.plan, paths),
+        "topic_tree": topic_tree_text(state.plan, paths),
         "limit_note": report.limit_note(state),
-        "source_verification": NO_SOURCE_CHECK,
-    }
-
-
-def recovery_variables(state: RWRState) -> dict[str, str]:
-    """RECOVERY and the phase_recovery block: what failed, and how."""
-    return {
-        "failed_phase": (state.progress.failed_phase or state.progress.current_phase).value,
-        "last_error": state.progress.last_error or "unknown error",
-        "recovery_round": str(state.progress.retry_count + 1),
+        "source_verification": source.source_check or NO_SOURCE_CHECK,
     }

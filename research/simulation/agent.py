@@ -170,7 +170,7 @@ class MockAgent:
         progress.parent.mkdir(parents=True, exist_ok=True)
         notes = self.progress_notes(call)
         proposals = self.proposals(call)
-        if ctx.get("parallel") == "1":  # own notes only; subtopics are proposed in them
+        if not may_write(call, "plan_file"):  # own notes only; subtopics are proposed in them
             if proposals:
                 notes += "\n## Proposed Subtopics\n" + "".join(
                     f"\n### {title}\n- Description: [simulated] {title.lower()}.\n"
@@ -208,7 +208,7 @@ class MockAgent:
         """The subtopics this research call proposes, each with the depth it writes."""
         ctx = call.context
         name = ctx["topic_name"]
-        room = int(ctx.get("max_subtopics", "0"))
+        room = subtopic_room(call.prompt)
         if room <= 0:
             return []
         facet = name.split(": ", 1)[-1]
@@ -237,7 +237,7 @@ class MockAgent:
             "urlToSearch": "https://example.org/mock/field-data" if reject else None,
         }
         self.write_verdict(call, verdict)
-        if not reject and ctx.get("parallel") != "1" and _only_open_topic(plan_text, name):
+        if not reject and may_write(call, "completed_file") and _only_open_topic(plan_text, name):
             self._path(call, "completed_file").write_text("<promise>COMPLETE</promise>\n")
 
     def review_rejects(self, call: AgentCall, plan_text: str) -> bool:
@@ -516,6 +516,20 @@ def _insert_before_completion(text: str, blocks: str) -> str:
     if marker is None:
         return text.rstrip("\n") + "\n" + blocks
     return text[: marker.start()].rstrip("\n") + "\n" + blocks + "\n" + text[marker.start() :]
+
+
+def may_write(call: AgentCall, key: str) -> bool:
+    """Whether the prompt lists the file named by the variable `key` among the files the
+    call may write (a `- `path`` line): with several topics in flight, the plan and the
+    completion marker are the orchestrator's."""
+    path = re.escape(call.context.get(key, ""))
+    return re.search(rf"^- `{path}`", call.prompt, re.MULTILINE) is not None
+
+
+def subtopic_room(prompt: str) -> int:
+    """How many subtopics the prompt allows this topic (its subtopic rule says)."""
+    match = re.search(r"You may propose up to (\d+) subtopics", prompt)
+    return int(match.group(1)) if match else 0
 
 
 def _tree_order(topics: list[ParsedTopic]) -> list[ParsedTopic]:
