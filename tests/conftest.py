@@ -32,6 +32,8 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     # is off unless a test turns it on with --verify-sources, against a local server or the
     # mock's simulated web.
     monkeypatch.setenv("RESEARCH_VERIFY_SOURCES", "0")
+    # The user's key (research/workspace/userkey.py) is made in the test's own state dir.
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.chdir(work)

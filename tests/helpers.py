@@ -83,6 +83,7 @@ def sandbox_env(root: Path, *drop: str, **extra: str) -> dict[str, str]:
         XDG_CONFIG_HOME=str(root / "home" / ".config"),
         XDG_CACHE_HOME=str(root / "home" / ".cache"),
         XDG_DATA_HOME=str(root / "home" / ".local"),
+        XDG_STATE_HOME=str(root / "home" / ".local" / "state"),
         **extra,
     )
 

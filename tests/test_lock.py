@@ -540,6 +540,8 @@ NOW = 1_800_000_000.0
         (3 * 3600, HOST, os.getpid(), "heartbeat is 180 min old"),
         (0, HOST, -1, "pid -1 is not running"),
         (0, "elsewhere", -1, None),
+        (-2 * 3600, HOST, os.getpid(), None),  # a clock stepped back: the live pid wins
+        (-2 * 3600, "elsewhere", 1, "heartbeat is 120 min in the future"),
     ],
 )
 def test_stale_reason(heartbeat_age: float, host: str, pid: int, expected: str | None) -> None:
@@ -611,3 +613,67 @@ def test_race_of_twenty_processes_has_one_winner(tmp_path: Path, lock_path: Path
     assert sorted(outputs) == ["locked"] * 19 + ["won"]
     assert not lock_path.exists()
     assert not lock_path.with_name(lock_path.name + ".lock").exists()
+
+
+# ------------------------------------------------------------------ forged takeovers
+
+
+def rewrite(lock_path: Path, **fields: object) -> None:
+    record = json.loads(lock_path.read_text())
+    record.update(fields)
+    lock_path.write_text(json.dumps(record))
+
+
+@pytest.mark.parametrize(
+    "forged",
+    [
+        {"pid": 1, "lock_token": "0badc0de0badc0de"},
+        {"pid": 1, "lock_token": "0badc0de0badc0de", "took_over": "OURS", "proof": "0" * 64},
+        {"pid": 1, "lock_token": "0badc0de0badc0de", "took_over": "OURS"},
+    ],
+    ids=["own token", "took_over with a wrong proof", "took_over without proof"],
+)
+def test_a_record_written_without_the_guard_and_key_is_repaired_not_obeyed(
+    lock_path: Path, forged: dict[str, object]
+) -> None:
+    heard = Heard()
+    lock = SessionLock(lock_path, heartbeat_interval=60, check_interval=60)
+    lock.listen(heard)
+    lock.acquire()
+    assert lock.token is not None
+    rewrite(lock_path, **{k: lock.token if v == "OURS" else v for k, v in forged.items()})
+    assert lock.heartbeat() is True and not lock.lost.is_set()
+    lock.check_owned()
+    info = lock.read()
+    assert info is not None and info.lock_token == lock.token and info.pid == os.getpid()
+    (repaired,) = heard.of("lock_repaired")
+    assert repaired == {"repair": "forged", "found_pid": 1, "found_host": HOST}
+    assert lock.release() is True and not lock_path.exists()
+
+
+def test_a_takeover_records_the_token_it_took_over_and_its_proof(lock_path: Path) -> None:
+    first = SessionLock(lock_path, heartbeat_interval=60, check_interval=60)
+    first.acquire()
+    second = SessionLock(lock_path, heartbeat_interval=60, check_interval=60)
+    taken = second.acquire(force=True)
+    assert taken.info.took_over == first.token and taken.info.proof
+    assert first.heartbeat() is False and first.lost.is_set()
+    assert second.release() is True
+
+
+def test_a_takeover_from_another_host_needs_only_the_token_it_took_over(lock_path: Path) -> None:
+    """That host may keep another key: its proof cannot be checked here."""
+    lock = SessionLock(lock_path, heartbeat_interval=60, check_interval=60)
+    lock.acquire()
+    rewrite(lock_path, lock_token="feedfacefeedface", host="elsewhere", took_over=lock.token)
+    assert lock.heartbeat() is False and lock.lost.is_set()
+
+
+def test_a_holder_refusing_our_takeover_makes_us_give_way(lock_path: Path) -> None:
+    """Two runs that cannot check each other's proofs must not take turns writing."""
+    lock = SessionLock(lock_path, heartbeat_interval=60, check_interval=60)
+    lock.acquire()
+    taker = SessionLock(lock_path, heartbeat_interval=60, check_interval=60)
+    taker.acquire(force=True)
+    rewrite(lock_path, lock_token=lock.token, took_over=None, proof=None)
+    assert taker.heartbeat() is False and taker.lost.is_set()

@@ -122,7 +122,10 @@ def test_a_stale_lock_is_taken_over_on_resume(
 
 
 @pytest.mark.parametrize(
-    ("host", "age_minutes"), [(HOST, 0.0), (HOST, 59.0), ("elsewhere.example", 1.0)]
+    ("host", "age_minutes"),
+    # -120: a heartbeat 2 h in the future, what a clock stepped back by 2 h leaves; a live
+    # pid on this host still wins
+    [(HOST, 0.0), (HOST, 59.0), (HOST, -120.0), ("elsewhere.example", 1.0)],
 )
 def test_a_live_lock_is_refused_with_exit_3_naming_the_holder(
     unfinished: Path, live_pid: int, run_cli, host: str, age_minutes: float

@@ -5,7 +5,6 @@ whose lock is taken over while its agent works."""
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sys
@@ -20,7 +19,6 @@ from helpers import (
     HOST,
     clean_env,
     events_of,
-    lock_record,
     lock_text,
     research_argv,
     run_research,
@@ -30,6 +28,7 @@ from helpers import (
 )
 
 import research.workspace.lock
+from research.workspace.lock import SessionLock
 
 QUESTION = "How do heat pumps perform in cold climates?"
 SESSION = Path(".research") / "lk"
@@ -69,6 +68,19 @@ if hook == "other_pid" and research:
         json.dump(data, handle)
     deadline = time.time() + 20
     while time.time() < deadline and (seen() or {}).get("pid") != orchestrator:
+        time.sleep(0.05)
+    with open(os.environ["LOCK_AFTER"], "w", encoding="utf-8") as handle:
+        json.dump(seen(), handle)
+if hook.startswith("forge") and research:  # a lock of its own, as if it had taken over
+    data = seen()
+    forged = dict(data, pid=1, lock_token="0badc0de0badc0de")
+    if hook == "forge_took_over":  # knows the field, but not the user's key
+        forged.update(took_over=data["lock_token"], proof="0" * 64)
+    with open(lock + ".agent", "w", encoding="utf-8") as handle:
+        json.dump(forged, handle)
+    os.replace(lock + ".agent", lock)
+    deadline = time.time() + 20
+    while time.time() < deadline and (seen() or {}).get("pid") == 1:
         time.sleep(0.05)
     with open(os.environ["LOCK_AFTER"], "w", encoding="utf-8") as handle:
         json.dump(seen(), handle)
@@ -230,6 +242,30 @@ def test_an_agent_that_rewrites_the_lock_pid_is_repaired_and_the_run_finishes(
     assert "already complete" in again.stderr + again.stdout
 
 
+@pytest.mark.parametrize("hook", ["forge", "forge_took_over"])
+def test_an_agent_that_forges_a_lock_of_its_own_is_repaired_and_the_run_finishes(
+    agent_cmd: str, tmp_path: Path, run_cli, monkeypatch: pytest.MonkeyPatch, hook: str
+) -> None:
+    """A takeover is real only when another research process made it through the guard:
+    a record with pid 1 and the agent's own token (even one naming our token as the one
+    it took over) is written back, and no later --resume is locked out."""
+    monkeypatch.setenv("LOCK_HOOK", hook)
+    monkeypatch.setenv("LOCK_AFTER", str(tmp_path / "after.json"))
+    result = run_cli(
+        "--agent-cmd", agent_cmd, "--name", "lk", "--breadth", "1", "--depth", "1", QUESTION
+    )
+    assert result.exit_code == 0, result.stderr
+    (repaired,) = events("lock_repaired")
+    assert repaired["repair"] == "forged" and repaired["found_pid"] == 1
+    assert events("lock_lost") == []
+    after = read_json(tmp_path / "after.json")  # what the agent saw, still in its call
+    assert after["pid"] == os.getpid() and after["lock_token"] != "0badc0de0badc0de"
+    assert events("lock_released") and not LOCK.exists() and not GUARD.exists()
+    again = run_cli("--agent-cmd", agent_cmd, "--name", "lk", "--resume")
+    assert again.exit_code == 0, again.stderr
+    assert "already complete" in again.stderr + again.stdout
+
+
 def test_the_heartbeat_is_refreshed_while_calls_are_short(
     agent_cmd: str, tmp_path: Path, run_cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -255,7 +291,7 @@ def test_the_heartbeat_is_refreshed_while_calls_are_short(
 
 @pytest.mark.parametrize("parallel", ["1", "2"])
 def test_a_run_whose_lock_is_taken_over_stops_at_once_with_exit_3(
-    agent_cmd: str, tmp_path: Path, isolated: Path, live_pid: int, parallel: str
+    agent_cmd: str, tmp_path: Path, isolated: Path, parallel: str
 ) -> None:
     pidfile = tmp_path / "agent.pid"
     env = clean_env(RESEARCH_VERIFY_SOURCES="0", LOCK_HOOK="hang", AGENT_PIDFILE=str(pidfile))
@@ -278,26 +314,29 @@ def test_a_run_whose_lock_is_taken_over_stops_at_once_with_exit_3(
         env=env,
     ) as run:
         agent = int(wait_for_file(pidfile, within=60, proc=run))  # the RESEARCH call started
-        ours = read_json(LOCK)
         state = (SESSION / "state.json").read_bytes()
-        # Another run (say --force-resume in a second terminal) takes the session over.
-        theirs = lock_record(pid=live_pid, created=ours["created"], lock_token="0123456789abcdef")
-        (SESSION / "takeover.tmp").write_text(json.dumps(theirs))
-        os.replace(SESSION / "takeover.tmp", LOCK)
-        taken_at = time.monotonic()
-        _, stderr = run.communicate(timeout=30)
-        took = time.monotonic() - taken_at
+        # Another run (say --force-resume in a second terminal; here this process) takes
+        # the session over, through the lock's guard.
+        theirs = SessionLock(LOCK)
+        taken = theirs.acquire(force=True)
+        try:
+            assert taken.reason == "forced" and taken.took_over is not None
+            taken_at = time.monotonic()
+            _, stderr = run.communicate(timeout=30)
+            took = time.monotonic() - taken_at
+            assert read_json(LOCK) == taken.info.model_dump()  # the new holder's lock is kept
+        finally:
+            theirs.release()
     assert run.returncode == 3, stderr
     assert took < 8, took
     line = one_line(stderr)
     assert line.startswith(
-        f"research.py: error: session 'lk' was taken over by pid {live_pid} on host {HOST}"
+        f"research.py: error: session 'lk' was taken over by pid {os.getpid()} on host {HOST}"
     ), line
     assert_gone(agent)
-    assert read_json(LOCK) == theirs  # the new holder's lock is left alone
     assert (SESSION / "state.json").read_bytes() == state  # and its session not written
     (lost,) = events("lock_lost")
-    assert lost["pid"] == live_pid and lost["stopped_process_groups"] == [agent]
+    assert lost["pid"] == os.getpid() and lost["stopped_process_groups"] == [agent]
     assert events("lock_released") == []
     assert not GUARD.exists()
 

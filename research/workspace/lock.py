@@ -2,20 +2,25 @@
 
 The lock file says who runs the session (token, pid, host, heartbeat). It is only read
 and written under a guard: an `flock` on the sibling file `research.lock.json.lock`,
-which is deleted again each time the guard is let go (see `_Guard`). While a run holds
-the lock, one background thread keeps it alive for the whole run: every
-`CHECK_INTERVAL_SECONDS` it reads the lock file, every `HEARTBEAT_INTERVAL_SECONDS` it
-refreshes the heartbeat. A record with our token that was changed, deleted or replaced
-(an agent scribbling over the session) is written back ("lock_repaired"); a record with
-another token means another run took the session over ("lock_lost"): the thread stops
-this run's agent calls and `check_owned` tells the engine to stop (exit 3).
+taken with filelock and deleted again each time the guard is let go (see `_Guard`).
+While a run holds the lock, one background thread keeps it alive for the whole run:
+every `CHECK_INTERVAL_SECONDS` it reads the lock file, every `HEARTBEAT_INTERVAL_SECONDS`
+it refreshes the heartbeat.
+
+A record that is not ours is written back ("lock_repaired"), unless it is a takeover:
+another research process that took the lock through the guard records the token it took
+over (`took_over`) and, on this host, a proof: both tokens signed with the user's key,
+which lives outside the working directory (see `userkey`). An agent that writes the JSON
+has neither. A takeover ("lock_lost") makes the thread stop this run's agent calls, and
+`check_owned` tells the engine to stop (exit 3). A record naming another host cannot be
+proved here (that host may keep another key): its `took_over` is enough.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
+import hmac
 import os
 import secrets
 import socket
@@ -28,12 +33,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Literal
 
+import filelock
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from research.core.defaults import HEARTBEAT_INTERVAL_SECONDS
 from research.core.errors import ResearchError, RunFailed, SessionLockedError, UsageError
 from research.workspace.fsutil import atomic_write_text, what_is
 from research.workspace.orphans import agent_process_groups, stop_process_groups
+from research.workspace.userkey import sign, user_key
 
 STALE_AFTER_SECONDS = 3600
 GUARD_TIMEOUT_SECONDS = 10.0
@@ -68,6 +75,11 @@ class LockInfo(BaseModel):
     """When the lock was taken (epoch seconds)."""
     heartbeat: float
     """When the holder last proved it was alive (epoch seconds)."""
+    took_over: str | None = None
+    """The token of the lock this one took over, if it took one over."""
+    proof: str | None = None
+    """Both tokens signed with the user's key: written only by a research process that
+    took the lock over through the guard."""
 
     def describe(self, now: float) -> str:
         """One line for humans: who holds the lock, since when, last heartbeat."""
@@ -106,15 +118,25 @@ def pid_running(pid: int) -> bool:
     return True
 
 
+def takeover_proof(old_token: str, new_token: str) -> str:
+    return sign(user_key(), "lock takeover", old_token, new_token)
+
+
 def stale_reason(info: LockInfo, *, now: float, host: str) -> str | None:
-    """Why the lock `info` may be taken over, or None when its holder looks alive."""
+    """Why the lock `info` may be taken over, or None when its holder looks alive.
+
+    On this host the pid decides first: a dead pid is stale, and a live one is never
+    taken for stale because of a heartbeat in the future (a clock stepped back leaves
+    one). A heartbeat older than `STALE_AFTER_SECONDS` is stale anywhere; on another host,
+    where the pid cannot be checked, so is one that far in the future (nobody wrote it)."""
     age = now - info.heartbeat
+    local = info.host == host
+    if local and not pid_running(info.pid):
+        return f"pid {info.pid} is not running"
     if age > STALE_AFTER_SECONDS:
         return f"heartbeat is {int(age // 60)} min old"
-    if age < -STALE_AFTER_SECONDS:  # no clock is that far ahead: a heartbeat nobody wrote
+    if age < -STALE_AFTER_SECONDS and not local:
         return f"heartbeat is {int(-age // 60)} min in the future"
-    if info.host == host and not pid_running(info.pid):
-        return f"pid {info.pid} is not running"
     return None
 
 
@@ -197,16 +219,18 @@ class _GuardTimeout(Exception):
     pass
 
 
-class _Guard:
-    """An exclusive `flock` on `path`, and `path` deleted again when it is let go.
+_NOT_A_FILE_ERRNOS = (errno.ELOOP, errno.EISDIR, errno.ENXIO, errno.EOPNOTSUPP)
 
-    Deleting a lock file is safe only with this protocol, followed by every process that
-    takes the guard: the file is deleted while its flock is still held, and a process that
-    won the flock checks that the path still names the file it locked; if not (it was
-    deleted, or replaced, while the process waited), that flock guards nothing and it
-    starts over. (filelock's FileLock keeps its file for this reason: older versions,
-    which `filelock>=3.13` allows, make no such check.) The file is never followed when it
-    is a link and never opened blocking when it is a FIFO.
+
+class _Guard:
+    """filelock's FileLock on `path`, and `path` deleted again before it is let go.
+
+    filelock (4.x) opens the file with O_NOFOLLOW and O_NONBLOCK, and drops a lock it won
+    on a file that was deleted in the meantime and tries again; it keeps its file after a
+    release. This project deletes it while its flock is still held, so that no guard file
+    is left in the session between runs. Two checks of our own remain: filelock takes an
+    flock on a FIFO too (refused here: the guard must be a regular file), and the file is
+    deleted only while the path still names the file we locked.
     """
 
     def __init__(self, path: Path) -> None:
@@ -214,59 +238,36 @@ class _Guard:
 
     @contextlib.contextmanager
     def held(self, timeout: float) -> Iterator[None]:
-        fd = self._acquire(timeout)
+        locked: list[os.stat_result] = []
+
+        def check(fd: int) -> None:  # filelock calls it with the descriptor it locked
+            found = os.fstat(fd)
+            if not stat.S_ISREG(found.st_mode):
+                raise LockFileError(_not_a_file(self.path, "lock guard file"))
+            locked.append(found)
+
+        guard = filelock.FileLock(self.path, timeout=timeout, thread_local=False, on_acquired=check)
+        try:
+            guard.acquire(poll_interval=0.005)
+        except filelock.Timeout:
+            raise _GuardTimeout from None
+        except OSError as exc:
+            if exc.errno in _NOT_A_FILE_ERRNOS:
+                raise LockFileError(_not_a_file(self.path, "lock guard file")) from None
+            raise _failed(self.path, "lock guard file", exc) from None
         try:
             yield
         finally:
             try:
-                if self._names(fd):
+                if locked and self._names(locked[-1]):
                     self.path.unlink()
             except OSError:
                 pass  # left behind: the next holder deletes it
             finally:
-                os.close(fd)  # releases the flock
+                guard.release()
 
-    def _acquire(self, timeout: float) -> int:
-        deadline = time.monotonic() + timeout
-        fd = self._open()
-        try:
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except BlockingIOError:
-                    if time.monotonic() >= deadline:
-                        raise _GuardTimeout from None
-                    time.sleep(0.005)
-                    continue
-                except OSError as exc:
-                    raise _failed(self.path, "lock guard file", exc) from None
-                if self._names(fd):
-                    return fd
-                # Its holder deleted it while we waited: that file guards nothing any more.
-                os.close(fd)
-                fd = -1
-                fd = self._open()
-        except BaseException:
-            if fd >= 0:
-                os.close(fd)
-            raise
-
-    def _open(self) -> int:
-        flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-        try:
-            fd = os.open(self.path, flags, 0o666)
-        except OSError as exc:
-            if exc.errno in (errno.ELOOP, errno.EISDIR, errno.ENXIO, errno.EOPNOTSUPP):
-                raise LockFileError(_not_a_file(self.path, "lock guard file")) from None
-            raise _failed(self.path, "lock guard file", exc) from None
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            os.close(fd)
-            raise LockFileError(_not_a_file(self.path, "lock guard file"))
-        return fd
-
-    def _names(self, fd: int) -> bool:
-        """Whether the path still names the file open as `fd`."""
-        mine = os.fstat(fd)
+    def _names(self, mine: os.stat_result) -> bool:
+        """Whether the path still names the file we locked."""
         try:
             now = os.lstat(self.path)
         except OSError:
@@ -383,13 +384,17 @@ class SessionLock:
             took_over, reason = current, reason or "forced"
         elif found.kind == "junk":
             reason = "unreadable lock file"
+        token = secrets.token_hex(8)
         info = LockInfo(
-            lock_token=secrets.token_hex(8),
+            lock_token=token,
             pid=os.getpid(),
             host=self._host,
             created=now,
             heartbeat=now,
         )
+        if took_over is not None:
+            old = took_over.lock_token
+            info.took_over, info.proof = old, takeover_proof(old, token)
         self._write(info)
         directory = os.lstat(self.path.parent)
         with self._mutex:
@@ -424,7 +429,7 @@ class SessionLock:
             self._same_directory()
             with self._guard.held(GUARD_TIMEOUT_SECONDS):
                 found = read_lock_file(self.path)
-                if found.info is not None and found.info.lock_token != token:
+                if found.info is not None and self._taken_over(found.info, token):
                     self._lose(found.info)
                     return False
                 if found.kind == "not_regular" and os.path.isdir(self.path):
@@ -499,7 +504,7 @@ class SessionLock:
             if self._token is None or self.lost.is_set():
                 return False
             found = self._read_quietly()
-            if found.info is not None and found.info.lock_token != self._token:
+            if found.info is not None and self._taken_over(found.info, self._token):
                 self._lose(found.info)
                 return False
             if not refresh and found.info == self._record:
@@ -507,7 +512,7 @@ class SessionLock:
             self._same_directory()
             with self._guard.held(min(GUARD_TIMEOUT_SECONDS, 2.0)):
                 found = self._read_quietly()  # again, under the guard: it may have changed
-                if found.info is not None and found.info.lock_token != self._token:
+                if found.info is not None and self._taken_over(found.info, self._token):
                     self._lose(found.info)
                     return False
                 assert self._record is not None
@@ -520,11 +525,14 @@ class SessionLock:
                 self._write(record)
                 self._record = record
             if repair is not None:
-                fields: dict[str, object] = {"repair": repair}
-                if found.info is not None:
-                    fields.update(found_pid=found.info.pid, found_host=found.info.host)
-                self._notify("lock_repaired", fields)
+                self._report_repair(repair, found)
             return True
+
+    def _report_repair(self, repair: str, found: FoundLock) -> None:
+        fields: dict[str, object] = {"repair": repair}
+        if found.info is not None:
+            fields.update(found_pid=found.info.pid, found_host=found.info.host)
+        self._notify("lock_repaired", fields)
 
     def _same_directory(self) -> None:
         """Refuse to write when the session directory was deleted or replaced (by a link to
@@ -546,8 +554,27 @@ class SessionLock:
         except LockFileError as exc:  # unreadable now: rewritten like junk
             return FoundLock("not_regular", problem=str(exc))
 
+    def _taken_over(self, found: LockInfo, token: str) -> bool:
+        """Whether `found`, a record that is not ours, is another run's takeover of our lock
+        (or, when it holds the token we took over, its holder's refusal of our takeover,
+        which it could not check: we give way rather than take turns writing)."""
+        if found.lock_token == token:
+            return False
+        mine = self._record
+        if mine is not None and mine.took_over is not None and found.lock_token == mine.took_over:
+            return True
+        if found.took_over != token:
+            return False
+        if found.host != self._host:
+            return True  # signed with that host's key, if any: not checkable here
+        expected = takeover_proof(token, found.lock_token)
+        return found.proof is not None and hmac.compare_digest(found.proof, expected)
+
     def _repair_kind(self, found: FoundLock) -> str | None:
         if found.kind == "ok":
+            assert found.info is not None
+            if found.info.lock_token != self._token:
+                return "forged"
             return None if found.info == self._record else "changed"
         return {"missing": "deleted", "junk": "unreadable", "not_regular": "replaced"}[found.kind]
 
@@ -591,7 +618,7 @@ class SessionLock:
 
     def _write(self, info: LockInfo) -> None:
         """Replace the lock file in one rename: a link there is replaced, never followed."""
-        atomic_write_text(self.path, info.model_dump_json(indent=2) + "\n")
+        atomic_write_text(self.path, info.model_dump_json(indent=2, exclude_none=True) + "\n")
 
 
 def own_agent_groups(session_dir: Path) -> set[int]:
