@@ -589,6 +589,19 @@ def snapshot(root: Path, skip: Path) -> dict[str, tuple[str, ...]]:
     return found
 
 
+USER_STATE = "home/.local/state/research-py"
+"""The user's key lives there, outside the working directory by design."""
+
+
+def outside(root: Path, work: Path) -> dict[str, tuple[str, ...]]:
+    """snapshot(root, work) but the user's state directory (and the parents it needed)."""
+    return {
+        key: value
+        for key, value in snapshot(root, work).items()
+        if not (USER_STATE.startswith(key + "/") or key == USER_STATE or key.startswith(USER_STATE))
+    }
+
+
 def full_snapshot(root: Path) -> dict[str, tuple[str, ...]]:
     return snapshot(root, root / "\0")  # a path that never exists: skip nothing
 
@@ -618,7 +631,7 @@ def prepare(case: Case, root: Path, finished: Path) -> tuple[Path, dict[str, str
 
 def run_case(case: Case, root: Path, finished: Path) -> Outcome:
     work, env = prepare(case, root, finished)
-    outside_before, work_before = snapshot(root, work), full_snapshot(work)
+    outside_before, work_before = outside(root, work), full_snapshot(work)
     preexec = (lambda: os.rmdir(work)) if case.cwd_deleted else None  # after the chdir
     done = subprocess.run(
         [*entry_point(), *case.args],
@@ -634,7 +647,7 @@ def run_case(case: Case, root: Path, finished: Path) -> Outcome:
         done.returncode,
         done.stderr,
         outside_before,
-        snapshot(root, work),
+        outside(root, work),
         work_before,
         full_snapshot(work) if work.exists() else {},
     )
