@@ -89,7 +89,10 @@ def _check_source_dirs(value: list[Path] | None) -> list[Path] | None:
     return [folder.resolve() for folder in value] if value else value
 
 
-@app.command()
+@app.command(
+    epilog="Also: research serve [--host H] [--port P] runs the HTTP service "
+    "(see research serve --help; it needs the [server] extra)."
+)
 def main_command(
     ctx: typer.Context,
     topic: Annotated[

@@ -362,6 +362,23 @@ def test_bad_verdict_is_a_phase_failure_fed_to_recovery(session, action, message
     assert state["progress"]["stop_reason"] == "all_topics_done"
 
 
+def test_phase_history_records_every_phase_that_ran_recoveries_too(session) -> None:
+    run = session(
+        reject_first_review=False,
+        faults=[
+            {"action": "no_verdict", "phase": "review", "calls": [1, 3]},
+            {"action": "fail", "phase": "research", "calls": [2, 3, 4]},
+        ],
+    )
+    history = run.state["progress"]["phase_history"]
+    recoveries = run.state["usage"]["recoveries"]
+    assert recoveries >= 3 and history.count("recovery") == recoveries
+    started = [e["phase"] for e in run.events("phase_start")]
+    assert [p for p in history if p != "recovery"] == started
+    first = history.index("recovery")
+    assert history[first - 1] == "review" and history[first + 1] == "review"
+
+
 def test_rejection_gaps_and_suggestions_reach_the_topics_next_research(session) -> None:
     run = session()  # the simulated reviewer rejects the first topic's first attempt
     rejection = run.decisions[0]

@@ -194,6 +194,7 @@ class PhaseRunner:
         ctx, state = self.ctx, self.ctx.state
         with ctx.mutex:
             state.usage.recoveries += 1
+            state.progress.phase_history.append(Phase.RECOVERY.value)
             if persist:
                 state.progress.phase_recovered = True
             if ctx.parallel == 1:

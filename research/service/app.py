@@ -74,6 +74,10 @@ def create_app(config: ServiceConfig) -> FastAPI:
         "retryable}}`.",
         lifespan=lifespan,
         responses=ERRORS,
+        # Swagger UI and ReDoc load their scripts from a CDN: offline they are blank pages,
+        # and the service must not reach the network for them. /openapi.json stays.
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.service = service
 
@@ -172,15 +176,11 @@ def create_app(config: ServiceConfig) -> FastAPI:
         service.snapshot(name)
         text = service.store.report(name)
         if text is None:
-            raise ApiError(
-                404, "report_not_ready", f"session {name!r} has no report yet", retryable=True
-            )
+            raise service.report_not_ready(name, "has no report yet")
         if "application/json" in request.headers.get("accept", ""):
             result = service.result(name)
             if result is None:
-                raise ApiError(
-                    404, "report_not_ready", f"session {name!r} is not complete", retryable=True
-                )
+                raise service.report_not_ready(name, "is not complete")
             return JSONResponse(result.model_dump())
         return PlainTextResponse(text, media_type="text/markdown; charset=utf-8")
 

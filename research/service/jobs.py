@@ -38,6 +38,8 @@ class Job:
     """The last line the process wrote to stderr, when it failed."""
     ended: asyncio.Event = field(default_factory=asyncio.Event)
     stderr: IO[bytes] | None = None
+    topic: str | None = None
+    """The question asked, for a new session (shown before its state exists)."""
 
 
 class JobManager:

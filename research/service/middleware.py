@@ -7,7 +7,7 @@ from urllib.parse import parse_qs
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from research.service.errors import ApiError, error_response
+from research.service.errors import error_response
 
 OPEN_PATHS = frozenset({"/healthz"})
 
@@ -42,21 +42,21 @@ class Guard:
             )
             await response(scope, receive, send)
             return
-        received = 0
-        limit = self.body_limit
+        # Read the body here, up to the limit (a chunked one has no Content-Length), so that
+        # a body over it is answered 413 before the app parses anything.
+        messages = await _read_body(receive, self.body_limit)
+        if messages is None:
+            response = error_response(
+                413, "payload_too_large", f"request bodies are limited to {self.body_limit} bytes"
+            )
+            await response(scope, receive, send)
+            return
+        pending = iter(messages)
 
-        async def capped() -> Message:
-            nonlocal received
-            message = await receive()
-            if message["type"] == "http.request":
-                received += len(message.get("body", b""))
-                if received > limit:
-                    raise ApiError(
-                        413, "payload_too_large", f"request bodies are limited to {limit} bytes"
-                    )
-            return message
+        async def replay() -> Message:
+            return next(pending, None) or await receive()
 
-        await self.app(scope, capped, send)
+        await self.app(scope, replay, send)
 
     def _authorized(self, scope: Scope) -> bool:
         assert self.token is not None
@@ -68,6 +68,22 @@ class Guard:
             query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
             given = (query.get("token") or [""])[0]
         return hmac.compare_digest(given.encode(), self.token.encode())
+
+
+async def _read_body(receive: Receive, limit: int) -> list[Message] | None:
+    """The request's body messages, or None once they add up to more than `limit` bytes."""
+    messages: list[Message] = []
+    size = 0
+    while True:
+        message = await receive()
+        messages.append(message)
+        if message["type"] != "http.request":  # the client went away
+            return messages
+        size += len(message.get("body", b""))
+        if size > limit:
+            return None
+        if not message.get("more_body", False):
+            return messages
 
 
 def _header(scope: Scope, name: bytes) -> bytes | None:

@@ -72,7 +72,8 @@ class Citation(BaseModel):
 class SynthesisMetadata(BaseModel):
     timestamp: str
     model: str
-    token_count: int
+    token_count: int | None
+    """Input and output tokens together; null when the agent reported none."""
     iterations: int
     stop_reason: str | None
     review_model: str | None = None

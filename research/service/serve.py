@@ -99,7 +99,7 @@ def main(argv: list[str]) -> int:
     except ImportError as exc:
         return fail(
             f"the service needs the [server] extra ({exc.name} is missing): "
-            "pip install 'research-py[server]'"
+            """pip install "research-py[server]" (from a checkout: pip install -e ".[server]")"""
         )
     config = ServiceConfig(
         root=root,
@@ -109,27 +109,40 @@ def main(argv: list[str]) -> int:
         agent_cmd=args.agent_cmd,
         resume_running=args.resume_running,
     )
-    sys.stderr.write(
-        f"research.py: serving {root} on http://{args.host}:{args.port}/ (API docs at /docs)\n"
-    )
-    return run(create_app(config), args.host, args.port)
+    return run(create_app(config), args.host, args.port, root)
 
 
-def run(app: FastAPI, host: str, port: int) -> int:
-    """Serve `app` with uvicorn until SIGINT or SIGTERM; 0 once it has shut down."""
+def run(app: FastAPI, host: str, port: int, root: Path) -> int:
+    """Serve `app` with uvicorn until SIGINT or SIGTERM; 0 once it has shut down.
+
+    The socket is bound first, so that the address printed is the real one (with
+    `--port 0`, the port the system chose)."""
     import uvicorn
 
     from research.core.errors import Interrupted
 
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        access_log=False,
+        timeout_graceful_shutdown=2,
+    )
     try:
-        uvicorn.run(
-            app,
-            host=host,
-            port=port,
-            log_level="warning",
-            access_log=False,
-            timeout_graceful_shutdown=2,
-        )
+        sock = config.bind_socket()
+    except (OSError, SystemExit) as exc:  # uvicorn exits when the address is taken
+        return fail(f"cannot listen on {host}:{port}: {getattr(exc, 'strerror', None) or exc}")
+    bound = sock.getsockname()[1]
+    where = f"[{host}]" if ":" in host else host
+    sys.stderr.write(
+        f"research.py: serving {root} on http://{where}:{bound}/ "
+        "(API description at /openapi.json)\n"
+    )
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
     except Interrupted:  # uvicorn re-raises the signal it stopped for, once it has stopped
         pass
+    finally:
+        sock.close()
     return 0

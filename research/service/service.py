@@ -235,7 +235,7 @@ class Service:
                 409,
                 "name_taken",
                 f"a session named {name!r} already exists; "
-                "resume it with POST /runs/{name}/resume, or choose another name",
+                f"resume it with POST /runs/{name}/resume, or choose another name",
             )
         self.check_agent(mock)
         args = [request.task, "--name", name, "--yes", "--quiet", *self.agent_args(mock)]
@@ -243,7 +243,9 @@ class Service:
             args += [f"--{key.replace('_', '-')}", str(value)]
         if request.time is not None:
             args += ["--time", str(request.time)]
-        return self.submit(name, args + sources)
+        job = self.submit(name, args + sources)
+        job.topic = request.task
+        return job
 
     def source_args(self, sources: list[str]) -> list[str]:
         """`--sources DIR` for each folder asked for: a folder inside the working directory
@@ -344,6 +346,15 @@ class Service:
             self.store.sources(name), self.store.cited_ids(name), self.store.verification(name)
         )
         return synthesis(snap.state, report, cites, self.store.report_mtime(name))
+
+    def report_not_ready(self, name: str, why: str) -> ApiError:
+        """404 for a report that is not there: worth asking again only while the session
+        is queued or running (a failed or stopped one writes nothing until resumed)."""
+        snap = self.store.snapshot(name)
+        state = job_state(snap if snap.has_state else None, self.jobs.jobs.get(name))
+        pending = state in ("queued", "running")
+        hint = "" if pending else f" and is {state}; resume it with POST /runs/{name}/resume"
+        return ApiError(404, "report_not_ready", f"session {name!r} {why}{hint}", pending)
 
     def failure(self, job: Job) -> ApiError:
         code = job.exit_code

@@ -59,6 +59,17 @@ def usage_totals(state: RWRState) -> tuple[int | None, int | None, float | None]
     )
 
 
+SIMULATED_MODEL = "mock (simulated)"
+"""What the simulated agent of --mock-mode calls itself: it uses no model."""
+
+
+def model_used(state: RWRState, *, review: bool = False) -> str:
+    """The model the session's calls used: the simulated agent's label for a mock run."""
+    if state.config.mock_mode or state.config.agent == "mock":
+        return SIMULATED_MODEL
+    return state.config.review_model if review else state.config.model
+
+
 def summary(name: str, snapshot: Snapshot | None, job: Job | None) -> RunSummary:
     state = snapshot.state if snapshot else None
     plan = state.plan if state else None
@@ -66,7 +77,7 @@ def summary(name: str, snapshot: Snapshot | None, job: Job | None) -> RunSummary
     return RunSummary(
         name=name,
         job_id=name,
-        topic=state.config.original_topic if state else None,
+        topic=state.config.original_topic if state else (job.topic if job else None),
         state=job_state(snapshot, job),
         phase=state.progress.current_phase.value if state else None,
         iteration=state.progress.iteration if state else 0,
@@ -144,7 +155,7 @@ def detail(name: str, snapshot: Snapshot | None, job: Job | None) -> RunDetail:
             input_tokens=tokens_in,
             output_tokens=tokens_out,
             cost=cost,
-            model=config.model,
+            model=model_used(state),
             agent=config.agent,
         )
     return RunDetail(**base, **extra)
@@ -199,9 +210,13 @@ def synthesis(
         citations=cites,
         metadata=SynthesisMetadata(
             timestamp=stamp,
-            model=state.config.model,
-            review_model=state.config.review_model,
-            token_count=(tokens_in or 0) + (tokens_out or 0),
+            model=model_used(state),
+            review_model=model_used(state, review=True),
+            token_count=(
+                None
+                if tokens_in is None and tokens_out is None
+                else (tokens_in or 0) + (tokens_out or 0)
+            ),
             iterations=state.progress.iteration,
             stop_reason=state.progress.stop_reason.value if state.progress.stop_reason else None,
             cost=cost,
