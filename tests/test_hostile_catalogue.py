@@ -588,7 +588,11 @@ def run_case(case: Case, root: Path) -> Outcome:
         HOSTILE_RECORD=str(root / "record"),
         **case.env,
     )
-    skip = (work, root / "record")
+    # The user's key is made in the user's state directory, outside the working directory
+    # by design (research/workspace/userkey.py).
+    state_home = root / "home" / ".local" / "state"
+    state_home.mkdir(parents=True, exist_ok=True)
+    skip = (work, root / "record", state_home)
     outside_before = snapshot(root, skip)
     hostile = dict(env, HOSTILE_PHASE=case.phase, **({"HOSTILE_ACT": case.act} if case.act else {}))
     agent = f"{sys.executable} {AGENT}"

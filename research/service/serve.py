@@ -112,7 +112,7 @@ def main(argv: list[str]) -> int:
     return run(create_app(config), args.host, args.port, root)
 
 
-def run(app: FastAPI, host: str, port: int, root: Path) -> int:
+def run(app: FastAPI, host: str, port: int, root: Path | None = None) -> int:
     """Serve `app` with uvicorn until SIGINT or SIGTERM; 0 once it has shut down.
 
     The socket is bound first, so that the address printed is the real one (with
@@ -136,7 +136,7 @@ def run(app: FastAPI, host: str, port: int, root: Path) -> int:
     bound = sock.getsockname()[1]
     where = f"[{host}]" if ":" in host else host
     sys.stderr.write(
-        f"research.py: serving {root} on http://{where}:{bound}/ "
+        f"research.py: serving {root or 'the app'} on http://{where}:{bound}/ "
         "(API description at /openapi.json)\n"
     )
     try:
