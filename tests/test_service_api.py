@@ -580,6 +580,58 @@ def test_serve_refuses_a_non_loopback_bind_without_a_token(
 
 
 @pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["", "?async=true"])
+@pytest.mark.parametrize(
+    ("body", "where", "says"),
+    [
+        ({"max_iterations": 10**12}, "max_iterations", "1000000"),
+        ({"max_iterations": 0}, "max_iterations", "1"),
+        ({"max_iterations": 1, "breadth": 1, "depth": 1}, "max_iterations", "floor"),
+        ({"breadth": "2"}, "breadth", "integer"),
+        ({"breadth": True}, "breadth", "integer"),
+        ({"depth": 1.5}, "depth", "integer"),
+        ({"parallel": "2"}, "parallel", "integer"),
+        ({"max_iterations": "40"}, "max_iterations", "integer"),
+        ({"time": True}, "time", ""),
+    ],
+)
+async def test_bad_numbers_are_refused_before_anything_starts(
+    api: Api, mode: str, body: dict[str, Any], where: str, says: str
+) -> None:
+    """The CLI's bounds, the iteration floor and strict numbers: a 422 of its own, also for an
+    asynchronous run, and no job (not even a failed one) left behind in /runs."""
+    response = await api.client.post(
+        f"/run{mode}", json={"task": TASK, "agent": "mock", "name": "bad", **body}
+    )
+    error = error_of(response, 422, "validation_error")
+    assert error["message"].startswith(where), error
+    assert says in error["message"], error
+    assert "--" not in error["message"], error  # the request's field, not the CLI's flag
+    assert (await api.client.get("/runs")).json() == {"runs": []}
+    assert not api.service.jobs.jobs
+    assert not (api.config.root / ".research").exists()
+
+
+@pytest.mark.anyio
+async def test_the_request_options_reach_the_child_as_the_cli_flags(api: Api) -> None:
+    """Each option of the request becomes the CLI's flag, with the value the CLI reads back."""
+    await api.start_held(
+        "flags",
+        max_iterations=40,
+        time="90",
+        model="m/one",
+        review_model="m/two",
+        parallel=2,
+    )
+    argv = api.service.jobs.jobs["flags"].argv
+    pairs = {argv[at]: argv[at + 1] for at in range(len(argv) - 1) if argv[at].startswith("--")}
+    assert pairs["--breadth"] == "1" and pairs["--depth"] == "1"
+    assert pairs["--max-iterations"] == "40" and pairs["--time"] == "90"
+    assert pairs["--model"] == "m/one" and pairs["--review-model"] == "m/two"
+    assert pairs["--parallel"] == "2"
+
+
+@pytest.mark.anyio
 async def test_sources_are_folders_inside_the_working_directory(api: Api) -> None:
     from research.core.settings import Settings
 

@@ -4,24 +4,19 @@ from __future__ import annotations
 
 import random
 
-from research.core.settings import (
+from research.core.defaults import (
     BACKOFF_CAP_SECONDS,
     BREAKER_CONSECUTIVE_FAILED_PHASES,
     BREAKER_FAILURE_RATIO,
+    BREAKER_MIN_PHASES,
     CONFIRM_ITERATIONS_ABOVE,
+    MIN_CALL_SECONDS,
 )
-
-MIN_CALL_SECONDS = 1.0
-"""The shortest timeout an agent call is given; with less time left no call starts."""
-BREAKER_MIN_PHASES = 6
-"""The failure-ratio rule of the circuit breaker needs at least this many phases (SPEC §5.3)."""
-MAX_TOPIC_RECOVERIES = 1
-"""Recovery rounds of one RESEARCH or REVIEW attempt: a topic costs at most its attempts,
-each with its transient retries and one recovery round (SPEC §5.3)."""
+from research.core.defaults import MAX_TOPIC_RECOVERIES as MAX_TOPIC_RECOVERIES  # the engine's
 
 
 def iteration_floor(breadth: int, depth: int) -> int:
-    """X^(Y+1) + 5: enough RESEARCH-REVIEW cycles for a full tree plus a buffer (SPEC §4.1)."""
+    """X^(Y+1) + 5: enough RESEARCH-REVIEW cycles for a full tree plus a buffer."""
     return int(breadth ** (depth + 1)) + 5
 
 
@@ -120,7 +115,7 @@ def backoff_delay(attempt: int, rng: random.Random) -> float:
 
 
 def breaker_reason(failing_in_a_row: int, phases: int, failed: int) -> str | None:
-    """Why the circuit breaker opens, or None while it stays closed (SPEC §5.3).
+    """Why the circuit breaker opens, or None while it stays closed.
 
     It opens when phases failed for BREAKER_CONSECUTIVE_FAILED_PHASES *different* topics in
     a row (a systemic failure), or when at least half of all phases (at least

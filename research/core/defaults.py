@@ -1,4 +1,4 @@
-"""Every default and limit in one place, and the RESEARCH_* variable of each flag.
+"""Every default and limit in one place (the options that use them are in `options`).
 
 Plain constants with no third-party imports, so the command line can declare its options
 (and answer `--help` and `--version`) without loading pydantic. Layering: built-in <
@@ -16,6 +16,15 @@ DEPTH_RANGE = (1, 6)
 DEFAULT_MODEL = "opencode/minimax-m2.1-free"
 DEFAULT_REVIEW_MODEL = "opencode/big-pickle"
 DEFAULT_TIMEOUT_SECONDS = 1200.0
+MAX_TIMEOUT_SECONDS = 7 * 24 * 3600.0
+"""A week per agent call: more is a typo (or inf), and would overflow the clock."""
+MAX_TIME_BUDGET_MINUTES = 366 * 24 * 60.0
+"""A year for the whole run; use 'unlimited' for no limit."""
+MAX_ITERATIONS = 1_000_000
+DEFAULT_PARALLEL = 1
+PARALLEL_RANGE = (1, 8)
+DEFAULT_VERIFY_SOURCES = True
+DEFAULT_ALLOW_PRIVATE_SOURCES = False
 CONFIRM_ITERATIONS_ABOVE = 20
 
 MAX_TOPIC_ATTEMPTS = 3
@@ -24,7 +33,13 @@ MAX_TRANSIENT_ATTEMPTS = 3
 BACKOFF_CAP_SECONDS = 10.0
 BREAKER_CONSECUTIVE_FAILED_PHASES = 3
 BREAKER_FAILURE_RATIO = 0.5
-BREAKER_MIN_CALLS = 4
+BREAKER_MIN_PHASES = 6
+"""The failure-ratio rule of the circuit breaker needs at least this many phases."""
+MAX_TOPIC_RECOVERIES = 1
+"""Recovery rounds of one RESEARCH or REVIEW attempt: a topic costs at most its attempts,
+each with its transient retries and one recovery round."""
+MIN_CALL_SECONDS = 1.0
+"""The shortest timeout an agent call is given; with less time left no call starts."""
 
 DEFAULT_DUPLICATE_THRESHOLD = 0.75
 DEFAULT_MIN_NOVELTY = 0.15
@@ -32,24 +47,6 @@ DEFAULT_EARLY_TERMINATION = True
 
 HEARTBEAT_INTERVAL_SECONDS = 30.0
 KILL_GRACE_SECONDS = 5.0
-
-# Environment variables that give defaults to the flags of the same meaning.
-ENV = {
-    "breadth": "RESEARCH_BREADTH",
-    "depth": "RESEARCH_DEPTH",
-    "model": "RESEARCH_MODEL",
-    "review_model": "RESEARCH_REVIEW_MODEL",
-    "timeout": "RESEARCH_TIMEOUT",
-    "time_budget": "RESEARCH_TIME_BUDGET",
-    "max_iterations": "RESEARCH_MAX_ITERS",
-    "agent": "RESEARCH_AGENT",
-    "agent_cmd": "RESEARCH_AGENT_CMD",
-    "duplicate_threshold": "RESEARCH_DUPLICATE_THRESHOLD",
-    "min_novelty": "RESEARCH_MIN_NOVELTY",
-    "early_termination": "RESEARCH_EARLY_TERMINATION",
-    "verify_sources": "RESEARCH_VERIFY_SOURCES",
-    "allow_private_sources": "RESEARCH_ALLOW_PRIVATE_SOURCES",
-}
 
 
 class AgentKind(StrEnum):

@@ -1,24 +1,21 @@
-"""The Settings model: one run's configuration. The defaults themselves live in `defaults`."""
+"""The Settings model: one run's configuration. Its options' defaults, bounds, flags and
+resume rules are declared in `options` (the values themselves live in `defaults`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from research.core.defaults import *  # noqa: F403 - the defaults were first published here
-from research.core.defaults import (
-    BREADTH_RANGE,
-    DEFAULT_BREADTH,
-    DEFAULT_DEPTH,
-    DEFAULT_DUPLICATE_THRESHOLD,
-    DEFAULT_EARLY_TERMINATION,
-    DEFAULT_MIN_NOVELTY,
-    DEFAULT_MODEL,
-    DEFAULT_REVIEW_MODEL,
-    DEFAULT_TIMEOUT_SECONDS,
-    DEPTH_RANGE,
-)
+from research.core.options import OPTION
+
+
+def _option(name: str) -> Any:
+    """The pydantic field of option `name`: its default and bounds, from the option table."""
+    option = OPTION[name]
+    return Field(option.default, ge=option.minimum, le=option.maximum)
 
 
 class Settings(BaseModel):
@@ -30,30 +27,33 @@ class Settings(BaseModel):
     """The working directory: `.research/` and `reports/` live here."""
     name: str
     topic: str | None = None
-    breadth: int = Field(DEFAULT_BREADTH, ge=BREADTH_RANGE[0], le=BREADTH_RANGE[1])
-    depth: int = Field(DEFAULT_DEPTH, ge=DEPTH_RANGE[0], le=DEPTH_RANGE[1])
-    max_iterations: int | None = None
+    breadth: int = _option("breadth")
+    depth: int = _option("depth")
+    max_iterations: int | None = _option("max_iterations")
     """What the user asked for; the effective limit is never below the floor."""
-    time_budget_minutes: float | None = None
+    time_budget_minutes: float | None = _option("time_budget_minutes")
     """None means unlimited."""
-    model: str = DEFAULT_MODEL
-    review_model: str = DEFAULT_REVIEW_MODEL
-    timeout: float = DEFAULT_TIMEOUT_SECONDS
-    resume: bool = False
-    force_resume: bool = False
-    mock_mode: bool = False
-    agent_cmd: str | None = None
-    parallel: int = Field(1, ge=1, le=8)
+    model: str = _option("model")
+    review_model: str = _option("review_model")
+    timeout: float = _option("timeout")
+    resume: bool = _option("resume")
+    force_resume: bool = _option("force_resume")
+    mock_mode: bool = _option("mock_mode")
+    agent_cmd: str | None = _option("agent_cmd")
+    parallel: int = _option("parallel")
     """Topics researched at once (--parallel)."""
-    verify_sources: bool = True
+    verify_sources: bool = _option("verify_sources")
     """Fetch the cited pages and check claims against them (--no-verify-sources)."""
-    allow_private_sources: bool = False
+    allow_private_sources: bool = _option("allow_private_sources")
     """Also fetch URLs that resolve to loopback, private or link-local addresses."""
     source_dirs: tuple[Path, ...] = ()
     """The user's own document folders (--sources DIR, repeatable)."""
-    assume_yes: bool = False
-    duplicate_threshold: float = Field(DEFAULT_DUPLICATE_THRESHOLD, ge=0.0, le=1.0)
-    min_novelty: float = Field(DEFAULT_MIN_NOVELTY, ge=0.0, le=1.0)
-    early_termination: bool = DEFAULT_EARLY_TERMINATION
-    quiet: bool = False
-    verbose: bool = False
+    assume_yes: bool = _option("assume_yes")
+    duplicate_threshold: float = _option("duplicate_threshold")
+    min_novelty: float = _option("min_novelty")
+    early_termination: bool = _option("early_termination")
+    quiet: bool = _option("quiet")
+    verbose: bool = _option("verbose")
+    given: frozenset[str] = frozenset()
+    """The options the user set (by name); every other one has its default. A resumed
+    session keeps its saved value of an option the user did not set."""

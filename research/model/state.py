@@ -5,13 +5,18 @@ from __future__ import annotations
 import json
 from enum import StrEnum
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from research.core import defaults
 from research.core.errors import StateError
+from research.core.options import OPTIONS, OnResume, Option
 from research.model.plan import Plan
 from research.workspace.fsutil import NOT_REGULAR, atomic_write_text, read_regular, what_is
+
+if TYPE_CHECKING:
+    from research.core.settings import Settings
 
 SCHEMA_VERSION = 2
 STATE_KIND: Literal["research.py/state"] = "research.py/state"
@@ -43,7 +48,7 @@ class StopReason(StrEnum):
 
 
 class Verdict(BaseModel):
-    """The fenced JSON block of a review verdict file (SPEC §5.1)."""
+    """The fenced JSON block of a review verdict file."""
 
     model_config = ConfigDict(extra="ignore")
 
@@ -55,7 +60,7 @@ class Verdict(BaseModel):
 
 
 class LoopDecision(BaseModel):
-    """One record of decisions.jsonl (SPEC §5.4): the keys are exactly these."""
+    """One record of decisions.jsonl: the keys are exactly these."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -86,7 +91,8 @@ class PhaseUsage(BaseModel):
 
 
 class SessionConfig(BaseModel):
-    """What the session was started with: the question, its shape and the run's settings."""
+    """What the session was started with: the question, and the saved options of the option
+    table (those not `PER_RUN`), under the same names."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -97,7 +103,7 @@ class SessionConfig(BaseModel):
     depth: int
     """Levels of subtopics below the top level."""
     max_iterations: int
-    """The RESEARCH-REVIEW iteration limit."""
+    """The RESEARCH-REVIEW iteration limit (the effective one, never below the floor)."""
     model: str
     """Model for plan, research and synthesis."""
     review_model: str
@@ -106,26 +112,99 @@ class SessionConfig(BaseModel):
     """Seconds per agent call (--timeout)."""
     time_budget_minutes: float | None = None
     """Wall-clock budget of the whole session (--time), or None for none."""
-    agent: str = "opencode"
+    agent: str = defaults.AgentKind.OPENCODE.value
     """The agent's name: opencode, mock, or a command."""
     agent_cmd: str | None = None
     """The --agent-cmd command line, which `--resume` uses again unless told otherwise."""
     mock_mode: bool = False
-    """True when the mock simulator plays the agent."""
-    duplicate_threshold: float = 0.75
+    """True when the mock simulator played the agent in any part of the session."""
+    duplicate_threshold: float = defaults.DEFAULT_DUPLICATE_THRESHOLD
     """Similarity above which a proposed topic is a near-duplicate."""
-    min_novelty: float = 0.15
+    min_novelty: float = defaults.DEFAULT_MIN_NOVELTY
     """Novelty below which a finished topic counts towards early termination."""
-    early_termination: bool = True
+    early_termination: bool = defaults.DEFAULT_EARLY_TERMINATION
     """Whether low novelty may end research early."""
-    parallel: int = 1
-    """Topics researched at once (--parallel); 1 is SPEC §5's sequential loop."""
-    verify_sources: bool = True
+    parallel: int = defaults.DEFAULT_PARALLEL
+    """Topics researched at once (--parallel); 1 is the sequential loop."""
+    verify_sources: bool = defaults.DEFAULT_VERIFY_SOURCES
     """Fetch the cited pages and check the claims against them (--no-verify-sources)."""
-    allow_private_sources: bool = False
+    allow_private_sources: bool = defaults.DEFAULT_ALLOW_PRIVATE_SOURCES
     """Fetch URLs that resolve to loopback, private or link-local addresses too."""
     source_dirs: list[str] = Field(default_factory=list)
     """The user's own document folders (--sources), read into the snapshot store."""
+
+    @classmethod
+    def from_settings(cls, settings: Settings, *, agent: str, max_iterations: int) -> SessionConfig:
+        """A new session's saved options: `agent` is the agent's name, `max_iterations` the
+        effective limit."""
+        assert settings.topic is not None
+        saved = {option.name: _saved(settings, option) for option in OPTIONS if option.saved}
+        return cls.model_validate(
+            {
+                **saved,
+                "original_topic": settings.topic,
+                "max_iterations": max_iterations,
+                "agent": agent,
+                "agent_cmd": settings.agent_cmd,
+                "mock_mode": settings.mock_mode,
+            }
+        )
+
+    def fixed_changes(self, settings: Settings) -> list[str]:
+        """The options fixed at session start that `settings` sets to another value."""
+        return [
+            f"{option.flag} (it has {getattr(self, option.name)})"
+            for option in OPTIONS
+            if option.on_resume is OnResume.FIXED
+            and option.name in settings.given
+            and _saved(settings, option) != getattr(self, option.name)
+        ]
+
+    def apply(self, settings: Settings) -> list[str]:
+        """Take the options the user set on a resume; say what changed ("--time 5.0 (was
+        unlimited)"). The agent is the settings' (see `apply_agent`)."""
+        changes = []
+        for option in OPTIONS:
+            if option.name not in settings.given or option.on_resume not in _CHANGEABLE:
+                continue
+            before, value = getattr(self, option.name), _saved(settings, option)
+            if option.on_resume is OnResume.RAISES:
+                if value is None:
+                    continue
+                value = max(value, before)
+            if value != before:
+                setattr(self, option.name, value)
+                changes.append(f"{option.flag} {_shown(value)} (was {_shown(before)})")
+        return changes + self.apply_agent(settings)
+
+    def apply_agent(self, settings: Settings) -> list[str]:
+        """Any agent may continue a session, but once part of it was simulated the report
+        says so."""
+        agent = "mock" if settings.mock_mode else "command" if settings.agent_cmd else "opencode"
+        changes = []
+        if agent != self.agent or settings.agent_cmd != self.agent_cmd:
+            shown = (
+                f"--agent-cmd {settings.agent_cmd!r}" if settings.agent_cmd else f"--agent {agent}"
+            )
+            changes.append(f"{shown} (was {self.agent_cmd or self.agent})")
+            self.agent, self.agent_cmd = agent, settings.agent_cmd
+        self.mock_mode = self.mock_mode or settings.mock_mode
+        return changes
+
+
+_CHANGEABLE = (OnResume.CHANGES, OnResume.RAISES)
+
+
+def _saved(settings: Settings, option: Option) -> object:
+    """Option `option`'s value in `settings`, as the saved config keeps it (paths as text)."""
+    value = getattr(settings, option.name)
+    if isinstance(value, tuple):
+        return [str(item) for item in value]
+    return value
+
+
+def _shown(value: object) -> str:
+    return "unlimited" if value is None else str(value)
 
 
 class InFlight(BaseModel):

@@ -2,37 +2,43 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from research.core.defaults import BREADTH_RANGE, DEPTH_RANGE
+from research.core.options import BY_REQUEST
 
 JobState = Literal["queued", "running", "stopped", "failed", "done"]
 JOB_STATES: tuple[JobState, ...] = ("queued", "running", "stopped", "failed", "done")
 
 
-class RunRequest(BaseModel):
-    """POST /run: a research job, with the CLI's options of the same names."""
+def _option(field: str, **extra: Any) -> Any:
+    """A request field of the option table: the CLI's bounds and help text, no value by
+    default (the CLI's default then applies)."""
+    option = BY_REQUEST[field]
+    extra.setdefault("description", option.help)
+    return Field(None, ge=option.minimum, le=option.maximum, **extra)
 
-    model_config = ConfigDict(extra="forbid")
+
+class RunRequest(BaseModel):
+    """POST /run: a research job, with the CLI's options of the same names (each field but
+    `task` is a row of the option table with its `request` name). Numbers are strict: "2"
+    and true are not numbers."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     task: str = Field(min_length=1, max_length=4000, description="The research question.")
-    name: str | None = Field(None, description="Session name (default: slug of the task).")
-    breadth: int | None = Field(None, ge=BREADTH_RANGE[0], le=BREADTH_RANGE[1])
-    depth: int | None = Field(None, ge=DEPTH_RANGE[0], le=DEPTH_RANGE[1])
-    max_iterations: int | None = Field(None, ge=1)
-    time: str | float | None = Field(
-        None, description="Wall-clock budget in minutes, or 'unlimited' (as --time)."
-    )
-    model: str | None = Field(None, min_length=1, max_length=200)
-    review_model: str | None = Field(None, min_length=1, max_length=200)
-    agent: Literal["opencode", "mock"] | None = Field(
-        None, description="opencode (or the server's --agent-cmd), or mock."
-    )
-    parallel: int | None = Field(None, ge=1, le=8)
-    sources: list[str] | None = Field(
-        None,
+    name: str | None = _option("name")
+    breadth: int | None = _option("breadth")
+    depth: int | None = _option("depth")
+    max_iterations: int | None = _option("max_iterations")
+    time: str | float | None = _option("time")
+    model: str | None = _option("model", min_length=1, max_length=200)
+    review_model: str | None = _option("review_model", min_length=1, max_length=200)
+    agent: Literal["opencode", "mock"] | None = _option("agent")
+    parallel: int | None = _option("parallel")
+    sources: list[str] | None = _option(
+        "sources",
         max_length=64,
         description="Folders of your own documents to research and cite too (the CLI's "
         "--sources): each inside the server's working directory, relative to it or absolute.",

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from research.core.errors import AgentUnavailable, UsageError
+from research.core.options import command_line, from_request, iteration_floor_problem
 from research.service.errors import ApiError
 from research.service.feeds import FeedHub
 from research.service.jobs import Job, JobManager, QueueFull, is_research_process
@@ -187,49 +188,11 @@ class Service:
 
     def new_run(self, request: RunRequest) -> Job:
         """Validate as the CLI does, then start (or queue) `research TOPIC --name …`."""
-        from research.core.budget import parse_time_budget
         from research.core.names import slugify
-        from research.core.settings import Settings
 
         name = request.name if request.name is not None else slugify(request.task, max_length=64)
         self.name(name)
-        budget: float | None = None
-        if request.time is not None:
-            try:
-                budget = parse_time_budget(str(request.time))
-            except ValueError as exc:
-                raise ApiError(422, "validation_error", f"time: {exc}") from None
-        given = {
-            key: value
-            for key, value in {
-                "breadth": request.breadth,
-                "depth": request.depth,
-                "max_iterations": request.max_iterations,
-                "model": request.model,
-                "review_model": request.review_model,
-                "parallel": request.parallel,
-            }.items()
-            if value is not None
-        }
-        mock = request.agent == "mock"
-        try:
-            Settings.model_validate(
-                {
-                    "root": self.config.root,
-                    "name": name,
-                    "topic": request.task,
-                    "time_budget_minutes": budget,
-                    "mock_mode": mock,
-                    **given,
-                }
-            )
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(part) for part in first["loc"])
-            raise ApiError(422, "validation_error", f"{where}: {first['msg']}") from None
-        if not request.task.strip():
-            raise ApiError(422, "validation_error", "task: give the research question")
-        sources = self.source_args(request.sources or [])
+        values = self.run_options(request, name)
         if self.jobs.active(name) is not None or self.store.exists(name):
             raise ApiError(
                 409,
@@ -237,31 +200,45 @@ class Service:
                 f"a session named {name!r} already exists; "
                 f"resume it with POST /runs/{name}/resume, or choose another name",
             )
+        mock = request.agent == "mock"
         self.check_agent(mock)
         args = [request.task, "--name", name, "--yes", "--quiet", *self.agent_args(mock)]
-        for key, value in given.items():
-            args += [f"--{key.replace('_', '-')}", str(value)]
-        if request.time is not None:
-            args += ["--time", str(request.time)]
-        job = self.submit(name, args + sources)
+        job = self.submit(name, args + command_line(values))
         job.topic = request.task
         return job
 
-    def source_args(self, sources: list[str]) -> list[str]:
-        """`--sources DIR` for each folder asked for: a folder inside the working directory
-        (relative paths are taken from there; `..` and symbolic links may not lead out)."""
-        if not sources:
-            return []
+    def run_options(self, request: RunRequest, name: str) -> dict[str, object]:
+        """The request's options by option name, checked as the CLI checks them (a 422 names
+        the request's field); its source folders resolved inside the working directory."""
         from research.core.settings import Settings
 
-        if "source_dirs" not in Settings.model_fields:
-            raise ApiError(
-                422,
-                "validation_error",
-                "sources: this version of research.py has no local sources option",
+        fields = request.model_dump(exclude_none=True)
+        try:
+            values = from_request(fields)
+        except ValueError as exc:
+            raise ApiError(422, "validation_error", str(exc)) from None
+        try:
+            Settings.model_validate(
+                {"root": self.config.root, "name": name, "topic": request.task, **values}
             )
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            raise ApiError(422, "validation_error", f"{where}: {first['msg']}") from None
+        if not request.task.strip():
+            raise ApiError(422, "validation_error", "task: give the research question")
+        problem = iteration_floor_problem(values)
+        if problem is not None:
+            raise ApiError(422, "validation_error", f"max_iterations: {problem}")
+        if "source_dirs" in values:
+            values["source_dirs"] = self.source_folders(request.sources or [])
+        return values
+
+    def source_folders(self, sources: list[str]) -> list[Path]:
+        """Each folder asked for: a folder inside the working directory (relative paths are
+        taken from there; `..` and symbolic links may not lead out)."""
         root = self.config.root.resolve()
-        args: list[str] = []
+        folders: list[Path] = []
         for given in sources:
             if not given.strip() or "\x00" in given:
                 raise ApiError(422, "validation_error", "sources: give a folder's path")
@@ -272,8 +249,8 @@ class Service:
                 )
             if not folder.is_dir():
                 raise ApiError(422, "validation_error", f"sources: {given!r} is not a folder")
-            args += ["--sources", str(folder)]
-        return args
+            folders.append(folder)
+        return folders
 
     def submit(self, name: str, args: list[str]) -> Job:
         try:

@@ -106,25 +106,8 @@ def new_state(settings: Settings, agent: Agent, max_iterations: int) -> RWRState
     assert settings.topic is not None
     return RWRState(
         name=settings.name,
-        config=SessionConfig(
-            original_topic=settings.topic,
-            breadth=settings.breadth,
-            depth=settings.depth,
-            max_iterations=max_iterations,
-            model=settings.model,
-            review_model=settings.review_model,
-            timeout=settings.timeout,
-            mock_mode=settings.mock_mode,
-            time_budget_minutes=settings.time_budget_minutes,
-            agent=agent.name,
-            agent_cmd=settings.agent_cmd,
-            duplicate_threshold=settings.duplicate_threshold,
-            min_novelty=settings.min_novelty,
-            early_termination=settings.early_termination,
-            parallel=settings.parallel,
-            verify_sources=settings.verify_sources,
-            allow_private_sources=settings.allow_private_sources,
-            source_dirs=[str(folder) for folder in settings.source_dirs],
+        config=SessionConfig.from_settings(
+            settings, agent=agent.name, max_iterations=max_iterations
         ),
         plan=Plan(topic=settings.topic, breadth=settings.breadth, depth=settings.depth),
         progress=SessionProgress(start_time=time.time()),
@@ -445,13 +428,10 @@ def check_own_state(state: RWRState, settings: Settings, paths: SessionPaths) ->
 def check_unchanged_shape(state: RWRState, settings: Settings) -> None:
     """A session's question and tree shape are fixed: a resume that asks for others is
     refused rather than silently ignored."""
-    given = settings.model_fields_set
     changed = []
     if settings.topic is not None and settings.topic.strip() != state.config.original_topic:
         changed.append(f"the topic (it researches {state.config.original_topic!r})")
-    for field in ("breadth", "depth"):
-        if field in given and getattr(settings, field) != getattr(state.config, field):
-            changed.append(f"--{field} (it has {getattr(state.config, field)})")
+    changed += state.config.fixed_changes(settings)
     if changed:
         raise UsageError(
             f"session {state.name!r} cannot change {' or '.join(changed)} on "
@@ -461,8 +441,7 @@ def check_unchanged_shape(state: RWRState, settings: Settings) -> None:
 
 def remembered_agent(state: RWRState, settings: Settings) -> Settings:
     """A resumed session keeps the agent it was started with unless one is given."""
-    given = settings.model_fields_set
-    if "mock_mode" in given or "agent_cmd" in given:
+    if "mock_mode" in settings.given or "agent_cmd" in settings.given:
         return settings
     if state.config.agent == "mock":
         return settings.model_copy(update={"mock_mode": True})
@@ -479,54 +458,11 @@ def resume_state(
     if from_copy is not None:  # what an agent left in place of state.json goes (saved below)
         take_away(paths, paths.state_file)
         inform(from_copy)
-    config = state.config
-    overrides = settings.model_fields_set
-    changes: list[str] = []
-
-    def apply(field: str, flag: str, value: object) -> None:
-        before = getattr(config, field)
-        if value != before:
-            setattr(config, field, value)
-            changes.append(f"{flag} {_shown(value)} (was {_shown(before)})")
-
-    if "max_iterations" in overrides and settings.max_iterations is not None:
-        apply(
-            "max_iterations",
-            "--max-iterations",
-            max(settings.max_iterations, config.max_iterations),
-        )
-    if "time_budget_minutes" in overrides:
-        apply("time_budget_minutes", "--time", settings.time_budget_minutes)
-    for field in (
-        "model",
-        "review_model",
-        "timeout",
-        "duplicate_threshold",
-        "min_novelty",
-        "early_termination",
-        "parallel",
-        "verify_sources",
-        "allow_private_sources",
-    ):
-        if field in overrides:
-            apply(field, "--" + field.replace("_", "-"), getattr(settings, field))
-    if "source_dirs" in overrides:
-        apply("source_dirs", "--sources", [str(folder) for folder in settings.source_dirs])
-    agent = "mock" if settings.mock_mode else "command" if settings.agent_cmd else "opencode"
-    if agent != config.agent or settings.agent_cmd != config.agent_cmd:
-        shown = f"--agent-cmd {settings.agent_cmd!r}" if settings.agent_cmd else f"--agent {agent}"
-        changes.append(f"{shown} (was {config.agent_cmd or config.agent})")
-        config.agent, config.agent_cmd = agent, settings.agent_cmd
-    # Any agent may continue a session, but once part of it was simulated the report says so.
-    config.mock_mode = config.mock_mode or settings.mock_mode
+    changes = state.config.apply(settings)
     if changes:
         inform(f"resuming {state.name!r} with {'; '.join(changes)}")
     save_state(state, paths.state_file)
     return state
-
-
-def _shown(value: object) -> str:
-    return "unlimited" if value is None else str(value)
 
 
 @contextmanager

@@ -1,0 +1,429 @@
+"""Every option of a run, declared once.
+
+Each `Option` gives a setting's flag, RESEARCH_* variable, default, bounds, help text, what a
+resumed session does with it, and its name in the service's requests. The command line
+declares its flags from this table, `Settings` takes its defaults and bounds from it, the
+saved `SessionConfig` copies and updates the options marked as saved, the service validates
+its requests and builds its child's command line with it. To add an option: add its row
+here, its typed field to `Settings` (and to `SessionConfig` when it is saved), and use it.
+
+Plain Python with no third-party imports, so `--help` needs no pydantic. The defaults
+themselves live in `defaults`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+from research.core import defaults as d
+from research.core.budget import iteration_floor, parse_time_budget
+
+
+class OnResume(StrEnum):
+    """What `--resume` does with an option."""
+
+    FIXED = "fixed"
+    """Fixed at session start: a different value on the command line is refused, and the
+    environment's value is a default for new sessions only."""
+    CHANGES = "changes"
+    """Saved; a value the user gives replaces the saved one."""
+    RAISES = "raises"
+    """Saved; a value the user gives replaces the saved one only when it is higher."""
+    PER_RUN = "per_run"
+    """Not saved: each run's own (--quiet, --yes, ...)."""
+
+
+def check_timeout(value: float) -> float:
+    if not 1 <= value <= d.MAX_TIMEOUT_SECONDS:  # also refuses NaN
+        raise ValueError(
+            f"{value} is not a number of seconds from 1 to {d.MAX_TIMEOUT_SECONDS:.0f} (a week)"
+        )
+    return value
+
+
+def check_fraction(value: float) -> float:
+    if not 0.0 <= value <= 1.0:  # a plain range check lets NaN through
+        raise ValueError(f"{value} is not a number from 0 to 1")
+    return value
+
+
+def time_budget_minutes(value: str) -> float | None:
+    """A --time value in minutes (None: unlimited), or ValueError saying what is wrong."""
+    minutes = parse_time_budget(value)
+    if minutes is not None and minutes > d.MAX_TIME_BUDGET_MINUTES:
+        raise ValueError(
+            f"the time budget must be at most {d.MAX_TIME_BUDGET_MINUTES:.0f} minutes (a year), "
+            f"not {value!r}; use 'unlimited' for no limit"
+        )
+    return minutes
+
+
+def source_folders(value: Iterable[Path]) -> tuple[Path, ...]:
+    """Each --sources DIR must be a folder; kept as given, resolved."""
+    for folder in value:
+        if not folder.is_dir():
+            raise ValueError(f"{str(folder)!r} is not a folder")
+    return tuple(folder.resolve() for folder in value)
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a run. `name` is its field in `Settings` (and in `SessionConfig`)."""
+
+    name: str
+    flags: tuple[str, ...]
+    """The command-line flag first, then its short form (`-y`)."""
+    help: str
+    kind: type = str
+    """int, float, str, bool or Path: the type of the value on the command line."""
+    default: object = None
+    env: str | None = None
+    """The RESEARCH_* variable that gives a default to the flag."""
+    minimum: float | None = None
+    maximum: float | None = None
+    on_resume: OnResume = OnResume.PER_RUN
+    off_flag: str | None = None
+    """A boolean's negative flag (`--no-verify-sources`), when it has one."""
+    check: Callable[[object], object] | None = None
+    """Checks (and converts) the command-line value; raises ValueError with the message."""
+    shown_default: str | bool = True
+    """What `--help` shows as the default (False: nothing; True: the default itself)."""
+    metavar: str | None = None
+    repeatable: bool = False
+    request: str | None = None
+    """The field of the service's POST /run body that sets this option, if any."""
+    setting: bool = True
+    """Whether `Settings` has a field of this name (--agent is turned into others)."""
+
+    @property
+    def flag(self) -> str:
+        return self.flags[0]
+
+    @property
+    def saved(self) -> bool:
+        """Whether the session's `SessionConfig` keeps it."""
+        return self.on_resume is not OnResume.PER_RUN
+
+
+def _checked(check: Callable[[float], float]) -> Callable[[object], object]:
+    def run(value: object) -> object:
+        return None if value is None else check(float(value))  # type: ignore[arg-type]
+
+    return run
+
+
+def _time(value: object) -> object:
+    return None if value is None else time_budget_minutes(str(value))
+
+
+def _folders(value: object) -> object:
+    return None if not value else source_folders(value)  # type: ignore[arg-type]
+
+
+OPTIONS: tuple[Option, ...] = (
+    Option(
+        "name",
+        ("--name",),
+        "Session name: .research/NAME/ and reports/NAME/ (default: slug of the topic).",
+        shown_default=False,
+        request="name",
+    ),
+    Option(
+        "breadth",
+        ("--breadth",),
+        "Max subtopics per topic, and depth-0 topics.",
+        kind=int,
+        default=d.DEFAULT_BREADTH,
+        env="RESEARCH_BREADTH",
+        minimum=d.BREADTH_RANGE[0],
+        maximum=d.BREADTH_RANGE[1],
+        on_resume=OnResume.FIXED,
+        request="breadth",
+    ),
+    Option(
+        "depth",
+        ("--depth",),
+        "Number of topic levels.",
+        kind=int,
+        default=d.DEFAULT_DEPTH,
+        env="RESEARCH_DEPTH",
+        minimum=d.DEPTH_RANGE[0],
+        maximum=d.DEPTH_RANGE[1],
+        on_resume=OnResume.FIXED,
+        request="depth",
+    ),
+    Option(
+        "max_iterations",
+        ("--max-iterations",),
+        "RESEARCH-REVIEW cycles (default and minimum: breadth^(depth+1)+5).",
+        kind=int,
+        env="RESEARCH_MAX_ITERS",
+        minimum=1,
+        maximum=d.MAX_ITERATIONS,
+        on_resume=OnResume.RAISES,
+        shown_default=False,
+        request="max_iterations",
+    ),
+    Option(
+        "time_budget_minutes",
+        ("--time",),
+        "Wall-clock budget for the whole run, in minutes.",
+        env="RESEARCH_TIME_BUDGET",
+        on_resume=OnResume.CHANGES,
+        check=_time,
+        shown_default="unlimited",
+        metavar="MINUTES|unlimited",
+        request="time",
+    ),
+    Option(
+        "model",
+        ("--model",),
+        "Model for plan/research/synthesis.",
+        default=d.DEFAULT_MODEL,
+        env="RESEARCH_MODEL",
+        on_resume=OnResume.CHANGES,
+        request="model",
+    ),
+    Option(
+        "review_model",
+        ("--review-model",),
+        "Model for reviews.",
+        default=d.DEFAULT_REVIEW_MODEL,
+        env="RESEARCH_REVIEW_MODEL",
+        on_resume=OnResume.CHANGES,
+        request="review_model",
+    ),
+    Option(
+        "timeout",
+        ("--timeout",),
+        "Seconds per agent call.",
+        kind=float,
+        default=d.DEFAULT_TIMEOUT_SECONDS,
+        env="RESEARCH_TIMEOUT",
+        on_resume=OnResume.CHANGES,
+        check=_checked(check_timeout),
+        shown_default=f"{d.DEFAULT_TIMEOUT_SECONDS:g}",
+    ),
+    Option(
+        "parallel",
+        ("--parallel",),
+        "Research up to N independent topics at once, each in its own agent process (1-8).",
+        kind=int,
+        default=d.DEFAULT_PARALLEL,
+        env="RESEARCH_PARALLEL",
+        minimum=d.PARALLEL_RANGE[0],
+        maximum=d.PARALLEL_RANGE[1],
+        on_resume=OnResume.CHANGES,
+        request="parallel",
+    ),
+    Option(
+        "agent",
+        ("--agent",),
+        "The agent to drive: opencode, or mock (the same as --mock-mode).  A resumed session "
+        "keeps its own unless one is given.",
+        kind=d.AgentKind,
+        default=d.AgentKind.OPENCODE,
+        env="RESEARCH_AGENT",
+        request="agent",
+        setting=False,
+    ),
+    Option(
+        "agent_cmd",
+        ("--agent-cmd",),
+        "Use a generic agent command that reads the prompt on stdin; {model} is replaced by "
+        'the model (e.g. "claude -p --model {model}").',
+        env="RESEARCH_AGENT_CMD",
+        shown_default=False,
+    ),
+    Option(
+        "duplicate_threshold",
+        ("--duplicate-threshold",),
+        "Similarity at which a proposed topic counts as a duplicate.",
+        kind=float,
+        default=d.DEFAULT_DUPLICATE_THRESHOLD,
+        env="RESEARCH_DUPLICATE_THRESHOLD",
+        minimum=0.0,
+        maximum=1.0,
+        on_resume=OnResume.CHANGES,
+        check=_checked(check_fraction),
+    ),
+    Option(
+        "min_novelty",
+        ("--min-novelty",),
+        "Novelty below which a topic's subtopics are skipped.",
+        kind=float,
+        default=d.DEFAULT_MIN_NOVELTY,
+        env="RESEARCH_MIN_NOVELTY",
+        minimum=0.0,
+        maximum=1.0,
+        on_resume=OnResume.CHANGES,
+        check=_checked(check_fraction),
+    ),
+    Option(
+        "early_termination",
+        ("--early-termination",),
+        "Stop research early when new findings stop adding anything new.",
+        kind=bool,
+        default=d.DEFAULT_EARLY_TERMINATION,
+        env="RESEARCH_EARLY_TERMINATION",
+        on_resume=OnResume.CHANGES,
+        off_flag="--no-early-termination",
+    ),
+    Option(
+        "verify_sources",
+        ("--verify-sources",),
+        "Fetch every cited page, keep a text snapshot, and check the notes' and the report's "
+        "claims against it.",
+        kind=bool,
+        default=d.DEFAULT_VERIFY_SOURCES,
+        env="RESEARCH_VERIFY_SOURCES",
+        on_resume=OnResume.CHANGES,
+        off_flag="--no-verify-sources",
+    ),
+    Option(
+        "allow_private_sources",
+        ("--allow-private-sources",),
+        "Also fetch URLs on loopback, private or link-local addresses (refused by default: "
+        "the agent chooses the URLs).",
+        kind=bool,
+        default=d.DEFAULT_ALLOW_PRIVATE_SOURCES,
+        env="RESEARCH_ALLOW_PRIVATE_SOURCES",
+        on_resume=OnResume.CHANGES,
+    ),
+    Option(
+        "source_dirs",
+        ("--sources",),
+        "A folder of your own documents (.md, .txt, .html, .pdf) to research and cite as "
+        "file:<path>; repeatable.",
+        kind=Path,
+        on_resume=OnResume.CHANGES,
+        check=_folders,
+        shown_default=False,
+        metavar="DIR",
+        repeatable=True,
+        request="sources",
+    ),
+    Option("resume", ("--resume",), "Continue a saved session.", kind=bool, default=False),
+    Option(
+        "force_resume",
+        ("--force-resume",),
+        "Resume and take over the session lock even if it is live.",
+        kind=bool,
+        default=False,
+    ),
+    Option(
+        "mock_mode",
+        ("--mock-mode",),
+        "Use the built-in simulated agent: no network, no keys.",
+        kind=bool,
+        default=False,
+    ),
+    Option(
+        "assume_yes",
+        ("--yes", "-y"),
+        "Answer yes to the many-iterations confirmation.",
+        kind=bool,
+        default=False,
+    ),
+    Option(
+        "quiet",
+        ("--quiet", "-q"),
+        "Print only errors and the final summary.",
+        kind=bool,
+        default=False,
+    ),
+    Option("verbose", ("--verbose", "-v"), "Log DEBUG messages.", kind=bool, default=False),
+)
+
+OPTION: Mapping[str, Option] = {option.name: option for option in OPTIONS}
+BY_REQUEST: Mapping[str, Option] = {
+    option.request: option for option in OPTIONS if option.request is not None
+}
+ENV: Mapping[str, str] = {option.name: option.env for option in OPTIONS if option.env}
+
+
+def given_names(
+    sources: Mapping[str, str | None], resuming: bool, values: Mapping[str, object]
+) -> frozenset[str]:
+    """The options the user set: on the command line, or in the environment (an option
+    fixed at session start takes the environment's value on a new session only).
+
+    `sources` maps each option to where its value came from: "COMMANDLINE", "ENVIRONMENT",
+    "DEFAULT", or None.
+    """
+    given = set()
+    for name, source in sources.items():
+        if values.get(name) is None and not _none_is_a_value(name, source):
+            continue
+        if source == "COMMANDLINE" or (
+            source == "ENVIRONMENT" and not (resuming and OPTION[name].on_resume is OnResume.FIXED)
+        ):
+            given.add(name)
+    return frozenset(given)
+
+
+def _none_is_a_value(name: str, source: str | None) -> bool:
+    """'unlimited' is a time budget too (None), which a resumed session must take."""
+    return name == "time_budget_minutes" and source in ("COMMANDLINE", "ENVIRONMENT")
+
+
+def command_line(values: Mapping[str, object]) -> list[str]:
+    """The flags that give these option values (by option name) to a child `research`."""
+    args: list[str] = []
+    for name, value in values.items():
+        option = OPTION[name]
+        if option.kind is bool:
+            if value or option.off_flag is not None:
+                args.append(option.flag if value else str(option.off_flag))
+        elif option.repeatable:
+            for item in value:  # type: ignore[attr-defined]
+                args += [option.flag, str(item)]
+        else:
+            args += [option.flag, _shown(value)]
+    return args
+
+
+def _shown(value: object) -> str:
+    if value is None:
+        return "unlimited"
+    if isinstance(value, float) and math.isfinite(value) and value == int(value):
+        return str(int(value))
+    return str(value)
+
+
+def from_request(fields: Mapping[str, object]) -> dict[str, object]:
+    """The options of a service request (a POST /run body, without its nulls), by option
+    name and as `Settings` takes them: the time budget in minutes, the source folders as
+    given (the service resolves them). ValueError names the request's field."""
+    values: dict[str, object] = {}
+    for key, value in fields.items():
+        option = BY_REQUEST.get(key)
+        if option is None or not option.setting or option.name == "name":
+            continue
+        if option.name == "time_budget_minutes":
+            try:
+                value = time_budget_minutes(str(value))
+            except ValueError as exc:
+                raise ValueError(f"{key}: {exc}") from None
+        values[option.name] = value
+    return values
+
+
+def iteration_floor_problem(values: Mapping[str, object]) -> str | None:
+    """Why a requested --max-iterations is below the floor of its breadth and depth, or None."""
+    requested = values.get("max_iterations")
+    if not isinstance(requested, int):
+        return None
+    breadth = int(values.get("breadth", d.DEFAULT_BREADTH))  # type: ignore[call-overload]
+    depth = int(values.get("depth", d.DEFAULT_DEPTH))  # type: ignore[call-overload]
+    floor = iteration_floor(breadth, depth)
+    if requested >= floor:
+        return None
+    return (
+        f"{requested} is below the iteration floor breadth^(depth+1)+5 = {floor} "
+        f"(breadth {breadth}, depth {depth}); give at least {floor}, or leave it out"
+    )
