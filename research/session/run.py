@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import logging
 import os
-import signal
 import socket
-import sys
 import time
 import traceback
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from string import Template
@@ -26,6 +23,7 @@ from research.core.errors import (
     TemplateError,
     UsageError,
 )
+from research.core.interrupts import signals_raise_interrupted
 from research.core.settings import KILL_GRACE_SECONDS, Settings
 from research.engine import Clock, ResearchLoop, RunContext
 from research.model.plan import Plan
@@ -463,27 +461,3 @@ def resume_state(
         inform(f"resuming {state.name!r} with {'; '.join(changes)}")
     save_state(state, paths.state_file)
     return state
-
-
-@contextmanager
-def signals_raise_interrupted() -> Iterator[None]:
-    """SIGINT and SIGTERM raise Interrupted in the main thread, so every finally runs."""
-    if sys.platform == "win32" or not _main_thread():
-        yield
-        return
-
-    def handler(signum: int, _frame: object) -> None:
-        raise Interrupted(signum)
-
-    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for sig, old in previous.items():
-            signal.signal(sig, old)
-
-
-def _main_thread() -> bool:
-    import threading
-
-    return threading.current_thread() is threading.main_thread()
