@@ -69,14 +69,21 @@ def _parameter(option: Option) -> inspect.Parameter:
         envvar=option.env,
         min=option.minimum if ranged else None,
         max=option.maximum if ranged else None,
-        help=option.help,
-        show_default=option.shown_default,
+        help=_help(option),
+        show_default=option.shown_default is True,
         callback=_callback(option.check) if option.check else None,
         metavar=option.metavar,
     )
     return inspect.Parameter(
         option.name, inspect.Parameter.KEYWORD_ONLY, default=info, annotation=kind
     )
+
+
+def _help(option: Option) -> str:
+    """The help text, with a default that is not the value itself ("unlimited", "1200")."""
+    if isinstance(option.shown_default, str):
+        return f"{option.help}  [default: {option.shown_default}]"
+    return option.help
 
 
 # The command's own parameters, besides the option table: the question and what to do
