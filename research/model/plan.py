@@ -2,7 +2,7 @@
 
 The orchestrator's `Plan` (kept in `state.json`) is the truth. The agent edits
 `research_plan.md`; after each phase the file is parsed leniently into a `ParsedPlan` and
-`reconcile` decides which of the agent's edits the plan takes (SPEC §4.3).
+`reconcile` decides which of the agent's edits the plan takes.
 """
 
 from __future__ import annotations
@@ -125,7 +125,7 @@ class Plan(BaseModel):
         return [t for t in self.topics if t.status in OPEN_STATUSES]
 
     def next_topic(self) -> Topic | None:
-        """The next topic to research, breadth-first (SPEC §4.4), or None."""
+        """The next topic to research: shallowest, then In Progress before Pending, or None."""
         candidates = [
             (topic.depth, topic.status is not TopicStatus.IN_PROGRESS, index, topic)
             for index, topic in enumerate(self.topics)
@@ -294,99 +294,145 @@ def _parse_heading(title: str) -> tuple[str, int | None]:
     return clean_name(text), depth
 
 
+def read_field(body: str) -> tuple[str, str] | None:
+    """(key, value) of a `- Key: value` bullet body whose key the plan knows, else None."""
+    match = _FIELD.match(body)
+    key = _FIELD_KEYS.get(_squash(match[1]).lower()) if match else None
+    if match is None or key is None:
+        return None
+    return key, match[2].strip()
+
+
+def _apply_field(topic: ParsedTopic, key: str, value: str) -> str | None:
+    """Set one field of `topic`; returns the multi-line field the next lines continue, if any."""
+    if key == "status":
+        topic.status, topic.note = _parse_status(value)
+        if topic.status is None and value:
+            topic.problems.append(f"unknown status {value!r}")
+    elif key == "parent":
+        parent = clean_name(value)
+        topic.parent_name = None if parent.lower() in _NO_PARENT else parent
+    elif key == "description":
+        topic.description = _squash(_unwrap(value))
+        return "description"
+    elif key == "criteria":
+        if item := _squash(_unwrap(value)):
+            topic.criteria.append(item)
+        return "criteria"
+    elif key == "depth" and topic.depth is None and value.strip("*` ").isdigit():
+        topic.depth = int(value.strip("*` "))
+    return None
+
+
+def parse_block_line(topic: ParsedTopic, line: str, mode: str | None) -> str | None:
+    """Read one line below a topic's heading into `topic`; returns the multi-line field mode.
+
+    `mode` is the multi-line field being read ("description" or "criteria") or None.
+    """
+    if not line.strip() or line.lstrip().startswith("```"):
+        return mode
+    bullet = _BULLET.match(line)
+    if bullet is None:
+        if mode == "description":
+            topic.description = _squash(f"{topic.description} {line}")
+        return mode
+    body = bullet[2].strip()
+    known = read_field(body)
+    if mode == "criteria" and (len(bullet[1].expandtabs(4)) >= 2 or known is None):
+        if item := _squash(_unwrap(_CHECKBOX.sub("", body))):
+            topic.criteria.append(item)
+        return mode
+    if known is None:
+        return mode
+    return _apply_field(topic, *known)
+
+
 def _parse_block(topic: ParsedTopic, lines: list[str]) -> None:
     """Fill `topic` from the lines below its heading."""
-    mode: str | None = None  # the multi-line field being read: "description" or "criteria"
+    mode: str | None = None
     for line in lines:
-        if not line.strip() or line.lstrip().startswith("```"):
+        mode = parse_block_line(topic, line, mode)
+
+
+@dataclass
+class TopicBlocks:
+    """A plan file's `## Topics` sections cut into one block of lines per topic heading."""
+
+    blocks: list[tuple[ParsedTopic, list[str]]] = field(default_factory=list)
+    """Each topic heading read so far (name, depth, implied parent) and the lines below it."""
+    problems: list[str] = field(default_factory=list)
+    """Topic headings that could not be read."""
+    found_section: bool = False
+    """Whether the file has a `## Topics` section at all."""
+
+
+def split_topic_blocks(lines: Iterable[str]) -> TopicBlocks:
+    """Cut the lines of a plan file into topic blocks; other sections are dropped."""
+    found = TopicBlocks()
+    in_topics = False
+    current: list[str] | None = None  # the lines of the topic being read, if any
+    last_level3: ParsedTopic | None = None
+    for line in lines:
+        level, title = _heading(line)
+        if 1 <= level <= 2:
+            in_topics = bool(_TOPICS_TITLE.match(_unwrap(title)))
+            found.found_section = found.found_section or in_topics
+            current = None
+        elif not in_topics:
             continue
-        bullet = _BULLET.match(line)
-        if bullet is None:
-            if mode == "description":
-                topic.description = _squash(f"{topic.description} {line}")
-            continue
-        indent = len(bullet[1].expandtabs(4))
-        body = bullet[2].strip()
-        field_match = _FIELD.match(body)
-        key = _FIELD_KEYS.get(_squash(field_match[1]).lower()) if field_match else None
-        if mode == "criteria" and (indent >= 2 or key is None):
-            item = _squash(_unwrap(_CHECKBOX.sub("", body)))
-            if item:
-                topic.criteria.append(item)
-            continue
-        if key is None or field_match is None:
-            continue
-        value = field_match[2].strip()
-        mode = None
-        if key == "status":
-            topic.status, topic.note = _parse_status(value)
-            if topic.status is None and value:
-                topic.problems.append(f"unknown status {value!r}")
-        elif key == "parent":
-            parent = clean_name(value)
-            topic.parent_name = None if parent.lower() in _NO_PARENT else parent
-        elif key == "description":
-            topic.description = _squash(_unwrap(value))
-            mode = "description"
-        elif key == "criteria":
-            mode = "criteria"
-            if item := _squash(_unwrap(value)):
-                topic.criteria.append(item)
-        elif key == "depth" and topic.depth is None and value.strip("*` ").isdigit():
-            topic.depth = int(value.strip("*` "))
+        elif level in (3, 4):
+            topic = _topic_from_heading(title, level, last_level3)
+            if topic is None:
+                found.problems.append(f"topic heading without a name: {line.strip()!r}")
+                current = None
+                continue
+            if level == 3:
+                last_level3 = topic
+            current = []
+            found.blocks.append((topic, current))
+        elif current is not None:
+            current.append(line)
+    return found
+
+
+def _heading(line: str) -> tuple[int, str]:
+    """(level, title) of a Markdown heading line; (0, "") for any other line."""
+    match = _HEADING.match(line)
+    return (len(match[1]), match[2] or "") if match else (0, "")
+
+
+def _topic_from_heading(
+    title: str, level: int, last_level3: ParsedTopic | None
+) -> ParsedTopic | None:
+    """The topic a `###`/`####` heading opens; None for a heading without a name."""
+    name, depth = _parse_heading(title)
+    if not name:
+        return None
+    topic = ParsedTopic(name=name, depth=depth)
+    if level == 4 and last_level3 is not None:
+        # `####` under a `###` reads as a subtopic unless a Parent line says otherwise.
+        topic.parent_name = last_level3.name
+    return topic
 
 
 def parse_plan(text: str) -> ParsedPlan:
     """Parse an agent-written `research_plan.md`; PlanParseError says why it cannot be."""
     if not text or not text.strip():
         raise PlanParseError("research_plan.md is empty")
-    lines = text.lstrip("\ufeff").splitlines()
-    in_topics = seen_topics_section = False
-    topics: list[ParsedTopic] = []
-    problems: list[str] = []
-    blocks: list[tuple[ParsedTopic, list[str]]] = []
-    current: tuple[ParsedTopic, list[str]] | None = None
-    last_level3: ParsedTopic | None = None
-    for line in lines:
-        heading = _HEADING.match(line)
-        level = len(heading[1]) if heading else 0
-        if heading and level <= 2:
-            in_topics = bool(_TOPICS_TITLE.match(_unwrap(heading[2] or "")))
-            seen_topics_section = seen_topics_section or in_topics
-            current = None
-            continue
-        if not in_topics:
-            continue
-        if heading and level in (3, 4):
-            name, depth = _parse_heading(heading[2] or "")
-            if not name:
-                problems.append(f"topic heading without a name: {line.strip()!r}")
-                current = None
-                continue
-            topic = ParsedTopic(name=name, depth=depth)
-            if level == 4 and last_level3 is not None:
-                # `####` under a `###` reads as a subtopic unless a Parent line says otherwise.
-                topic.parent_name = last_level3.name
-            if level == 3:
-                last_level3 = topic
-            current = (topic, [])
-            blocks.append(current)
-            topics.append(topic)
-        elif current is not None:
-            current[1].append(line)
-    if not seen_topics_section:
+    found = split_topic_blocks(text.lstrip("\ufeff").splitlines())
+    if not found.found_section:
         raise PlanParseError(
             "research_plan.md has no '## Topics' section "
             "(expected '## Topics' followed by '### Name (Depth: N)' headings)"
         )
-    if not topics:
+    if not found.blocks:
         raise PlanParseError(
             "research_plan.md has no topic headings under '## Topics' "
             "(expected '### Name (Depth: N)')"
         )
-    for topic, block in blocks:
+    for topic, block in found.blocks:
         _parse_block(topic, block)
-    return ParsedPlan(topics=topics, problems=problems)
+    return ParsedPlan(topics=[topic for topic, _ in found.blocks], problems=found.problems)
 
 
 # --- rendering -------------------------------------------------------------------------
@@ -469,17 +515,22 @@ class ReconcileResult:
     """(name, name of the topic it duplicates) for each new topic recorded as Skipped."""
 
 
-def _differences(topic: Topic, parsed: ParsedTopic, plan: Plan, *, focus: bool) -> list[str]:
-    """What the file changed on an existing topic that the plan does not take."""
+def _edit_differences(topic: Topic, parsed: ParsedTopic) -> list[str]:
+    """What the file changed in a non-focus topic's status, description or criteria."""
     diffs = []
-    wrote_status = (parsed.status, parsed.note)
-    if not focus and parsed.status is not None and wrote_status != (topic.status, topic.note):
+    if parsed.status is not None and (parsed.status, parsed.note) != (topic.status, topic.note):
         shown = parsed.status.value + (f" ({parsed.note})" if parsed.note else "")
         diffs.append(f"status {shown!r} -> {_status_text(topic)!r}")
-    if not focus and _squash(parsed.description) != _squash(topic.description):
+    if _squash(parsed.description) != _squash(topic.description):
         diffs.append("description")
-    if not focus and [_squash(c) for c in parsed.criteria] != [_squash(c) for c in topic.criteria]:
+    if [_squash(c) for c in parsed.criteria] != [_squash(c) for c in topic.criteria]:
         diffs.append("acceptance criteria")
+    return diffs
+
+
+def _differences(topic: Topic, parsed: ParsedTopic, plan: Plan, *, focus: bool) -> list[str]:
+    """What the file changed on an existing topic that the plan does not take."""
+    diffs = [] if focus else _edit_differences(topic, parsed)
     if parsed.depth is not None and parsed.depth != topic.depth:
         diffs.append(f"depth {parsed.depth} -> {topic.depth}")
     parent_name = plan.get(topic.parent).name if topic.parent else None
@@ -489,30 +540,23 @@ def _differences(topic: Topic, parsed: ParsedTopic, plan: Plan, *, focus: bool) 
     return diffs
 
 
-def reconcile(
-    previous: Plan,
-    parsed: ParsedPlan,
-    *,
-    focus: str | None,
-    find_duplicate: Callable[[str, list[str]], str | None] | None = None,
-) -> ReconcileResult:
-    """Merge the agent's edited plan into `previous` under the rules of SPEC §4.3.
+def _take_focus_edits(topic: Topic, parsed: ParsedTopic) -> None:
+    """The focus topic takes the file's description and criteria, when the file gives them."""
+    if description := _squash(parsed.description):
+        topic.description = description
+    if criteria := [c for c in (_squash(c) for c in parsed.criteria) if c]:
+        topic.criteria = criteria
 
-    `focus` is the slug of the topic the phase was about (None for INITIAL PLAN).
-    `find_duplicate(name, existing_names)` returns the name a proposed topic duplicates.
-    `previous` is not modified.
+
+def merge_existing(
+    plan: Plan, parsed: ParsedPlan, focus_topic: Topic | None, events: list[PlanEvent]
+) -> list[ParsedTopic]:
+    """Apply the file's edits to the topics `plan` already has; returns the new topics.
+
+    The focus topic takes its description and criteria; every other edit is reverted,
+    deleted topics are restored and repeated names rejected, each with an event.
     """
-    if focus is not None and all(t.slug != focus for t in previous.topics):
-        raise ValueError(f"focus topic {focus!r} is not in the plan")
-    plan = previous.model_copy(deep=True)
-    result = ReconcileResult(plan=plan)
-    events = result.events
-    initial = focus is None and not previous.topics
-    focus_topic = plan.get(focus) if focus is not None else None
-
-    for problem in parsed.problems:
-        events.append(PlanEvent("unparsed", "", problem))
-
+    events += [PlanEvent("unparsed", "", problem) for problem in parsed.problems]
     existing = {normalize_name(t.name): t for t in plan.topics}
     seen: set[str] = set()
     proposed: list[ParsedTopic] = []
@@ -527,108 +571,141 @@ def reconcile(
         if topic is None:
             proposed.append(item)
             continue
-        is_focus = topic is focus_topic
-        if is_focus:
-            if description := _squash(item.description):
-                topic.description = description
-            if criteria := [c for c in (_squash(c) for c in item.criteria) if c]:
-                topic.criteria = criteria
-        if diffs := _differences(topic, item, plan, focus=is_focus):
+        if topic is focus_topic:
+            _take_focus_edits(topic, item)
+        if diffs := _differences(topic, item, plan, focus=topic is focus_topic):
             events.append(PlanEvent("reverted", topic.name, "kept the plan's " + "; ".join(diffs)))
+    events += _restored(plan, seen)
+    return proposed
 
-    for topic in plan.topics:
-        if normalize_name(topic.name) not in seen:
-            events.append(PlanEvent("restored", topic.name, "deleted from the file; restored"))
 
-    duplicates_recorded = 0
+def _restored(plan: Plan, seen: set[str]) -> list[PlanEvent]:
+    """A "restored" event for each topic of `plan` the file left out (normalized names)."""
+    return [
+        PlanEvent("restored", t.name, "deleted from the file; restored")
+        for t in plan.topics
+        if normalize_name(t.name) not in seen
+    ]
+
+
+@dataclass
+class Placement:
+    """Where a new topic would go: under `parent` (None for depth 0), beside `siblings`."""
+
+    parent: str | None
+    siblings: list[Topic]
+
+
+def place_new_topic(
+    item: ParsedTopic, plan: Plan, focus_topic: Topic | None, *, initial: bool
+) -> Placement | str:
+    """Where the plan puts a topic the file proposes, or why it cannot have it.
+
+    In the initial plan only depth-0 topics are taken; during research (`focus_topic`
+    set) only subtopics of the focus topic, within the plan's depth.
+    """
+    if initial:
+        if item.parent_name is not None or (item.depth or 0) > 0:
+            return "subtopics are proposed during research"
+        return Placement(None, [t for t in plan.topics if t.depth == 0])
+    if focus_topic is None:
+        return "new topics are only accepted during research"
+    if item.parent_name is None:
+        return f"no parent: new topics must be subtopics of {focus_topic.name!r}"
+    if normalize_name(item.parent_name) != normalize_name(focus_topic.name):
+        return (
+            f"parent {item.parent_name!r} is not the topic being researched ({focus_topic.name!r})"
+        )
+    if focus_topic.depth + 1 >= plan.depth:
+        return (
+            f"depth limit: depth {focus_topic.depth + 1} is beyond the plan's {plan.depth} levels"
+        )
+    return Placement(focus_topic.slug, plan.children(focus_topic.slug))
+
+
+def _record_duplicate(
+    result: ReconcileResult, item: ParsedTopic, parent: str | None, duplicate_of: str
+) -> PlanEvent:
+    """Record a proposed duplicate as Skipped, up to `breadth` of them per reconcile."""
+    plan = result.plan
+    if len(result.duplicates) >= plan.breadth:
+        return PlanEvent(
+            "rejected",
+            item.name,
+            f"duplicate of {duplicate_of!r}, and {plan.breadth} duplicates were already recorded",
+        )
+    note = f'duplicate of "{duplicate_of}"'
+    plan.add_topic(
+        item.name,
+        parent=parent,
+        description=item.description,
+        criteria=item.criteria,
+        status=TopicStatus.SKIPPED,
+        note=note,
+    )
+    result.duplicates.append((item.name, duplicate_of))
+    return PlanEvent("duplicate", item.name, f"skipped: {note}")
+
+
+def _add_within_breadth(
+    result: ReconcileResult, item: ParsedTopic, where: Placement, focus_topic: Topic | None
+) -> PlanEvent:
+    """Add a proposed topic as Pending unless its level already has `breadth` active topics."""
+    plan = result.plan
+    active = sum(t.status is not TopicStatus.SKIPPED for t in where.siblings)
+    if active >= plan.breadth:
+        return PlanEvent(
+            "rejected",
+            item.name,
+            f"breadth limit: already {active} of {plan.breadth} topics at this level",
+        )
+    topic = plan.add_topic(
+        item.name, parent=where.parent, description=item.description, criteria=item.criteria
+    )
+    result.added.append(topic.slug)
+    position = f"under {focus_topic.name!r}" if focus_topic else "at depth 0"
+    return PlanEvent("added", topic.name, f"added {position} as {topic.slug}")
+
+
+def reconcile(
+    previous: Plan,
+    parsed: ParsedPlan,
+    *,
+    focus: str | None,
+    find_duplicate: Callable[[str, list[str]], str | None] | None = None,
+) -> ReconcileResult:
+    """Merge the agent's edited plan into `previous`: take what the agent may change.
+
+    `focus` is the slug of the topic the phase was about (None for INITIAL PLAN).
+    `find_duplicate(name, existing_names)` returns the name a proposed topic duplicates.
+    `previous` is not modified.
+    """
+    if focus is not None and all(t.slug != focus for t in previous.topics):
+        raise ValueError(f"focus topic {focus!r} is not in the plan")
+    plan = previous.model_copy(deep=True)
+    result = ReconcileResult(plan=plan)
+    focus_topic = plan.get(focus) if focus is not None else None
+    initial = focus is None and not previous.topics
+    proposed = merge_existing(plan, parsed, focus_topic, result.events)
     for item in proposed:
-        if initial:
-            if item.parent_name is not None or (item.depth or 0) > 0:
-                events.append(
-                    PlanEvent("rejected", item.name, "subtopics are proposed during research")
-                )
-                continue
-            parent = None
-            siblings = [t for t in plan.topics if t.depth == 0]
-        elif focus_topic is None:
-            events.append(
-                PlanEvent("rejected", item.name, "new topics are only accepted during research")
-            )
-            continue
-        elif item.parent_name is None:
-            events.append(
-                PlanEvent(
-                    "rejected",
-                    item.name,
-                    f"no parent: new topics must be subtopics of {focus_topic.name!r}",
-                )
-            )
-            continue
-        elif normalize_name(item.parent_name) != normalize_name(focus_topic.name):
-            events.append(
-                PlanEvent(
-                    "rejected",
-                    item.name,
-                    f"parent {item.parent_name!r} is not the topic being researched "
-                    f"({focus_topic.name!r})",
-                )
-            )
-            continue
-        elif focus_topic.depth + 1 >= plan.depth:
-            events.append(
-                PlanEvent(
-                    "rejected",
-                    item.name,
-                    f"depth limit: depth {focus_topic.depth + 1} is beyond the plan's "
-                    f"{plan.depth} levels",
-                )
-            )
-            continue
+        where = place_new_topic(item, plan, focus_topic, initial=initial)
+        if isinstance(where, str):
+            result.events.append(PlanEvent("rejected", item.name, where))
         else:
-            parent = focus_topic.slug
-            siblings = plan.children(parent)
-
-        duplicate_of = (
-            find_duplicate(item.name, [t.name for t in plan.topics]) if find_duplicate else None
-        )
-        if duplicate_of is not None:
-            if duplicates_recorded >= plan.breadth:
-                events.append(
-                    PlanEvent(
-                        "rejected",
-                        item.name,
-                        f"duplicate of {duplicate_of!r}, and {plan.breadth} duplicates "
-                        "were already recorded",
-                    )
-                )
-                continue
-            note = f'duplicate of "{duplicate_of}"'
-            plan.add_topic(
-                item.name,
-                parent=parent,
-                description=item.description,
-                criteria=item.criteria,
-                status=TopicStatus.SKIPPED,
-                note=note,
-            )
-            duplicates_recorded += 1
-            result.duplicates.append((item.name, duplicate_of))
-            events.append(PlanEvent("duplicate", item.name, f"skipped: {note}"))
-            continue
-        active = sum(t.status is not TopicStatus.SKIPPED for t in siblings)
-        if active >= plan.breadth:
-            events.append(
-                PlanEvent(
-                    "rejected",
-                    item.name,
-                    f"breadth limit: already {active} of {plan.breadth} topics at this level",
-                )
-            )
-            continue
-        topic = plan.add_topic(
-            item.name, parent=parent, description=item.description, criteria=item.criteria
-        )
-        result.added.append(topic.slug)
-        where = f"under {focus_topic.name!r}" if focus_topic else "at depth 0"
-        events.append(PlanEvent("added", topic.name, f"added {where} as {topic.slug}"))
+            result.events.append(_admit(result, item, where, focus_topic, find_duplicate))
     return result
+
+
+def _admit(
+    result: ReconcileResult,
+    item: ParsedTopic,
+    where: Placement,
+    focus_topic: Topic | None,
+    find_duplicate: Callable[[str, list[str]], str | None] | None,
+) -> PlanEvent:
+    """Add a placed topic to the plan: Skipped if it duplicates one, else within breadth."""
+    names = [t.name for t in result.plan.topics]
+    duplicate_of = find_duplicate(item.name, names) if find_duplicate else None
+    if duplicate_of is not None:
+        return _record_duplicate(result, item, where.parent, duplicate_of)
+    return _add_within_breadth(result, item, where, focus_topic)
