@@ -6,6 +6,7 @@ import json
 import re
 import shutil
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
 from research.agents.base import AgentCall, AgentResult
@@ -73,66 +74,105 @@ def interpret_opencode(proc: ProcessResult) -> CallOutcome:
     cache-read and cache-write tokens; output counts reasoning tokens too (the call log keeps
     the breakdown). Lines that are not JSON objects are ignored.
     """
-    texts: list[str] = []
-    problems: list[str] = []
-    totals: dict[str, int] = {}
+    seen = read_events(proc.stdout)
+    problems = seen.problems + stderr_rejections(proc.stderr)
+    return CallOutcome(
+        output="\n\n".join(seen.texts) if seen.events else proc.stdout.strip(),
+        error="; ".join(dict.fromkeys(problems)) or None,
+        input_tokens=seen.summed("input", "cache_read", "cache_write"),
+        output_tokens=seen.summed("output", "reasoning"),
+        cost=seen.cost,
+        notes=seen.notes(),
+    )
+
+
+@dataclass
+class EventSummary:
+    """What one call's OpenCode events said, summed."""
+
+    events: int = 0
+    """JSON object lines read."""
+    texts: list[str] = field(default_factory=list)
+    """The non-empty `text` parts, stripped, in order."""
+    problems: list[str] = field(default_factory=list)
+    """Error events and rejected permissions, in order."""
+    tokens: dict[str, int] = field(default_factory=dict)
+    """Token totals by `_TOKEN_FIELDS` name; empty if no event reported any."""
     cost: float | None = None
-    events = 0
-    for line in proc.stdout.splitlines():
-        event = _json_object(line)
-        if event is None:
-            continue
-        events += 1
+    """Summed `step_finish` costs; None if no event reported one."""
+
+    def add(self, event: dict[str, Any]) -> None:
+        """Take one event into the summary."""
+        self.events += 1
         kind = event.get("type")
         part = _dict(event.get("part"))
         if kind == "text":
-            text = part.get("text")
-            if isinstance(text, str) and text.strip():
-                texts.append(text.strip())
+            self.texts += _text_of(part)
         elif kind == "step_finish":
-            _add_tokens(totals, part.get("tokens"))
-            part_cost = part.get("cost")
-            if _is_number(part_cost):
-                cost = (cost or 0.0) + float(part_cost)
+            _add_tokens(self.tokens, part.get("tokens"))
+            if _is_number(part_cost := part.get("cost")):
+                self.cost = (self.cost or 0.0) + float(part_cost)
         elif kind == "error":
-            problems.append(_error_text(event))
+            self.problems.append(_error_text(event))
         elif kind == "tool_use":
-            state = _dict(part.get("state"))
-            error = state.get("error")
-            if state.get("status") == "error" and isinstance(error, str) and _REJECTED in error:
-                problems.append(f"{part.get('tool', 'tool')}: {error.strip()}")
+            self.problems += _tool_rejection(part)
         elif kind == "done":
-            rejected = event.get("rejected")
-            if isinstance(rejected, list) and rejected:
-                problems.append("permission rejected: " + ", ".join(map(str, rejected)))
-    for line in _ANSI.sub("", proc.stderr).splitlines():
-        if match := _ASKED.search(line):
-            problems.append(f"permission rejected: {match['what'].strip()}")
+            self.problems += _done_rejections(event)
 
-    output = "\n\n".join(texts) if events else proc.stdout.strip()
-    notes = [f"events: {events}"]
-    if totals:
-        notes.append(
-            "token breakdown: "
-            + ", ".join(
-                f"{field.replace('_', ' ')} {totals.get(field, 0)}" for field in _TOKEN_FIELDS
-            )
+    def summed(self, *fields: str) -> int | None:
+        """The total of these token fields; None when no event reported tokens."""
+        return sum(self.tokens.get(name, 0) for name in fields) if self.tokens else None
+
+    def notes(self) -> tuple[str, ...]:
+        """The event count and, when known, the token breakdown, for the call log."""
+        if not self.tokens:
+            return (f"events: {self.events}",)
+        breakdown = ", ".join(
+            f"{name.replace('_', ' ')} {self.tokens.get(name, 0)}" for name in _TOKEN_FIELDS
         )
-    reported = bool(totals)
-    return CallOutcome(
-        output=output,
-        error="; ".join(dict.fromkeys(problems)) or None,
-        input_tokens=(
-            sum(totals.get(k, 0) for k in ("input", "cache_read", "cache_write"))
-            if reported
-            else None
-        ),
-        output_tokens=(
-            sum(totals.get(k, 0) for k in ("output", "reasoning")) if reported else None
-        ),
-        cost=cost,
-        notes=tuple(notes),
-    )
+        return (f"events: {self.events}", f"token breakdown: {breakdown}")
+
+
+def read_events(stdout: str) -> EventSummary:
+    """Sum the JSON object lines of OpenCode's stdout; other lines are skipped."""
+    summary = EventSummary()
+    for line in stdout.splitlines():
+        if (event := _json_object(line)) is not None:
+            summary.add(event)
+    return summary
+
+
+def stderr_rejections(stderr: str) -> list[str]:
+    """The permissions `opencode run` says on stderr it auto-rejected."""
+    lines = _ANSI.sub("", stderr).splitlines()
+    return [
+        f"permission rejected: {match['what'].strip()}"
+        for line in lines
+        if (match := _ASKED.search(line))
+    ]
+
+
+def _text_of(part: dict[str, Any]) -> list[str]:
+    """A `text` part's text, stripped, unless it is empty."""
+    text = part.get("text")
+    return [text.strip()] if isinstance(text, str) and text.strip() else []
+
+
+def _done_rejections(event: dict[str, Any]) -> list[str]:
+    """The permissions a final `done` event lists as rejected."""
+    rejected = event.get("rejected")
+    if isinstance(rejected, list) and rejected:
+        return ["permission rejected: " + ", ".join(map(str, rejected))]
+    return []
+
+
+def _tool_rejection(part: dict[str, Any]) -> list[str]:
+    """The problem a failed `tool_use` part reports, if its error is a rejected permission."""
+    state = _dict(part.get("state"))
+    error = state.get("error")
+    if state.get("status") == "error" and isinstance(error, str) and _REJECTED in error:
+        return [f"{part.get('tool', 'tool')}: {error.strip()}"]
+    return []
 
 
 def _json_object(line: str) -> dict[str, Any] | None:
@@ -167,9 +207,9 @@ def _add_tokens(totals: dict[str, int], tokens: object) -> None:
         "cache_read": cache.get("read"),
         "cache_write": cache.get("write"),
     }
-    for field, value in found.items():
+    for name, value in found.items():
         if _is_number(value):
-            totals[field] = totals.get(field, 0) + int(value)
+            totals[name] = totals.get(name, 0) + int(value)
 
 
 def _error_text(event: dict[str, Any]) -> str:
