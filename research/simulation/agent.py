@@ -3,7 +3,7 @@
 It performs the file edits a real agent would make — plan, progress notes with findings,
 sources and gaps, subtopic proposals, review verdicts, a cited report — deterministically
 and without any network. Everything it writes says it is simulated. So that a run shows the
-whole cycle (SPEC §7.3) it rejects the first topic's first review and the first final
+whole cycle it rejects the first topic's first review and the first final
 review, proposes one duplicate subtopic, and misreads one figure of the first topic's notes
 for the source check to catch.
 
@@ -330,61 +330,23 @@ class MockAgent:
         ctx = call.context
         registry = _parse_registry(ctx.get("source_registry", ""))
         urls = _registry_urls(ctx.get("source_registry", ""))
-        lines = [
-            f"# {ctx['original_topic']}",
-            "",
-            "[simulated] This report was written by the simulated agent of --mock-mode "
-            "from simulated findings; it contains no real research.",
-        ]
         all_ids = sorted(registry)
         cited = set(all_ids[:1])
-        summary_at = len(lines) - 1
+        sections: list[str] = []
         highlight = ""
-        plan_path = call.cwd / ctx["plan_file"]
-        try:
-            topics = _tree_order(parse_plan(plan_path.read_text(encoding="utf-8")).topics)
-        except Exception:  # noqa: BLE001 - fall back to the progress files alone
-            topics = []
         progress_dir = call.cwd / ctx["progress_dir"]
-        for topic in topics:
+        for topic in _plan_topics(call.cwd / ctx["plan_file"]):
             notes_path = progress_dir / f"{slugify(topic.name)}.md"
             if not notes_path.exists():
                 continue
-            findings = re.findall(
-                r"^- \[simulated\] (.+?) \(source: (\S+?)\)\.?$",
-                notes_path.read_text(),
-                re.MULTILINE,
-            )
-            ids = self.cited_sources(
-                [i for i, slugs in registry.items() if slugify(topic.name) in slugs]
-            )
+            ids = self.cited_sources(_topic_ids(registry, topic.name))
             cited.update(ids)
-            # Each finding cites its own source where the registry has it; the topic's
-            # other sources go on its last sentence.
-            own = {url: i for i, (url, _) in urls.items() if i in ids}
-            sentences, used = [], set()
-            for text, url in findings:
-                ident = own.get(url)
-                used.add(ident)
-                sentences.append(text.rstrip(".") + (f" [{ident}]." if ident else "."))
-            rest = [i for i in ids if i not in used]
-            if rest and sentences:
-                sentences[-1] = sentences[-1][:-1] + f" [{', '.join(str(i) for i in rest)}]."
+            sentences = cite_findings(notes_findings(notes_path.read_text()), ids, urls)
             level = "##" if (topic.depth or 0) == 0 else "###"
-            lines += ["", f"{level} {topic.name}", "", " ".join(sentences)]
-            highlight = highlight or next((s for s in sentences if "[" in s), "")
-        # The summary leads with a cited finding; with the notes gone (archived), a source.
-        if highlight:
-            lines[summary_at] += f" Among the simulated findings: {highlight}"
-        elif all_ids:
-            lines[summary_at] += (
-                f" The simulated sources include {urls[all_ids[0]][1]} [{all_ids[0]}]."
-            )
-        if all_ids:
-            lines += ["", "## Sources", ""]
-            lines += [
-                f"[{i}] {title} — {url}" for i, (url, title) in sorted(urls.items()) if i in cited
-            ]
+            sections += ["", f"{level} {topic.name}", "", " ".join(sentences)]
+            highlight = highlight or _first_cited(sentences)
+        lines = [f"# {ctx['original_topic']}", "", _report_summary(highlight, all_ids, urls)]
+        lines += sections + (_sources_section(urls, cited) if all_ids else [])
         return "\n".join(lines) + "\n"
 
     def cited_sources(self, ids: list[int]) -> list[int]:
@@ -530,6 +492,72 @@ def subtopic_room(prompt: str) -> int:
     """How many subtopics the prompt allows this topic (its subtopic rule says)."""
     match = re.search(r"You may propose up to (\d+) subtopics", prompt)
     return int(match.group(1)) if match else 0
+
+
+def _plan_topics(plan_path: Path) -> list[ParsedTopic]:
+    """The plan's topics in report order; none if the plan cannot be read."""
+    try:
+        return _tree_order(parse_plan(plan_path.read_text(encoding="utf-8")).topics)
+    except Exception:  # noqa: BLE001 - fall back to the progress files alone
+        return []
+
+
+_FINDING = re.compile(r"^- \[simulated\] (.+?) \(source: (\S+?)\)\.?$", re.MULTILINE)
+
+
+def notes_findings(notes: str) -> list[tuple[str, str]]:
+    """(finding, source URL) for each simulated finding in a topic's progress notes."""
+    return _FINDING.findall(notes)
+
+
+def cite_findings(
+    findings: list[tuple[str, str]], ids: list[int], urls: dict[int, tuple[str, str]]
+) -> list[str]:
+    """A topic's findings as report sentences, citing the registry ids `ids`.
+
+    Each finding cites its own source where the registry has it among `ids`; the topic's
+    other sources go on its last sentence.
+    """
+    own = {url: i for i, (url, _) in urls.items() if i in ids}
+    sentences, used = [], set()
+    for text, url in findings:
+        ident = own.get(url)
+        used.add(ident)
+        sentences.append(text.rstrip(".") + (f" [{ident}]." if ident else "."))
+    rest = [i for i in ids if i not in used]
+    if rest and sentences:
+        sentences[-1] = sentences[-1][:-1] + f" [{', '.join(str(i) for i in rest)}]."
+    return sentences
+
+
+def _report_summary(highlight: str, all_ids: list[int], urls: dict[int, tuple[str, str]]) -> str:
+    """The report's opening line: it leads with a cited finding or, with the notes gone
+    (archived), a source."""
+    line = (
+        "[simulated] This report was written by the simulated agent of --mock-mode "
+        "from simulated findings; it contains no real research."
+    )
+    if highlight:
+        return f"{line} Among the simulated findings: {highlight}"
+    if all_ids:
+        return f"{line} The simulated sources include {urls[all_ids[0]][1]} [{all_ids[0]}]."
+    return line
+
+
+def _topic_ids(registry: dict[int, list[str]], name: str) -> list[int]:
+    """The registry ids listed for the topic named `name`."""
+    return [i for i, slugs in registry.items() if slugify(name) in slugs]
+
+
+def _first_cited(sentences: list[str]) -> str:
+    """The first sentence with a citation, or ""."""
+    return next((s for s in sentences if "[" in s), "")
+
+
+def _sources_section(urls: dict[int, tuple[str, str]], cited: set[int]) -> list[str]:
+    """The report's Sources list: the cited registry entries, in id order."""
+    entries = [f"[{i}] {title} — {url}" for i, (url, title) in sorted(urls.items()) if i in cited]
+    return ["", "## Sources", "", *entries]
 
 
 def _tree_order(topics: list[ParsedTopic]) -> list[ParsedTopic]:
