@@ -197,6 +197,48 @@ def test_describe_names_the_topic_of_a_phase() -> None:
     assert describe(state, {"type": "phase_end", "outcome": "ok"}) is None
 
 
+@pytest.mark.parametrize(
+    ("event", "line"),
+    [
+        ({"type": "phase_start", "phase": "review", "topic": "topic-0", "round": 2},
+         "[0/14] REVIEW Topic 0 (retry 2)"),
+        ({"type": "phase_start", "phase": "synthesize"}, "[0/14] SYNTHESIZE"),
+        ({"type": "phase_end", "outcome": "failed", "error": "boom"}, "[0/14]   failed: boom"),
+        ({"type": "agent_call", "ok": False, "duration": 1.25},
+         "[0/14]   agent call: failed in 1.2s; tokens unknown; cost unknown"),
+        ({"type": "retry", "delay": 2, "failure": "timeout"},
+         "[0/14]   retrying after 2.0s (timeout)"),
+        ({"type": "recovery", "phase": "research"}, "[0/14] RECOVERY of RESEARCH"),
+        ({"type": "topic_skipped", "topic": "X", "reason": "duplicate"},
+         "[0/14]   skipped 'X' (duplicate)"),
+        ({"type": "topic_rejected", "topic": "X", "summary": "thin\nmore"},
+         "[0/14]   review rejected 'X': thin"),
+        ({"type": "report_rejected"}, "final review sent the report to REVISE: (no summary)"),
+        ({"type": "topic_exhausted", "topic": "X"}, "[0/14]   gave up on 'X' #RETRY_EXHAUSTED"),
+        ({"type": "decision", "shouldContinue": True}, "[0/14]   decision: continue"),
+        ({"type": "decision", "shouldContinue": False, "reason": "budget"},
+         "[0/14]   decision: stop: budget"),
+        ({"type": "source_check", "topic": "gone", "sources": 3, "unavailable": 1,
+          "doubtful": 0, "findings": 4},
+         "[0/14]   sources of 'gone': 3 cited, 1 unreadable; 0 of 4 findings not (fully) "
+         "on their page"),
+        ({"type": "report_check", "stage": "final", "claims": 5, "supported": 2, "weak": 1,
+          "unsupported": 1, "unverifiable": 1},
+         "source check of the report (final): 5 cited sentences, 2 supported, 1 weak, "
+         "1 unsupported, 1 unverifiable"),
+        ({"type": "research_stopped", "detail": "time"}, "research ended: time"),
+        ({"type": "lock_taken", "takeover": True, "reason": "stale"},
+         "took over the session lock (stale)"),
+        ({"type": "lock_taken"}, None),
+        ({"type": "warning", "message": "careful"}, "warning: careful"),
+        ({"type": "error"}, "error: None"),
+        ({"type": "state_saved"}, None),
+    ],
+)  # fmt: skip
+def test_describe_words_each_notable_event(event: dict[str, Any], line: str | None) -> None:
+    assert describe(make_state(), event) == line
+
+
 # ------------------------------------------------------------------ the live view
 
 

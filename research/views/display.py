@@ -208,55 +208,87 @@ class PlainDisplay:
 
 def describe(state: RWRState, event: dict[str, Any]) -> str | None:
     """One line for a notable event, or None for events not worth a line."""
-    kind = event["type"]
-    where = f"[{state.progress.iteration}/{state.config.max_iterations}]"
-    if kind == "phase_start":
-        name = topic_name(state, event.get("topic"))
-        label = f" {name}" if name else ""
-        retry = f" (retry {event['round']})" if event.get("round") else ""
-        return f"{where} {phase_label(event['phase'])}{label}{retry}"
-    if kind == "phase_end" and event["outcome"] != "ok":
-        return f"{where}   failed: {event.get('error')}"
-    if kind == "agent_call":
-        outcome = "ok" if event["ok"] else event.get("failure") or "failed"
-        usage = usage_text(event.get("input_tokens"), event.get("output_tokens"), event.get("cost"))
-        return f"{where}   agent call: {outcome} in {event['duration']:.1f}s; {usage}"
-    if kind == "retry":
-        return f"{where}   retrying after {event['delay']:.1f}s ({event['failure']})"
-    if kind == "recovery":
-        return f"{where} RECOVERY of {phase_label(event['phase'])}"
-    if kind == "topic_skipped":
-        return f"{where}   skipped {event['topic']!r} ({event['reason']})"
-    if kind == "topic_rejected":
-        return f"{where}   review rejected {event['topic']!r}: {one_line(event.get('summary'))}"
-    if kind == "report_rejected":
-        return f"final review sent the report to REVISE: {one_line(event.get('summary'))}"
-    if kind == "topic_exhausted":
-        return f"{where}   gave up on {event['topic']!r} #RETRY_EXHAUSTED"
-    if kind == "decision":
-        verdict = "continue" if event["shouldContinue"] else f"stop: {event['reason']}"
-        return f"{where}   decision: {verdict}"
-    if kind == "source_check":
-        name = topic_name(state, event.get("topic")) or event.get("topic")
-        return (
-            f"{where}   sources of {name!r}: {event['sources']} cited, "
-            f"{event['unavailable']} unreadable; {event['doubtful']} of "
-            f"{event['findings']} findings not (fully) on their page"
-        )
-    if kind == "report_check":
-        return (
-            f"source check of the report ({event.get('stage')}): {event['claims']} cited "
-            "sentences, "
-            f"{event['supported']} supported, {event['weak']} weak, "
-            f"{event['unsupported']} unsupported, {event['unverifiable']} unverifiable"
-        )
-    if kind == "research_stopped":
-        return f"research ended: {event['detail']}"
-    if kind == "lock_taken" and event.get("takeover"):
-        return f"took over the session lock ({event.get('reason')})"
-    if kind in {"warning", "error"}:
-        return f"{kind}: {event.get('message')}"
-    return None
+    line_for = _EVENT_LINES.get(event["type"])
+    if line_for is None:
+        return None
+    return line_for(state, event, f"[{state.progress.iteration}/{state.config.max_iterations}]")
+
+
+EventLine = Callable[[RWRState, dict[str, Any], str], str | None]
+"""(state, event, "[iteration/max]") -> the event's line, or None if it is not worth one."""
+
+
+def _phase_start_line(state: RWRState, event: dict[str, Any], where: str) -> str:
+    name = topic_name(state, event.get("topic"))
+    label = f" {name}" if name else ""
+    retry = f" (retry {event['round']})" if event.get("round") else ""
+    return f"{where} {phase_label(event['phase'])}{label}{retry}"
+
+
+def _phase_end_line(_state: RWRState, event: dict[str, Any], where: str) -> str | None:
+    return None if event["outcome"] == "ok" else f"{where}   failed: {event.get('error')}"
+
+
+def _agent_call_line(_state: RWRState, event: dict[str, Any], where: str) -> str:
+    outcome = "ok" if event["ok"] else event.get("failure") or "failed"
+    usage = usage_text(event.get("input_tokens"), event.get("output_tokens"), event.get("cost"))
+    return f"{where}   agent call: {outcome} in {event['duration']:.1f}s; {usage}"
+
+
+def _decision_line(_state: RWRState, event: dict[str, Any], where: str) -> str:
+    verdict = "continue" if event["shouldContinue"] else f"stop: {event['reason']}"
+    return f"{where}   decision: {verdict}"
+
+
+def _source_check_line(state: RWRState, event: dict[str, Any], where: str) -> str:
+    name = topic_name(state, event.get("topic")) or event.get("topic")
+    return (
+        f"{where}   sources of {name!r}: {event['sources']} cited, "
+        f"{event['unavailable']} unreadable; {event['doubtful']} of "
+        f"{event['findings']} findings not (fully) on their page"
+    )
+
+
+def _report_check_line(_state: RWRState, event: dict[str, Any], _where: str) -> str:
+    return (
+        f"source check of the report ({event.get('stage')}): {event['claims']} cited "
+        "sentences, "
+        f"{event['supported']} supported, {event['weak']} weak, "
+        f"{event['unsupported']} unsupported, {event['unverifiable']} unverifiable"
+    )
+
+
+def _lock_taken_line(_state: RWRState, event: dict[str, Any], _where: str) -> str | None:
+    return f"took over the session lock ({event.get('reason')})" if event.get("takeover") else None
+
+
+def _message_line(_state: RWRState, event: dict[str, Any], _where: str) -> str:
+    return f"{event['type']}: {event.get('message')}"
+
+
+_EVENT_LINES: dict[str, EventLine] = {
+    "phase_start": _phase_start_line,
+    "phase_end": _phase_end_line,
+    "agent_call": _agent_call_line,
+    "retry": lambda _s, e, w: f"{w}   retrying after {e['delay']:.1f}s ({e['failure']})",
+    "recovery": lambda _s, e, w: f"{w} RECOVERY of {phase_label(e['phase'])}",
+    "topic_skipped": lambda _s, e, w: f"{w}   skipped {e['topic']!r} ({e['reason']})",
+    "topic_rejected": lambda _s, e, w: (
+        f"{w}   review rejected {e['topic']!r}: {one_line(e.get('summary'))}"
+    ),
+    "report_rejected": lambda _s, e, _w: (
+        f"final review sent the report to REVISE: {one_line(e.get('summary'))}"
+    ),
+    "topic_exhausted": lambda _s, e, w: f"{w}   gave up on {e['topic']!r} #RETRY_EXHAUSTED",
+    "decision": _decision_line,
+    "source_check": _source_check_line,
+    "report_check": _report_check_line,
+    "research_stopped": lambda _s, e, _w: f"research ended: {e['detail']}",
+    "lock_taken": _lock_taken_line,
+    "warning": _message_line,
+    "error": _message_line,
+}
+"""The events the display describes, each with the function that words it."""
 
 
 def one_line(text: object, limit: int = 160) -> str:
