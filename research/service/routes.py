@@ -1,0 +1,226 @@
+"""The API's routes, one router per concern: the service itself, jobs, and run views.
+
+Each router is built around one `Service` and only translates between HTTP and it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from importlib import resources
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import (
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    Response,
+    StreamingResponse,
+)
+
+from research import __version__
+from research.service.jobs import Job
+from research.service.models import (
+    ErrorResponse,
+    JobAccepted,
+    RunDetail,
+    RunList,
+    RunRequest,
+    SynthesisResponse,
+)
+from research.service.service import Service
+
+SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+PAGE_POLICY = (
+    "default-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "script-src 'self' 'unsafe-inline'; img-src 'self' data:"
+)
+
+
+class JSONBytes(Response):
+    """A JSON body already encoded (a cached view)."""
+
+    media_type = "application/json"
+
+
+def page_html() -> str:
+    return (resources.files("research.service") / "static" / "index.html").read_text("utf-8")
+
+
+def service_routes(service: Service) -> APIRouter:
+    """Health, metrics and the page."""
+    router = APIRouter()
+
+    @router.get("/healthz", tags=["service"])
+    async def healthz() -> dict[str, object]:
+        return {
+            "status": "ok",
+            "version": __version__,
+            "running": len(service.jobs.running()),
+            "queued": len(service.jobs.queue),
+        }
+
+    @router.get("/metrics", tags=["service"], response_class=PlainTextResponse)
+    async def metrics() -> Response:
+        """Prometheus metrics, computed from the session files."""
+        from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
+
+        from research.service.metrics import SessionCollector
+
+        registry = CollectorRegistry()
+        registry.register(SessionCollector(service.rows))
+        return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
+
+    @router.get("/", include_in_schema=False)
+    async def page() -> HTMLResponse:
+        return HTMLResponse(page_html(), headers={"Content-Security-Policy": PAGE_POLICY})
+
+    return router
+
+
+def accepted(job: Job, name: str) -> JobAccepted:
+    """The 202 answer for a job that was queued or started."""
+    return JobAccepted(
+        job_id=name,
+        name=name,
+        status="queued" if job.state == "queued" else "running",
+        status_url=f"/runs/{name}",
+    )
+
+
+def job_routes(service: Service) -> APIRouter:
+    """Starting, resuming and stopping jobs."""
+    router = APIRouter()
+
+    @router.post(
+        "/run",
+        tags=["jobs"],
+        status_code=200,
+        response_model=SynthesisResponse,
+        responses={
+            202: {"model": JobAccepted, "description": "Accepted (async=true)"},
+            502: {"model": ErrorResponse, "description": "The run failed"},
+        },
+    )
+    async def run(
+        body: RunRequest,
+        async_: bool = Query(False, alias="async", description="Answer 202 with a job id at once."),
+    ) -> Response:
+        """Start a research session; wait for its report, or (async=true) answer at once."""
+        job = service.new_run(body)
+        if async_:
+            answer = accepted(job, job.name)
+            return JSONResponse(
+                answer.model_dump(), status_code=202, headers={"Location": answer.status_url}
+            )
+        await job.ended.wait()
+        result = service.result(job.name)
+        if result is None:
+            raise service.failure(job)
+        return JSONResponse(result.model_dump())
+
+    @router.post("/runs/{name}/resume", tags=["jobs"], status_code=202, response_model=JobAccepted)
+    async def resume(name: str) -> JSONResponse:
+        """Continue a stopped or failed session (the CLI's --resume)."""
+        return JSONResponse(accepted(service.resume(name), name).model_dump(), status_code=202)
+
+    @router.delete("/runs/{name}", tags=["jobs"], status_code=202)
+    async def stop(name: str) -> JSONResponse:
+        """Stop the job gracefully (SIGTERM); its state is saved and it stays resumable."""
+        outcome = service.stop(name)
+        return JSONResponse({"name": name, "status": outcome}, status_code=202)
+
+    return router
+
+
+def run_routes(service: Service) -> APIRouter:
+    """Views of the sessions: list, detail, report and event streams."""
+    router = APIRouter()
+
+    @router.get("/runs", tags=["runs"], response_model=RunList)
+    async def runs() -> Response:
+        """Every session of the working directory, with its job state."""
+        return JSONBytes(service.runs_body())
+
+    @router.get("/runs/{name}", tags=["runs"], response_model=RunDetail)
+    async def run_detail(name: str) -> Response:
+        """Phase, iteration, topic tree, last decision, time, calls, tokens, cost, lock."""
+        return JSONBytes(service.detail_body(name))
+
+    @router.get(
+        "/runs/{name}/report",
+        tags=["runs"],
+        responses={
+            200: {
+                "content": {
+                    "text/markdown": {},
+                    "application/json": {"schema": SynthesisResponse.model_json_schema()},
+                }
+            }
+        },
+    )
+    async def run_report(name: str, request: Request) -> Response:
+        """The report: Markdown, or the SynthesisResponse with `Accept: application/json`."""
+        return report_response(service, name, request.headers.get("accept", ""))
+
+    @router.get(
+        "/runs/{name}/events",
+        tags=["runs"],
+        responses={200: {"content": {"text/event-stream": {}}}},
+    )
+    async def run_events(
+        name: str,
+        request: Request,
+        offset: int = Query(0, ge=0, description="Byte offset to start at."),
+    ) -> Response:
+        """Server-Sent Events following events.jsonl live; each id is a byte offset, so a
+        reconnect (Last-Event-ID) goes on where it left off. Ends with `event: end` once the
+        session is not running."""
+        service.snapshot(name)
+        last = request.headers.get("last-event-id", "")
+        start = int(last) if last.isdigit() else offset
+        return StreamingResponse(
+            service.feeds.follow(name, start), media_type="text/event-stream", headers=SSE_HEADERS
+        )
+
+    @router.get("/events", tags=["runs"], responses={200: {"content": {"text/event-stream": {}}}})
+    async def all_events() -> Response:
+        """Server-Sent Events: `event: runs` with GET /runs's body whenever it changes."""
+        return StreamingResponse(
+            watch_runs(service), media_type="text/event-stream", headers=SSE_HEADERS
+        )
+
+    return router
+
+
+def report_response(service: Service, name: str, accept: str) -> Response:
+    """A session's report as Markdown, or as JSON when `accept` asks for it."""
+    service.snapshot(name)
+    text = service.store.report(name)
+    if text is None:
+        raise service.report_not_ready(name, "has no report yet")
+    if "application/json" not in accept:
+        return PlainTextResponse(text, media_type="text/markdown; charset=utf-8")
+    result = service.result(name)
+    if result is None:
+        raise service.report_not_ready(name, "is not complete")
+    return JSONResponse(result.model_dump())
+
+
+async def watch_runs(service: Service) -> AsyncIterator[bytes]:
+    """The session list stream. Every client compares the same body, computed once per
+    interval for all of them. (Starlette ends the stream when the client goes away.)"""
+    interval = max(service.config.poll_seconds, 0.5)
+    previous = b""
+    last_beat = time.monotonic()
+    yield b"retry: 1000\n\n"
+    while True:
+        body = service.shared_runs_body(max_age=interval)
+        if body != previous:
+            previous = body
+            yield b"event: runs\ndata: " + body + b"\n\n"
+        elif time.monotonic() - last_beat > service.config.heartbeat_seconds:
+            last_beat = time.monotonic()
+            yield b": keep-alive\n\n"
+        await asyncio.sleep(interval)
