@@ -531,20 +531,26 @@ def test_the_guard_excludes_although_its_file_is_deleted_at_every_release(tmp_pa
 NOW = 1_800_000_000.0
 
 
+SELF = 0
+"""Stands for this process's pid in parameters (a real pid would make the test ids differ
+between pytest-xdist's workers)."""
+
+
 @pytest.mark.parametrize(
     ("heartbeat_age", "host", "pid", "expected"),
     [
-        (0, HOST, os.getpid(), None),
+        (0, HOST, SELF, None),
         (STALE_AFTER_SECONDS, "elsewhere", 1, None),
         (STALE_AFTER_SECONDS + 60, "elsewhere", 1, "heartbeat is 61 min old"),
-        (3 * 3600, HOST, os.getpid(), "heartbeat is 180 min old"),
+        (3 * 3600, HOST, SELF, "heartbeat is 180 min old"),
         (0, HOST, -1, "pid -1 is not running"),
         (0, "elsewhere", -1, None),
-        (-2 * 3600, HOST, os.getpid(), None),  # a clock stepped back: the live pid wins
+        (-2 * 3600, HOST, SELF, None),  # a clock stepped back: the live pid wins
         (-2 * 3600, "elsewhere", 1, "heartbeat is 120 min in the future"),
     ],
 )
 def test_stale_reason(heartbeat_age: float, host: str, pid: int, expected: str | None) -> None:
+    pid = os.getpid() if pid == SELF else pid
     info = LockInfo(
         lock_token="t", pid=pid, host=host, created=NOW - 7200, heartbeat=NOW - heartbeat_age
     )
