@@ -290,13 +290,16 @@ def test_local_documents_are_listed_cited_and_checked(run_cli, tmp_path, monkeyp
     assert "local document" in report
 
 
+@pytest.mark.parametrize("ledger", ["kept", "forged too"])
 def test_a_resumed_run_fetches_again_only_what_was_forged(
-    run_cli, site, citing_agent, tmp_path, isolated
+    run_cli, site, citing_agent, tmp_path, isolated, ledger
 ):
     """A URL fetched in the session is not fetched again after --resume. But an agent could
     rewrite sources/index.json, with a snapshot to match, so that a dead page passes the
     claim check in a later run. The state keeps what was stored: on resume the forged
-    record is dropped, and only that page is fetched again.
+    record is dropped, and only that page is fetched again. The state's digests are signed
+    with the user's key, kept outside the working directory: an agent that also rewrites
+    both state files with the record's sha256 (what anyone can compute) gets nowhere.
 
     The first run is killed (-9, by the agent at the first review, after the notes' pages
     were fetched); the resumed run finishes the session and checks every claim."""
@@ -348,6 +351,14 @@ def test_a_resumed_run_fetches_again_only_what_was_forged(
         chars=len(forged_text),
     )
     (store / "index.json").write_text(json.dumps(index), encoding="utf-8")
+    if ledger == "forged too":
+        from research.sources.records import SourceRecord
+
+        forged = SourceRecord.model_validate(index["records"][gone]).model_dump_json()
+        for name in ("state.json", "state.prev.json"):
+            state = read_json(SESSION / name)
+            state["sources"]["digests"][gone] = hashlib.sha256(forged.encode()).hexdigest()
+            (SESSION / name).write_text(json.dumps(state), encoding="utf-8")
 
     again = run_cli(
         "--resume",

@@ -20,7 +20,7 @@ from research.prompts.text import NO_REPORT_YET, NO_SOURCE_CHECK, LocalDocuments
 from research.sources import local, verification
 from research.sources.records import BUDGET_SPENT, FetchedPage, FetchStatus, SourceRecord
 from research.sources.registry import SourceRegistry, extract_sources
-from research.sources.store import SnapshotStore, record_digest
+from research.sources.store import SnapshotStore, record_digest, trusted_store
 from research.sources.verification import TopicCheck, VerificationFile
 from research.sources.web import Web
 from research.workspace.fsutil import atomic_write_text
@@ -60,8 +60,7 @@ class SourceChecker:
     def store(self) -> SnapshotStore:
         if self._store is None:
             with self.ctx.mutex:
-                trusted = dict(self.ctx.state.sources.digests)
-            self._store = SnapshotStore(self.ctx.paths.sources_dir, trusted)
+                self._store = trusted_store(self.ctx.paths.sources_dir, self.ctx.state.sources)
             if self._store.problem:
                 self.ctx.events.emit("warning", message=f"snapshot store: {self._store.problem}")
         return self._store
@@ -95,26 +94,34 @@ class SourceChecker:
         folders = [Path(folder) for folder in self.ctx.state.config.source_dirs]
         if not folders:
             return
-        added = refused = 0
-        for location, path in local.documents(folders, self.ctx.paths.root):
+        added = 0
+        found = local.find_documents(folders, self.ctx.paths.root)
+        skipped: dict[str, str] = {}
+        for location, path in found.documents:
             if self.store.known(location):
                 continue
-            extracted = local.read_document(path)
+            why = local.too_large(path)
+            extracted = None if why else local.read_document(path)
             if extracted is None:
-                refused += 1
+                skipped[location] = why or "no readable text in it"
                 continue
             with self.ctx.mutex:
                 self._ledger(self.store.add_local(location, extracted))
             added += 1
-        if added:
-            self.ctx.save()
+        with self.ctx.mutex:
+            self.ctx.state.sources.skipped_documents = skipped
+            self.ctx.state.sources.documents_over_cap = found.over_cap
+        self.ctx.save()
         self.ctx.events.emit(
             "local_sources",
             folders=len(folders),
             added=added,
-            unreadable=refused,
+            unreadable=len(skipped),
+            over_cap=found.over_cap,
             total=len(self.local_records()),
         )
+        for line in local.skipped_lines(skipped, found.over_cap):
+            self.ctx.events.emit("warning", message=f"--sources: {line}")
 
     def local_records(self) -> dict[str, SourceRecord]:
         return {url: r for url, r in self.stored_records().items() if url.startswith("file:")}

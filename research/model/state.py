@@ -380,7 +380,15 @@ class SourceLedger(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     digests: dict[str, str] = Field(default_factory=dict)
-    """URL (or file:<path>) → sha256 of its stored SourceRecord's JSON."""
+    """URL (or file:<path>) → its stored SourceRecord's JSON signed (HMAC-SHA256) with the
+    user's key, which lives outside the working directory."""
+    key_id: str | None = None
+    """Which key signed the digests; None in a ledger of an older version (plain sha256
+    digests) or of a session migrated from before the ledger."""
+    skipped_documents: dict[str, str] = Field(default_factory=dict)
+    """--sources documents not read at the last start: location → why."""
+    documents_over_cap: int = 0
+    """--sources documents beyond the cap at the last start, not read."""
 
 
 class RWRState(BaseModel):

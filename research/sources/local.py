@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from research.core.similarity import content_words
@@ -37,10 +38,28 @@ def location(path: Path, root: Path) -> str:
     return f"file:{shown}"
 
 
-def documents(folders: Sequence[Path], root: Path) -> Iterator[tuple[str, Path]]:
-    """(citation location, path) of each readable document in the folders, sorted, without
-    following links out of them."""
-    count = 0
+@dataclass
+class Found:
+    """The documents of the --sources folders: the first MAX_DOCUMENTS, and how many more."""
+
+    documents: list[tuple[str, Path]] = field(default_factory=list)
+    """(citation location, path), in order."""
+    over_cap: int = 0
+    """Documents beyond MAX_DOCUMENTS: not read."""
+
+
+def find_documents(folders: Sequence[Path], root: Path) -> Found:
+    """Each document in the folders, sorted, without following links out of them."""
+    found = Found()
+    for path in _candidates(folders):
+        if len(found.documents) < MAX_DOCUMENTS:
+            found.documents.append((location(path, root), path))
+        else:
+            found.over_cap += 1
+    return found
+
+
+def _candidates(folders: Sequence[Path]) -> Iterator[Path]:
     for folder in folders:
         for directory, subdirs, files in os.walk(folder):
             subdirs[:] = sorted(d for d in subdirs if not d.startswith("."))
@@ -50,16 +69,24 @@ def documents(folders: Sequence[Path], root: Path) -> Iterator[tuple[str, Path]]
                     continue
                 if path.is_symlink() or not path.is_file():
                     continue
-                count += 1
-                if count > MAX_DOCUMENTS:
-                    return
-                yield location(path, root), path
+                yield path
+
+
+def too_large(path: Path) -> str | None:
+    """Why the document is not read because of its size, or None."""
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+    if size > MAX_DOCUMENT_BYTES:
+        return f"{size / 1e6:.0f} MB, over the {MAX_DOCUMENT_BYTES / 1e6:.0f} MB limit"
+    return None
 
 
 def read_document(path: Path) -> Extracted | None:
     """The document's readable text, or None (unreadable, too large, or no text)."""
     try:
-        if path.stat().st_size > MAX_DOCUMENT_BYTES:
+        if too_large(path) is not None:
             return None
         body = path.read_bytes()
     except OSError:
@@ -69,6 +96,25 @@ def read_document(path: Path) -> Extracted | None:
         return None
     title = extracted.title.strip() or path.stem.replace("_", " ").replace("-", " ")
     return Extracted(title=title, text=extracted.text)
+
+
+SKIPPED_LISTED = 10
+"""Skipped documents named one by one; the rest are counted."""
+
+
+def skipped_lines(skipped: Mapping[str, str], over_cap: int) -> list[str]:
+    """What was not read, and why: for the terminal and the Methodology."""
+    lines = [
+        f"{place} was not read: {why}" for place, why in list(skipped.items())[:SKIPPED_LISTED]
+    ]
+    if len(skipped) > SKIPPED_LISTED:
+        lines.append(f"{len(skipped) - SKIPPED_LISTED} more documents were not read")
+    if over_cap:
+        lines.append(
+            f"{over_cap} documents beyond the first {MAX_DOCUMENTS:,} were not read "
+            f"(at most {MAX_DOCUMENTS:,} are read)"
+        )
+    return lines
 
 
 def document_words(text: str) -> frozenset[str]:

@@ -17,7 +17,9 @@ between the check and the write cannot redirect it either: research/workspace/fs
 index.json itself is only a cache: an agent could rewrite it, with a snapshot to match,
 to make an invented page pass the claim check in a later run. So a store opened with
 `trusted` (url → `record_digest`, which the orchestrator keeps in state.json) loads only
-the records whose digest is there; the others are fetched again.
+the records whose digest is there; the others are fetched again. The agent can rewrite
+state.json too, so a digest is an HMAC with the user's key, which is kept outside the
+working directory (research/workspace/userkey.py): one computed in there does not match.
 """
 
 from __future__ import annotations
@@ -34,9 +36,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from research.core.errors import ResearchError
 from research.model.artifacts import NOT_REGULAR, read_regular, read_text
+from research.model.state import SourceLedger
 from research.sources.extract import Extracted
 from research.sources.records import FetchedPage, FetchStatus, SourceRecord
 from research.workspace.fsutil import atomic_write_text
+from research.workspace.userkey import key_id, sign, user_key
 
 INDEX = "index.json"
 INDEX_VERSION = 1
@@ -68,8 +72,33 @@ def _sha256(text: str) -> str:
 
 
 def record_digest(record: SourceRecord) -> str:
-    """The sha256 of a record's JSON: what the session state keeps of each stored record."""
-    return _sha256(record.model_dump_json())
+    """A record's JSON signed with the user's key: what the session state keeps of each
+    stored record."""
+    return sign(user_key(), "source record", record.model_dump_json())
+
+
+CHANGED = "are not the ones this session saved (changed outside the orchestrator)"
+OLDER = (
+    "were stored by an older version of research.py, which kept no signed record of them "
+    "(nothing suggests they were changed)"
+)
+OTHER_KEY = (
+    "were signed with another key (the session comes from another account or machine, or "
+    "the user's key was replaced)"
+)
+
+
+def trusted_store(directory: Path, ledger: SourceLedger) -> SnapshotStore:
+    """The store with only the records `ledger` signed with this user's key. A ledger
+    signed otherwise (an older version's, or another key's) is emptied and moved to this
+    key, and its records are fetched again with a reason that blames nobody."""
+    current = key_id(user_key())
+    why = CHANGED
+    if ledger.key_id != current:
+        why = OLDER if ledger.key_id is None else OTHER_KEY
+        ledger.digests.clear()
+        ledger.key_id = current
+    return SnapshotStore(directory, dict(ledger.digests), why=why)
 
 
 class SnapshotStore:
@@ -83,8 +112,11 @@ class SnapshotStore:
     `record_digest` it holds.
     """
 
-    def __init__(self, directory: Path, trusted: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, directory: Path, trusted: Mapping[str, str] | None = None, why: str = CHANGED
+    ) -> None:
         self.directory = directory
+        self._why = why
         self.problem: str | None = None
         """Why the saved index was treated as empty (corrupt, a link, ...), or which of its
         records were not trusted, for the log."""
@@ -102,8 +134,8 @@ class SnapshotStore:
         dropped = len(self._records) - len(kept)
         if dropped:
             self.problem = (
-                f"{dropped} record(s) of {INDEX} are not the ones this session saved "
-                "(changed outside the orchestrator); they are not used and will be fetched again"
+                f"{dropped} record(s) of {INDEX} {self._why}; they are not used and will be "
+                "fetched again"
             )
         return kept
 

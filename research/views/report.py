@@ -338,6 +338,7 @@ def methodology(state: RWRState) -> str:
         )
     lines.append(_final_review_line(state))
     lines += _source_check_lines(state)
+    lines += _skipped_document_lines(state)
     if exhausted:
         lines += ["", f"Topics abandoned after {MAX_TOPIC_ATTEMPTS} attempts:", ""]
         lines += [f"- {_prose(t.name)} {RETRY_EXHAUSTED_TAG}" for t in exhausted]
@@ -375,6 +376,15 @@ def _source_check_lines(state: RWRState) -> list[str]:
         f"{found.supported} supported, {found.weak} weak, {found.unsupported} unsupported, "
         f"{found.unverifiable} unverifiable (no snapshot)",
     ]
+
+
+def _skipped_document_lines(state: RWRState) -> list[str]:
+    """The --sources documents that were not read, and why."""
+    from research.sources.local import skipped_lines
+
+    ledger = state.sources
+    found = skipped_lines(ledger.skipped_documents, ledger.documents_over_cap)
+    return [f"- Your documents (--sources): {_prose(line)}" for line in found]
 
 
 def _unverified_appendix(state: RWRState) -> list[str]:
