@@ -197,13 +197,28 @@ class PlainDisplay:
     ) -> None:
         self.feed = feed or (lambda: state)
         self.stream = stream or sys.stderr
+        self.usage_seen = False
+        self.told_no_usage = False
 
     def __call__(self, event: dict[str, Any]) -> None:
         line = describe(self.feed(), event)
         if line:
-            stamp = datetime.now().strftime("%H:%M:%S")
-            self.stream.write(f"{stamp} {plain(line)}\n")
-            self.stream.flush()
+            self.write(line)
+        if event["type"] == "agent_call":
+            self.usage_seen = self.usage_seen or reports_usage(event)
+            if not self.usage_seen and not self.told_no_usage:
+                self.told_no_usage = True
+                self.write("(the agent reports no token usage or cost: none is shown per call)")
+
+    def write(self, line: str) -> None:
+        stamp = datetime.now().strftime("%H:%M:%S")
+        self.stream.write(f"{stamp} {plain(line)}\n")
+        self.stream.flush()
+
+
+def reports_usage(event: dict[str, Any]) -> bool:
+    """Whether an agent_call event carries any token count or cost."""
+    return any(event.get(key) is not None for key in ("input_tokens", "output_tokens", "cost"))
 
 
 def describe(state: RWRState, event: dict[str, Any]) -> str | None:
@@ -231,8 +246,11 @@ def _phase_end_line(_state: RWRState, event: dict[str, Any], where: str) -> str 
 
 def _agent_call_line(_state: RWRState, event: dict[str, Any], where: str) -> str:
     outcome = "ok" if event["ok"] else event.get("failure") or "failed"
+    line = f"{where}   agent call: {outcome} in {event['duration']:.1f}s"
+    if not reports_usage(event):
+        return line  # PlainDisplay says once that the agent reports none
     usage = usage_text(event.get("input_tokens"), event.get("output_tokens"), event.get("cost"))
-    return f"{where}   agent call: {outcome} in {event['duration']:.1f}s; {usage}"
+    return f"{line}; {usage}"
 
 
 def _decision_line(_state: RWRState, event: dict[str, Any], where: str) -> str:
