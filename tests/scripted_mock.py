@@ -17,6 +17,7 @@ the `run_cli` fixture; child processes run `tests/scripted_cli.py` instead of
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -70,7 +71,11 @@ FaultAction = Literal[
     "uncited_sources",
     "wrong_verdict_fields",
     "hijack_other_notes",
+    "link_sources",
 ]
+LINK_SOURCES_HOLD_SECONDS = 3.0
+"""How long a `link_sources` call stays in its call after planting the link: long enough
+for another topic's call to end and its sources to be stored (parallel mode)."""
 
 
 class MockFault(BaseModel):
@@ -112,7 +117,8 @@ class MockScript(BaseModel):
     record_file: str | None = None
     """Append one JSON line per call (phase, model, timeout, topic) to this file."""
     victim: str | None = None
-    """`hijack_other_notes` turns every other topic's notes into a link to this file."""
+    """`hijack_other_notes` turns every other topic's notes into a link to this file;
+    `link_sources` puts a link to this directory in place of the session's sources/."""
 
     @classmethod
     def load(cls, path: Path) -> MockScript:
@@ -172,6 +178,8 @@ class ScriptedMockAgent(MockAgent):
         duration = max(
             [f.duration for f in faults if f.duration is not None], default=self.script.call_seconds
         )
+        if "link_sources" in actions and self.script.victim:
+            self._link_sources(call)
         if self.script.sleep_seconds > 0:
             time.sleep(self.script.sleep_seconds)
         if self.script.kill_at_call == number and self.script.kill_before_edits:
@@ -204,6 +212,23 @@ class ScriptedMockAgent(MockAgent):
         if self.script.kill_at_call == number:  # after the call's file edits
             os.kill(os.getpid(), signal.SIGKILL)
         return self.result(call, duration=duration)
+
+    def _link_sources(self, call: AgentCall) -> None:
+        """For LINK_SOURCES_HOLD_SECONDS from the start of the call, keep a link to the
+        victim directory in place of the session's sources/: whenever the orchestrator puts
+        the directory back, it is moved away and the link planted again."""
+        sources = self._path(call, "session_dir") / "sources"
+        assert self.script.victim is not None
+        end = time.monotonic() + LINK_SOURCES_HOLD_SECONDS
+        moved = 0
+        while time.monotonic() < end:
+            if not sources.is_symlink():
+                if os.path.lexists(sources):
+                    moved += 1
+                    os.rename(sources, call.cwd / f"agent-moved-sources-{moved}")
+                with contextlib.suppress(FileExistsError):
+                    sources.symlink_to(self.script.victim, target_is_directory=True)
+            time.sleep(0.002)
 
     def _actions(self) -> set[str]:
         actions: set[str] = getattr(self._local, "actions", set())

@@ -20,7 +20,7 @@ from research.prompts.text import NO_REPORT_YET, NO_SOURCE_CHECK, LocalDocuments
 from research.sources import local, verification
 from research.sources.records import BUDGET_SPENT, FetchedPage, FetchStatus, SourceRecord
 from research.sources.registry import SourceRegistry, extract_sources
-from research.sources.store import SnapshotStore, record_digest, trusted_store
+from research.sources.store import SnapshotStore, StoreTampered, record_digest, trusted_store
 from research.sources.verification import TopicCheck, VerificationFile
 from research.sources.web import Web
 from research.workspace.fsutil import atomic_write_text
@@ -233,7 +233,16 @@ class SourceChecker:
         if page.record.reason.startswith(BUDGET_SPENT):
             return  # not the page's fault: a later run with more time fetches it
         with self.ctx.mutex:
-            self._ledger(self.store.add(page))
+            try:
+                record = self.store.add(page)
+            except StoreTampered as exc:  # another topic's agent, in parallel mode
+                self.ctx.events.emit(
+                    "warning",
+                    message=f"{exc}; {page.record.url} was not kept and is fetched again "
+                    "when it is next needed",
+                )
+                return
+            self._ledger(record)
 
     def _ledger(self, record: SourceRecord) -> None:
         """Note in the state what was stored (called under the mutex; saved with the state)."""

@@ -24,6 +24,7 @@ working directory (research/workspace/userkey.py): one computed in there does no
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import stat
@@ -39,11 +40,12 @@ from research.model.artifacts import NOT_REGULAR, read_regular, read_text
 from research.model.state import SourceLedger
 from research.sources.extract import Extracted
 from research.sources.records import FetchedPage, FetchStatus, SourceRecord
-from research.workspace.fsutil import atomic_write_text
+from research.workspace.fsutil import atomic_write_text, writes_repair
 from research.workspace.userkey import key_id, sign, user_key
 
 INDEX = "index.json"
 INDEX_VERSION = 1
+WRITE_ATTEMPTS = 3
 
 
 class StoreTampered(ResearchError):
@@ -206,6 +208,8 @@ class SnapshotStore:
     # --- writing ------------------------------------------------------------------------
 
     def _ensure_directory(self) -> None:
+        if self._repaired_by_write():
+            return
         problem = self._directory_problem()
         if problem is None and not os.path.lexists(self.directory):
             try:
@@ -216,12 +220,37 @@ class SnapshotStore:
         if problem is not None:
             raise StoreTampered(f"snapshot store: {problem}; nothing is written through it")
 
+    def _repaired_by_write(self) -> bool:
+        """Below the session directory an agent (another topic's, in parallel mode) may
+        swap the store directory for a link at any time: there the write itself removes a
+        link or special file in its place, never following it, and makes the directory
+        (fsutil; the guard reports it). Only a regular file in its place is refused."""
+        if not writes_repair(self.directory / INDEX):
+            return False
+        try:
+            return not stat.S_ISREG(os.lstat(self.directory).st_mode)
+        except FileNotFoundError:
+            return True
+
     def _write(self, name: str, text: str, *, durable: bool = True) -> None:
         path = self.directory / name
-        try:
-            atomic_write_text(path, text, durable=durable)
-        except IsADirectoryError:
-            raise StoreTampered(f"snapshot store: {path} is a directory") from None
+        for attempt in range(WRITE_ATTEMPTS):
+            try:
+                atomic_write_text(path, text, durable=durable)
+                return
+            except IsADirectoryError:
+                raise StoreTampered(f"snapshot store: {path} is a directory") from None
+            except OSError as exc:
+                if exc.errno not in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP):
+                    raise
+                # The directory was deleted, moved or swapped for a link while the file was
+                # written (another topic's agent, in parallel mode): the next attempt walks
+                # to it again, putting it back.
+                if attempt + 1 == WRITE_ATTEMPTS or not self._repaired_by_write():
+                    raise StoreTampered(
+                        f"snapshot store: {self.directory} kept being deleted or replaced "
+                        f"while {name} was written ({exc.strerror}); nothing more is written"
+                    ) from None
 
     def add(self, page: FetchedPage) -> SourceRecord:
         """Keep one fetch's outcome: the text snapshot and its metadata when there is text,
@@ -247,7 +276,11 @@ class SnapshotStore:
                 record = record.model_copy(update={"snapshot": None})
             self._records[record.url] = record
             index = SnapshotIndex(records=self._records)
-            self._write(INDEX, index.model_dump_json(indent=1) + "\n")
+            try:
+                self._write(INDEX, index.model_dump_json(indent=1) + "\n")
+            except StoreTampered:
+                del self._records[record.url]  # not kept: fetched again when next needed
+                raise
             return record
 
     def add_local(self, location: str, extracted: Extracted) -> SourceRecord:

@@ -319,6 +319,12 @@ def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None
         _write_in(dir_fd, path.name, data, durable)
 
 
+def writes_repair(path: Path) -> bool:
+    """Whether a write of `path` walks from a guarded root, removing a link or special file
+    in place of a directory on the way (and making missing ones) instead of failing."""
+    return not _outside_guarded_roots(path)
+
+
 def _outside_guarded_roots(path: Path) -> bool:
     """Whether `path` is outside every guarded root (whose walk makes missing directories)."""
     return _below_guarded_root(os.path.dirname(os.fspath(path))) is None
