@@ -88,5 +88,10 @@ def test_a_run_writes_nowhere_but_research_and_reports_of_its_directory(tmp_path
     assert sorted(p.name for p in work.iterdir()) == [".research", "reports"]
     assert sorted(p.name for p in (work / "reports").iterdir()) == ["iso"]
     assert sorted(p.name for p in (work / ".research").iterdir()) == ["iso", "templates"]
-    assert list(home.iterdir()) == [] and list(temp.iterdir()) == []
+    # Outside the working directory only the user's key (research/workspace/userkey.py),
+    # which signs the source ledger: in the user's state directory, owner-only.
+    written = sorted(p.relative_to(home).as_posix() for p in home.rglob("*") if p.is_file())
+    assert written == [".local/state/research-py/key"]
+    assert (home / written[0]).stat().st_mode & 0o077 == 0
+    assert list(temp.iterdir()) == []
     assert {name: tree(REPO / name) for name in checkout} == checkout
