@@ -204,8 +204,11 @@ def test_describe_names_the_topic_of_a_phase() -> None:
          "[0/14] REVIEW Topic 0 (retry 2)"),
         ({"type": "phase_start", "phase": "synthesize"}, "[0/14] SYNTHESIZE"),
         ({"type": "phase_end", "outcome": "failed", "error": "boom"}, "[0/14]   failed: boom"),
+        # no usage reported: not "unknown" on every call (PlainDisplay says so once)
         ({"type": "agent_call", "ok": False, "duration": 1.25},
-         "[0/14]   agent call: failed in 1.2s; tokens unknown; cost unknown"),
+         "[0/14]   agent call: failed in 1.2s"),
+        ({"type": "agent_call", "ok": True, "duration": 2.0, "input_tokens": 1200},
+         "[0/14]   agent call: ok in 2.0s; tokens 1,200 in / 0 out; cost unknown"),
         ({"type": "retry", "delay": 2, "failure": "timeout"},
          "[0/14]   retrying after 2.0s (timeout)"),
         ({"type": "recovery", "phase": "research"}, "[0/14] RECOVERY of RESEARCH"),
