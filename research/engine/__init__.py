@@ -1,12 +1,18 @@
 """The research loop, split by job.
 
 - `loop`: the state machine over the saved phase (the entry point, `ResearchLoop`).
-- `scheduler`: which topic runs now, the stop rules, what an outcome does to a topic.
+- `scheduler`: which topics run now, with one topic in flight or up to N.
+- `iteration`: one topic's RESEARCH → source check → REVIEW → decision, written once.
+- `modes`: what differs between one topic in flight and several (who keeps the plan,
+  where the state records the topics in flight, which threads run the iterations).
+- `rules`: the stop rules and what an outcome does to a topic.
 - `topics`: one topic's RESEARCH and REVIEW calls with their validators.
+- `topicfiles`: with several topics in flight, undo writes outside a call's own files.
 - `runner`: one phase — agent call, transient retries, recovery, accounting → Ok | Failed.
 - `finalizer`: SYNTHESIZE → FINAL REVIEW → REVISE, the fallback report, finishing.
 - `decisions`: the duplicate and novelty gates and the loop decision record.
-- `phases`: each phase as data; `context`: what the parts share; `outcome`: Ok | Failed.
+- `sourcecheck`: fetching and checking what the notes and the report cite.
+- `specs`: each phase as data; `context`: what the parts share; `outcome`: Ok | Failed.
 """
 
 from research.engine.context import Clock, RunContext

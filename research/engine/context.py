@@ -1,7 +1,8 @@
 """What every part of the engine shares during one run: the state, its files and the clock.
 
-All changes to the state go through one lock (`mutex`), so topic cycles running on
-threads in parallel mode never interleave a half-made change with a save.
+All changes to the state go through one lock (`RunContext.mutex`), so topic iterations
+running on threads with several topics in flight never interleave a half-made change with
+a save.
 """
 
 from __future__ import annotations
@@ -90,7 +91,6 @@ class RunContext:
         self.lock = lock
         self.clock = clock or Clock()
         self.rng = rng or random.Random()
-        self.parallel = state.config.parallel
         self.mode = Mode(state.config.parallel)
         """Which files a topic's call may write: one topic in flight, or several."""
         self.budget = TimeBudget(
@@ -99,10 +99,20 @@ class RunContext:
         self.events.iteration = state.progress.iteration
         self.call_number = state.usage.agent_calls
         self.mutex = threading.RLock()
+        """Guards, with several topics in flight:
+        - the state (`self.state`: plan, progress, usage, sources ledger) and every
+          decision that reads it (stop rules, the next topic, verdicts, novelty);
+        - the orchestrator's files rendered from it (state.json and its copy, the plan,
+          the progress index, decisions.jsonl, verification.json) and the archive;
+        - the call and log counters, and the workspace guard's checks and repairs.
+        A thread holds it to read or change these, never while an agent runs or a page
+        is fetched; re-entrant, so a step may call another that takes it."""
         self.cancelled = threading.Event()
         """Set when the run is interrupted: no further agent call starts or is counted."""
         self._saved_state: bytes | None = None
-        self.guard = WorkspaceGuard(paths, events, spare=self._topic_file_in_parallel)
+        self.guard = WorkspaceGuard(
+            paths, events, spare=self._topic_file_in_flight if self.mode.own_files else None
+        )
         """Checks and repairs the session and report directories after each agent call."""
         with self.mutex:
             self.guard.check(None)  # what a killed run's agent may have left
@@ -110,14 +120,11 @@ class RunContext:
     def now(self) -> float:
         return self.clock.now()
 
-    def _topic_file_in_parallel(self, path: Path) -> bool:
-        """A topic's notes or verdict while parallel research runs: a link or FIFO there is
-        left to the topic file guard (engine/parallel.py), which puts the file back as it
-        was recorded instead of only removing what is there."""
-        if self.parallel == 1 or self.state.progress.current_phase not in (
-            Phase.RESEARCH,
-            Phase.REVIEW,
-        ):
+    def _topic_file_in_flight(self, path: Path) -> bool:
+        """A topic's notes or verdict while several topics are researched at once: a link
+        or FIFO there is left to the topic file guard (engine/topicfiles.py), which puts
+        the file back as it was recorded instead of only removing what is there."""
+        if self.state.progress.current_phase not in (Phase.RESEARCH, Phase.REVIEW):
             return False
         if path.parent == self.paths.progress_dir:
             slug = path.name.removesuffix(".md")

@@ -15,10 +15,11 @@ from research.core.settings import MAX_PHASE_RECOVERIES
 from research.engine import decisions
 from research.engine.context import RunContext
 from research.engine.finalizer import Finalizer
+from research.engine.modes import topic_mode
 from research.engine.outcome import Failed
-from research.engine.parallel import ParallelScheduler
+from research.engine.rules import Rules
 from research.engine.runner import PhaseRunner
-from research.engine.scheduler import Rules, SequentialScheduler
+from research.engine.scheduler import TopicScheduler
 from research.engine.sourcecheck import SourceChecker
 from research.engine.topics import TopicPhases
 from research.model import artifacts as phases
@@ -39,9 +40,9 @@ class ResearchLoop:
         self.runner = PhaseRunner(self.ctx)
         self.rules = Rules(self.ctx)
         self.sources = SourceChecker(self.ctx, web)
-        self.topics = TopicPhases(self.ctx, self.runner, self.sources)
-        self.scheduler = SequentialScheduler(self.ctx, self.rules, self.topics)
-        self.parallel = ParallelScheduler(self.ctx, self.rules, self.topics)
+        mode = topic_mode(self.ctx, self.rules)
+        self.topics = TopicPhases(self.ctx, self.runner, self.sources, mode)
+        self.scheduler = TopicScheduler(self.ctx, self.rules, self.topics, mode)
         self.finalizer = Finalizer(self.ctx, self.runner, self.sources)
 
     @property
@@ -57,8 +58,8 @@ class ResearchLoop:
         state = self.state
         steps = {
             Phase.INITIAL_PLAN: self.initial_plan,
-            Phase.RESEARCH: self.scheduler.research,
-            Phase.REVIEW: self.scheduler.review,
+            Phase.RESEARCH: self.scheduler.run,
+            Phase.REVIEW: self.scheduler.run,
             Phase.SYNTHESIZE: self.finalizer.synthesize,
             Phase.FINAL_REVIEW: self.finalizer.final_review,
             Phase.REVISE: self.finalizer.revise,
@@ -66,13 +67,6 @@ class ResearchLoop:
         if state.progress.current_phase is not Phase.DONE:
             self.sources.start()
         while state.progress.current_phase is not Phase.DONE:
-            if self.ctx.parallel > 1 and state.progress.current_phase in (
-                Phase.RESEARCH,
-                Phase.REVIEW,
-            ):
-                self.parallel.run()
-                self.save()
-                continue
             step = steps.get(state.progress.current_phase)
             if step is None:  # a state saved mid-RECOVERY resumes the phase that failed
                 state.progress.current_phase = state.progress.failed_phase or Phase.RESEARCH

@@ -1,14 +1,15 @@
 """The two calls of one topic's iteration, RESEARCH and REVIEW, with their validators.
 
-What the outcome means for the topic (status, attempts, decision) is the scheduler's call.
+What the outcome means for the topic (status, attempts, decision) is the iteration's call
+(`iteration.py`).
 """
 
 from __future__ import annotations
 
 from research.agents.base import AgentResult
 from research.core.errors import PhaseFailed
-from research.engine import decisions
 from research.engine.context import RunContext
+from research.engine.modes import TopicMode
 from research.engine.outcome import Outcome
 from research.engine.runner import PhaseRunner
 from research.engine.sourcecheck import SourceChecker
@@ -21,10 +22,13 @@ from research.prompts.variables import PromptInput
 class TopicPhases:
     """RESEARCH and REVIEW of a topic."""
 
-    def __init__(self, ctx: RunContext, runner: PhaseRunner, sources: SourceChecker) -> None:
+    def __init__(
+        self, ctx: RunContext, runner: PhaseRunner, sources: SourceChecker, mode: TopicMode
+    ) -> None:
         self.ctx = ctx
         self.runner = runner
         self.sources = sources
+        self.mode = mode
 
     def prompt(self, topic: Topic, phase: Phase) -> PromptInput:
         """What the topic's RESEARCH or REVIEW prompt is built from."""
@@ -50,8 +54,7 @@ class TopicPhases:
         notes_before = phases.modification_stamp(progress)
 
         def validate(_: AgentResult) -> None:
-            if ctx.parallel == 1:
-                decisions.sync_plan(ctx, focus=topic.slug)
+            self.mode.sync_plan(topic.slug)
             phases.require_file(progress, ctx.paths, what="the progress file")
             if notes_before is not None and phases.modification_stamp(progress) == notes_before:
                 raise PhaseFailed(
@@ -77,8 +80,7 @@ class TopicPhases:
 
         def validate(_: AgentResult) -> Verdict:
             verdict = phases.read_verdict(ctx.paths, *files)
-            if ctx.parallel == 1:
-                decisions.sync_plan(ctx, focus=None)
+            self.mode.sync_plan(None)
             return verdict
 
         return self.runner.run(

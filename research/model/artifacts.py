@@ -14,8 +14,8 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from research.core.errors import PhaseFailed
-from research.model.plan import Plan, Topic
+from research.core.errors import PhaseFailed, PlanParseError
+from research.model.plan import ParsedTopic, Plan, Topic, parse_plan
 from research.model.state import Verdict
 from research.workspace.fsutil import NOT_REGULAR as NOT_REGULAR  # re-exported: first defined here
 from research.workspace.fsutil import read_regular as read_regular
@@ -113,3 +113,18 @@ def tree_order(plan: Plan) -> list[Topic]:
 
     visit(None)
     return ordered
+
+
+PROPOSED = re.compile(r"^## Proposed Subtopics[ \t]*$(.*?)(?=^## |\Z)", re.MULTILINE | re.DOTALL)
+
+
+def proposed_subtopics(notes: str) -> list[ParsedTopic]:
+    """The subtopics a topic's notes propose: each `### Name` entry (with its description
+    and acceptance criteria) under `## Proposed Subtopics`, read like a plan's topics."""
+    match = PROPOSED.search(notes)
+    if match is None:
+        return []
+    try:
+        return parse_plan("## Topics\n" + match.group(1)).topics
+    except PlanParseError:  # a section without entries
+        return []

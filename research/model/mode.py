@@ -47,3 +47,8 @@ class Mode:
         """What a REVIEW call may write: a verdict (and, sharing, the plan and the marker)."""
         files = self.verdict_files(paths, slug)
         return files if self.own_files else (*files, paths.plan_file, paths.completed_file)
+
+    def recovery_files(self, paths: SessionPaths) -> tuple[Path, ...]:
+        """What a RECOVERY call starts without: the last recovery's notes, unless another
+        topic's recovery may be writing them at the same time."""
+        return () if self.own_files else (paths.recovery_notes,)

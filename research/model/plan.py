@@ -709,3 +709,49 @@ def _admit(
     if duplicate_of is not None:
         return _record_duplicate(result, item, where.parent, duplicate_of)
     return _add_within_breadth(result, item, where, focus_topic)
+
+
+# --- proposals -------------------------------------------------------------------------
+
+
+def propose(
+    previous: Plan,
+    parent: str,
+    proposals: Iterable[ParsedTopic],
+    *,
+    find_duplicate: Callable[[str, list[str]], str | None] | None = None,
+) -> ReconcileResult:
+    """Add the subtopics proposed for the topic `parent` (a slug) through the same gates
+    as an agent's edit of the plan: the depth and breadth limits and the duplicate check.
+
+    Only each proposal's name, description and criteria count: it is Pending, one level
+    below `parent`, whatever else it says. `previous` is not modified.
+    """
+    topic = previous.get(parent)
+    names = {t.slug: t.name for t in previous.topics}
+    current = [
+        ParsedTopic(
+            name=t.name,
+            depth=t.depth,
+            status=t.status,
+            note=t.note,
+            parent_name=names[t.parent] if t.parent else None,
+            description=t.description,
+            criteria=list(t.criteria),
+        )
+        for t in previous.topics
+    ]
+    added = [
+        ParsedTopic(
+            name=p.name,
+            depth=topic.depth + 1,
+            status=TopicStatus.PENDING,
+            parent_name=topic.name,
+            description=p.description,
+            criteria=list(p.criteria),
+        )
+        for p in proposals
+    ]
+    return reconcile(
+        previous, ParsedPlan(topics=current + added), focus=parent, find_duplicate=find_duplicate
+    )
