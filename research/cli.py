@@ -106,6 +106,18 @@ _COMMAND: tuple[tuple[str, Any, Any], ...] = (
         ),
     ),
     (
+        "queue",
+        str | None,
+        typer.Option(
+            None,
+            "--queue",
+            metavar="URL",
+            help="Put the session on this task queue (redis://[:PASSWORD@]HOST:PORT/DB) for "
+            "`research worker`s to run, print its name, and exit.",
+            show_default=False,
+        ),
+    ),
+    (
         "status",
         bool,
         typer.Option(
@@ -146,7 +158,13 @@ def main_command(ctx: typer.Context, **values: Any) -> None:
     try:
         root = _working_directory()
         if not _other_action(root, values):
-            _run(build_settings(root, values, _sources(ctx, values)))
+            settings = build_settings(root, values, _sources(ctx, values))
+            if values["queue"] is not None:
+                from research.cluster.submit import submit
+
+                typer.echo(submit(settings, values["queue"]))
+            else:
+                _run(settings)
     except ResearchError as exc:
         typer.echo(f"research.py: error: {exc}", err=True)
         raise typer.Exit(exc.exit_code) from None
@@ -344,6 +362,10 @@ def main() -> None:
         from research.service.serve import main as serve
 
         sys.exit(serve(sys.argv[2:]))
+    if sys.argv[1:2] == ["worker"]:  # `research worker …`; a topic named worker: `-- worker`
+        from research.cluster.command import main as worker
+
+        sys.exit(worker(sys.argv[2:]))
     code = _run_app()
     if code is not None:
         sys.exit(code)

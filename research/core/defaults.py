@@ -45,7 +45,13 @@ DEFAULT_DUPLICATE_THRESHOLD = 0.75
 DEFAULT_MIN_NOVELTY = 0.15
 DEFAULT_EARLY_TERMINATION = True
 
-HEARTBEAT_INTERVAL_SECONDS = 30.0
+DEFAULT_FAILOVER_SECONDS = 120.0
+"""Within this bound a dead host's session is resumed on another host (research worker)."""
+FAILOVER_RANGE = (4.0, 24 * 3600.0)
+MAX_MOCK_LATENCY_SECONDS = 600.0
+HEARTBEAT_INTERVAL_SECONDS = 5.0
+"""How often a run refreshes its lock's heartbeat: another host judges the lock by whether
+it changes (less often than this only when the failover bound is very short)."""
 KILL_GRACE_SECONDS = 5.0
 
 

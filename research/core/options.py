@@ -51,6 +51,21 @@ def check_fraction(value: float) -> float:
     return value
 
 
+def check_latency(value: float) -> float:
+    if not 0.0 <= value <= d.MAX_MOCK_LATENCY_SECONDS:  # also refuses NaN
+        raise ValueError(
+            f"{value} is not a number of seconds from 0 to {d.MAX_MOCK_LATENCY_SECONDS:.0f}"
+        )
+    return value
+
+
+def check_failover(value: float) -> float:
+    low, high = d.FAILOVER_RANGE
+    if not low <= value <= high:  # also refuses NaN
+        raise ValueError(f"{value} is not a number of seconds from {low:.0f} to {high:.0f}")
+    return value
+
+
 def time_budget_minutes(value: str) -> float | None:
     """A --time value in minutes (None: unlimited), or ValueError saying what is wrong."""
     minutes = parse_time_budget(value)
@@ -306,6 +321,31 @@ OPTIONS: tuple[Option, ...] = (
         metavar="DIR",
         repeatable=True,
         request="sources",
+    ),
+    Option(
+        "mock_latency",
+        ("--mock-latency",),
+        "Seconds each simulated agent call takes, so that a run can be watched.",
+        kind=float,
+        default=0.0,
+        env="RESEARCH_MOCK_LATENCY",
+        minimum=0.0,
+        maximum=d.MAX_MOCK_LATENCY_SECONDS,
+        check=_checked(check_latency),
+        shown_default="0",
+    ),
+    Option(
+        "failover_seconds",
+        ("--failover",),
+        "Seconds within which a dead host's session is resumed elsewhere; another host's "
+        "lock is taken over when its heartbeat stays unchanged for 2/5 of it.",
+        kind=float,
+        env="RESEARCH_FAILOVER_SECONDS",
+        minimum=d.FAILOVER_RANGE[0],
+        maximum=d.FAILOVER_RANGE[1],
+        check=_checked(check_failover),
+        shown_default=f"{d.DEFAULT_FAILOVER_SECONDS:g}",
+        metavar="SECONDS",
     ),
     Option("resume", ("--resume",), "Continue a saved session.", kind=bool, default=False),
     Option(

@@ -39,6 +39,10 @@ class Settings(BaseModel):
     resume: bool = _option("resume")
     force_resume: bool = _option("force_resume")
     mock_mode: bool = _option("mock_mode")
+    mock_latency: float = _option("mock_latency")
+    """Seconds each simulated agent call takes (--mock-latency)."""
+    failover_seconds: float | None = _option("failover_seconds")
+    """The failover bound (--failover); None: RESEARCH_FAILOVER_SECONDS or the default."""
     agent_cmd: str | None = _option("agent_cmd")
     parallel: int = _option("parallel")
     """Topics researched at once (--parallel)."""

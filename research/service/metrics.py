@@ -78,3 +78,53 @@ class SessionCollector(Collector):
         cost.add_metric([], sum(t[2] or 0.0 for t in totals))
         yield tokens
         yield cost
+
+
+class QueueCollector(Collector):
+    """With --queue: the task queue's depth and live workers (from Redis), failovers and
+    running sessions by host (from the session files)."""
+
+    def __init__(
+        self,
+        depth: Callable[[], int],
+        workers: Callable[[], dict[str, int]],
+        hosts: Callable[[], list[tuple[str, str | None, int]]],
+    ) -> None:
+        self.depth = depth
+        self.workers = workers
+        self.hosts = hosts
+        """(session name, host running it or None, failovers) for every session."""
+
+    def collect(self) -> Iterator[Metric]:
+        from research.cluster.broker import QueueUnavailable
+
+        up = GaugeMetricFamily("research_queue_up", "Whether Redis answered this scrape.")
+        try:
+            depth, workers = self.depth(), self.workers()
+        except QueueUnavailable:
+            up.add_metric([], 0)
+            yield up
+        else:
+            up.add_metric([], 1)
+            yield up
+            yield GaugeMetricFamily(
+                "research_queue_depth", "Jobs waiting on the task queue.", value=depth
+            )
+            alive = GaugeMetricFamily(
+                "research_workers_alive", "Live `research worker` processes.", labels=["host"]
+            )
+            for host, count in sorted(workers.items()):
+                alive.add_metric([host], count)
+            yield alive
+        rows = self.hosts()
+        failovers = CounterMetricFamily(
+            "research_failovers", "Sessions taken over from another (dead) host."
+        )
+        failovers.add_metric([], sum(count for _, _, count in rows))
+        yield failovers
+        by_host = GaugeMetricFamily(
+            "research_jobs_by_host", "Running sessions by the host running them.", labels=["host"]
+        )
+        for host, count in sorted(Counter(host for _, host, _ in rows if host).items()):
+            by_host.add_metric([host], count)
+        yield by_host

@@ -145,6 +145,8 @@ class RunDetail(RunSummary):
     model: str | None
     agent: str | None
     lock: LockState
+    host: str | None = None
+    """The host named by the session's lock: the one that runs it (None when unlocked)."""
     exit_code: int | None = None
     """The exit code of the job's last process this server saw end."""
     message: str | None = None

@@ -70,6 +70,12 @@ def service_routes(service: Service) -> APIRouter:
 
         registry = CollectorRegistry()
         registry.register(SessionCollector(service.rows))
+        if service.queue is not None:
+            from research.service.metrics import QueueCollector
+
+            registry.register(
+                QueueCollector(service.queue.depth, service.queue.workers, service.host_rows)
+            )
         return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
 
     @router.get("/", include_in_schema=False)
@@ -114,7 +120,10 @@ def job_routes(service: Service) -> APIRouter:
             return JSONResponse(
                 answer.model_dump(), status_code=202, headers={"Location": answer.status_url}
             )
-        await job.ended.wait()
+        if service.queue is not None:
+            await service.wait_for_end(job.name)
+        else:
+            await job.ended.wait()
         result = service.result(job.name)
         if result is None:
             raise service.failure(job)

@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from research.core.hosts import HostConfigError, host_id
+
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
@@ -55,9 +57,16 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--max-jobs", type=int, default=2, help="jobs running at once (default 2)")
     p.add_argument(
         "--queue",
-        type=int,
-        default=8,
-        help="jobs waiting beyond --max-jobs before POST /run answers 429 (default 8)",
+        default="8",
+        help="jobs waiting beyond --max-jobs before POST /run answers 429 (default 8); or "
+        "redis://[:PASSWORD@]HOST:PORT/DB: put every job on that task queue for "
+        "`research worker`s to run (see README, Many machines)",
+    )
+    p.add_argument(
+        "--failover",
+        default=None,
+        help="with a queue URL: the failover bound in seconds, as the workers' (default "
+        "RESEARCH_FAILOVER_SECONDS or 120)",
     )
     p.add_argument(
         "--agent-cmd",
@@ -70,6 +79,30 @@ def parser() -> argparse.ArgumentParser:
         help="resume the sessions that were running (not complete, not locked)",
     )
     return p
+
+
+def queue_options(queue: str, failover: str | None) -> tuple[int, str | None, float]:
+    """--queue N (the local queue's bound) or --queue URL (the task queue), and the
+    failover bound; ValueError saying what is wrong."""
+    from research.core.hosts import failover_seconds, parse_failover
+
+    try:
+        bound = parse_failover(failover) if failover is not None else failover_seconds()
+    except HostConfigError as exc:
+        raise ValueError(f"--failover: {exc}") from None
+    if "://" not in queue:
+        try:
+            return int(queue), None, bound
+        except ValueError:
+            raise ValueError(
+                f"--queue must be a number of jobs or a redis:// URL, not {queue!r}"
+            ) from None
+    from research.cluster.broker import check_url
+
+    try:
+        return 0, check_url(queue), bound
+    except ValueError as exc:
+        raise ValueError(f"--queue: {exc}") from None
 
 
 def fail(message: str) -> int:
@@ -87,7 +120,12 @@ def main(argv: list[str]) -> int:
         return fail(f"binding {args.host} (not loopback) needs a bearer token: set {TOKEN_ENV}")
     if not 0 <= args.port <= 65535:
         return fail(f"--port must be 0-65535, not {args.port}")
-    if args.max_jobs < 1 or args.queue < 0:
+    try:
+        max_queue, queue_url, failover = queue_options(args.queue, args.failover)
+        host_id()  # RESEARCH_HOST_ID, checked before the store reads any lock with it
+    except (ValueError, HostConfigError) as exc:
+        return fail(str(exc))
+    if args.max_jobs < 1 or max_queue < 0:
         return fail("--max-jobs must be at least 1 and --queue at least 0")
     root = (args.workdir or Path.cwd()).resolve()
     if not root.is_dir():
@@ -95,6 +133,7 @@ def main(argv: list[str]) -> int:
     try:
         import uvicorn  # noqa: F401  (the [server] extra is installed)
 
+        from research.cluster.broker import QueueMissing
         from research.service.app import ServiceConfig, create_app
     except ImportError as exc:
         return fail(
@@ -104,12 +143,18 @@ def main(argv: list[str]) -> int:
     config = ServiceConfig(
         root=root,
         max_jobs=args.max_jobs,
-        max_queue=args.queue,
+        max_queue=max_queue,
+        queue_url=queue_url,
+        failover=failover,
         token=token,
         agent_cmd=args.agent_cmd,
         resume_running=args.resume_running,
     )
-    return run(create_app(config), args.host, args.port, root)
+    try:
+        app = create_app(config)
+    except QueueMissing as exc:
+        return fail(f"--queue needs the [cluster] extra ({exc}): pip install '.[cluster]'")
+    return run(app, args.host, args.port, root)
 
 
 def run(app: FastAPI, host: str, port: int, root: Path | None = None) -> int:

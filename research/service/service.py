@@ -3,6 +3,7 @@ cached response bodies of the views that are polled most (GET /runs/{name}, GET 
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import sys
@@ -10,10 +11,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
+from research.cluster.jobs import JobMessage
 from research.core.errors import AgentUnavailable, UsageError
 from research.core.options import command_line, from_request, iteration_floor_problem
 from research.service.errors import ApiError
@@ -22,6 +24,9 @@ from research.service.jobs import Job, JobManager, QueueFull, is_research_proces
 from research.service.models import RunRequest, SynthesisResponse
 from research.service.sessions import SessionStore, Snapshot
 from research.service.views import citations, detail, job_state, summary, synthesis
+
+if TYPE_CHECKING:
+    from research.cluster.broker import QueueClient
 
 BODY_LIMIT = 64 * 1024
 EXIT_USAGE, EXIT_LOCKED = 2, 3
@@ -48,6 +53,9 @@ class ServiceConfig:
     cli: tuple[str, ...] = (sys.executable, "-m", "research")
     """The command that runs the CLI, before a job's arguments."""
     extra: dict[str, Any] = field(default_factory=dict)
+    queue_url: str | None = None
+    """With --queue URL, jobs go on the task queue for `research worker`s to run."""
+    failover: float = 120.0
 
 
 JobKey = tuple[str, int | None, str | None] | None
@@ -56,6 +64,15 @@ JobKey = tuple[str, int | None, str | None] | None
 def job_key(job: Job | None) -> JobKey:
     """What of a job the views show: equal keys, equal views."""
     return None if job is None else (job.state, job.exit_code, job.message)
+
+
+def queued_job(name: str, request: RunRequest) -> JobMessage:
+    """The task-queue job of a request the CLI's checks accepted (`Service.run_options`)."""
+    fields = request.model_dump(exclude_none=True)
+    if "time" in fields:
+        fields["time"] = str(fields["time"])
+    fields.update(name=name, agent="mock" if request.agent == "mock" else "opencode")
+    return JobMessage.model_validate(fields)
 
 
 class Service:
@@ -75,10 +92,17 @@ class Service:
         self.feeds = FeedHub(
             self.store.events_path,
             self.running,
-            lambda name: job_state(self.store.snapshot(name), self.jobs.jobs.get(name)),
+            lambda name: job_state(self.store.snapshot(name), self.job(name)),
             poll_seconds=config.poll_seconds,
             heartbeat_seconds=config.heartbeat_seconds,
         )
+        self.queue: QueueClient | None = None
+        if config.queue_url is not None:
+            from research.cluster.broker import QueueClient
+
+            self.queue = QueueClient(config.queue_url, failover=config.failover)
+        self.enqueued: dict[str, tuple[Job, tuple[object, ...]]] = {}
+        """Jobs this server put on the queue, shown as queued until a worker starts them."""
         self._details: dict[str, tuple[object, bytes]] = {}
         self._summaries: dict[str, tuple[object, bytes]] = {}
         self._listing: tuple[float, bytes] = (0.0, b"")
@@ -96,17 +120,34 @@ class Service:
     def snapshot(self, name: str) -> Snapshot | None:
         self.name(name)
         snap = self.store.snapshot(name)
-        if not snap.has_state and name not in self.jobs.jobs:
+        if not snap.has_state and self.job(name) is None:
             raise ApiError(404, "not_found", f"no research session named {name!r}")
         return snap if snap.state is not None or snap.error else None
 
+    def job(self, name: str) -> Job | None:
+        """This server's job of session `name`: a child it started, or a job it put on the
+        queue that no worker has started yet (after that, the session's files tell)."""
+        local = self.jobs.jobs.get(name)
+        if local is not None:
+            return local
+        queued = self.enqueued.get(name)
+        if queued is None:
+            return None
+        job, key_when_sent = queued
+        snap = self.store.snapshot(name)
+        if snap.has_state and (snap.locked or snap.key != key_when_sent):
+            del self.enqueued[name]
+            return None
+        return job
+
     def all_names(self) -> list[str]:
-        names = set(self.store.names()) | set(self.jobs.jobs)
+        names = set(self.store.names()) | set(self.jobs.jobs) | set(self.enqueued)
         return sorted(names)
 
     def running(self, name: str) -> bool:
         """Whether the session runs: a job of ours, or a live lock (a job of an earlier server)."""
-        return self.jobs.active(name) is not None or self.store.locked(name)
+        job = self.job(name)
+        return (job is not None and job.state in ("queued", "running")) or self.store.locked(name)
 
     # --- cached views: rebuilt only when what they show has changed ---------------------------
 
@@ -126,7 +167,7 @@ class Service:
         snap: Snapshot | None,
     ) -> bytes:
         """`view`'s JSON body, rebuilt only when the session's files or its job changed."""
-        job = self.jobs.jobs.get(name)
+        job = self.job(name)
         key = (snap.key if snap is not None else None, job_key(job))
         cached = cache.get(name)
         if cached is not None and cached[0] == key:
@@ -156,7 +197,15 @@ class Service:
         out: list[tuple[Snapshot | None, str]] = []
         for name in self.all_names():
             snap = self.store.snapshot(name) if self.store.has_state(name) else None
-            out.append((snap, job_state(snap, self.jobs.jobs.get(name))))
+            out.append((snap, job_state(snap, self.job(name))))
+        return out
+
+    def host_rows(self) -> list[tuple[str, str | None, int]]:
+        """(name, host running it or None, failovers) of every session, for /metrics."""
+        out = []
+        for name in self.store.names():
+            snap = self.store.snapshot(name)
+            out.append((name, snap.lock_host if snap.locked else None, self.store.failovers(name)))
         return out
 
     # --- starting jobs ------------------------------------------------------------------
@@ -193,7 +242,7 @@ class Service:
         name = request.name if request.name is not None else slugify(request.task, max_length=64)
         self.name(name)
         values = self.run_options(request, name)
-        if self.jobs.active(name) is not None or self.store.exists(name):
+        if self.running(name) or self.store.exists(name):
             raise ApiError(
                 409,
                 "name_taken",
@@ -201,6 +250,8 @@ class Service:
                 f"resume it with POST /runs/{name}/resume, or choose another name",
             )
         mock = request.agent == "mock"
+        if self.queue is not None:  # the workers check their agent
+            return self.enqueue(queued_job(name, request))
         self.check_agent(mock)
         args = [request.task, "--name", name, "--yes", "--quiet", *self.agent_args(mock)]
         job = self.submit(name, args + command_line(values))
@@ -258,9 +309,44 @@ class Service:
         except QueueFull as exc:
             raise ApiError(429, "too_many_jobs", str(exc), retryable=True) from None
 
+    def enqueue(self, job: JobMessage) -> Job:
+        """Put `job` on the task queue (--queue); a retryable 503 when Redis is down."""
+        from research.cluster.broker import QueueUnavailable
+
+        assert self.queue is not None
+        try:
+            self.queue.send(job)
+        except QueueUnavailable as exc:
+            raise ApiError(503, "queue_unavailable", str(exc), retryable=True) from None
+        placeholder = Job(name=job.name, argv=[], state="queued")
+        self.enqueued[job.name] = (placeholder, self.store.snapshot(job.name).key)
+        return placeholder
+
+    async def wait_for_end(self, name: str) -> None:
+        """Wait until a queued job's session is complete (or failed for good: 502)."""
+        while True:
+            snap = self.store.snapshot(name)
+            if snap.complete:
+                return
+            end = snap.last_run_end
+            if (
+                self.job(name) is None
+                and not snap.locked
+                and end
+                and end.get("outcome") == "failed"
+            ):
+                message = str(end.get("error") or "the run failed")
+                raise ApiError(
+                    502,
+                    "run_failed",
+                    f"{message} (resume it with POST /runs/{name}/resume)",
+                    retryable=True,
+                )
+            await asyncio.sleep(0.5)
+
     def resume(self, name: str) -> Job:
         snap = self.snapshot(name)
-        if self.jobs.active(name) is not None or (snap is not None and snap.locked):
+        if self.running(name) or (snap is not None and snap.locked):
             raise ApiError(
                 409,
                 "locked",
@@ -274,6 +360,9 @@ class Service:
         if snap.complete:
             raise ApiError(409, "already_complete", f"session {name!r} is complete")
         mock = snap.state.config.mock_mode and snap.state.config.agent == "mock"
+        if self.queue is not None:
+            job = {"name": name, "agent": "mock" if mock else "opencode"}
+            return self.enqueue(JobMessage.model_validate(job))
         self.check_agent(mock)
         return self.submit(
             name, ["--resume", "--name", name, "--yes", "--quiet", *self.agent_args(mock)]
@@ -305,6 +394,8 @@ class Service:
             except ProcessLookupError:
                 pass
             return "stopping"
+        if self.queue is not None and (name in self.enqueued or (snap is not None and snap.locked)):
+            return self.stop_queued(name)
         if snap is not None and snap.locked:
             raise ApiError(
                 409,
@@ -313,6 +404,18 @@ class Service:
                 f"({snap.lock.detail}); it cannot be stopped from here",
             )
         raise ApiError(409, "not_running", f"session {name!r} is not running")
+
+    def stop_queued(self, name: str) -> str:
+        """Ask whichever worker runs (or will start) the job to stop it."""
+        from research.cluster.broker import QueueUnavailable
+
+        assert self.queue is not None
+        try:
+            self.queue.stop(name)
+        except QueueUnavailable as exc:
+            raise ApiError(503, "queue_unavailable", str(exc), retryable=True) from None
+        self.enqueued.pop(name, None)
+        return "stopping"
 
     def result(self, name: str) -> SynthesisResponse | None:
         snap = self.store.snapshot(name)
@@ -328,7 +431,7 @@ class Service:
         """404 for a report that is not there: worth asking again only while the session
         is queued or running (a failed or stopped one writes nothing until resumed)."""
         snap = self.store.snapshot(name)
-        state = job_state(snap if snap.has_state else None, self.jobs.jobs.get(name))
+        state = job_state(snap if snap.has_state else None, self.job(name))
         pending = state in ("queued", "running")
         hint = "" if pending else f" and is {state}; resume it with POST /runs/{name}/resume"
         return ApiError(404, "report_not_ready", f"session {name!r} {why}{hint}", pending)

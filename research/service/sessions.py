@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import stat
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from research.core.errors import StateError
+from research.core.hosts import host_id
 from research.model.state import RWRState, load_state
 from research.views.status import LockView, judge_lock, lock_record, session_names
 from research.workspace.lock import LockInfo
@@ -32,8 +33,6 @@ NO_LOCK = LockView("none", "")
 
 FileKey = tuple[int, int, int]
 """(mtime_ns, size, inode) of a file: a cached reading is reused while this is unchanged."""
-
-HOST = socket.gethostname()
 
 
 def file_key(path: str | Path) -> FileKey | None:
@@ -56,6 +55,8 @@ class Snapshot:
     lock: LockView
     lock_pid: int | None
     """The lock holder's pid when the lock is live and held on this host."""
+    lock_host: str | None
+    """The host named by the lock record (the host that runs the session, when live)."""
     updated: float
     """state.json's modification time (epoch seconds), 0 when unknown."""
     report_exists: bool
@@ -99,8 +100,10 @@ class _Session:
         self.events_file = str(paths.events_file)
         self.state: _Parsed | None = None
         self.lock: _Parsed | None = None
-        self.lock_view: tuple[object, LockView, int | None] | None = None
+        self.lock_view: tuple[object, LockView, int | None, str | None] | None = None
         self.run_end: _Parsed | None = None
+        self.failovers: tuple[int, int, int] = (0, 0, 0)
+        """(inode, bytes read, failovers counted) of the event log."""
 
 
 class SessionStore:
@@ -115,6 +118,7 @@ class SessionStore:
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        self.host = host_id()
         self._sessions: dict[str, _Session] = {}
 
     def _session(self, name: str) -> _Session:
@@ -145,7 +149,7 @@ class SessionStore:
     def snapshot(self, name: str) -> Snapshot:
         session = self._session(name)
         state_key, state, error = self._state(session)
-        lock, lock_pid = self._lock(session)
+        lock, lock_pid, lock_host = self._lock(session)
         report_exists = os.path.isfile(session.report_file)
         run_end = None
         if lock.state != "live" and state is not None and not state.progress.is_complete:
@@ -157,6 +161,7 @@ class SessionStore:
             error=error,
             lock=lock,
             lock_pid=lock_pid,
+            lock_host=lock_host,
             updated=state_key[0] / 1e9 if state_key else 0.0,
             report_exists=report_exists,
             last_run_end=run_end,
@@ -166,6 +171,7 @@ class SessionStore:
                 lock.state,
                 lock.detail,
                 lock_pid,
+                lock_host,
                 report_exists,
                 run_end.get("outcome") if run_end else None,
             ),
@@ -189,30 +195,31 @@ class SessionStore:
             session.state = cached
         return key, cached.value, cached.error
 
-    def _lock(self, session: _Session) -> tuple[LockView, int | None]:
-        """The lock as `research --status` shows it (status.lock_view's judgement), and the
-        holder's pid when it is live and on this host."""
+    def _lock(self, session: _Session) -> tuple[LockView, int | None, str | None]:
+        """The lock as `research --status` shows it (status.lock_view's judgement), the
+        holder's pid when it is live and on this host, and the host its record names."""
         key = file_key(session.lock_file)
         if key is None:
             session.lock = session.lock_view = None
-            return NO_LOCK, None
+            return NO_LOCK, None, None
         now = time.time()
         memo = (key, int(now))
         if session.lock_view is not None and session.lock_view[0] == memo:
-            return session.lock_view[1], session.lock_view[2]
+            return session.lock_view[1:]
         cached = session.lock
         if cached is None or cached.key != key:
             cached = session.lock = _Parsed(key, lock_record(session.paths))
         record: LockInfo | LockView = cached.value
-        pid = None
+        pid = host = None
         if isinstance(record, LockView):
             view = record
         else:
-            view = judge_lock(record, now=now, host=HOST)
-            if view.state == "live" and record.host == HOST:
+            host = record.host
+            view = judge_lock(record, now=now, host=self.host)
+            if view.state == "live" and record.host == self.host:
                 pid = record.pid
-        session.lock_view = (memo, view, pid)
-        return view, pid
+        session.lock_view = (memo, view, pid, host)
+        return view, pid, host
 
     def _last_run_end(self, session: _Session) -> dict[str, Any] | None:
         key = file_key(session.events_file)
@@ -230,6 +237,26 @@ class SessionStore:
             found = cached.value  # an older run_end beyond the tail: keep what we saw
         session.run_end = _Parsed(key, found)
         return found
+
+    def failovers(self, name: str) -> int:
+        """How often the session was taken over from another host: `lock_taken` events
+        with a takeover whose previous host is not the new one. The log is read on from
+        where the last call stopped."""
+        session = self._session(name)
+        key = file_key(session.events_file)
+        if key is None:
+            return 0
+        inode, offset, count = session.failovers
+        if inode != key[2] or key[1] < offset:
+            offset, count = 0, 0
+        while True:
+            lines, after = events_from(session.paths.events_file, offset)
+            if after == offset:
+                break
+            offset = after
+            count += _failovers_in(line for _, line in lines)
+        session.failovers = (key[2], offset, count)
+        return count
 
     # --- the report and its citations ---------------------------------------------------
 
@@ -335,6 +362,24 @@ def events_from(path: Path, offset: int, limit: int = 1 << 20) -> tuple[list[tup
         except UnicodeDecodeError:
             continue
     return out, position
+
+
+def _failovers_in(lines: Iterable[str]) -> int:
+    count = 0
+    for line in lines:
+        if '"lock_taken"' not in line or '"previous_host"' not in line:
+            continue
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if (
+            isinstance(event, dict)
+            and event.get("takeover")
+            and event.get("previous_host") != event.get("host")
+        ):
+            count += 1
+    return count
 
 
 def tail_events(path: Path, size: int) -> list[dict[str, Any]]:

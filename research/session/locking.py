@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from research.core.errors import RunFailed
+from research.core.hosts import lock_watch_seconds
 from research.prompts.templates import PromptTemplates, sync_templates, write_newer_defaults
 from research.workspace.guard import remove_temp_files
 from research.workspace.lock import Acquired, SessionLock
@@ -17,15 +18,19 @@ log = logging.getLogger("research")
 
 
 @contextmanager
-def session_lock(paths: SessionPaths, *, force: bool) -> Iterator[tuple[SessionLock, Acquired]]:
+def session_lock(
+    paths: SessionPaths, *, force: bool, failover: float | None = None
+) -> Iterator[tuple[SessionLock, Acquired]]:
     """Hold the session's lock while the block runs (a live holder: SessionLockedError, and
-    nothing is left behind, not even the session directory)."""
+    nothing is left behind, not even the session directory). Another host's lock is watched
+    for 2/5 of the failover bound (`failover`; None: RESEARCH_FAILOVER_SECONDS or 120 s)."""
     created_session_dir = not paths.session_dir.exists()
     try:
         paths.session_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise RunFailed(f"cannot create {paths.session_dir}: {exc.strerror}") from None
-    lock = SessionLock(paths.lock_file)
+    watch = None if failover is None else lock_watch_seconds(failover)
+    lock = SessionLock(paths.lock_file, watch_seconds=watch)
     try:
         acquired = lock.acquire(force=force)
     except BaseException:

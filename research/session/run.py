@@ -8,7 +8,6 @@ it, whatever ends it.
 from __future__ import annotations
 
 import logging
-import socket
 import time
 import traceback
 from collections.abc import Callable, Iterator
@@ -17,6 +16,7 @@ from dataclasses import dataclass
 
 from research.agents.base import Agent
 from research.core.errors import Interrupted, ResearchError, RunFailed, UsageError
+from research.core.hosts import host_id
 from research.core.interrupts import signals_raise_interrupted
 from research.core.settings import KILL_GRACE_SECONDS, Settings
 from research.engine import Clock, ResearchLoop, RunContext
@@ -57,7 +57,7 @@ def build_agent(settings: Settings) -> tuple[Agent, Clock]:
     if settings.mock_mode:
         from research.simulation.agent import MockAgent
 
-        return MockAgent(), Clock(sleep=lambda _: None)
+        return MockAgent(latency=settings.mock_latency), Clock(sleep=lambda _: None)
     if settings.agent_cmd is not None:
         from research.agents.command import CommandAgent
 
@@ -89,7 +89,11 @@ def run_session(
     )
     log.debug("preflight: %s", checked.describe())
     # The lock first: a refused run (a live holder) writes nothing, not even the templates.
-    with session_lock(checked.paths, force=checked.settings.force_resume) as (lock, acquired):
+    with session_lock(
+        checked.paths,
+        force=checked.settings.force_resume,
+        failover=checked.settings.failover_seconds,
+    ) as (lock, acquired):
         templates = prepare_workspace(checked.paths, warn)
         with signals_raise_interrupted():
             run = Run(checked, lock, inform or log.info)
@@ -129,7 +133,15 @@ class Run:
             "lock_taken",
             takeover=acquired.took_over is not None,
             reason=acquired.reason,
-            **({} if acquired.took_over is None else {"previous_pid": acquired.took_over.pid}),
+            **(
+                {}
+                if acquired.took_over is None
+                else {
+                    "previous_pid": acquired.took_over.pid,
+                    "previous_host": acquired.took_over.host,
+                    "host": self.lock.host,
+                }
+            ),
         )
         if acquired.took_over is not None:
             stop_leftover_agents(acquired.took_over, self.paths, events)
@@ -137,6 +149,7 @@ class Run:
         events.emit(
             "run_start",
             resume=self.settings.resume,
+            host=self.lock.host,
             phase=state.progress.current_phase.value,
             agent=self.checked.agent.name,
             max_iterations=state.config.max_iterations,
@@ -272,7 +285,7 @@ def _emit_quietly(events: EventLog | None, event_type: str, **fields: object) ->
 def stop_leftover_agents(previous: LockInfo, paths: SessionPaths, events: EventLog) -> None:
     """A dead run's agent calls run on in process groups of their own: stop them before
     this run starts its own agent on the same files."""
-    if previous.host != socket.gethostname() or pid_running(previous.pid):
+    if previous.host != host_id() or pid_running(previous.pid):
         return
     groups = agent_process_groups(paths.session_dir)
     if groups:

@@ -20,6 +20,7 @@ import hashlib
 import json
 import re
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -78,8 +79,10 @@ class MockAgent:
 
     name = "mock"
 
-    def __init__(self, simulation: Simulation | None = None) -> None:
+    def __init__(self, simulation: Simulation | None = None, *, latency: float = 0.0) -> None:
         self.simulation = simulation or Simulation()
+        self.latency = latency
+        """Seconds each call takes (--mock-latency), so that a run can be watched."""
         self.calls: list[AgentCall] = []
         self._lock = threading.Lock()  # parallel topics call one agent from several threads
 
@@ -92,6 +95,8 @@ class MockAgent:
     def run(self, call: AgentCall) -> AgentResult:
         with self._lock:
             self.calls.append(call)
+        if self.latency > 0:
+            time.sleep(min(self.latency, call.timeout))
         self.edit(call)
         return self.result(call)
 

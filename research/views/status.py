@@ -7,7 +7,6 @@ run beside a live session.
 from __future__ import annotations
 
 import os
-import socket
 import sys
 import time
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from research.core.errors import StateError, UsageError
+from research.core.hosts import host_id
 from research.model.state import RWRState, load_state
 from research.views.display import (
     counts_text,
@@ -58,9 +58,7 @@ def lock_view(
     record = lock_record(paths)
     if isinstance(record, LockView):
         return record
-    return judge_lock(
-        record, now=time.time() if now is None else now, host=host or socket.gethostname()
-    )
+    return judge_lock(record, now=time.time() if now is None else now, host=host or host_id())
 
 
 def lock_record(paths: SessionPaths) -> LockInfo | LockView:

@@ -14,6 +14,12 @@ which lives outside the working directory (see `userkey`). An agent that writes 
 has neither. A takeover ("lock_lost") makes the thread stop this run's agent calls, and
 `check_owned` tells the engine to stop (exit 3). A record naming another host cannot be
 proved here (that host may keep another key): its `took_over` is enough.
+
+Whether a lock's holder is alive: on this host, its pid tells. Another host's pid cannot
+be checked and its clock may be off by any amount, so its lock is watched instead (without
+the guard, so that its holder can refresh it): a heartbeat value that changes means a live
+run; one that stays the same for `watch_seconds` (2/5 of the failover bound) means a dead
+one, and the lock is taken over.
 """
 
 from __future__ import annotations
@@ -21,9 +27,9 @@ from __future__ import annotations
 import contextlib
 import errno
 import hmac
+import logging
 import os
 import secrets
-import socket
 import stat
 import threading
 import time
@@ -38,14 +44,19 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from research.core.defaults import HEARTBEAT_INTERVAL_SECONDS
 from research.core.errors import ResearchError, RunFailed, SessionLockedError, UsageError
+from research.core.hosts import failover_seconds, host_id, lock_watch_seconds
 from research.workspace.fsutil import atomic_write_text, what_is
 from research.workspace.orphans import agent_process_groups, stop_process_groups
 from research.workspace.userkey import sign, user_key
+
+log = logging.getLogger("research")
 
 STALE_AFTER_SECONDS = 3600
 GUARD_TIMEOUT_SECONDS = 10.0
 CHECK_INTERVAL_SECONDS = 1.0
 """How often the keep-alive thread reads the lock file (a takeover is noticed this fast)."""
+WATCH_POLL_SECONDS = 0.2
+"""How often a run watching another host's lock reads it."""
 MAX_LOCK_BYTES = 64 * 1024
 """A bigger lock file is junk, not read further."""
 AGENT_STOP_GRACE_SECONDS = 2.0
@@ -125,18 +136,18 @@ def takeover_proof(old_token: str, new_token: str) -> str:
 def stale_reason(info: LockInfo, *, now: float, host: str) -> str | None:
     """Why the lock `info` may be taken over, or None when its holder looks alive.
 
-    On this host the pid decides first: a dead pid is stale, and a live one is never
-    taken for stale because of a heartbeat in the future (a clock stepped back leaves
-    one). A heartbeat older than `STALE_AFTER_SECONDS` is stale anywhere; on another host,
-    where the pid cannot be checked, so is one that far in the future (nobody wrote it)."""
-    age = now - info.heartbeat
-    local = info.host == host
-    if local and not pid_running(info.pid):
+    Only a lock of this host is judged at a glance: a dead pid is stale, and a live one
+    is never taken for stale because of a heartbeat in the future (a clock stepped back
+    leaves one); a heartbeat older than `STALE_AFTER_SECONDS` is stale. Another host's lock
+    is never stale at a glance: its clock may differ from ours by any amount, so only
+    watching its heartbeat change (or not) tells (`SessionLock.acquire`)."""
+    if info.host != host:
+        return None
+    if not pid_running(info.pid):
         return f"pid {info.pid} is not running"
+    age = now - info.heartbeat
     if age > STALE_AFTER_SECONDS:
         return f"heartbeat is {int(age // 60)} min old"
-    if age < -STALE_AFTER_SECONDS and not local:
-        return f"heartbeat is {int(-age // 60)} min in the future"
     return None
 
 
@@ -222,6 +233,13 @@ class _GuardTimeout(Exception):
 _NOT_A_FILE_ERRNOS = (errno.ELOOP, errno.EISDIR, errno.ENXIO, errno.EOPNOTSUPP)
 
 
+class _WatchFirst(Exception):
+    """The lock is another host's: watch its heartbeat (without the guard) before judging."""
+
+    def __init__(self, info: LockInfo) -> None:
+        self.info = info
+
+
 class _Guard:
     """filelock's FileLock on `path`, and `path` deleted again before it is let go.
 
@@ -298,13 +316,20 @@ class SessionLock:
         host: str | None = None,
         heartbeat_interval: float | None = None,
         check_interval: float | None = None,
+        watch_seconds: float | None = None,
     ) -> None:
         self.path = path
         self._clock = clock
-        self._host = host or socket.gethostname()
+        self._host = host or host_id()
         self._guard = _Guard(path.with_name(path.name + ".lock"))
+        bound = failover_seconds() if watch_seconds is None else 0.0
+        self.watch_seconds = lock_watch_seconds(bound) if watch_seconds is None else watch_seconds
+        """How long another host's unchanged heartbeat is watched before it is taken over."""
+        # A watch of `watch_seconds` sees at least four refreshes of a live holder's.
         self.heartbeat_interval = (
-            HEARTBEAT_INTERVAL_SECONDS if heartbeat_interval is None else heartbeat_interval
+            min(HEARTBEAT_INTERVAL_SECONDS, self.watch_seconds / 4)
+            if heartbeat_interval is None
+            else heartbeat_interval
         )
         self.check_interval = CHECK_INTERVAL_SECONDS if check_interval is None else check_interval
         self._token: str | None = None
@@ -328,6 +353,11 @@ class SessionLock:
     @property
     def guard_path(self) -> Path:
         return self._guard.path
+
+    @property
+    def host(self) -> str:
+        """The host name this lock writes (RESEARCH_HOST_ID, or the host name)."""
+        return self._host
 
     def listen(self, listener: Listener) -> None:
         """Send the lock's events to `listener` (those that happened before it, first)."""
@@ -356,9 +386,15 @@ class SessionLock:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise LockFileError(f"cannot create {self.path.parent}: {exc.strerror}") from None
+        watched: LockInfo | None = None
         try:
-            with self._guard.held(GUARD_TIMEOUT_SECONDS):
-                acquired = self._acquire_locked(force=force)
+            while True:
+                try:
+                    with self._guard.held(GUARD_TIMEOUT_SECONDS):
+                        acquired = self._acquire_locked(force=force, watched=watched)
+                    break
+                except _WatchFirst as first:
+                    watched = self._watch(first.info)
         except _GuardTimeout:
             raise SessionLockedError(
                 f"session '{self.path.parent.name}' is locked: another process has held "
@@ -369,7 +405,7 @@ class SessionLock:
         self._start_keep_alive()
         return acquired
 
-    def _acquire_locked(self, *, force: bool) -> Acquired:
+    def _acquire_locked(self, *, force: bool, watched: LockInfo | None) -> Acquired:
         now = self._clock()
         found = read_lock_file(self.path)
         if found.kind == "not_regular":
@@ -378,9 +414,7 @@ class SessionLock:
         took_over: LockInfo | None = None
         reason: str | None = None
         if current is not None:
-            reason = stale_reason(current, now=now, host=self._host)
-            if reason is None and not force:
-                raise self._locked(current, now)
+            reason = self._takeover_reason(current, now, force=force, watched=watched)
             took_over, reason = current, reason or "forced"
         elif found.kind == "junk":
             reason = "unreadable lock file"
@@ -403,6 +437,51 @@ class SessionLock:
             self.lost.clear()
             self._holder = None
         return Acquired(info=info, took_over=took_over, reason=reason)
+
+    def _takeover_reason(
+        self, current: LockInfo, now: float, *, force: bool, watched: LockInfo | None
+    ) -> str | None:
+        """Why `current` may be taken over (None: forced); SessionLockedError when it may not.
+
+        Another host's lock is judged by watching it, never by comparing clocks: stale only
+        when the very record watched for `watch_seconds` is still there, unchanged."""
+        if force:
+            return stale_reason(current, now=now, host=self._host)
+        if current.host == self._host:
+            reason = stale_reason(current, now=now, host=self._host)
+            if reason is None:
+                raise self._locked(current, now)
+            return reason
+        if watched is None:
+            raise _WatchFirst(current)
+        if current != watched:  # refreshed, or taken, at the last moment: alive
+            raise self._locked(current, now)
+        return f"the heartbeat of host {current.host} did not change in {self.watch_seconds:g} s"
+
+    def _watch(self, info: LockInfo) -> LockInfo | None:
+        """Watch another host's lock record, without holding the guard (its holder must
+        be free to refresh it). Returns the record if it stayed unchanged for
+        `watch_seconds`, None if it went away or became junk (judged again under the
+        guard); SessionLockedError as soon as it changes: its holder is alive."""
+        log.info(
+            "session %r is locked by host %s: watching its heartbeat for up to %g s",
+            self.path.parent.name,
+            info.host,
+            self.watch_seconds,
+        )
+        deadline = time.monotonic() + self.watch_seconds
+        while True:
+            found = read_lock_file(self.path)
+            if found.kind == "not_regular":
+                raise LockFileError(found.problem)
+            if found.info is None:
+                return None
+            if found.info != info:
+                raise self._locked(found.info, self._clock())
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return info
+            time.sleep(min(WATCH_POLL_SECONDS, left))
 
     def ensure_not_held(self) -> None:
         """Raise SessionLockedError if a live process holds the lock; changes nothing."""

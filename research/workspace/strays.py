@@ -16,7 +16,6 @@ not running is watched like any other file: an agent writing into it is reported
 from __future__ import annotations
 
 import os
-import socket
 import time
 from collections import deque
 from collections.abc import Collection, Iterator
@@ -25,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from research.core.errors import ResearchError
+from research.core.hosts import host_id
 from research.workspace.events import EventLog
 from research.workspace.fsutil import is_real_dir
 from research.workspace.lock import read_lock_file, stale_reason
@@ -107,9 +107,7 @@ def _held_by_a_live_run(lock_file: Path) -> bool:
         info = read_lock_file(lock_file).info
     except ResearchError:  # cannot be read (no permission): not a live run's
         return False
-    return (
-        info is not None and stale_reason(info, now=time.time(), host=socket.gethostname()) is None
-    )
+    return info is not None and stale_reason(info, now=time.time(), host=host_id()) is None
 
 
 def snapshot(
