@@ -113,9 +113,11 @@ def refreshed(path: Path, *, heartbeat: float, every: float = 0.1) -> Iterator[N
 
     def beat() -> None:
         value = heartbeat
+        fresh = path.with_name("fresh.tmp")  # replaced in one rename, as a holder does
         while not stop.wait(every):
             value += every
-            write_lock(path, pid=dead_pid(), host="elsewhere", heartbeat=value, lock_token="t")
+            write_lock(fresh, pid=dead_pid(), host="elsewhere", heartbeat=value, lock_token="t")
+            os.replace(fresh, path)
 
     write_lock(path, pid=dead_pid(), host="elsewhere", heartbeat=heartbeat, lock_token="t")
     thread = threading.Thread(target=beat, daemon=True)

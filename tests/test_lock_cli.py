@@ -4,6 +4,7 @@ over, live ones refused (exit 3, naming the holder) unless --force-resume."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -106,7 +107,9 @@ def test_another_host_s_live_lock_is_refused_once_its_heartbeat_changes(
         while not stop.wait(0.1):
             value += 0.1
             text = lock_text(pid=1, host="far.example", created=beat, heartbeat=value)
-            unfinished.write_text(text)
+            fresh = unfinished.with_name("fresh.tmp")  # replaced in one rename, as a holder does
+            fresh.write_text(text)
+            os.replace(fresh, unfinished)
 
     unfinished.write_text(lock_text(pid=1, host="far.example", created=beat, heartbeat=beat))
     state_before = (SESSION / "state.json").read_bytes()
