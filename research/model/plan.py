@@ -303,25 +303,46 @@ def read_field(body: str) -> tuple[str, str] | None:
     return key, match[2].strip()
 
 
+def _set_status(topic: ParsedTopic, value: str) -> None:
+    topic.status, topic.note = _parse_status(value)
+    if topic.status is None and value:
+        topic.problems.append(f"unknown status {value!r}")
+
+
+def _set_parent(topic: ParsedTopic, value: str) -> None:
+    parent = clean_name(value)
+    topic.parent_name = None if parent.lower() in _NO_PARENT else parent
+
+
+def _set_description(topic: ParsedTopic, value: str) -> None:
+    topic.description = _squash(_unwrap(value))
+
+
+def _add_criterion(topic: ParsedTopic, value: str) -> None:
+    if item := _squash(_unwrap(value)):
+        topic.criteria.append(item)
+
+
+def _set_depth(topic: ParsedTopic, value: str) -> None:
+    """The first readable Depth line wins (the heading's `(Depth: N)` comes first)."""
+    if topic.depth is None and value.strip("*` ").isdigit():
+        topic.depth = int(value.strip("*` "))
+
+
+_FIELD_SETTERS: dict[str, Callable[[ParsedTopic, str], None]] = {
+    "status": _set_status,
+    "parent": _set_parent,
+    "description": _set_description,
+    "criteria": _add_criterion,
+    "depth": _set_depth,
+}
+_MULTI_LINE_FIELDS = {"description", "criteria"}
+
+
 def _apply_field(topic: ParsedTopic, key: str, value: str) -> str | None:
     """Set one field of `topic`; returns the multi-line field the next lines continue, if any."""
-    if key == "status":
-        topic.status, topic.note = _parse_status(value)
-        if topic.status is None and value:
-            topic.problems.append(f"unknown status {value!r}")
-    elif key == "parent":
-        parent = clean_name(value)
-        topic.parent_name = None if parent.lower() in _NO_PARENT else parent
-    elif key == "description":
-        topic.description = _squash(_unwrap(value))
-        return "description"
-    elif key == "criteria":
-        if item := _squash(_unwrap(value)):
-            topic.criteria.append(item)
-        return "criteria"
-    elif key == "depth" and topic.depth is None and value.strip("*` ").isdigit():
-        topic.depth = int(value.strip("*` "))
-    return None
+    _FIELD_SETTERS[key](topic, value)
+    return key if key in _MULTI_LINE_FIELDS else None
 
 
 def parse_block_line(topic: ParsedTopic, line: str, mode: str | None) -> str | None:
@@ -456,6 +477,20 @@ def _status_text(topic: Topic) -> str:
     return text
 
 
+def _topic_block(topic: Topic, names: dict[str, str]) -> list[str]:
+    """A topic's `###` heading and fields, then a blank line; `names` maps slugs to names."""
+    out = [f"### {topic.name} (Depth: {topic.depth})", f"- Status: {_status_text(topic)}"]
+    if topic.parent is not None:
+        out.append(f"- Parent: {names.get(topic.parent, topic.parent)}")
+    if description := _squash(topic.description):
+        out.append(f"- Description: {description}")
+    criteria = [c for c in (_squash(c) for c in topic.criteria) if c]
+    if criteria:
+        out.append("- Acceptance Criteria:")
+        out += [f"  - {c}" for c in criteria]
+    return [*out, ""]
+
+
 def render_plan(plan: Plan) -> str:
     """The plan in the canonical `research_plan.md` format (seed 003)."""
     names = {t.slug: t.name for t in plan.topics}
@@ -471,16 +506,7 @@ def render_plan(plan: Plan) -> str:
         "",
     ]
     for topic in plan.topics:
-        out += [f"### {topic.name} (Depth: {topic.depth})", f"- Status: {_status_text(topic)}"]
-        if topic.parent is not None:
-            out.append(f"- Parent: {names.get(topic.parent, topic.parent)}")
-        if description := _squash(topic.description):
-            out.append(f"- Description: {description}")
-        criteria = [c for c in (_squash(c) for c in topic.criteria) if c]
-        if criteria:
-            out.append("- Acceptance Criteria:")
-            out += [f"  - {c}" for c in criteria]
-        out.append("")
+        out += _topic_block(topic, names)
     counts = plan.counts()
     out += ["## Completion Status", f"- Total Topics: {len(plan.topics)}"]
     out += [f"- {status.value}: {counts[status]}" for status in _COMPLETION_ORDER]
@@ -605,9 +631,7 @@ def place_new_topic(
     set) only subtopics of the focus topic, within the plan's depth.
     """
     if initial:
-        if item.parent_name is not None or (item.depth or 0) > 0:
-            return "subtopics are proposed during research"
-        return Placement(None, [t for t in plan.topics if t.depth == 0])
+        return _place_at_depth_0(item, plan)
     if focus_topic is None:
         return "new topics are only accepted during research"
     if item.parent_name is None:
@@ -621,6 +645,13 @@ def place_new_topic(
             f"depth limit: depth {focus_topic.depth + 1} is beyond the plan's {plan.depth} levels"
         )
     return Placement(focus_topic.slug, plan.children(focus_topic.slug))
+
+
+def _place_at_depth_0(item: ParsedTopic, plan: Plan) -> Placement | str:
+    """The initial plan takes top-level topics only."""
+    if item.parent_name is not None or (item.depth or 0) > 0:
+        return "subtopics are proposed during research"
+    return Placement(None, [t for t in plan.topics if t.depth == 0])
 
 
 def _record_duplicate(
