@@ -796,6 +796,24 @@ def test_breadth_consecutive_low_novelty_topics_end_research(session) -> None:
     assert run.report.startswith("---\n⚠️ **WARNING: RESEARCH STOPPED EARLY**")
 
 
+def test_the_novelty_stop_counts_topics_not_attempts(session) -> None:
+    # T2 brings little new and is rejected once: its two attempts are one topic, so
+    # research goes on to the next topic instead of stopping on "2 consecutive topics".
+    faults = [
+        *NOVELTY_STOP["faults"],
+        {"action": "reject", "phase": "review", "topic": T2_SLUG, "calls": [1]},
+    ]
+    run = session(depth=2, **{**NOVELTY_STOP, "faults": faults})
+    state = run.state
+    topics = [d["topic"] for d in run.decisions]
+    assert topics == [T1, T2, T2, "Solar panel recycling"]
+    assert all(d["novelty"] < 0.15 for d in run.decisions[1:])
+    assert state["progress"]["stop_reason"] == "low_novelty"
+    assert state["progress"]["consecutive_low_novelty"] == 2
+    pending = [t["name"] for t in state["plan"]["topics"] if t["status"] == "Pending"]
+    assert pending == ["Grid storage batteries"]
+
+
 def test_novelty_compares_with_earlier_topics_not_the_topics_own_earlier_notes(session) -> None:
     # Every research writes the same redundant notes; the first topic is rejected once.
     run = session(faults=[{"action": "redundant", "phase": "research"}])

@@ -456,6 +456,12 @@ def test_render_sources_section() -> None:
         ("## Sources\n\n[1] A\n\nA note.\n", 0),
         ("## Costs\n\n### Installers\n\nNo cite.\n\n### Running\n\nCited [2].\n", 1),
         ("## Findings\n\n12,000 - 15,000\n", 0),
+        # What the research could not establish is not a claim (the synthesize prompt
+        # asks for a Limitations section when research ended early).
+        ("## Limitations\n\nResearch ended early.\n\n## Costs\n\nNo cite.\n", 1),
+        ("## Knowledge Gaps\n\n- No data on 2024.\n- Nor on Norway.\n", 0),
+        ("## Limitations and Knowledge Gaps\n\nNo cite.\n", 0),
+        ("## Gaps\n\n### Costs\n\nNo cite.\n", 0),
     ],
 )
 def test_uncited_paragraphs(body: str, expected: int) -> None:

@@ -83,7 +83,7 @@ def apply_reconcile(ctx: RunContext, result: ReconcileResult) -> None:
 
 
 def measure_novelty(ctx: RunContext, topic: Topic) -> None:
-    """Novelty of the new notes against earlier topics' notes (SPEC §6.2)."""
+    """Novelty of the new notes against earlier topics' notes."""
     with ctx.mutex:
         state = ctx.state
         text = phases.read_text(ctx.paths.progress_file(topic.slug)) or ""
@@ -92,13 +92,17 @@ def measure_novelty(ctx: RunContext, topic: Topic) -> None:
             if other.slug != topic.slug and other.slug in state.progress.novelty:
                 seen |= content_words(phases.read_text(ctx.paths.progress_file(other.slug)) or "")
         score = novelty(text, seen)
+        # The early stop counts topics, not attempts: a topic researched again after a
+        # rejection that was already low counts once.
+        counted = state.progress.novelty.get(topic.slug, 1.0) < state.config.min_novelty
         state.progress.novelty[topic.slug] = round(score, 4)
         if not state.config.early_termination:
             return
         if score >= state.config.min_novelty:
             state.progress.consecutive_low_novelty = 0
             return
-        state.progress.consecutive_low_novelty += 1
+        if not counted:
+            state.progress.consecutive_low_novelty += 1
         for child in state.plan.children(topic.slug):
             if child.status is TopicStatus.PENDING:
                 child.status = TopicStatus.SKIPPED

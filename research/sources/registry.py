@@ -39,6 +39,8 @@ NON_FINDINGS_TITLES: frozenset[str] = SOURCES_TITLES | {
     "contents",
     "table of contents",
 }
+# Sections that say what the research could not establish: not claims, so no citations.
+NON_CLAIM_PREFIXES: tuple[str, ...] = ("limitation", "knowledge gap", "gaps", "caveat")
 MAX_RANGE = 50
 # A bracketed number in this range that is not a registry id is most likely a year
 # ("in [2020]"): the final enforcement unbrackets it instead of deleting it.
@@ -237,7 +239,9 @@ def _line(
         code=code,
         heading=heading,
         in_sources=bool(titles & SOURCES_TITLES),
-        findings=any(level >= 2 for level, _ in stack) and not titles & NON_FINDINGS_TITLES,
+        findings=any(level >= 2 for level, _ in stack)
+        and not titles & NON_FINDINGS_TITLES
+        and not any(title.startswith(NON_CLAIM_PREFIXES) for title in titles),
     )
 
 
