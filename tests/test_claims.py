@@ -22,6 +22,7 @@ from research.sources.claims import (
     finding_claims,
     index_page,
     report_claims,
+    rewrite_report_citations,
 )
 
 FIXTURE = Path(__file__).parent / "fixtures" / "claims"
@@ -349,6 +350,50 @@ def test_evidence_is_trimmed() -> None:
     check = check_claim("heat pump trial monitored homes", index_page(long_sentence))
     assert check.support is Support.SUPPORTED
     assert len(check.evidence) <= EVIDENCE_CHARS and check.evidence.endswith("\u2026")
+
+
+def test_the_evidence_shows_the_pages_own_figure_where_the_claims_differs() -> None:
+    # The matching passage is long and the page's figure (89%) comes late in it: the
+    # passage shown must reach it, not stop just before it.
+    page = index_page(
+        "The national survey of district heating networks covered operators, suppliers, "
+        + "regulators and consumer groups in every region of the country over two winters, " * 3
+        + "and found that 89% of connected households were satisfied with their heating."
+    )
+    check = check_claim(
+        "The national survey of district heating networks found that 94% of connected "
+        "households were satisfied with their heating.",
+        page,
+    )
+    assert check.support is Support.UNSUPPORTED, check
+    assert "89%" in check.evidence and len(check.evidence) <= EVIDENCE_CHARS
+    assert check.evidence.startswith("\u2026")
+
+
+def test_citations_of_checked_sentences_can_be_rewritten_in_place() -> None:
+    report = (
+        "# Title\n\nBills fell 20% [1]. Costs rose [2][3].\nA sentence over\ntwo lines [4].\n\n"
+        "| Metric | Value |\n|---|---|\n| COP | 3.1 [5] |\n\n"
+        "```\ncode [6]\n```\n\n## Sources\n\n[1] A \u2014 https://a.example/\n"
+    )
+    seen: list[tuple[str, str, list[int]]] = []
+
+    def rewrite(owner: str, group: str, ids: list[int]) -> str:
+        seen.append((owner, group, ids))
+        return group + "!"
+
+    out = rewrite_report_citations(report, rewrite)
+    assert [owner for owner, _, _ in seen] == [
+        "Bills fell 20%.",
+        "Costs rose.",
+        "Costs rose.",
+        "A sentence over two lines.",
+        "COP; 3.1",
+    ]
+    assert "20% [1]!. Costs rose [2]![3]!.\nA sentence over\ntwo lines [4]!." in out
+    assert "| COP | 3.1 [5]! |" in out and "code [6]\n" in out
+    assert out.endswith("[1] A \u2014 https://a.example/\n")  # the Sources section untouched
+    assert rewrite_report_citations(report, lambda _o, group, _i: group) == report
 
 
 def test_the_check_round_trips_as_json_and_forbids_extra_fields() -> None:

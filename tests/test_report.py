@@ -651,3 +651,14 @@ def test_templates_carry_the_writing_rules(name: str) -> None:
     text = (REPO / "templates" / f"{name}.md").read_text(encoding="utf-8")
     for rule in WRITING_RULES:
         assert rule in text, rule
+
+
+def test_the_source_checks_marks_are_taken_off_before_finalising_again() -> None:
+    # The orchestrator marks flagged citations each time it finalises; the body it
+    # starts from must not keep the previous marks (nor an agent's copy of them).
+    marked = (
+        "# T\n\n## A\n\nBills fell 20% [1]\u2020. Costs [1, 2]\u2020\u2020 rose.\n\n- x \u2020 y\n"
+    )
+    assert strip_orchestrator_parts(marked) == (
+        "# T\n\n## A\n\nBills fell 20% [1]. Costs [1, 2] rose.\n\n- x \u2020 y\n"
+    )

@@ -8,6 +8,7 @@ the network); these tests turn it on with --verify-sources.
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -154,8 +155,12 @@ def test_pages_are_fetched_kept_and_checked_against_the_claims(run_cli, site, ci
         "1 unsupported, 1 unverifiable (no snapshot)" in report
     )
     assert "(snapshot kept)" in report and "(no snapshot: not found)" in report
-    appendix = report.split("### Citations that could not be verified", 1)[1]
-    assert "unsupported" in appendix and "not_found" in appendix
+    # Each flagged sentence is marked after its citation and has its own appendix line.
+    assert re.search(r"Running costs fell by 45% compared with oil boilers \[\d\]\u2020", report)
+    appendix = report.split("### Sentences that could not be verified", 1)[1]
+    (line,) = [x for x in appendix.splitlines() if "45%" in x]
+    assert "unsupported: 45% not on the page" in line and "fell by 31%" in line
+    assert "not_found" in appendix
     summary = read_json(SESSION / "verification.json")["summary"]
     assert (summary["supported"], summary["unsupported"], summary["unverifiable"]) == (2, 1, 1)
     events = [e["type"] for e in read_jsonl(SESSION / "events.jsonl")]
@@ -211,7 +216,17 @@ def test_mock_mode_checks_its_simulated_sources_offline(run_cli):
     assert summary["dead"] == 0
     # The simulated agent misreads one figure of the first topic; the check catches it.
     assert summary["unsupported"] >= 1 and summary["supported"] > summary["unsupported"]
-    assert "### Citations that could not be verified" in report
+    # The misread figure's sentence is marked in the text and listed with its passage.
+    appendix = report.split("### Sentences that could not be verified", 1)[1]
+    flagged = [line for line in appendix.splitlines() if line.startswith("- ")]
+    assert len(flagged) == summary["unsupported"] + summary["weak"] + summary["unverifiable"]
+    body = report.split("## Sources", 1)[0]
+    for line in flagged:
+        sentence = line.split('"', 2)[1]
+        assert re.search(re.escape(sentence.rstrip(".")) + r" \[\d+\]\u2020", body), line
+        assert "not on the page" in line
+        page_figure = re.search(r'the page says: ".*\b(\d+) sites', line)
+        assert page_figure and page_figure.group(1) not in sentence, line
     assert (
         f"{summary['claims_checked']} cited sentences: {summary['supported']} supported" in report
     )

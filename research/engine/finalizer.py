@@ -20,6 +20,7 @@ from research.sources.registry import (
     build_registry,
     mark_snapshots,
 )
+from research.sources.verification import mark_flagged
 from research.views import report
 from research.workspace import archive
 from research.workspace.fsutil import atomic_write_text
@@ -227,6 +228,7 @@ class Finalizer:
         if self.sources.enabled:
             registry = self.write_registry(registry)
             text = mark_snapshots(text, registry)
+            text = mark_flagged(text, self.sources.read_file().report)
         ctx.save()
         atomic_write_text(ctx.paths.report_file, report.assemble_report(text, state))
         self.write_audit(registry, stage="final")

@@ -319,6 +319,23 @@ class UnverifiedCitation(BaseModel):
     """Why, in one line."""
 
 
+class FlaggedSentence(BaseModel):
+    """A report sentence (or table row) its cited pages do not support (the appendix)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    ids: list[int]
+    """The citation numbers it carries."""
+    sentence: str
+    """The sentence as checked (without its citations)."""
+    outcome: str
+    """unsupported, weak or unverifiable."""
+    reason: str
+    """Why, in one line (a missing figure is named here)."""
+    passage: str = ""
+    """The best passage of the page, including the page's own figure where it differs."""
+
+
 class VerificationSummary(BaseModel):
     """The source check's figures as the Methodology states them."""
 
@@ -343,6 +360,10 @@ class VerificationSummary(BaseModel):
     """Claims whose cited source has no snapshot."""
     unverified: list[UnverifiedCitation] = Field(default_factory=list)
     """Each report citation that could not be verified (at most the first 100)."""
+    flagged: list[FlaggedSentence] = Field(default_factory=list)
+    """Each cited sentence that is not supported (at most the first 100)."""
+    not_reached: int = 0
+    """Sources not checked because this machine could not reach the web."""
 
 
 class FinalCycle(BaseModel):

@@ -59,7 +59,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from enum import StrEnum
@@ -641,14 +641,23 @@ def _best_run(page: PageIndex, stems: frozenset[str], numbers: Sequence[StatedNu
     return min(candidates, key=lambda r: (-r.score, r.words, r.first))
 
 
-def _evidence(page: PageIndex, run: _Run) -> str:
+def _evidence(page: PageIndex, run: _Run, focus: Sequence[str] = ()) -> str:
+    """The run's text, cut to about EVIDENCE_CHARS around the first `focus` figure (the
+    page's own figure where the claim's differs) so that the reader sees it."""
     text = " ".join(s.text for s in page.sentences[run.first : run.end])
     if len(text) <= EVIDENCE_CHARS:
         return text
-    cut = text[: EVIDENCE_CHARS - 1]
-    if " " in cut[EVIDENCE_CHARS // 2 :]:
+    at = min((found for f in focus if (found := text.find(f)) >= 0), default=0)
+    start = 0
+    if at + EVIDENCE_CHARS // 4 > EVIDENCE_CHARS:
+        start = max(0, at - EVIDENCE_CHARS // 2)
+        start = text.find(" ", start) + 1 or start
+    cut = text[start : start + EVIDENCE_CHARS - 2]
+    if start + len(cut) < len(text) and " " in cut[EVIDENCE_CHARS // 2 :]:
         cut = cut.rsplit(" ", 1)[0]
-    return cut.rstrip(" ,;:") + "\u2026"
+    prefix = "\u2026" if start else ""
+    suffix = "\u2026" if start + len(cut) < len(text) else ""
+    return prefix + cut.strip().rstrip(" ,;:") + suffix
 
 
 def _conflicts(
@@ -674,6 +683,78 @@ def _claim_text(text: str) -> str:
     return re.sub(r"\s+", " ", _without_references(text)).strip()
 
 
+@dataclass(frozen=True, slots=True)
+class _Parsed:
+    """A claim's text, figures and content words."""
+
+    text: str
+    numbers: list[StatedNumber]
+    stems: frozenset[str]
+
+
+def _parse(claim: str) -> _Parsed:
+    text = _claim_text(claim)
+    cleaned = _LINE_MARKER.sub(" ", text)
+    raw = _raw_numbers(cleaned)
+    return _Parsed(text, [_stated(r) for r in raw], _stems(_blank_numbers(cleaned, raw)))
+
+
+def _unverifiable(page: PageIndex | None, parsed: _Parsed, unavailable: str) -> str | None:
+    """Why the claim cannot be checked against `page`, or None when it can."""
+    if page is None:
+        return unavailable
+    if page.empty:
+        return "the page has no readable text"
+    if not (parsed.stems or parsed.numbers):
+        return "no content words or figures to check"
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class _Match:
+    """Where a claim's words and figures are on the page."""
+
+    run: _Run
+    coverage: float
+    matched: int
+    missing: list[StatedNumber]
+    """The claim's figures that are nowhere on the page."""
+    elsewhere: list[StatedNumber]
+    """On the page, but not in the passage nor the title block."""
+    absent: list[StatedNumber]
+    """Of `elsewhere`, those the passage must hold (a year only when the passage or title
+    block gives a year of its own)."""
+    conflicts: list[str]
+    """The passage's own figures of the kinds the claim's absent or missing ones have."""
+
+
+def _match(page: PageIndex, parsed: _Parsed) -> _Match:
+    stems, numbers = parsed.stems, parsed.numbers
+    head = page.sentences[: page.head]  # title, publisher, date: context for every passage
+    run = _best_run(page, stems, numbers)
+    if run.end == run.first and stems & page.head_stems:
+        run = _Run(0, page.head, frozenset(), 0, 0)  # only the title block matches
+    in_run = page.sentences[run.first : run.end]
+    matched = len(run.held | (stems & page.head_stems))
+    missing = [n for n in numbers if not page.states(n)]
+    elsewhere = [
+        n
+        for n in numbers
+        if n not in missing and n.kind != "label" and not _holds(in_run, n) and not _holds(head, n)
+    ]
+    dated = any(m.kind == "year" for sentence in (*head, *in_run) for m in sentence.numbers)
+    absent = [n for n in elsewhere if n.kind != "year" or dated]
+    return _Match(
+        run=run,
+        coverage=matched / len(stems) if stems else 0.0,
+        matched=matched,
+        missing=missing,
+        elsewhere=elsewhere,
+        absent=absent,
+        conflicts=_conflicts(in_run, numbers, [*absent, *missing]),
+    )
+
+
 def check_claim(
     claim: str,
     page: PageIndex | None,
@@ -682,54 +763,38 @@ def check_claim(
     unavailable_reason: str = "no snapshot",
 ) -> ClaimCheck:
     """Score `claim` against the indexed text of the page it cites (None: no snapshot)."""
-    text = _claim_text(claim)
-    cleaned = _LINE_MARKER.sub(" ", text)
-    raw = _raw_numbers(cleaned)
-    numbers = [_stated(r) for r in raw]
-    stems = _stems(_blank_numbers(cleaned, raw))
-    if page is None or page.empty or not (stems or numbers):
-        if page is None:
-            why = unavailable_reason
-        elif page.empty:
-            why = "the page has no readable text"
-        else:
-            why = "no content words or figures to check"
+    parsed = _parse(claim)
+    why = _unverifiable(page, parsed, unavailable_reason)
+    if why is not None or page is None:
         return ClaimCheck(
-            claim=text, source=source, support=Support.UNVERIFIABLE, coverage=0.0, reason=why
+            claim=parsed.text,
+            source=source,
+            support=Support.UNVERIFIABLE,
+            coverage=0.0,
+            reason=why or unavailable_reason,
         )
-    # The title block (title, publisher, date) is context for every passage.
-    head = page.sentences[: page.head]
-    run = _best_run(page, stems, numbers)
-    if run.end == run.first and stems & page.head_stems:
-        run = _Run(0, page.head, frozenset(), 0, 0)  # only the title block matches
-    in_run = page.sentences[run.first : run.end]
-    matched = len(run.held | (stems & page.head_stems))
-    coverage = matched / len(stems) if stems else 0.0
-    stated = [page.states(n) for n in numbers]
-    missing = [n for n, on_page in zip(numbers, stated, strict=True) if not on_page]
-    elsewhere = [
-        n
-        for n, on_page in zip(numbers, stated, strict=True)
-        if on_page and n.kind != "label" and not _holds(in_run, n) and not _holds(head, n)
-    ]
-    # A year may come from a heading or from "this year" when neither the passage nor the
-    # title block gives a year of its own.
-    dated = any(m.kind == "year" for sentence in (*head, *in_run) for m in sentence.numbers)
-    absent = [n for n in elsewhere if n.kind != "year" or dated]
+    found = _match(page, parsed)
     support, reason = _verdict(
-        numbers, missing, absent, _conflicts(in_run, numbers, absent), stems, coverage, matched
+        parsed.numbers,
+        found.missing,
+        found.absent,
+        found.conflicts,
+        parsed.stems,
+        found.coverage,
+        found.matched,
     )
-    context = [n for n in elsewhere if n not in absent]
+    context = [n for n in found.elsewhere if n not in found.absent]
     if context and support is Support.SUPPORTED:
         reason += f"; {_listed(context)} stated elsewhere on the page"
+    run = found.run
     return ClaimCheck(
-        claim=text,
+        claim=parsed.text,
         source=source,
         support=support,
-        coverage=round(coverage, 3),
-        missing_numbers=[n.text for n in missing],
-        numbers_elsewhere=[n.text for n in elsewhere],
-        evidence=_evidence(page, run) if run.end > run.first else "",
+        coverage=round(found.coverage, 3),
+        missing_numbers=[n.text for n in found.missing],
+        numbers_elsewhere=[n.text for n in found.elsewhere],
+        evidence=_evidence(page, run, found.conflicts) if run.end > run.first else "",
         reason=reason,
     )
 
@@ -818,16 +883,52 @@ def _title(raw: str) -> str:
 def _units(markdown: str, skipped: tuple[str, ...]) -> Iterator[tuple[str, bool]]:
     """(text, is_table_row) of each paragraph, list item and table row outside `skipped`
     sections, code fences, headings and HTML comments."""
-    fence: str | None = None
-    stack: list[tuple[int, bool]] = []
-    unit: list[str] = []
+    lines = markdown.splitlines()
+    for indices, is_row in unit_lines(lines, skipped):
+        yield _unit_text(lines, indices), is_row
 
-    def flush() -> Iterator[tuple[str, bool]]:
+
+def _unit_text(lines: Sequence[str], indices: Sequence[int]) -> str:
+    return " ".join(_line_text(lines[index]) for index in indices)
+
+
+def _line_text(line: str) -> str:
+    stripped = line.strip()
+    return stripped.lstrip("> ").strip() if stripped.startswith(">") else stripped
+
+
+class _Sections:
+    """The heading stack while reading Markdown: is the current line in a skipped section?"""
+
+    def __init__(self, skipped: tuple[str, ...]) -> None:
+        self.skipped = skipped
+        self.stack: list[tuple[int, bool]] = []
+
+    def enter(self, heading: re.Match[str]) -> None:
+        level = len(heading.group(1))
+        while self.stack and self.stack[-1][0] >= level:
+            self.stack.pop()
+        title = _title(heading.group(2) or "")
+        self.stack.append((level, title.startswith(self.skipped)))
+
+    @property
+    def skipping(self) -> bool:
+        return any(skip for _, skip in self.stack)
+
+
+def unit_lines(lines: Sequence[str], skipped: tuple[str, ...]) -> Iterator[tuple[list[int], bool]]:
+    """(line indices, is_table_row) of each paragraph, list item and table row outside
+    `skipped` sections, code fences, headings and HTML comments."""
+    fence: str | None = None
+    sections = _Sections(skipped)
+    unit: list[int] = []
+
+    def flush() -> Iterator[tuple[list[int], bool]]:
         if unit:
-            yield " ".join(unit), False
+            yield list(unit), False
             unit.clear()
 
-    for line in markdown.splitlines():
+    for index, line in enumerate(lines):
         fence_match = _FENCE.match(line)
         if fence is not None:
             if _closes(fence_match, fence):
@@ -838,15 +939,10 @@ def _units(markdown: str, skipped: tuple[str, ...]) -> Iterator[tuple[str, bool]
             fence = fence_match.group(1)
             continue
         heading = _HEADING.match(line)
-        if heading:
-            yield from flush()
-            level = len(heading.group(1))
-            while stack and stack[-1][0] >= level:
-                stack.pop()
-            title = _title(heading.group(2) or "")
-            stack.append((level, title.startswith(skipped)))
-            continue
-        if any(skip for _, skip in stack):
+        if heading or sections.skipping:
+            if heading:
+                yield from flush()
+                sections.enter(heading)
             continue
         stripped = line.strip()
         if not stripped or _THEMATIC_BREAK.match(stripped) or stripped.startswith("<!--"):
@@ -855,11 +951,11 @@ def _units(markdown: str, skipped: tuple[str, ...]) -> Iterator[tuple[str, bool]
         if stripped.startswith("|"):
             yield from flush()
             if not _TABLE_SEPARATOR.match(stripped):
-                yield stripped, True
+                yield [index], True
             continue
         if _LIST_ITEM.match(line):
             yield from flush()
-        unit.append(stripped.lstrip("> ").strip() if stripped.startswith(">") else stripped)
+        unit.append(index)
     yield from flush()
 
 
@@ -954,7 +1050,60 @@ def report_claims(report_markdown: str) -> list[Claim]:
             ids = _cited(sentence)
             if not ids:
                 continue
-            text = _tidy(_MD_LINK.sub(_link_text, _CITATION.sub(" ", sentence)))
+            text = _sentence_claim(sentence)
             if text:
                 claims.append(Claim(text=text, sources=tuple(ids)))
     return claims
+
+
+def _sentence_claim(sentence: str) -> str:
+    return _tidy(_MD_LINK.sub(_link_text, _CITATION.sub(" ", sentence)))
+
+
+def claim_key(text: str) -> str:
+    """How a checked claim names itself (`ClaimCheck.claim`) for a claim's text."""
+    return _claim_text(text)
+
+
+CitationRewrite = Callable[[str, str, list[int]], str]
+"""(claim key of the sentence, the citation group as written, its ids) -> replacement."""
+
+
+def rewrite_report_citations(markdown: str, rewrite: CitationRewrite) -> str:
+    """`markdown` with each citation group of the sentences and table rows `report_claims`
+    reads replaced by `rewrite(...)`; every other character is kept as it was."""
+    lines = markdown.splitlines(keepends=True)
+    bare = [line.rstrip("\r\n") for line in lines]
+    for indices, is_row in unit_lines(bare, REPORT_SKIPPED_PREFIXES):
+        owners = _group_owners(_unit_text(bare, indices), is_row)
+        ordinal = 0
+        for index in indices:
+            text = bare[index]
+            out: list[str] = []
+            pos = 0
+            for match, ids in _citations_in(text):
+                owner = owners.get(ordinal)
+                ordinal += 1
+                if owner is None:
+                    continue
+                out += [text[pos : match.start()], rewrite(owner, match.group(0), ids)]
+                pos = match.end()
+            lines[index] = "".join(out) + text[pos:] + lines[index][len(text) :]
+    return "".join(lines)
+
+
+def _group_owners(unit: str, is_row: bool) -> dict[int, str]:
+    """Ordinal of each citation group of a unit -> the claim key of its sentence or row."""
+    if is_row:
+        sentences = [(unit, _row_text(unit))]
+    else:
+        body = _LIST_ITEM.sub("", unit, count=1)
+        sentences = [(s, _sentence_claim(s)) for s in _split_sentences(body)]
+    owners: dict[int, str] = {}
+    ordinal = 0
+    for sentence, text in sentences:
+        for _ in _citations_in(sentence):
+            if text:
+                owners[ordinal] = claim_key(text)
+            ordinal += 1
+    return owners

@@ -11,15 +11,17 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from research.model.state import UnverifiedCitation, VerificationSummary
+from research.model.state import FlaggedSentence, UnverifiedCitation, VerificationSummary
 from research.sources.claims import (
     ClaimCheck,
     PageIndex,
     Support,
     check_claim,
+    claim_key,
     finding_claims,
     index_page,
     report_claims,
+    rewrite_report_citations,
 )
 from research.sources.records import FetchStatus, SourceRecord
 from research.sources.registry import SourceRegistry
@@ -29,7 +31,6 @@ DEAD = frozenset({FetchStatus.NOT_FOUND, FetchStatus.UNREACHABLE, FetchStatus.TI
 MAX_LISTED = 12
 """Problems named in one prompt section; the rest are counted."""
 MAX_APPENDIX = 100
-EVIDENCE_CHARS = 240
 
 _RANK = {Support.SUPPORTED: 3, Support.WEAK: 2, Support.UNSUPPORTED: 1, Support.UNVERIFIABLE: 0}
 
@@ -233,7 +234,19 @@ def summarise(
         for o in outcomes
         if o.outcome != Support.SUPPORTED.value
     ]
+    flagged = [
+        FlaggedSentence(
+            ids=claim.ids,
+            sentence=claim.check.claim,
+            outcome=claim.check.support.value,
+            reason=claim.check.reason,
+            passage=claim.check.evidence,
+        )
+        for claim in claims
+        if claim.check.support is not Support.SUPPORTED
+    ]
     return VerificationSummary(
+        flagged=flagged[:MAX_APPENDIX],
         sources_cited=len(registry.sources),
         snapshotted=kept,
         dead=dead,
@@ -248,13 +261,35 @@ def summarise(
     )
 
 
+# --- what the reader is shown -----------------------------------------------------------------
+
+FLAG_MARK = "\u2020"
+"""Written right after each citation of a sentence its pages do not support: `[2]\u2020`."""
+
+
+def flagged_keys(claims: Iterable[CitedClaim]) -> set[str]:
+    """The claim keys of the sentences whose check is not SUPPORTED."""
+    return {c.check.claim for c in claims if c.check.support is not Support.SUPPORTED}
+
+
+def mark_flagged(report: str, claims: Iterable[CitedClaim]) -> str:
+    """The report with FLAG_MARK after each citation of every flagged sentence."""
+    flagged = flagged_keys(claims)
+    if not flagged:
+        return report
+
+    def mark(owner: str, group: str, _: list[int]) -> str:
+        return group + FLAG_MARK if claim_key(owner) in flagged else group
+
+    return rewrite_report_citations(report, mark)
+
+
 # --- what the prompts are told ---------------------------------------------------------------
 
 
 def _evidence(check: ClaimCheck) -> str:
+    # Not cut again: the check cut the passage around the page's own figure.
     text = " ".join(check.evidence.split())
-    if len(text) > EVIDENCE_CHARS:
-        text = text[: EVIDENCE_CHARS - 1].rstrip() + "\u2026"
     return f'best passage on the page: "{text}"' if text else "no matching passage"
 
 

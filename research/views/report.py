@@ -21,6 +21,7 @@ from research.sources.registry import (
     render_sources_section,
     strip_citations,
 )
+from research.sources.verification import FLAG_MARK
 from research.workspace.paths import SessionPaths
 
 BANNER_MARK = "⚠️ **WARNING:"
@@ -368,7 +369,17 @@ def _source_check_lines(state: RWRState) -> list[str]:
         if found.local_documents
         else ""
     )
+    marks = (
+        [
+            f"- A {FLAG_MARK} after a citation marks a sentence its cited page does not "
+            "(fully) support, or whose page could not be read; each is listed under "
+            "Sentences that could not be verified below"
+        ]
+        if found.flagged
+        else []
+    )
     return [
+        *marks,
         f"- Sources checked: {found.sources_cited} cited in the notes; {found.snapshotted} "
         f"fetched or read with a text snapshot kept{local}; {found.dead} dead (not found, "
         f"unreachable or timed out); {found.not_checked} blocked, refused or without text",
@@ -387,17 +398,41 @@ def _skipped_document_lines(state: RWRState) -> list[str]:
     return [f"- Your documents (--sources): {_prose(line)}" for line in found]
 
 
+APPENDIX_HEADING = "### Sentences that could not be verified"
+SENTENCE_WORDS = 24
+"""A flagged sentence longer than this is quoted by its first words."""
+
+
+def _first_words(sentence: str) -> str:
+    words = sentence.split()
+    if len(words) <= SENTENCE_WORDS:
+        return " ".join(words)
+    return " ".join(words[:SENTENCE_WORDS]) + " \u2026"
+
+
 def _unverified_appendix(state: RWRState) -> list[str]:
-    """Each citation the source check could not verify, with the reason (plain numbers:
-    a bracketed id here would read as a citation)."""
+    """One line per sentence the source check flagged: the sentence, its citations, the
+    outcome, the reason and the page's best passage (plain numbers: a bracketed id here
+    would read as a citation)."""
     found = state.final.verification
-    if found is None or not found.unverified:
+    if found is None or not found.flagged:
         return []
-    lines = ["", "### Citations that could not be verified", ""]
-    for item in found.unverified:
-        lines.append(
-            f"- Source {item.id} ({_prose(item.location)}): {item.outcome}: {_prose(item.reason)}"
+    lines = [
+        "",
+        APPENDIX_HEADING,
+        "",
+        f"Each is marked {FLAG_MARK} in the text after its citation.",
+        "",
+    ]
+    for item in found.flagged:
+        ids = ", ".join(str(i) for i in item.ids)
+        line = (
+            f'- "{_prose(_first_words(item.sentence))}" (source {ids}): '
+            f"{item.outcome}: {_prose(item.reason)}"
         )
+        if item.passage:
+            line += f'; the page says: "{_prose(item.passage)}"'
+        lines.append(line)
     return lines
 
 
@@ -406,6 +441,10 @@ def _unverified_appendix(state: RWRState) -> list[str]:
 _METHODOLOGY_TITLE = re.compile(
     r"^#{1,2}\s+(?:\d+\.?\s+)?(?:research\s+)?methodology\s*:?\s*#*$", re.IGNORECASE
 )
+
+
+# The source check's marks: the orchestrator writes them again each time it finalises.
+_FLAG_AFTER_CITATION = re.compile("(\\[[^\\[\\]\\n]{1,60}\\])" + FLAG_MARK + "+")
 
 
 def strip_orchestrator_parts(text: str) -> str:
@@ -437,7 +476,7 @@ def strip_orchestrator_parts(text: str) -> str:
             fence = None if fence == marker else (fence or marker)
         if not skipping:
             kept.append(line)
-    return "\n".join(kept).strip() + "\n"
+    return _FLAG_AFTER_CITATION.sub(r"\1", "\n".join(kept)).strip() + "\n"
 
 
 @dataclass(frozen=True)
@@ -455,7 +494,8 @@ class FinalBody:
 
 
 def final_body(text: str, registry: SourceRegistry) -> FinalBody:
-    """Strip the orchestrator's parts and enforce the citations (SPEC §9's guarantee)."""
+    """Strip the orchestrator's parts and enforce the citations: every id the report keeps
+    is a recorded source."""
     body = strip_orchestrator_parts(text)
     removed: list[int] = []
     rebuilt = not audit_report(body, registry).ok
