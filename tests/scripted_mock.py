@@ -119,6 +119,9 @@ class MockScript(BaseModel):
     victim: str | None = None
     """`hijack_other_notes` turns every other topic's notes into a link to this file;
     `link_sources` puts a link to this directory in place of the session's sources/."""
+    web: Literal["simulated", "unresolvable"] = "simulated"
+    """The web the source check reaches: the simulator's, or one where no name resolves
+    (a machine without DNS)."""
 
     @classmethod
     def load(cls, path: Path) -> MockScript:
@@ -436,8 +439,26 @@ def installed(args: list[str]) -> Iterator[list[str]]:
             return ScriptedMockAgent(script, clock), Clock(now=clock.now, sleep=clock.sleep)
         return ScriptedMockAgent(script), Clock(sleep=lambda _: None)
 
+    original_web = research.session.run._web
+
+    def web(settings: Any) -> Any:
+        if script.web == "unresolvable" and settings.mock_mode:
+            return unresolvable_web
+        return original_web(settings)
+
     research.session.run.build_agent = build_agent
+    research.session.run._web = web
     try:
         yield rest
     finally:
         research.session.run.build_agent = original
+        research.session.run._web = original_web
+
+
+def unresolvable_web() -> Any:
+    """The simulated web as seen from a machine where no name resolves."""
+    from research.simulation.offline_web import simulated_web
+    from research.sources.fetch import fixed_resolver
+    from research.sources.web import Web
+
+    return Web(transport=simulated_web().transport, resolve=fixed_resolver({}, default=None))

@@ -224,7 +224,13 @@ def test_describe_names_the_topic_of_a_phase() -> None:
         ({"type": "source_check", "topic": "gone", "sources": 3, "unavailable": 1,
           "doubtful": 0, "findings": 4},
          "[0/14]   sources of 'gone': 3 cited, 1 unreadable; 0 of 4 findings not (fully) "
-         "on their page"),
+         "on their page, 0 could not be checked"),
+        ({"type": "source_check", "topic": "gone", "sources": 3, "unavailable": 3,
+          "not_checked": 3, "doubtful": 0, "findings": 4, "unchecked": 4},
+         "[0/14]   sources of 'gone': 3 cited, 0 unreadable, 3 not checked; 0 of 4 findings "
+         "not (fully) on their page, 4 could not be checked"),
+        ({"type": "sources_checking", "count": 3}, "[0/14]   checking 3 sources\u2026"),
+        ({"type": "web_unreachable", "message": "no web"}, "warning: no web"),
         ({"type": "report_check", "stage": "final", "claims": 5, "supported": 2, "weak": 1,
           "unsupported": 1, "unverifiable": 1},
          "source check of the report (final): 5 cited sentences, 2 supported, 1 weak, "

@@ -9,6 +9,7 @@ check runs exactly as it would on the internet.
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import hashlib
 import http.server
@@ -33,6 +34,7 @@ import pytest
 from test_extract import PAGES, make_pdf
 
 from research.sources.fetch import (
+    UNREACHED,
     USER_AGENT,
     FetchedPage,
     FetchPolicy,
@@ -575,10 +577,50 @@ def test_other_schemes_and_bad_urls_are_skipped_without_io(url: str) -> None:
 
 
 def test_an_unresolvable_host_is_unreachable(server: Server) -> None:
-    page = run(server, ["http://nowhere.invalid/x"], fixed_resolver(default=None))[0]
+    # Other names resolve (the probe asks example.com), so this host is invented: dead.
+    resolver = fixed_resolver({"example.com": "93.184.216.34"}, default=None)
+    page = run(server, ["http://nowhere.invalid/x"], resolver)[0]
     assert page.record.status == FetchStatus.UNREACHABLE
     assert page.record.reason.startswith("nowhere.invalid does not resolve")
     assert server.requests == []
+
+
+def test_an_invented_host_beside_pages_that_answer_is_unreachable(server: Server) -> None:
+    resolver = fixed_resolver({"nowhere.invalid": []}, default="93.184.216.34")
+    pages = run(server, ["http://nowhere.invalid/x", "http://public.test/page"], resolver)
+    assert [p.record.status for p in pages] == [FetchStatus.UNREACHABLE, FetchStatus.OK]
+
+
+@pytest.mark.parametrize("hosts", [1, 3])
+def test_where_no_name_resolves_the_sources_are_not_checked_never_dead(
+    server: Server, hosts: int
+) -> None:
+    urls = [f"http://h{i % hosts}.test/p{i}" for i in range(6)]
+    resolve, calls = spy_resolver(fixed_resolver(default=None))
+    pages = run(server, urls, resolve)
+    assert {p.record.status for p in pages} == {FetchStatus.NOT_CHECKED}
+    assert all(p.record.reason.startswith(UNREACHED) for p in pages)
+    assert server.requests == []
+    # A host that failed once is not tried again in the same batch.
+    tried = Counter(host for host in calls if host.endswith(".test"))
+    assert all(count <= 2 for count in tried.values()), tried  # per_host=2 race at most
+
+
+def test_a_resolver_that_never_answers_costs_one_timeout_not_one_per_url() -> None:
+    async def silent(host: str, port: int) -> list[str]:
+        await asyncio.sleep(3600)
+        return []
+
+    urls = [f"http://host{i}.test/page" for i in range(40)]
+    started = time.monotonic()
+    pages = fetch_sources(
+        urls, FetchPolicy(connect_timeout=0.5), transport=NoNetwork(), resolve=silent
+    )
+    elapsed = time.monotonic() - started
+    # 8 at a time: the first timeouts show nothing answers, the rest are not tried;
+    # one timeout per URL (and a retry each) would be 40 x 0.5 s / 8 x 2 = 5 s.
+    assert elapsed < 2.0, elapsed
+    assert {p.record.status for p in pages} == {FetchStatus.NOT_CHECKED}
 
 
 def test_a_refused_connection_is_unreachable() -> None:

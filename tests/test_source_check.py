@@ -394,3 +394,40 @@ def test_a_resumed_run_fetches_again_only_what_was_forged(
     assert any(
         "1 record(s) of index.json are not the ones this session saved" in w for w in warnings
     )
+
+
+def test_a_machine_that_cannot_resolve_names_says_so_and_calls_nothing_dead(run_cli, mock_script):
+    """An offline run (no name resolves): the sources are "not checked", never "dead"; the
+    run says so once on the terminal, in the events and in the Methodology; no review
+    prompt tells the reviewer to reject or drop on them."""
+    script = mock_script(web="unresolvable", reject_first_review=False)
+    result = run_cli(
+        "--mock-mode", "--mock-script", str(script), "--verify-sources", "--name", "demo",
+        "--breadth", "2", "--depth", "1", "How do heat pumps perform in cold climates?",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    terminal = result.output
+    assert terminal.count("could not reach the web") == 1, terminal
+    assert "--no-verify-sources" in terminal
+    assert "checking 3 sources\u2026" in terminal
+    assert "3 could not be checked" in terminal  # the per-topic line counts them
+    events = read_jsonl(SESSION / "events.jsonl")
+    assert [e["type"] for e in events].count("web_unreachable") == 1
+    pages = read_json(SESSION / "verification.json")["pages"]
+    assert pages and {p["status"] for p in pages.values()} == {"not_checked"}
+
+    report = REPORT.read_text(encoding="utf-8")
+    methodology = report.split("## Methodology", 1)[1]
+    assert "this machine could not reach the web" in methodology
+    assert "`--no-verify-sources`" in methodology
+    assert "; 0 dead (" in methodology and "6 not checked (no web access)" in methodology
+    assert "(no snapshot: not checked)" in report
+
+    logs = sorted((SESSION / "logs").glob("*review*.log"))
+    assert len(logs) >= 3
+    for log in logs:
+        prompt = log.read_text(encoding="utf-8")
+        check = prompt.split("## Source check by the orchestrator", 1)[1].split("\n## ", 1)[0]
+        assert "not checked" in check.lower(), check
+        for wrong in ("dead", "Reject the topic", "drop them", "drop the citation"):
+            assert wrong not in check, (log.name, wrong, check)

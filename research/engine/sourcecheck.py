@@ -44,6 +44,7 @@ class SourceChecker:
         self._store: SnapshotStore | None = None
         self._locals_read = False
         self._local_words: dict[str, frozenset[str]] = {}
+        self._said_unreachable = False
 
     @property
     def web(self) -> Web:
@@ -170,6 +171,8 @@ class SourceChecker:
             unavailable=len(check.unavailable),
             findings=len(check.findings),
             doubtful=doubtful,
+            unchecked=sum(1 for f in check.findings if f.support.value == "unverifiable"),
+            not_checked=sum(1 for p in check.unavailable if p.status == "not_checked"),
         )
 
     def review_text(self, topic: Topic) -> str | None:
@@ -181,14 +184,16 @@ class SourceChecker:
 
     def fetch(self, locations: list[str], *, seconds: float, before_review: bool) -> None:
         """Fetch the web sources not fetched yet in this session, within the budget."""
+        known = self.store.records()
         new = [
             loc
             for loc in dict.fromkeys(locations)
-            if loc.startswith(("http://", "https://")) and not self.store.known(loc)
+            if loc.startswith(("http://", "https://"))
+            and (loc not in known or known[loc].status is FetchStatus.NOT_CHECKED)
         ]
         if not new:
             return
-        from research.sources.fetch import FetchPolicy, fetch_sources
+        from research.sources.fetch import FetchPolicy, fetch_sources, web_unreachable
 
         allowed = self.fetch_seconds(seconds, before_review=before_review)
         if allowed < MIN_FETCH_SECONDS:
@@ -199,6 +204,7 @@ class SourceChecker:
         over = new[MAX_NEW_SOURCES_PER_TOPIC:] if before_review else []
         new = new[: len(new) - len(over)]
         policy = FetchPolicy(allow_private=self.ctx.state.config.allow_private_sources)
+        self.ctx.events.emit("sources_checking", count=len(new))
         started = time.monotonic()
         pages = fetch_sources(
             new,
@@ -228,6 +234,9 @@ class SourceChecker:
             seconds=round(time.monotonic() - started, 3),
             outcomes=statuses,
         )
+        if web_unreachable(pages) and not self._said_unreachable:
+            self._said_unreachable = True
+            self.ctx.events.emit("web_unreachable", message=verification.UNREACHED_NOTICE)
 
     def _keep(self, page: FetchedPage) -> None:
         if page.record.reason.startswith(BUDGET_SPENT):

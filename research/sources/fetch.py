@@ -30,6 +30,7 @@ raises. What they keep:
 from __future__ import annotations
 
 import asyncio
+import errno
 import hashlib
 import ipaddress
 import os
@@ -49,7 +50,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from research import __version__
 from research.sources.extract import SNIFFED_TYPES, extract, kind_of, media_type
-from research.sources.records import BUDGET_SPENT, FetchedPage, FetchStatus, SourceRecord
+from research.sources.records import (
+    BUDGET_SPENT,
+    UNREACHED,
+    FetchedPage,
+    FetchStatus,
+    SourceRecord,
+)
 
 __all__ = [
     "BUDGET_SPENT",
@@ -74,6 +81,13 @@ PUBLIC_TEST_ADDRESS = "93.184.216.34"
 """A global (public) address for resolvers of simulated hosts; nothing connects to it."""
 
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
+PROBE_HOSTS = ("example.com", "wikipedia.org")
+"""Names asked when a whole batch was one host that did not resolve: if none of them
+resolves either, the machine cannot resolve names (else the host is invented)."""
+GIVE_UP_AFTER = 4
+"""Hosts that fail on this machine's side, with nothing answering, before the rest of the
+batch is not tried (a resolver that never answers costs one timeout, not one per URL)."""
+NOT_TRIED = f"{UNREACHED}: the first fetches of this batch all failed, so this was not tried"
 NOT_FOUND = frozenset({404, 410})
 BLOCKED = frozenset({401, 403, 429})
 DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -189,7 +203,7 @@ class _Attempt:
     http_status: int | None = None
     content_type: str | None = None
 
-    def page(self, status: FetchStatus, reason: str, **extra: Any) -> FetchedPage:
+    def page(self, status: FetchStatus, reason: str, local: str = "", **extra: Any) -> FetchedPage:
         record = SourceRecord(
             url=self.url,
             status=status,
@@ -200,7 +214,14 @@ class _Attempt:
             fetched_at=self.fetched_at,
             **extra,
         )
-        return FetchedPage(record=record, text=None)
+        return FetchedPage(record=record, text=None, local=local)
+
+
+def _same_failure(url: str, earlier: FetchedPage) -> FetchedPage:
+    record = earlier.record
+    reason = f"{record.reason} (its host failed earlier in this batch; not tried again)"
+    update = {"url": url, "final_url": url, "reason": reason[:500]}
+    return FetchedPage(record.model_copy(update=update), None, local=earlier.local)
 
 
 def _skipped(url: str, reason: str) -> FetchedPage:
@@ -250,6 +271,10 @@ class _Fetcher:
         self.deadline = None if deadline is None else loop.time() + (deadline - time.monotonic())
         self.slots = asyncio.Semaphore(policy.concurrency)
         self.host_slots: dict[str, asyncio.Semaphore] = {}
+        self.failed_hosts: dict[str, FetchedPage] = {}
+        """Hosts that gave no answer in this batch, with their first outcome."""
+        self.reached = False
+        """Whether any fetch of this batch got past this machine (an answer, a refusal)."""
         self.client = httpx.AsyncClient(
             transport=transport,
             follow_redirects=False,
@@ -322,6 +347,36 @@ class _Fetcher:
         problem = _scheme_problem(parsed)
         if problem:
             return _skipped(url, problem)
+        page = await self._fetch_host(url, parsed)
+        self._note(parsed.host, page)
+        return page
+
+    def _known_outcome(self, url: str, host: str) -> FetchedPage | None:
+        """The outcome this batch already knows for `url` without trying it: its host failed
+        (not tried again), or nothing got through so far (the rest is not tried)."""
+        earlier = self.failed_hosts.get(host)
+        if earlier is not None:
+            return _same_failure(url, earlier)
+        if len(self.failed_hosts) >= GIVE_UP_AFTER and not self.reached:
+            record = SourceRecord(url=url, status=FetchStatus.NOT_CHECKED, reason=NOT_TRIED)
+            return FetchedPage(record, None, local="given up")
+        return None
+
+    def _note(self, host: str, page: FetchedPage) -> None:
+        """Remember a host that gave no answer, and whether anything answered."""
+        record = page.record
+        if record.reason.startswith(BUDGET_SPENT):
+            return
+        silent = record.http_status is None and record.status in (
+            FetchStatus.UNREACHABLE,
+            FetchStatus.TIMEOUT,
+        )
+        if page.local or silent:
+            self.failed_hosts.setdefault(host, page)
+        if not page.local:
+            self.reached = True
+
+    async def _fetch_host(self, url: str, parsed: httpx.URL) -> FetchedPage:
         host_slot = self.host_slots.setdefault(parsed.host, asyncio.Semaphore(self.policy.per_host))
         first: FetchedPage | None = None
         for attempt in range(2):
@@ -337,7 +392,8 @@ class _Fetcher:
                 try:
                     await self._acquire(self.slots)
                     try:
-                        page = await self._attempt(url, parsed)
+                        known = self._known_outcome(url, parsed.host)
+                        page = known or await self._attempt(url, parsed)
                     finally:
                         self.slots.release()
                 finally:
@@ -402,7 +458,7 @@ class _Fetcher:
             except httpx.TimeoutException as exc:
                 raise _Retryable(state.page(FetchStatus.TIMEOUT, _timeout_reason(exc))) from None
             except httpx.HTTPError as exc:
-                return state.page(FetchStatus.UNREACHABLE, _error_reason(exc))
+                return state.page(FetchStatus.UNREACHABLE, _error_reason(exc), local=_local(exc))
         state.current = str(target)
         return state.page(
             FetchStatus.UNREACHABLE, f"too many redirects (more than {policy.max_redirects})"
@@ -437,13 +493,13 @@ class _Fetcher:
                 async with asyncio.timeout(self.policy.connect_timeout):
                     addresses = list(await self.resolve(host, port))
             except TimeoutError:
-                raise _Retryable(
-                    state.page(FetchStatus.TIMEOUT, f"resolving {host} timed out")
-                ) from None
+                # Not retried: a resolver that does not answer will not answer the retry.
+                reason = f"resolving {host} timed out"
+                return state.page(FetchStatus.TIMEOUT, reason, local="resolver")
             except (OSError, ValueError) as exc:
                 detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
                 reason = f"{host} does not resolve" + (f" ({detail})" if detail else "")
-                return state.page(FetchStatus.UNREACHABLE, reason)
+                return state.page(FetchStatus.UNREACHABLE, reason, local=_resolver_failure(exc))
             if not addresses:
                 return state.page(FetchStatus.UNREACHABLE, f"{host} has no address")
         if self.policy.allow_private:
@@ -556,6 +612,26 @@ def _timeout_reason(exc: httpx.TimeoutException) -> str:
     return "read timed out"
 
 
+def _resolver_failure(exc: OSError | ValueError) -> str:
+    """ "resolver" when the resolver could not answer at all (a temporary failure), else
+    "dns": the name did not resolve, which one invented host also gives."""
+    if isinstance(exc, socket.gaierror) and exc.errno in (socket.EAI_AGAIN, socket.EAI_FAIL):
+        return "resolver"
+    return "dns"
+
+
+def _local(exc: httpx.HTTPError) -> str:
+    """Whether a request failed on this machine's side: "proxy", "network" or ""."""
+    if isinstance(exc, httpx.ProxyError):
+        return "proxy"
+    cause: BaseException | None = exc
+    while cause is not None:
+        if isinstance(cause, OSError) and cause.errno == errno.ENETUNREACH:
+            return "network"
+        cause = cause.__cause__ or cause.__context__
+    return "network" if "network is unreachable" in str(exc).lower() else ""
+
+
 def _error_reason(exc: httpx.HTTPError) -> str:
     text = str(exc).strip()
     if isinstance(exc, httpx.ConnectError):
@@ -590,12 +666,15 @@ async def fetch_many(
     """
     unique = list(dict.fromkeys(urls))
     pages: dict[str, FetchedPage] = {}
+    held: list[str] = []  # local failures: handed on once the batch's verdict is known
     async with _Fetcher(policy, deadline, transport, resolve or system_resolver) as fetcher:
 
         async def one(url: str) -> None:
             page = await fetcher.fetch(url)
             pages[url] = page
-            if on_page is not None:
+            if page.local:
+                held.append(url)
+            elif on_page is not None:
                 on_page(page)
 
         tasks = [asyncio.create_task(one(url)) for url in unique]
@@ -605,7 +684,57 @@ async def fetch_many(
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+    done = [pages[url] for url in unique if url in pages]
+    if await _web_unreachable(done, resolve or system_resolver, policy.connect_timeout):
+        pages.update({url: not_checked(pages[url]) for url in held})
+    else:
+        pages.update({url: _undecided(pages[url]) for url in held})
+    if on_page is not None:
+        for url in held:
+            on_page(pages[url])
     return [pages[url] for url in unique]
+
+
+async def _web_unreachable(pages: Sequence[FetchedPage], resolve: Resolver, timeout: float) -> bool:
+    """Whether a batch says this machine cannot reach the web: every fetch failed on this
+    machine's side. When that is one name that does not resolve, which an invented host
+    also gives, well-known names are asked too (PROBE_HOSTS)."""
+    tried = [p for p in pages if not p.record.reason.startswith(BUDGET_SPENT)]
+    if not tried or not all(p.local for p in tried):
+        return False
+    hosts = {httpx.URL(p.record.url).host for p in tried if p.local != "given up"}
+    if len(hosts) >= 2 or any(p.local not in ("dns", "given up") for p in tried):
+        return True
+    for host in PROBE_HOSTS:
+        try:
+            async with asyncio.timeout(timeout):
+                if await resolve(host, 443):
+                    return False
+        except (OSError, ValueError, TimeoutError):
+            continue
+    return True
+
+
+def web_unreachable(pages: Sequence[FetchedPage]) -> bool:
+    """Whether a fetched batch found this machine could not reach the web (its pages were
+    made NOT_CHECKED)."""
+    return any(p.record.status is FetchStatus.NOT_CHECKED and p.local != "given up" for p in pages)
+
+
+def not_checked(page: FetchedPage) -> FetchedPage:
+    """A page of a batch that could not reach the web: NOT_CHECKED, never dead."""
+    record = page.record
+    reason = (
+        record.reason if record.reason.startswith(UNREACHED) else f"{UNREACHED} ({record.reason})"
+    )
+    update = {"status": FetchStatus.NOT_CHECKED, "reason": reason[:500]}
+    return FetchedPage(record.model_copy(update=update), None, local=page.local)
+
+
+def _undecided(page: FetchedPage) -> FetchedPage:
+    """A local failure in a batch where other fetches got through: the page's own failure
+    (an invented host), except a page the batch gave up on, which is still not checked."""
+    return page if page.local != "given up" else not_checked(page)
 
 
 def fetch_sources(

@@ -28,6 +28,14 @@ class FetchStatus(StrEnum):
     NOT_TEXT = "not_text"
     SKIPPED = "skipped"
     """Refused before fetching (a private address, another scheme, no time left)."""
+    NOT_CHECKED = "not_checked"
+    """Not fetched because this machine could not reach the web: every fetch of the batch
+    failed for a local reason (names do not resolve, the network is unreachable, the proxy
+    refuses). Says nothing about the page; fetched again by a later batch."""
+
+
+UNREACHED = "this machine could not reach the web"
+"""How a NOT_CHECKED record's reason starts."""
 
 
 class SourceRecord(BaseModel):
@@ -61,3 +69,6 @@ class FetchedPage:
 
     record: SourceRecord
     text: str | None
+    local: str = ""
+    """Why the fetch failed on this machine's side ("" when it did not): "dns" (the name
+    did not resolve, or resolving hung), "network" (no route out) or "proxy"."""

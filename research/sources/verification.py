@@ -28,6 +28,12 @@ from research.sources.registry import SourceRegistry
 
 DEAD = frozenset({FetchStatus.NOT_FOUND, FetchStatus.UNREACHABLE, FetchStatus.TIMEOUT})
 """Outcomes that say the page is not there (as opposed to blocked, refused or not text)."""
+UNREACHED_NOTICE = (
+    "this machine could not reach the web (names do not resolve, the network is "
+    "unreachable or the proxy refuses), so the cited sources were not checked; run with "
+    "--no-verify-sources where there is no web access"
+)
+"""Said once on the terminal and in the events, and in the Methodology."""
 MAX_LISTED = 12
 """Problems named in one prompt section; the rest are counted."""
 MAX_APPENDIX = 100
@@ -128,6 +134,8 @@ def _why_none(location: str, records: Mapping[str, SourceRecord]) -> str:
         return "never fetched"
     if record.status is FetchStatus.OK:
         return "no text was kept"
+    if record.status is FetchStatus.NOT_CHECKED:
+        return f"not checked: {record.reason}"
     return f"{record.status.value}: {record.reason}" if record.reason else record.status.value
 
 
@@ -226,6 +234,7 @@ def summarise(
     fetched = [records[s.url] for s in registry.sources if s.url in records]
     kept = sum(1 for record in fetched if record.snapshot)
     dead = sum(1 for record in fetched if record.status in DEAD)
+    unreached = sum(1 for record in fetched if record.status is FetchStatus.NOT_CHECKED)
     counts = dict.fromkeys(Support, 0)
     for claim in claims:
         counts[claim.check.support] += 1
@@ -250,7 +259,8 @@ def summarise(
         sources_cited=len(registry.sources),
         snapshotted=kept,
         dead=dead,
-        not_checked=len(registry.sources) - kept - dead,
+        not_checked=len(registry.sources) - kept - dead - unreached,
+        not_reached=unreached,
         local_documents=local_documents,
         claims_checked=len(claims),
         supported=counts[Support.SUPPORTED],
@@ -298,23 +308,41 @@ def _clip(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
 
 
+def _unreached(problem: SourceProblem) -> bool:
+    return problem.status == FetchStatus.NOT_CHECKED.value
+
+
+def _listed_problems(title: str, problems: Sequence[SourceProblem]) -> list[str]:
+    lines = ["", title]
+    for problem in problems[:MAX_LISTED]:
+        why = f"{problem.status}" + (f", {problem.reason}" if problem.reason else "")
+        lines.append(f"- {problem.location} ({_clip(why, 120)})")
+    if len(problems) > MAX_LISTED:
+        lines.append(f"- … and {len(problems) - MAX_LISTED} more")
+    return lines
+
+
 def review_text(check: TopicCheck) -> str:
-    """REVIEW's `source_check`: sources that could not be read, and findings whose numbers
-    or words are not on the page they cite."""
-    lines: list[str] = []
+    """REVIEW's `source_check`: sources that could not be read, sources this machine could
+    not reach (not checked: never a reason to reject), and findings whose numbers or words
+    are not on the page they cite."""
+    unreached = [p for p in check.unavailable if _unreached(p)]
+    unreadable = [p for p in check.unavailable if not _unreached(p)]
     fetched = len(check.sources) - len(check.unavailable)
-    lines.append(
+    lines = [
         f"The orchestrator fetched the {len(check.sources)} sources these notes cite "
         f"and checked each finding against its page: {fetched} could be read."
-    )
-    if check.unavailable:
-        lines.append("")
-        lines.append("Sources that could not be read (dead, invented, blocked or not text):")
-        for problem in check.unavailable[:MAX_LISTED]:
-            why = f"{problem.status}" + (f", {problem.reason}" if problem.reason else "")
-            lines.append(f"- {problem.location} ({_clip(why, 120)})")
-        if len(check.unavailable) > MAX_LISTED:
-            lines.append(f"- … and {len(check.unavailable) - MAX_LISTED} more")
+    ]
+    if unreached:
+        lines += _listed_problems(
+            "Sources not checked: this machine could not reach the web. Nothing is known "
+            "against them; judge the findings that cite them on their own merits:",
+            unreached,
+        )
+    if unreadable:
+        lines += _listed_problems(
+            "Sources that could not be read (dead, invented, blocked or not text):", unreadable
+        )
     doubtful = [f for f in check.findings if f.support in (Support.UNSUPPORTED, Support.WEAK)]
     if doubtful:
         lines.append("")
@@ -326,15 +354,23 @@ def review_text(check: TopicCheck) -> str:
             )
         if len(doubtful) > MAX_LISTED:
             lines.append(f"- … and {len(doubtful) - MAX_LISTED} more")
+    lines += ["", _review_advice(check, bool(unreadable or doubtful))]
+    return "\n".join(lines)
+
+
+def _review_advice(check: TopicCheck, found_problems: bool) -> str:
     supported = sum(1 for f in check.findings if f.support is Support.SUPPORTED)
-    lines.append("")
-    lines.append(
-        f"{supported} of {len(check.findings)} findings were matched by their page. "
-        "Reject the topic if a key finding rests on a source that could not be read "
-        "or says something else; an automatic check can miss a paraphrase, so judge "
+    unchecked = sum(1 for f in check.findings if f.support is Support.UNVERIFIABLE)
+    counts = f"{supported} of {len(check.findings)} findings were matched by their page"
+    if unchecked:
+        counts += f" and {unchecked} could not be checked"
+    if not found_problems:
+        return f"{counts}."
+    return (
+        f"{counts}. Reject the topic if a key finding rests on a source that could not be "
+        "read or says something else; an automatic check can miss a paraphrase, so judge "
         "the passages yourself."
     )
-    return "\n".join(lines)
 
 
 def final_text(claims: Sequence[CitedClaim], outcomes: Sequence[CitationOutcome]) -> str:
@@ -351,15 +387,22 @@ def final_text(claims: Sequence[CitedClaim], outcomes: Sequence[CitationOutcome]
         f"{sum(1 for c in claims if c.check.support is Support.UNVERIFIABLE)} "
         "unverifiable (no page text)."
     ]
+    unreached = [o for o in dead if o.reason.startswith("not checked")]
+    dead = [o for o in dead if o not in unreached]
+    if unreached:
+        lines += [
+            "",
+            "Citations not checked: this machine could not reach the web, so nothing is "
+            "known against them (keep them unless the progress notes disagree):",
+        ]
+        lines += _outcome_lines(unreached)
     if dead:
         lines += [
             "",
             "Citations whose page could not be read (drop them or cite another "
             "recorded source for the claim):",
         ]
-        lines += [f"- [{o.id}] {o.location}: {_clip(o.reason, 120)}" for o in dead[:MAX_LISTED]]
-        if len(dead) > MAX_LISTED:
-            lines.append(f"- … and {len(dead) - MAX_LISTED} more")
+        lines += _outcome_lines(dead)
     if doubtful:
         lines += [
             "",
@@ -374,6 +417,13 @@ def final_text(claims: Sequence[CitedClaim], outcomes: Sequence[CitationOutcome]
             )
         if len(doubtful) > MAX_LISTED:
             lines.append(f"- … and {len(doubtful) - MAX_LISTED} more")
-    if not dead and not doubtful:
+    if not dead and not doubtful and not unreached:
         lines.append("Every checked sentence was matched by its page.")
     return "\n".join(lines)
+
+
+def _outcome_lines(outcomes: Sequence[CitationOutcome]) -> list[str]:
+    lines = [f"- [{o.id}] {o.location}: {_clip(o.reason, 120)}" for o in outcomes[:MAX_LISTED]]
+    if len(outcomes) > MAX_LISTED:
+        lines.append(f"- … and {len(outcomes) - MAX_LISTED} more")
+    return lines

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from research.model.artifacts import tree_order
 from research.model.plan import Plan, TopicStatus
 from research.model.state import RWRState, StopReason
+from research.views.source_lines import SOURCE_EVENTS, source_line
 from research.workspace.events import EventLog
 from research.workspace.paths import SessionPaths
 
@@ -258,22 +259,9 @@ def _decision_line(_state: RWRState, event: dict[str, Any], where: str) -> str:
     return f"{where}   decision: {verdict}"
 
 
-def _source_check_line(state: RWRState, event: dict[str, Any], where: str) -> str:
+def _source_event_line(state: RWRState, event: dict[str, Any], where: str) -> str | None:
     name = topic_name(state, event.get("topic")) or event.get("topic")
-    return (
-        f"{where}   sources of {name!r}: {event['sources']} cited, "
-        f"{event['unavailable']} unreadable; {event['doubtful']} of "
-        f"{event['findings']} findings not (fully) on their page"
-    )
-
-
-def _report_check_line(_state: RWRState, event: dict[str, Any], _where: str) -> str:
-    return (
-        f"source check of the report ({event.get('stage')}): {event['claims']} cited "
-        "sentences, "
-        f"{event['supported']} supported, {event['weak']} weak, "
-        f"{event['unsupported']} unsupported, {event['unverifiable']} unverifiable"
-    )
+    return source_line(where, name, event)
 
 
 def _lock_taken_line(_state: RWRState, event: dict[str, Any], _where: str) -> str | None:
@@ -299,8 +287,7 @@ _EVENT_LINES: dict[str, EventLine] = {
     ),
     "topic_exhausted": lambda _s, e, w: f"{w}   gave up on {e['topic']!r} #RETRY_EXHAUSTED",
     "decision": _decision_line,
-    "source_check": _source_check_line,
-    "report_check": _report_check_line,
+    **dict.fromkeys(SOURCE_EVENTS, _source_event_line),
     "research_stopped": lambda _s, e, _w: f"research ended: {e['detail']}",
     "lock_taken": _lock_taken_line,
     "warning": _message_line,

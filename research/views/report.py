@@ -21,7 +21,7 @@ from research.sources.registry import (
     render_sources_section,
     strip_citations,
 )
-from research.sources.verification import FLAG_MARK
+from research.sources.verification import FLAG_MARK, UNREACHED_NOTICE
 from research.workspace.paths import SessionPaths
 
 BANNER_MARK = "⚠️ **WARNING:"
@@ -378,11 +378,21 @@ def _source_check_lines(state: RWRState) -> list[str]:
         if found.flagged
         else []
     )
+    unreached = (
+        [
+            f"- Not checked: {_plural(found.not_reached, 'source')}: "
+            + UNREACHED_NOTICE.replace("--no-verify-sources", "`--no-verify-sources`")
+        ]
+        if found.not_reached
+        else []
+    )
     return [
+        *unreached,
         *marks,
         f"- Sources checked: {found.sources_cited} cited in the notes; {found.snapshotted} "
         f"fetched or read with a text snapshot kept{local}; {found.dead} dead (not found, "
-        f"unreachable or timed out); {found.not_checked} blocked, refused or without text",
+        f"unreachable or timed out); {found.not_checked} blocked, refused or without text"
+        + (f"; {found.not_reached} not checked (no web access)" if found.not_reached else ""),
         f"- Claims checked against their pages: {found.claims_checked} cited sentences: "
         f"{found.supported} supported, {found.weak} weak, {found.unsupported} unsupported, "
         f"{found.unverifiable} unverifiable (no snapshot)",
