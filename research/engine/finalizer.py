@@ -22,6 +22,7 @@ from research.sources.registry import (
 )
 from research.sources.verification import mark_flagged
 from research.views import report
+from research.views.html_report import ReportPage, render_report_html
 from research.workspace import archive
 from research.workspace.fsutil import atomic_write_text
 
@@ -202,7 +203,20 @@ class Finalizer:
         ctx.events.emit(
             "citation_audit", stage=stage, ok=audit.ok, unknown=audit.unknown, defects=audit.defects
         )
+        self.write_html(text, registry)
         return audit
+
+    def write_html(self, markdown: str, registry: SourceRegistry) -> None:
+        """reports/<name>/report.html beside the Markdown, at every report stage."""
+        paths = self.ctx.paths
+        page = ReportPage(
+            plan=self.ctx.state.plan,
+            registry=registry,
+            verification=self.sources.read_file(),
+            root=paths.root,
+            report_dir=paths.report_file.parent,
+        )
+        atomic_write_text(paths.report_html_file, render_report_html(markdown, page))
 
     def finish(self) -> None:
         """Make the report true (citations, methodology, banners), archive, and mark done.

@@ -997,8 +997,16 @@ def _finding_text(unit: str) -> str:
     return _tidy(_DANGLING.sub("", _tidy(text)))
 
 
+def _uncite(text: str) -> str:
+    """`text` without citation markers, nor the source check's marks after them ("[2]\u2020")."""
+    return _AFTER_CITATION_MARK.sub(" ", _CITATION.sub(" ", text))
+
+
+_AFTER_CITATION_MARK = re.compile(r"(?<= )\u2020+")
+
+
 def _row_text(row: str) -> str:
-    cells = [_tidy(_CITATION.sub(" ", cell)) for cell in row.strip().strip("|").split("|")]
+    cells = [_tidy(_uncite(cell)) for cell in row.strip().strip("|").split("|")]
     return "; ".join(cell for cell in cells if cell)
 
 
@@ -1057,7 +1065,7 @@ def report_claims(report_markdown: str) -> list[Claim]:
 
 
 def _sentence_claim(sentence: str) -> str:
-    return _tidy(_MD_LINK.sub(_link_text, _CITATION.sub(" ", sentence)))
+    return _tidy(_MD_LINK.sub(_link_text, _uncite(sentence)))
 
 
 def claim_key(text: str) -> str:

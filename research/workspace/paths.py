@@ -139,6 +139,11 @@ class SessionPaths:
     def report_file(self) -> Path:
         return self.report_dir / "report.md"
 
+    @property
+    def report_html_file(self) -> Path:
+        """The report as one self-contained web page, written beside report.md."""
+        return self.report_dir / "report.html"
+
     def relative(self, path: Path) -> str:
         """`path` relative to the working directory, as the agent is told it."""
         return path.relative_to(self.root).as_posix()
