@@ -375,10 +375,13 @@ def _review_advice(check: TopicCheck, found_problems: bool) -> str:
 
 def final_text(claims: Sequence[CitedClaim], outcomes: Sequence[CitationOutcome]) -> str:
     """FINAL REVIEW's and REVISE's `source_verification`: the report's dead, unsupported and
-    weak citations, each with its evidence passage."""
+    weak citations, each with its evidence passage, and apart the citations this machine
+    could not check."""
     if not claims:
         return "No cited sentence of the report could be checked yet."
-    dead = [o for o in outcomes if o.outcome == Support.UNVERIFIABLE.value]
+    unreadable = [o for o in outcomes if o.outcome == Support.UNVERIFIABLE.value]
+    unreached = [o for o in unreadable if o.reason.startswith("not checked")]
+    dead = [o for o in unreadable if o not in unreached]
     doubtful = [c for c in claims if c.check.support in (Support.UNSUPPORTED, Support.WEAK)]
     supported = sum(1 for c in claims if c.check.support is Support.SUPPORTED)
     lines = [
@@ -387,39 +390,42 @@ def final_text(claims: Sequence[CitedClaim], outcomes: Sequence[CitationOutcome]
         f"{sum(1 for c in claims if c.check.support is Support.UNVERIFIABLE)} "
         "unverifiable (no page text)."
     ]
-    unreached = [o for o in dead if o.reason.startswith("not checked")]
-    dead = [o for o in dead if o not in unreached]
     if unreached:
         lines += [
             "",
             "Citations not checked: this machine could not reach the web, so nothing is "
             "known against them (keep them unless the progress notes disagree):",
+            *_outcome_lines(unreached),
         ]
-        lines += _outcome_lines(unreached)
     if dead:
         lines += [
             "",
             "Citations whose page could not be read (drop them or cite another "
             "recorded source for the claim):",
+            *_outcome_lines(dead),
         ]
-        lines += _outcome_lines(dead)
     if doubtful:
-        lines += [
-            "",
-            "Sentences the cited page does not (fully) support (correct the claim to "
-            "what the page says, or drop the citation):",
-        ]
-        for claim in doubtful[:MAX_LISTED]:
-            ids = ", ".join(str(i) for i in claim.ids)
-            lines.append(
-                f'- {claim.check.support.value} [{ids}]: "{_clip(claim.check.claim)}"'
-                f": {claim.check.reason}; {_evidence(claim.check)}"
-            )
-        if len(doubtful) > MAX_LISTED:
-            lines.append(f"- … and {len(doubtful) - MAX_LISTED} more")
+        lines += _doubtful_lines(doubtful)
     if not dead and not doubtful and not unreached:
         lines.append("Every checked sentence was matched by its page.")
     return "\n".join(lines)
+
+
+def _doubtful_lines(doubtful: Sequence[CitedClaim]) -> list[str]:
+    lines = [
+        "",
+        "Sentences the cited page does not (fully) support (correct the claim to "
+        "what the page says, or drop the citation):",
+    ]
+    for claim in doubtful[:MAX_LISTED]:
+        ids = ", ".join(str(i) for i in claim.ids)
+        lines.append(
+            f'- {claim.check.support.value} [{ids}]: "{_clip(claim.check.claim)}"'
+            f": {claim.check.reason}; {_evidence(claim.check)}"
+        )
+    if len(doubtful) > MAX_LISTED:
+        lines.append(f"- … and {len(doubtful) - MAX_LISTED} more")
+    return lines
 
 
 def _outcome_lines(outcomes: Sequence[CitationOutcome]) -> list[str]:
