@@ -33,7 +33,15 @@ from machine import machine  # noqa: E402  (bench/ is the script's folder)
 from research.sources.claims import Support, check_claim, index_page  # noqa: E402
 
 FIXTURE = REPO / "tests" / "fixtures" / "claims"
-LABELS = ("supported", "number_changed", "unrelated", "dead_url", "invented_host")
+LABELS = (
+    "supported",
+    "careful",
+    "number_changed",
+    "meaning_flipped",
+    "unrelated",
+    "dead_url",
+    "invented_host",
+)
 
 
 def fixture_rows() -> list[dict[str, object]]:

@@ -26,7 +26,15 @@ from research.sources.claims import (
 )
 
 FIXTURE = Path(__file__).parent / "fixtures" / "claims"
-LABELS = ("supported", "number_changed", "unrelated", "dead_url", "invented_host")
+LABELS = (
+    "supported",
+    "careful",
+    "number_changed",
+    "meaning_flipped",
+    "unrelated",
+    "dead_url",
+    "invented_host",
+)
 
 
 # --- The labelled fixture -----------------------------------------------------------------
@@ -60,6 +68,16 @@ def run_fixture() -> tuple[list[tuple[dict[str, Any], ClaimCheck]], str]:
     return results, "\n".join(lines)
 
 
+def right(label: str, support: Support) -> bool:
+    """Supported claims must come out SUPPORTED; careful phrasing may be WEAK at most;
+    every other label must not come out SUPPORTED."""
+    if label == "supported":
+        return support is Support.SUPPORTED
+    if label == "careful":
+        return support in (Support.SUPPORTED, Support.WEAK)
+    return support is not Support.SUPPORTED
+
+
 def flagged_share(results: list[tuple[dict[str, Any], ClaimCheck]], *labels: str) -> float:
     """Share of the claims with these labels that do not come out SUPPORTED (weak is a flag)."""
     chosen = [check for row, check in results if row["label"] in labels]
@@ -90,19 +108,22 @@ def test_the_labelled_fixture_confusion_table() -> None:
     misses = "\n".join(
         f"  {row['id']} {row['label']} -> {check.support.value}: {check.reason}"
         for row, check in results
-        if (check.support is Support.SUPPORTED) != (row["label"] == "supported")
+        if not right(row["label"], check.support)
     )
     print("Misclassified:\n" + (misses or "  none"))
     held_out = [(row, check) for row, check in results if row.get("held_out")]
-    right = sum(
-        (c.support is Support.SUPPORTED) == (r["label"] == "supported") for r, c in held_out
-    )
-    print(f"Held out (written after the rule was settled): {right}/{len(held_out)} right")
+    good = sum(right(r["label"], c.support) for r, c in held_out)
+    print(f"Held out (written after the rule was settled): {good}/{len(held_out)} right")
     message = f"\n{table}\nmisclassified:\n{misses}"
     assert flagged_share(results, "dead_url", "invented_host") >= 0.95, message
     assert flagged_share(results, "number_changed") >= 0.90, message
     assert 1 - flagged_share(results, "supported") >= 0.95, message
     assert flagged_share(results, "unrelated") >= 0.90, message
+    # Careful phrasing (number words, marked rounding, unit and date formats) is never
+    # called unsupported; claims that flip the figures' meaning mostly do not pass.
+    careful = [c for r, c in results if r["label"] == "careful"]
+    assert all(c.support is not Support.UNSUPPORTED for c in careful), message
+    assert flagged_share(results, "meaning_flipped") >= 0.70, message
     # No snapshot is always UNVERIFIABLE, never a guess.
     for row, check in results:
         if row["page"] is None:
@@ -518,3 +539,69 @@ def test_report_claims() -> None:
         Claim("Norway; 60%", ("9",)),
         Claim("Finland; 35%", ("10", "11")),
     ]
+
+
+# --- Careful phrasing and meaning flips (issue 21) ----------------------------------------
+
+TRIAL = index_page(
+    "Field trial results\n"
+    "Homes with underfloor heating reached a SCOP of 3.4, while homes with radiators "
+    "averaged 2.6. Bills fell by 21.4% and 6,842,517 people live in the region. "
+    "Pack prices fell to 115 dollars in 2024, down 20% from 144 dollars. "
+    "The lane is 4.2 kilometres long and opened in March 2021. "
+    "The library is released under version 2.1 of the licence; section 2.3 covers patents."
+)
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Bills fell by about a fifth.",  # number words, a share
+        "Bills fell by one in five.",
+        "Bills fell by roughly 21%.",  # rounding marked as such
+        "Some 6.8 million people live in the region.",  # scale word and rounding
+        "The lane is 4,200 m long.",  # another unit
+        "The lane opened in 2021-03.",  # ISO date
+    ],
+)
+def test_careful_phrasing_is_never_unsupported(claim: str) -> None:
+    check = check_claim(claim, TRIAL)
+    assert check.support is not Support.UNSUPPORTED, check
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Bills fell by 21%.",  # no rounding marked: the figure must be the page's
+        "Bills fell by about 30%.",  # marked, but too far from 21.4%
+        "The lane is 4,800 m long.",
+    ],
+)
+def test_rounding_and_units_do_not_excuse_another_figure(claim: str) -> None:
+    assert check_claim(claim, TRIAL).support is Support.UNSUPPORTED
+
+
+@pytest.mark.parametrize(
+    ("claim", "why"),
+    [
+        ("Pack prices rose to 115 dollars in 2024, up 20% from 144 dollars.", "'fell'"),
+        ("Bills did not fall by 21.4%.", "negates"),
+        (
+            "Homes with radiators reached a SCOP of 3.4, while homes with underfloor heating "
+            "averaged 2.6.",
+            "each other's subjects",
+        ),
+    ],
+)
+def test_a_claim_that_flips_the_figures_meaning_is_unsupported(claim: str, why: str) -> None:
+    check = check_claim(claim, TRIAL)
+    assert check.support is Support.UNSUPPORTED and "meaning flipped" in check.reason, check
+    assert why in check.reason
+
+
+def test_a_version_or_section_figure_must_be_in_the_supporting_passage() -> None:
+    # 2.3 is on the page, as a section number: not the licence's version.
+    check = check_claim("The library is released under version 2.3 of the licence.", TRIAL)
+    assert check.support is not Support.SUPPORTED, check
+    good = check_claim("The library is released under version 2.1 of the licence.", TRIAL)
+    assert good.support is Support.SUPPORTED, good

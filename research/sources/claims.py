@@ -22,6 +22,19 @@ Three kinds of context count as part of every passage:
 - a numbered name ("phase 3", "round 5", "table 2": a figure right after such a word),
   which must be on the page but need not be in the passage.
 
+Issue 21 added three rules:
+- a figure after "version", "section", "level", "page" or "table" (kind "pinned") must be
+  in the supporting passage after the same word ("LGPL version 2.3" is not supported by a
+  page with version 2.1 and a section 2.3);
+- careful phrasing is read as such (`research.sources.phrasing`): number words ("a
+  fifth", "one in five", "three million") become figures marked as rounded, a figure
+  marked as rounded ("about 12%") matches a page figure within its rounding, a figure
+  with a unit also means the same quantity in the other units of its kind (5 km, 5,000 m),
+  and an ISO date ("2021-03") reads as "March 2021";
+- a claim that keeps the figures but flips their meaning in the clause that holds them
+  (increase/decrease, more/less, above/below, a negation, or two figures given to each
+  other's subjects) is UNSUPPORTED ("meaning flipped: ...").
+
 How the best passage is chosen: the passages holding the most of the claim's words (those
 not already in the title block), then within them the shortest run of sentences that
 still holds those words (a neighbouring sentence that adds no words of the claim cannot
@@ -59,8 +72,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from decimal import Decimal
 from enum import StrEnum
 from functools import lru_cache
@@ -71,6 +84,15 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field
 
 from research.core.similarity import content_words
+from research.sources.phrasing import (
+    clause_around,
+    flipped,
+    rounding_before,
+    spell_numbers,
+    swapped,
+    tolerance,
+    unit_values,
+)
 from research.sources.registry import (
     _BARE_URL,
     _CITATION,
@@ -167,6 +189,9 @@ _RANGE_JOIN = re.compile(r"\s*(?:-|\u2013|\u2014|to|and)\s*[$\u20ac\u00a3\u00a5]
 _YEAR_TAIL_JOIN = frozenset({"/", "-", "\u2013"})
 _LINE_MARKER = re.compile(r"^[ \t]*(?:(?:[-*+\u2022]|\d+[.)])[ \t]+)+", re.MULTILINE)
 # A figure right after one of these words names something ("phase 3", "round 5").
+# After these it names the very thing the claim is about ("LGPL version 2.1", "page 48"):
+# such a figure must be in the supporting passage, not just somewhere on the page.
+_PINNED_BEFORE = re.compile(r"\b(version|section|level|page|table)\.?\s*$", re.IGNORECASE)
 _LABEL_BEFORE = re.compile(
     r"\b(?:phase|round|stage|step|tier|level|grade|type|version|release|wave|category|class"
     r"|article|section|chapter|table|figure|fig|page|no|number|series|generation)\.?\s*$",
@@ -187,6 +212,28 @@ class StatedNumber:
     "phase 3"), "version" or "number"."""
     candidates: frozenset[Value]
     """Every value it may mean ("1.2m": 1200000 or 1.2; "2019/20": 20 or 2020)."""
+    tolerance: Decimal | None = field(default=None, compare=False)
+    """How far a page's figure may be for a figure marked as rounded ("about 12%")."""
+    span: tuple[int, int] = field(default=(0, 0), compare=False)
+    """Where it is in the (normalised) text it was read from."""
+
+    def accepts(self, values: Collection[Value]) -> bool:
+        """Whether one of `values` (a set or a mapping's keys) may be this figure (within
+        its rounding, if marked)."""
+        if any(value in values for value in self.candidates):
+            return True
+        return self.tolerance is not None and any(True for _ in self.near(values))
+
+    def near(self, values: Iterable[Value]) -> Iterator[Value]:
+        """The values within this figure's rounding (none when it is not marked rounded)."""
+        if self.tolerance is None:
+            return
+        targets = [c for c in self.candidates if isinstance(c, Decimal)]
+        for value in values:
+            if isinstance(value, Decimal) and any(
+                abs(value - c) <= self.tolerance for c in targets
+            ):
+                yield value
 
 
 def _body_values(body: str) -> list[tuple[str, Value]]:
@@ -222,60 +269,103 @@ class _Raw:
     scale: int | None
     letter: bool
     candidates: set[Value]
+    tolerance: Decimal | None = None
 
 
-def _raw_numbers(text: str) -> list[_Raw]:
+def _raw_numbers(text: str, *, claim: bool = False) -> list[_Raw]:
+    """The figures of `text`, in order (see the module docstring for the forms); a claim's
+    also with their rounding and their values in other units."""
     found: list[_Raw] = []
     for match in _NUMBER.finditer(text):
-        tail = match.group("tail")
-        if tail.lower() in _ORDINALS and not (match.group("pct") or match.group("word")):
-            continue
-        if match.group("glued") is not None and not _DATE_PREFIX.search(
-            text, max(0, match.start() - 8), match.start()
-        ):
-            continue  # an identifier such as COVID-19 or Scope-3, but mid-2022 is a year
-        body = match.group("body")
-        pairs = _body_values(body)
-        scale_word = match.group("word") or match.group("letter")
-        scale = _SCALES[scale_word.lower()] if scale_word else None
-        percent = match.group("pct") is not None
-        written = match.group(0)[: match.end() - match.start() - len(tail)].strip()
-        for index, (part, value) in enumerate(pairs):
-            last = index == len(pairs) - 1
-            kind = "number"
-            if isinstance(value, str):
-                kind = "version"
-            elif percent and last:
-                kind = "percent"
-            elif part.isdigit() and len(part) == 4 and 1800 <= value <= 2100 and not scale:
-                kind = "year"
-            elif (
-                index == 0
-                and not scale
-                and _LABEL_BEFORE.search(text, max(0, match.start() - 24), match.start())
-            ):
-                kind = "label"
-            candidates: set[Value] = {value}
-            shown = written if len(pairs) == 1 else part
-            if scale is not None and last and isinstance(value, Decimal):
-                candidates = {value.scaleb(scale)}
-                if match.group("letter"):
-                    candidates.add(value)
-                value = value.scaleb(scale)
-            found.append(
-                _Raw(
-                    start=match.start(),
-                    end=match.end() - len(tail),
-                    text=shown,
-                    value=value,
-                    kind=kind,
-                    scale=scale if last else None,
-                    letter=bool(match.group("letter")) and last,
-                    candidates=candidates,
-                )
-            )
+        if not _is_identifier(text, match):
+            found.extend(_figures_of(text, match))
     _join_ranges(text, found)
+    _pin(text, found, claim=claim)
+    if claim:
+        _mark_rounding_and_units(text, found)
     return found
+
+
+def _pin(text: str, found: list[_Raw], *, claim: bool) -> None:
+    """A figure after version, section, level, page or table means "<word> <figure>": a
+    claim's matches only the page's figure after the same word (a page's also matches the
+    bare figure, "GPL 3" for "GPL version 3")."""
+    for raw in found:
+        if raw.kind != "pinned" or not isinstance(raw.value, Decimal):
+            continue
+        label = _PINNED_BEFORE.search(text, max(0, raw.start - 24), raw.start)
+        if label is None:
+            continue
+        pinned = f"{label.group(1).lower()} {_normal(raw.value)}"
+        raw.candidates = {pinned} if claim else raw.candidates | {pinned}
+
+
+def _is_identifier(text: str, match: re.Match[str]) -> bool:
+    """An ordinal ("21st") or a figure glued to letters (COVID-19, Scope-3; not mid-2022)."""
+    if match.group("tail").lower() in _ORDINALS and not (match.group("pct") or match.group("word")):
+        return True
+    return match.group("glued") is not None and not _DATE_PREFIX.search(
+        text, max(0, match.start() - 8), match.start()
+    )
+
+
+def _kind(text: str, match: re.Match[str], part: str, value: Value, index: int, last: bool) -> str:
+    """The kind of the `index`-th figure a number match stands for."""
+    scale = match.group("word") or match.group("letter")
+    if isinstance(value, str):
+        return "version"
+    if match.group("pct") is not None and last:
+        return "percent"
+    if part.isdigit() and len(part) == 4 and 1800 <= value <= 2100 and not scale:
+        return "year"
+    before = text[max(0, match.start() - 24) : match.start()]
+    if index == 0 and not scale and _LABEL_BEFORE.search(before):
+        return "pinned" if _PINNED_BEFORE.search(before) else "label"
+    return "number"
+
+
+def _figures_of(text: str, match: re.Match[str]) -> list[_Raw]:
+    """The figure(s) one number match stands for ("1.200,5"; "3.12.1"; "1 200 and 300")."""
+    tail = match.group("tail")
+    pairs = _body_values(match.group("body"))
+    scale_word = match.group("word") or match.group("letter")
+    scale = _SCALES[scale_word.lower()] if scale_word else None
+    written = match.group(0)[: match.end() - match.start() - len(tail)].strip()
+    out: list[_Raw] = []
+    for index, (part, value) in enumerate(pairs):
+        last = index == len(pairs) - 1
+        kind = _kind(text, match, part, value, index, last)
+        candidates: set[Value] = {value}
+        if scale is not None and last and isinstance(value, Decimal):
+            candidates = {value.scaleb(scale)}
+            if match.group("letter"):
+                candidates.add(value)
+            value = value.scaleb(scale)
+        out.append(
+            _Raw(
+                start=match.start(),
+                end=match.end() - len(tail),
+                text=written if len(pairs) == 1 else part,
+                value=value,
+                kind=kind,
+                scale=scale if last else None,
+                letter=bool(match.group("letter")) and last,
+                candidates=candidates,
+            )
+        )
+    return out
+
+
+def _mark_rounding_and_units(text: str, found: list[_Raw]) -> None:
+    """Figures marked as rounded ("about 12%") get their tolerance; a figure with a unit
+    also means the same quantity in the other units of its kind (5 km: 5,000 m)."""
+    for raw in found:
+        if not isinstance(raw.value, Decimal):
+            continue
+        if rounding_before(text, raw.start):
+            raw.tolerance = tolerance(raw.text, raw.value, percent=raw.kind == "percent")
+        if raw.kind == "number":
+            raw.candidates |= set(unit_values(text, raw.end, raw.value))
 
 
 def _join_ranges(text: str, found: list[_Raw]) -> None:
@@ -325,7 +415,7 @@ def _normal(value: Value) -> Value:
 
 def claim_numbers(text: str) -> list[StatedNumber]:
     """The figures `text` states, normalised (see the module docstring for the forms)."""
-    return [_stated(raw) for raw in _raw_numbers(_clean_for_numbers(text))]
+    return [_stated(raw) for raw in _raw_numbers(_clean_for_numbers(text), claim=True)]
 
 
 def _stated(raw: _Raw) -> StatedNumber:
@@ -334,6 +424,8 @@ def _stated(raw: _Raw) -> StatedNumber:
         value=_normal(raw.value),
         kind=raw.kind,
         candidates=frozenset(raw.candidates),
+        tolerance=raw.tolerance,
+        span=(raw.start, raw.end),
     )
 
 
@@ -437,6 +529,8 @@ def _abbreviation(text: str, period: int) -> bool:
 @dataclass(frozen=True, slots=True)
 class _Sentence:
     text: str
+    norm: str
+    """The text its figures were read from (number words as figures); spans refer to it."""
     words: int
     stems: frozenset[str]
     numbers: tuple[StatedNumber, ...]
@@ -470,15 +564,13 @@ class PageIndex:
     def states(self, number: StatedNumber) -> bool:
         """Whether the page states `number` anywhere (a percentage must be one here too)."""
         pool = self.percent_postings if number.kind == "percent" else self.figure_postings
-        return any(value in pool for value in number.candidates) or _holds(
-            self.sentences[: self.head], number
-        )
+        return number.accepts(pool.keys()) or _holds(self.sentences[: self.head], number)
 
     def passages_stating(self, number: StatedNumber) -> set[int]:
         """The passages with a figure that may be `number`."""
         pool = self.percent_postings if number.kind == "percent" else self.figure_postings
         found: set[int] = set()
-        for value in number.candidates:
+        for value in (*number.candidates, *number.near(pool.keys())):
             found.update(pool.get(value, ()))
         return found
 
@@ -495,12 +587,14 @@ def _chunks(sentence: str) -> Iterator[str]:
 
 
 def _sentence(text: str) -> _Sentence:
-    raw = _raw_numbers(_LINE_MARKER.sub(" ", text))
+    norm = spell_numbers(_LINE_MARKER.sub(" ", text))
+    raw = _raw_numbers(norm)
     numbers = tuple(_stated(r) for r in raw)
     return _Sentence(
         text=text,
+        norm=norm,
         words=len(text.split()),
-        stems=_stems(_blank_numbers(text, raw)),
+        stems=_stems(_blank_numbers(norm, raw)),
         numbers=numbers,
         values=frozenset(v for n in numbers for v in n.candidates),
         percents=frozenset(v for n in numbers if n.kind == "percent" for v in n.candidates),
@@ -528,18 +622,27 @@ def _postings(groups: Iterable[Iterable[T]]) -> Mapping[T, tuple[int, ...]]:
     return MappingProxyType({key: tuple(ids) for key, ids in found.items()})
 
 
-def index_page(text: str) -> PageIndex:
-    """Index a page's readable text: sentences, passages, stems, figures (see the module)."""
-    sentences = tuple(
+def _page_sentences(text: str) -> tuple[_Sentence, ...]:
+    return tuple(
         _sentence(chunk)
         for line in text.splitlines()
         if line.strip()
         for piece in _split_sentences(line.strip())
         for chunk in _chunks(piece)
     )
+
+
+def _title_block(sentences: Sequence[_Sentence]) -> int:
+    """How many leading sentences are title-like (at most HEAD_SENTENCES, never all)."""
     head = 0
     while head < min(HEAD_SENTENCES, len(sentences) - 1) and _title_like(sentences[head]):
         head += 1
+    return head
+
+
+def _passages(sentences: Sequence[_Sentence], head: int) -> list[tuple[int, int]]:
+    """(first, end) of each maximal window of up to PASSAGE_SENTENCES sentences and
+    PASSAGE_WORDS words after the title block."""
     passages: list[tuple[int, int]] = []
     for first in range(head, len(sentences)):
         end, words = first, 0
@@ -552,6 +655,14 @@ def index_page(text: str) -> PageIndex:
             end += 1
         if not passages or end > passages[-1][1]:
             passages.append((first, end))
+    return passages
+
+
+def index_page(text: str) -> PageIndex:
+    """Index a page's readable text: sentences, passages, stems, figures (see the module)."""
+    sentences = _page_sentences(text)
+    head = _title_block(sentences)
+    passages = _passages(sentences, head)
     spans = [sentences[first:end] for first, end in passages]
     return PageIndex(
         sentences=sentences,
@@ -587,8 +698,8 @@ _NO_RUN = _Run(0, 0, frozenset(), 0, 0)
 
 def _holds(run: Sequence[_Sentence], number: StatedNumber) -> bool:
     if number.kind == "percent":
-        return any(not number.candidates.isdisjoint(s.percents) for s in run)
-    return any(not number.candidates.isdisjoint(s.values) for s in run)
+        return any(number.accepts(s.percents) for s in run)
+    return any(number.accepts(s.values) for s in run)
 
 
 def _best_run(page: PageIndex, stems: frozenset[str], numbers: Sequence[StatedNumber]) -> _Run:
@@ -688,15 +799,17 @@ class _Parsed:
     """A claim's text, figures and content words."""
 
     text: str
+    norm: str
+    """The text its figures were read from (number words as figures, ISO dates in words)."""
     numbers: list[StatedNumber]
     stems: frozenset[str]
 
 
 def _parse(claim: str) -> _Parsed:
     text = _claim_text(claim)
-    cleaned = _LINE_MARKER.sub(" ", text)
-    raw = _raw_numbers(cleaned)
-    return _Parsed(text, [_stated(r) for r in raw], _stems(_blank_numbers(cleaned, raw)))
+    norm = spell_numbers(_LINE_MARKER.sub(" ", text))
+    raw = _raw_numbers(norm, claim=True)
+    return _Parsed(text, norm, [_stated(r) for r in raw], _stems(_blank_numbers(norm, raw)))
 
 
 def _unverifiable(page: PageIndex | None, parsed: _Parsed, unavailable: str) -> str | None:
@@ -783,6 +896,9 @@ def check_claim(
         found.coverage,
         found.matched,
     )
+    flip = _meaning_flip(parsed, page.sentences[found.run.first : found.run.end])
+    if flip is not None and support in (Support.SUPPORTED, Support.WEAK):
+        support, reason = Support.UNSUPPORTED, f"meaning flipped: {flip}"
     context = [n for n in found.elsewhere if n not in found.absent]
     if context and support is Support.SUPPORTED:
         reason += f"; {_listed(context)} stated elsewhere on the page"
@@ -797,6 +913,43 @@ def check_claim(
         evidence=_evidence(page, run, found.conflicts) if run.end > run.first else "",
         reason=reason,
     )
+
+
+def _figure_in(
+    run: Sequence[_Sentence], number: StatedNumber
+) -> tuple[_Sentence, StatedNumber] | None:
+    """The sentence of the run, and its figure, that state `number` (`run` ordered with
+    the sentences holding most of the claim's figures first)."""
+    for sentence in run:
+        for stated in sentence.numbers:
+            if (stated.kind == "percent") == (number.kind == "percent") and number.accepts(
+                stated.candidates
+            ):
+                return sentence, stated
+    return None
+
+
+def _meaning_flip(parsed: _Parsed, run: Sequence[_Sentence]) -> str | None:
+    """How the claim turns around what the passage says about the figures they share:
+    the opposite direction, a negation, or figures given to each other's subjects."""
+    mine: list[frozenset[str]] = []
+    theirs: list[frozenset[str]] = []
+    run = sorted(run, key=lambda s: -sum(_holds((s,), n) for n in parsed.numbers))
+    for number in parsed.numbers:
+        hit = _figure_in(run, number)
+        if hit is None:
+            continue
+        sentence, stated = hit
+        claim_clause = clause_around(parsed.norm, *number.span)
+        page_clause = clause_around(sentence.norm, *stated.span)
+        why = flipped(claim_clause, page_clause)
+        if why is not None:
+            return why
+        mine.append(_stems(claim_clause))
+        theirs.append(_stems(page_clause))
+    if len(mine) >= 2 and swapped(mine, theirs):
+        return "the page gives these figures to each other's subjects"
+    return None
 
 
 def _listed(numbers: Sequence[StatedNumber]) -> str:
