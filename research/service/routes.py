@@ -59,6 +59,7 @@ def service_routes(service: Service) -> APIRouter:
             "version": __version__,
             "running": len(service.jobs.running()),
             "queued": len(service.jobs.queue),
+            "local_sources": service.local_sources_allowed(),
         }
 
     @router.get("/metrics", tags=["service"], response_class=PlainTextResponse)
@@ -169,9 +170,22 @@ def run_routes(service: Service) -> APIRouter:
             }
         },
     )
-    async def run_report(name: str, request: Request) -> Response:
-        """The report: Markdown, or the SynthesisResponse with `Accept: application/json`."""
-        return report_response(service, name, request.headers.get("accept", ""))
+    async def run_report(
+        name: str,
+        request: Request,
+        kind: str | None = Query(
+            None,
+            alias="format",
+            pattern="^(md|html|json)$",
+            description="md, html (report.html) or json.",
+        ),
+    ) -> Response:
+        """The report: Markdown, the SynthesisResponse with `Accept: application/json` (or
+        format=json), or the self-contained report.html with format=html."""
+        if kind == "html":
+            return report_page(service, name)
+        accept = "" if kind == "md" else request.headers.get("accept", "")
+        return report_response(service, name, "application/json" if kind == "json" else accept)
 
     @router.get(
         "/runs/{name}/events",
@@ -215,6 +229,23 @@ def report_response(service: Service, name: str, accept: str) -> Response:
     if result is None:
         raise service.report_not_ready(name, "is not complete")
     return JSONResponse(result.model_dump())
+
+
+def report_page(service: Service, name: str) -> Response:
+    """reports/<name>/report.html as written beside the report: it loads nothing and runs
+    no script."""
+    service.snapshot(name)
+    html = service.store.report_html(name)
+    if html is None:
+        raise service.report_not_ready(name, "has no HTML report yet")
+    return HTMLResponse(
+        html,
+        headers={
+            "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; "
+            "img-src data:; frame-ancestors 'self'",
+            "X-Content-Type-Options": "nosniff",
+        },
+    )
 
 
 async def watch_runs(service: Service) -> AsyncIterator[bytes]:

@@ -258,6 +258,12 @@ class Service:
         job.topic = request.task
         return job
 
+    def local_sources_allowed(self) -> bool:
+        """Whether this research.py can read local documents (--sources)."""
+        from research.core.settings import Settings
+
+        return "source_dirs" in Settings.model_fields
+
     def run_options(self, request: RunRequest, name: str) -> dict[str, object]:
         """The request's options by option name, checked as the CLI checks them (a 422 names
         the request's field); its source folders resolved inside the working directory."""

@@ -265,6 +265,10 @@ class SessionStore:
         path = self.paths(name).report_file
         return read_text(path, MAX_REPORT_BYTES)
 
+    def report_html(self, name: str) -> str | None:
+        """reports/<name>/report.html, or None when there is none yet."""
+        return read_text(self.paths(name).report_html_file, 4 * MAX_REPORT_BYTES)
+
     def report_mtime(self, name: str) -> float | None:
         try:
             return self.paths(name).report_file.stat().st_mtime

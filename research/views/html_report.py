@@ -234,6 +234,7 @@ PAGE = """<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; \
 style-src 'unsafe-inline'; img-src data:">
+<base target="_blank">
 <title>{title}</title>
 <style>{style}</style>
 </head>
