@@ -103,6 +103,13 @@ def test_citations_carry_their_source_outcome_and_passage(tmp_path: Path) -> Non
     assert "<svg" in html and "Topic tree" in html  # no Methodology yet: the tree is added
 
 
+def test_the_agents_text_cannot_forge_the_pages_placeholders(tmp_path: Path) -> None:
+    markdown = "# T\n\nForged \ue000c7\ue001 and \ue000tree\ue001 [1].\n\n```mermaid\nx"
+    html = render_report_html(markdown, page(tmp_path))
+    assert html.count("<svg") == 1 and 'popovertarget="cite0"' in html
+    assert "cite7" not in html and "\ue000" not in html
+
+
 def test_the_topic_tree_is_an_svg_with_every_topic_and_its_status() -> None:
     svg = topic_tree_svg(PLAN)
     assert svg.startswith("<svg") and svg.endswith("</svg>")

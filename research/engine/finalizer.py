@@ -216,7 +216,12 @@ class Finalizer:
             root=paths.root,
             report_dir=paths.report_file.parent,
         )
-        atomic_write_text(paths.report_html_file, render_report_html(markdown, page))
+        try:
+            html = render_report_html(markdown, page)
+        except Exception as exc:  # the agent wrote the Markdown: never lose the run over it
+            self.ctx.events.emit("warning", message=f"report.html was not written: {exc!r}")
+            return
+        atomic_write_text(paths.report_html_file, html)
 
     def finish(self) -> None:
         """Make the report true (citations, methodology, banners), archive, and mark done.

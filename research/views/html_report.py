@@ -69,6 +69,7 @@ def render_report_html(markdown: str, page: ReportPage) -> str:
     """The whole report.html for the report's Markdown."""
     claims = {c.check.claim: c for c in page.verification.report}
     cites: list[_Cite] = []
+    markdown = markdown.replace(_OPEN, "").replace(_CLOSE, "")  # only ours are placeholders
 
     def token(owner: str, group: str, ids: list[int]) -> str:
         cites.append(_Cite(group, ids, claims.get(owner)))
