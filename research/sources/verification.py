@@ -331,7 +331,8 @@ def review_text(check: TopicCheck) -> str:
     fetched = len(check.sources) - len(check.unavailable)
     lines = [
         f"The orchestrator fetched the {len(check.sources)} sources these notes cite "
-        f"and checked each finding against its page: {fetched} could be read."
+        f"and checked each finding against its page: {fetched} could be read"
+        + (f", {len(unreached)} could not be fetched from this machine." if unreached else ".")
     ]
     if unreached:
         lines += _listed_problems(
