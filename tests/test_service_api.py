@@ -158,6 +158,16 @@ async def test_a_mock_job_over_every_read_endpoint(api: Api) -> None:
     assert markdown.text == report
     as_json = await client.get("/runs/heat/report", headers={"Accept": "application/json"})
     assert as_json.json() == result
+    # The same as downloads (a link cannot set Accept), and the report.html of the session.
+    assert (await client.get("/runs/heat/report?format=json")).json() == result
+    as_md = await client.get("/runs/heat/report?format=md", headers={"Accept": "application/json"})
+    assert as_md.text == report
+    html = await client.get("/runs/heat/report?format=html")
+    assert html.headers["content-type"].startswith("text/html")
+    assert html.text == (api.config.root / "reports" / "heat" / "report.html").read_text()
+    assert "default-src 'none'" in html.headers["content-security-policy"]
+    assert (await client.get("/runs/heat/report?format=pdf")).status_code == 422
+    assert (await client.get("/healthz")).json()["local_sources"] is True
 
     events_file = api.config.root / ".research" / "heat" / "events.jsonl"
     stream = await client.get("/runs/heat/events")

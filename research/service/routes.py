@@ -144,6 +144,20 @@ def job_routes(service: Service) -> APIRouter:
     return router
 
 
+REPORT_RESPONSES: dict[int | str, dict[str, object]] = {
+    200: {
+        "content": {
+            "text/markdown": {},
+            "text/html": {},
+            "application/json": {"schema": SynthesisResponse.model_json_schema()},
+        }
+    }
+}
+REPORT_FORMAT = Query(
+    None, alias="format", pattern="^(md|html|json)$", description="md, html (report.html) or json."
+)
+
+
 def run_routes(service: Service) -> APIRouter:
     """Views of the sessions: list, detail, report and event streams."""
     router = APIRouter()
@@ -158,28 +172,8 @@ def run_routes(service: Service) -> APIRouter:
         """Phase, iteration, topic tree, last decision, time, calls, tokens, cost, lock."""
         return JSONBytes(service.detail_body(name))
 
-    @router.get(
-        "/runs/{name}/report",
-        tags=["runs"],
-        responses={
-            200: {
-                "content": {
-                    "text/markdown": {},
-                    "application/json": {"schema": SynthesisResponse.model_json_schema()},
-                }
-            }
-        },
-    )
-    async def run_report(
-        name: str,
-        request: Request,
-        kind: str | None = Query(
-            None,
-            alias="format",
-            pattern="^(md|html|json)$",
-            description="md, html (report.html) or json.",
-        ),
-    ) -> Response:
+    @router.get("/runs/{name}/report", tags=["runs"], responses=REPORT_RESPONSES)
+    async def run_report(name: str, request: Request, kind: str | None = REPORT_FORMAT) -> Response:
         """The report: Markdown, the SynthesisResponse with `Accept: application/json` (or
         format=json), or the self-contained report.html with format=html."""
         if kind == "html":
