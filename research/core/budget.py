@@ -128,3 +128,81 @@ def breaker_reason(failing_in_a_row: int, phases: int, failed: int) -> str | Non
     if phases >= BREAKER_MIN_PHASES and failed / phases >= BREAKER_FAILURE_RATIO:
         return f"{failed} of {phases} phases failed even after retries"
     return None
+
+
+USAGE_RESERVE_FRACTION = 0.25
+"""The share of a token or cost budget kept back for the final cycle."""
+
+
+class UsageBudget:
+    """Token and cost budgets, counted from the usage the agent's calls report.
+
+    Research stops once what is left of either budget falls below the final cycle's
+    reserve; the final cycle's calls run on the reserve and stop once the budget is spent.
+    A call cannot be stopped mid-way for its tokens, so one call may overrun the budget by
+    its own size: the budgets bound what is started, not what one call spends.
+    """
+
+    def __init__(self, token_budget: int | None, max_cost: float | None) -> None:
+        self.token_budget = token_budget
+        self.max_cost = max_cost
+
+    @property
+    def limited(self) -> bool:
+        return self.token_budget is not None or self.max_cost is not None
+
+    def research_over(self, tokens: int, cost: float) -> tuple[str, str] | None:
+        """("token_budget" or "cost_budget", why) once research must stop, else None."""
+        if self.token_budget is not None:
+            left = self.token_budget - tokens
+            if left < USAGE_RESERVE_FRACTION * self.token_budget:
+                return "token_budget", (
+                    f"{tokens:,} of {self.token_budget:,} tokens used; "
+                    f"{max(0, left):,} left, below the final cycle's reserve"
+                )
+        if self.max_cost is not None:
+            left_cost = self.max_cost - cost
+            if left_cost < USAGE_RESERVE_FRACTION * self.max_cost:
+                return "cost_budget", (
+                    f"${cost:.4f} of ${self.max_cost:.4f} spent; "
+                    f"${max(0.0, left_cost):.4f} left, below the final cycle's reserve"
+                )
+        return None
+
+    def spent(self, tokens: int, cost: float) -> str | None:
+        """"token_budget" or "cost_budget" once a budget is used up entirely, else None."""
+        if self.token_budget is not None and tokens >= self.token_budget:
+            return "token_budget"
+        if self.max_cost is not None and cost >= self.max_cost:
+            return "cost_budget"
+        return None
+
+
+def time_budget_from_env(minutes_text: str | None, seconds_text: str | None) -> str | None:
+    """The time budget the environment gives, as --time's text (minutes or 'unlimited').
+
+    RESEARCH_MAX_EXECUTION_TIME_S (seconds) and RESEARCH_TIME_BUDGET (minutes) both give it;
+    both set to different budgets is an error (ValueError), since neither can win.
+    """
+    if seconds_text is None or not seconds_text.strip():
+        return minutes_text
+    try:
+        seconds = float(seconds_text.strip())
+    except ValueError:
+        raise ValueError(
+            f"RESEARCH_MAX_EXECUTION_TIME_S must be a number of seconds, not {seconds_text!r}"
+        ) from None
+    if not seconds > 0 or seconds == float("inf"):
+        raise ValueError(
+            f"RESEARCH_MAX_EXECUTION_TIME_S must be a positive number of seconds, "
+            f"not {seconds_text!r}"
+        )
+    from_seconds = repr(seconds / 60.0)
+    if minutes_text is not None and minutes_text.strip():
+        minutes = parse_time_budget(minutes_text)
+        if minutes is None or abs(minutes * 60.0 - seconds) > 1e-6:
+            raise ValueError(
+                f"RESEARCH_MAX_EXECUTION_TIME_S={seconds_text} and "
+                f"RESEARCH_TIME_BUDGET={minutes_text} give different time budgets; set one"
+            )
+    return from_seconds

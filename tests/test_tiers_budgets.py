@@ -1,0 +1,129 @@
+"""The pure parts of complexity tiers and the token and cost budgets."""
+
+from __future__ import annotations
+
+import pytest
+
+from research.core.budget import UsageBudget, time_budget_from_env
+from research.core.tiers import TIERS, Tier, TierSource, apply_tier, parse_tier
+
+
+@pytest.mark.parametrize(
+    ("tier", "breadth", "depth", "searches", "sources", "minutes"),
+    [
+        (Tier.SIMPLE, 2, 1, 3, 5, 15.0),
+        (Tier.STANDARD, 3, 3, 10, 15, None),
+        (Tier.DEEP, 4, 3, 15, 20, None),
+    ],
+)
+def test_each_tier_gives_what_it_states(tier, breadth, depth, searches, sources, minutes) -> None:
+    choice = apply_tier(tier, TierSource.USER)
+    assert (choice.breadth, choice.depth, choice.searches, choice.max_sources) == (
+        breadth,
+        depth,
+        searches,
+        sources,
+    )
+    assert choice.time_budget_minutes == minutes
+    assert (choice.tier, choice.source) == (tier, TierSource.USER)
+
+
+def test_the_seeds_query_and_source_counts_are_kept() -> None:
+    assert (TIERS[Tier.SIMPLE].searches, TIERS[Tier.SIMPLE].max_sources) == (3, 5)
+    assert (TIERS[Tier.STANDARD].searches, TIERS[Tier.STANDARD].max_sources) == (10, 15)
+    assert TIERS[Tier.DEEP].searches >= 15 and TIERS[Tier.DEEP].max_sources >= 20
+
+
+def test_explicit_values_override_the_tier() -> None:
+    choice = apply_tier(
+        Tier.SIMPLE,
+        TierSource.PLAN,
+        breadth=5,
+        depth=2,
+        searches=7,
+        max_sources=9,
+        time_budget_minutes=None,
+        time_budget_given=True,
+    )
+    assert (choice.breadth, choice.depth, choice.searches, choice.max_sources) == (5, 2, 7, 9)
+    assert choice.time_budget_minutes is None  # "unlimited" given explicitly wins
+
+
+def test_an_unset_time_budget_takes_the_tiers() -> None:
+    assert apply_tier(Tier.SIMPLE, TierSource.USER).time_budget_minutes == 15.0
+    assert (
+        apply_tier(
+            Tier.SIMPLE, TierSource.USER, time_budget_minutes=2.0, time_budget_given=True
+        ).time_budget_minutes
+        == 2.0
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "tier"),
+    [
+        ("simple", Tier.SIMPLE),
+        ("Simple — a single fact", Tier.SIMPLE),
+        ("**deep** (many angles)", Tier.DEEP),
+        ("Standard research", Tier.STANDARD),
+        ("simple | standard | deep", Tier.SIMPLE),
+        ("complicated", None),
+        ("", None),
+    ],
+)
+def test_parse_tier(text: str, tier: Tier | None) -> None:
+    assert parse_tier(text) == tier
+
+
+def test_research_stops_when_the_tokens_left_fall_below_a_quarter() -> None:
+    budget = UsageBudget(token_budget=10_000, max_cost=None)
+    assert budget.research_over(7_500, 0.0) is None
+    stop = budget.research_over(7_501, 0.0)
+    assert stop is not None and stop[0] == "token_budget"
+    assert "7,501 of 10,000 tokens" in stop[1]
+    assert budget.spent(9_999, 0.0) is None
+    assert budget.spent(10_000, 0.0) == "token_budget"
+
+
+def test_research_stops_when_the_money_left_falls_below_a_quarter() -> None:
+    budget = UsageBudget(token_budget=None, max_cost=2.0)
+    assert budget.research_over(10**9, 1.5) is None
+    stop = budget.research_over(0, 1.51)
+    assert stop is not None and stop[0] == "cost_budget"
+    assert budget.spent(0, 2.0) == "cost_budget"
+
+
+def test_no_budget_never_stops() -> None:
+    budget = UsageBudget(None, None)
+    assert not budget.limited
+    assert budget.research_over(10**12, 10**6) is None
+    assert budget.spent(10**12, 10**6) is None
+
+
+@pytest.mark.parametrize(
+    ("minutes", "seconds", "expected"),
+    [
+        (None, None, None),
+        ("5", None, "5"),
+        (None, "90", repr(1.5)),
+        ("1.5", "90", repr(1.5)),
+        ("unlimited", None, "unlimited"),
+    ],
+)
+def test_time_budget_from_env(minutes, seconds, expected) -> None:
+    assert time_budget_from_env(minutes, seconds) == expected
+
+
+@pytest.mark.parametrize(
+    ("minutes", "seconds", "message"),
+    [
+        ("2", "90", "give different time budgets"),
+        ("unlimited", "90", "give different time budgets"),
+        (None, "soon", "number of seconds"),
+        (None, "-4", "positive number of seconds"),
+        (None, "nan", "positive number of seconds"),
+    ],
+)
+def test_time_budget_from_env_refuses(minutes, seconds, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        time_budget_from_env(minutes, seconds)
