@@ -170,7 +170,7 @@ class UsageBudget:
         return None
 
     def spent(self, tokens: int, cost: float) -> str | None:
-        """"token_budget" or "cost_budget" once a budget is used up entirely, else None."""
+        """ "token_budget" or "cost_budget" once a budget is used up entirely, else None."""
         if self.token_budget is not None and tokens >= self.token_budget:
             return "token_budget"
         if self.max_cost is not None and cost >= self.max_cost:
