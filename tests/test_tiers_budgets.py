@@ -127,3 +127,36 @@ def test_time_budget_from_env(minutes, seconds, expected) -> None:
 def test_time_budget_from_env_refuses(minutes, seconds, message) -> None:
     with pytest.raises(ValueError, match=message):
         time_budget_from_env(minutes, seconds)
+
+
+PLAN = """# Research Plan
+
+## Metadata
+- Topic: What is the boiling point of water?
+- Breadth: 3
+- Depth: 3
+{line}
+
+## Topics
+
+### Boiling point (Depth: 0)
+- Status: Pending
+- Complexity: deep (a topic field, not the plan's)
+"""
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("- Complexity: simple — one fact to look up", (Tier.SIMPLE, "one fact to look up")),
+        ("- **Complexity**: Deep (many angles)", (Tier.DEEP, "many angles")),
+        ("* Complexity: standard", (Tier.STANDARD, "no reason given")),
+        ("- Complexity: simple | standard | deep — <reason>", None),
+        ("- Complexity: hard", None),
+        ("", None),
+    ],
+)
+def test_the_plans_complexity_line(line: str, expected) -> None:
+    from research.model.plan import parse_complexity
+
+    assert parse_complexity(PLAN.format(line=line)) == expected

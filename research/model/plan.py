@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from research.core.errors import PlanParseError
 from research.core.names import slugify, unique_slug
+from research.core.tiers import Tier, parse_tier
 
 
 class TopicStatus(StrEnum):
@@ -454,6 +455,32 @@ def parse_plan(text: str) -> ParsedPlan:
     for topic, block in found.blocks:
         _parse_block(topic, block)
     return ParsedPlan(topics=[topic for topic, _ in found.blocks], problems=found.problems)
+
+
+_METADATA_TITLE = re.compile(r"^metadata\s*:?$", re.IGNORECASE)
+
+
+def parse_complexity(text: str) -> tuple[Tier, str] | None:
+    """The `- Complexity: simple|standard|deep <reason>` line of the plan's Metadata, as
+    (tier, reason); None when there is no such line or its class is not a tier."""
+    in_metadata = False
+    for line in text.lstrip("\ufeff").splitlines():
+        heading = _HEADING.match(line)
+        if heading:
+            in_metadata = len(heading[1]) <= 2 and bool(
+                _METADATA_TITLE.match(_unwrap(heading[2] or ""))
+            )
+            continue
+        bullet = _BULLET.match(line) if in_metadata else None
+        field = _FIELD.match(bullet[2].strip()) if bullet else None
+        if field is None or _squash(field[1]).lower() != "complexity":
+            continue
+        tier = None if "|" in field[2] else parse_tier(field[2])  # "|": the template copied
+        if tier is None:
+            return None
+        reason = _squash(field[2].strip().split(None, 1)[1] if " " in field[2].strip() else "")
+        return tier, reason.strip("*_`-–—:;,() ") or "no reason given"
+    return None
 
 
 # --- rendering -------------------------------------------------------------------------

@@ -21,6 +21,7 @@ import json
 import re
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -118,9 +119,11 @@ class MockAgent:
             call.log_path.write_text(
                 f"agent: mock (simulated)\nphase: {call.phase}\nmodel: {call.model}\n"
                 f"timeout: {call.timeout}\nexit code: {exit_code}\nfailure: {failure}\n"
-                f"error: {error}\n--- prompt ---\n{call.prompt}\n--- stdout ---\n{output}\n",
+                f"error: {error}\n{usage_line(call) if ok else ''}"
+                f"--- prompt ---\n{call.prompt}\n--- stdout ---\n{output}\n",
                 encoding="utf-8",
             )
+        tokens_in, tokens_out, cost = simulated_usage(call) if ok else (None, None, None)
         return AgentResult(
             ok=ok,
             exit_code=exit_code,
@@ -128,6 +131,9 @@ class MockAgent:
             duration=duration,
             failure=failure,
             error=error,
+            input_tokens=tokens_in,
+            output_tokens=tokens_out,
+            cost=cost,
         )
 
     def _path(self, call: AgentCall, key: str) -> Path:
@@ -166,7 +172,8 @@ class MockAgent:
             )
         # The plan is saved whole (as an editor would), so crash tests see only torn files
         # that the orchestrator left.
-        atomic_write_text(self._path(call, "plan_file"), render_plan(plan))
+        text = with_complexity(render_plan(plan), *classify(ctx))
+        atomic_write_text(self._path(call, "plan_file"), text)
 
     def research(self, call: AgentCall) -> None:
         ctx = call.context
@@ -360,6 +367,61 @@ class MockAgent:
 
 
 REVISED_MARK = "<!-- simulated: revised after final review -->"
+
+
+SIMULATED_OUTPUT_TOKENS = {
+    "initial_plan": 800,
+    "research": 2500,
+    "review": 600,
+    "synthesize": 3000,
+    "final_review": 700,
+    "revise": 3000,
+    "recovery": 300,
+}
+SIMULATED_PRICE_PER_MILLION = (2.0, 8.0)
+"""A simulated price in USD per million input and output tokens."""
+
+
+def simulated_usage(call: AgentCall) -> tuple[int, int, float]:
+    """Simulated token counts and cost of a call: the prompt's length in tokens (about four
+    characters each) in, a fixed amount per phase out, at a simulated price. Labelled as
+    simulated in the call's log; the Methodology says the whole run was simulated."""
+    tokens_in = len(call.prompt) // 4
+    tokens_out = SIMULATED_OUTPUT_TOKENS.get(call.phase, 500)
+    price_in, price_out = SIMULATED_PRICE_PER_MILLION
+    return tokens_in, tokens_out, round((tokens_in * price_in + tokens_out * price_out) / 1e6, 6)
+
+
+def usage_line(call: AgentCall) -> str:
+    tokens_in, tokens_out, cost = simulated_usage(call)
+    return f"usage (simulated): {tokens_in} input tokens, {tokens_out} output tokens, ${cost}\n"
+
+
+_LOOKUP = re.compile(r"^\s*(what is|what are|who|when|where|which)\b", re.IGNORECASE)
+_DEEP = re.compile(r"\b(compare|comparison|in depth|in-depth|comprehensive)\b", re.IGNORECASE)
+
+
+def classify(context: Mapping[str, str]) -> tuple[str, str]:
+    """The simulated planner's complexity class and its reason: the user's tier if one was
+    chosen; else simple for a short factual question, deep for a comparison or an in-depth
+    request, standard otherwise."""
+    chosen = context.get("complexity_tier", "")
+    if chosen:
+        return chosen, "[simulated] the tier the user chose"
+    question = context["original_topic"]
+    if _DEEP.search(question):
+        return "deep", "[simulated] the question asks for a comparison or depth"
+    if _LOOKUP.match(question) and len(question.split()) <= 8:
+        return "simple", "[simulated] a short factual question"
+    return "standard", "[simulated] a question with several aspects"
+
+
+def with_complexity(plan_text: str, tier: str, reason: str) -> str:
+    """The plan with its Metadata's Complexity line, after the Depth line."""
+    lines = plan_text.split("\n")
+    at = next((i + 1 for i, line in enumerate(lines) if line.startswith("- Depth:")), 2)
+    lines.insert(at, f"- Complexity: {tier} — {reason}")
+    return "\n".join(lines)
 
 
 def verdict_document(summary: str, block: str) -> str:
