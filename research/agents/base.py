@@ -62,6 +62,8 @@ class Agent(Protocol):
     """Anything that can carry out a phase's prompt in a working directory."""
 
     name: str
+    reports_usage: bool
+    """Whether its results carry token counts and cost (the budgets need them)."""
 
     def check_available(self) -> str:
         """Where the agent runs from (an executable's path, or a label); raises

@@ -21,6 +21,7 @@ class CommandAgent:
     """
 
     name = "command"
+    reports_usage = False  # a generic command's output has no usage format to read
 
     def __init__(self, command: str, *, grace: float = 5.0) -> None:
         try:

@@ -41,6 +41,7 @@ class OpenCodeAgent:
     """Drives `opencode run --model M --format json` with the prompt on stdin."""
 
     name = "opencode"
+    reports_usage = True  # from the step_finish events, when the provider reports them
 
     def __init__(
         self, executable: str = "opencode", *, extra_args: Sequence[str] = (), grace: float = 5.0

@@ -26,6 +26,10 @@ PARALLEL_RANGE = (1, 8)
 DEFAULT_VERIFY_SOURCES = True
 DEFAULT_ALLOW_PRIVATE_SOURCES = False
 CONFIRM_ITERATIONS_ABOVE = 20
+MAX_SEARCHES = 100
+"""The most web searches one RESEARCH phase may be asked for."""
+MAX_SOURCES = 200
+"""The highest cap on the sources one topic's notes may list."""
 
 MAX_TOPIC_ATTEMPTS = 3
 MAX_PHASE_RECOVERIES = 3

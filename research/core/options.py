@@ -21,6 +21,7 @@ from pathlib import Path
 
 from research.core import defaults as d
 from research.core.budget import iteration_floor, parse_time_budget
+from research.core.tiers import TIERS, Tier
 
 
 class OnResume(StrEnum):
@@ -133,6 +134,24 @@ def _checked(check: Callable[[float], float]) -> Callable[[object], object]:
 
 def _time(value: object) -> object:
     return None if value is None else time_budget_minutes(str(value))
+
+
+def check_cost(value: float) -> float:
+    if not 0 < value < math.inf:  # also refuses NaN
+        raise ValueError(f"{value} is not a positive number of US dollars")
+    return value
+
+
+def check_tier(value: str) -> str:
+    """A tier's name ("simple", "standard" or "deep"), or ValueError."""
+    name = value.strip().lower()
+    if name not in {tier.value for tier in Tier}:
+        raise ValueError(f"{value!r} is not a tier: give simple, standard or deep")
+    return name
+
+
+def _tier(value: object) -> object:
+    return None if value is None else check_tier(str(value))
 
 
 def _folders(value: object) -> object:
@@ -347,6 +366,64 @@ OPTIONS: tuple[Option, ...] = (
         shown_default=f"{d.DEFAULT_FAILOVER_SECONDS:g}",
         metavar="SECONDS",
     ),
+    Option(
+        "tier",
+        ("--tier",),
+        "Complexity tier: sets breadth, depth, searches, the source cap and the time budget "
+        "(the flags of those win).",
+        env="RESEARCH_TIER",
+        on_resume=OnResume.FIXED,
+        check=_tier,
+        shown_default="the plan's class",
+        metavar="simple|standard|deep",
+        request="complexity_tier",
+    ),
+    Option(
+        "searches",
+        ("--max-queries",),
+        "Web searches per research phase.",
+        kind=int,
+        env="RESEARCH_MAX_QUERIES",
+        minimum=1,
+        maximum=d.MAX_SEARCHES,
+        on_resume=OnResume.FIXED,
+        shown_default="the tier's",
+    ),
+    Option(
+        "max_sources",
+        ("--max-sources",),
+        "The most sources one topic's notes may list.",
+        kind=int,
+        env="RESEARCH_MAX_SOURCES",
+        minimum=1,
+        maximum=d.MAX_SOURCES,
+        on_resume=OnResume.FIXED,
+        shown_default="the tier's",
+    ),
+    Option(
+        "token_budget",
+        ("--token-budget",),
+        "Tokens the agent's calls may use; research stops with a quarter left for the final cycle.",
+        kind=int,
+        env="RESEARCH_TOKEN_BUDGET",
+        minimum=1,
+        on_resume=OnResume.CHANGES,
+        shown_default="unlimited",
+        request="token_budget",
+    ),
+    Option(
+        "max_cost",
+        ("--max-cost",),
+        "Cost the agent's calls may reach, in US dollars; research stops with a quarter left "
+        "for the final cycle.",
+        kind=float,
+        env="RESEARCH_MAX_COST",
+        on_resume=OnResume.CHANGES,
+        check=_checked(check_cost),
+        shown_default="unlimited",
+        metavar="USD",
+        request="max_cost",
+    ),
     Option("resume", ("--resume",), "Continue a saved session.", kind=bool, default=False),
     Option(
         "force_resume",
@@ -454,12 +531,15 @@ def from_request(fields: Mapping[str, object]) -> dict[str, object]:
 
 
 def iteration_floor_problem(values: Mapping[str, object]) -> str | None:
-    """Why a requested --max-iterations is below the floor of its breadth and depth, or None."""
+    """Why a requested --max-iterations is below the floor of its breadth and depth (the
+    tier's where not given), or None."""
     requested = values.get("max_iterations")
     if not isinstance(requested, int):
         return None
-    breadth = int(values.get("breadth", d.DEFAULT_BREADTH))  # type: ignore[call-overload]
-    depth = int(values.get("depth", d.DEFAULT_DEPTH))  # type: ignore[call-overload]
+    tier = values.get("tier")
+    spec = TIERS[Tier(str(tier))] if tier is not None else None
+    breadth = int(values.get("breadth", spec.breadth if spec else d.DEFAULT_BREADTH))  # type: ignore[call-overload]
+    depth = int(values.get("depth", spec.depth if spec else d.DEFAULT_DEPTH))  # type: ignore[call-overload]
     floor = iteration_floor(breadth, depth)
     if requested >= floor:
         return None

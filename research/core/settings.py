@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from research.core.defaults import *  # noqa: F403 - the defaults were first published here
 from research.core.options import OPTION
+from research.core.tiers import Tier
 
 
 def _option(name: str) -> Any:
@@ -56,6 +57,16 @@ class Settings(BaseModel):
     duplicate_threshold: float = _option("duplicate_threshold")
     min_novelty: float = _option("min_novelty")
     early_termination: bool = _option("early_termination")
+    tier: Tier | None = _option("tier")
+    """The complexity tier (--tier); None: the INITIAL PLAN phase classifies the question."""
+    searches: int | None = _option("searches")
+    """Web searches per RESEARCH phase (--max-queries); None: the tier's."""
+    max_sources: int | None = _option("max_sources")
+    """The most sources a topic's notes may list (--max-sources); None: the tier's."""
+    token_budget: int | None = _option("token_budget")
+    """Tokens the agent's calls may use (--token-budget); None: no limit."""
+    max_cost: float | None = Field(None, gt=0, allow_inf_nan=False)  # the table: no default
+    """USD the agent's calls may cost (--max-cost); None: no limit."""
     quiet: bool = _option("quiet")
     verbose: bool = _option("verbose")
     given: frozenset[str] = frozenset()

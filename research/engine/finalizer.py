@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from research.agents.base import AgentResult
+from research.engine import limits
 from research.engine.context import RunContext
 from research.engine.outcome import Failed
 from research.engine.runner import PhaseRunner
@@ -63,12 +64,27 @@ class Finalizer:
         self.ctx.state.final.time_ran_out = True
         return True
 
+    def budget_spent(self, what: str) -> bool:
+        """True (and noted for the banner) when the token or cost budget is used up, so the
+        final-cycle call `what` is not made."""
+        spent = limits.usage_spent_kind(self.ctx)
+        if spent is None:
+            return False
+        self.ctx.state.final.budget_ran_out = spent
+        self.ctx.events.emit(
+            "warning", message=f"{what} was not run: the {spent.replace('_', ' ')} is used up"
+        )
+        return True
+
     def require_report(self, _: AgentResult) -> str:
         return phases.require_file(self.ctx.paths.report_file, self.ctx.paths, what="the report")
 
     def synthesize(self) -> None:
         ctx = self.ctx
         registry = self.source_registry(rebuild=True)
+        if self.budget_spent("the synthesis"):
+            self.fallback(registry)
+            return
         outcome = self.runner.run(
             Phase.SYNTHESIZE,
             self.require_report,
@@ -101,6 +117,9 @@ class Finalizer:
             ctx.state.progress.current_phase = Phase.SYNTHESIZE  # report lost: write it again
             return
         registry = self.source_registry()
+        if self.budget_spent("the final review"):
+            self.finish()
+            return
         ctx.archive_files(ctx.paths.accepted_file, ctx.paths.rejected_file)
         check = self.source_check(registry, Phase.FINAL_REVIEW)
 
@@ -130,6 +149,9 @@ class Finalizer:
     def revise(self) -> None:
         ctx = self.ctx
         registry = self.source_registry()
+        if self.budget_spent("the revision"):
+            self.finish()
+            return
         before = phases.read_text(ctx.paths.report_file) or ""
         check = self.source_check(registry, Phase.REVISE)
         outcome = self.runner.run(

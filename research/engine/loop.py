@@ -12,7 +12,7 @@ from collections.abc import Callable
 from research.agents.base import AgentResult
 from research.core.errors import PhaseFailed, RunFailed
 from research.core.settings import MAX_PHASE_RECOVERIES
-from research.engine import decisions
+from research.engine import decisions, limits
 from research.engine.context import RunContext
 from research.engine.finalizer import Finalizer
 from research.engine.modes import topic_mode
@@ -95,6 +95,7 @@ class ResearchLoop:
             if not any(t.depth == 0 for t in result.plan.topics):
                 raise PhaseFailed("the plan has no depth-0 topics")
             decisions.apply_reconcile(ctx, result)
+            limits.settle_tier(ctx, text)
 
         outcome = self.runner.run(
             Phase.INITIAL_PLAN,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from research.core.budget import breaker_reason
 from research.core.settings import MAX_TOPIC_ATTEMPTS
-from research.engine import decisions
+from research.engine import decisions, limits
 from research.engine.context import RunContext
 from research.model import artifacts as phases
 from research.model.plan import Topic, TopicStatus
@@ -52,6 +52,8 @@ class Rules:
                     StopReason.TIME_BUDGET,
                     f"{left:.2f} minutes left, below the synthesis reserve",
                 )
+            if (usage := limits.usage_stop(ctx)) is not None:
+                return usage
             if state.progress.iteration >= state.config.max_iterations:
                 return (
                     StopReason.ITERATION_LIMIT,

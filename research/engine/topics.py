@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from research.agents.base import AgentResult
 from research.core.errors import PhaseFailed
+from research.engine import limits
 from research.engine.context import RunContext
 from research.engine.modes import TopicMode
 from research.engine.outcome import Outcome
@@ -55,7 +56,10 @@ class TopicPhases:
 
         def validate(_: AgentResult) -> None:
             self.mode.sync_plan(topic.slug)
-            phases.require_file(progress, ctx.paths, what="the progress file")
+            notes = phases.require_file(progress, ctx.paths, what="the progress file")
+            limits.check_source_cap(
+                ctx.state.config.max_sources, notes, ctx.paths.relative(progress)
+            )
             if notes_before is not None and phases.modification_stamp(progress) == notes_before:
                 raise PhaseFailed(
                     f"the progress file {ctx.paths.relative(progress)} was not "

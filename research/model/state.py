@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from research.core import defaults
 from research.core.errors import StateError
 from research.core.options import OPTIONS, OnResume, Option
+from research.core.tiers import Tier, TierSource
 from research.model.plan import Plan
 from research.workspace.fsutil import NOT_REGULAR, atomic_write_text, read_regular, what_is
 
@@ -45,6 +46,8 @@ class StopReason(StrEnum):
     TIME_BUDGET = "time_budget"
     LOW_NOVELTY = "low_novelty"
     CIRCUIT_BREAKER = "circuit_breaker"
+    TOKEN_BUDGET = "token_budget"
+    COST_BUDGET = "cost_budget"
 
 
 class Verdict(BaseModel):
@@ -132,6 +135,25 @@ class SessionConfig(BaseModel):
     """Fetch URLs that resolve to loopback, private or link-local addresses too."""
     source_dirs: list[str] = Field(default_factory=list)
     """The user's own document folders (--sources), read into the snapshot store."""
+    tier: Tier | None = None
+    """The complexity tier whose defaults the session uses (None: a session from before
+    tiers)."""
+    tier_source: TierSource | None = None
+    """Who chose the tier: the user, the plan, or nobody (the default)."""
+    tier_reason: str = ""
+    """The plan's one-line reason for its class."""
+    explicit: list[str] = Field(default_factory=list)
+    """The tier-set settings the user gave explicitly, which a tier never changes."""
+    requested_max_iterations: int | None = None
+    """--max-iterations as the user gave it (the limit follows the tree's floor)."""
+    searches: int | None = None
+    """Web searches per RESEARCH phase; None (sessions from before tiers): the breadth."""
+    max_sources: int | None = None
+    """The most sources one topic's notes may list; None: no cap."""
+    token_budget: int | None = None
+    """Tokens the agent's calls may use (--token-budget), or None for no limit."""
+    max_cost: float | None = None
+    """USD the agent's calls may cost (--max-cost), or None for no limit."""
 
     @classmethod
     def from_settings(cls, settings: Settings, *, agent: str, max_iterations: int) -> SessionConfig:
@@ -303,6 +325,14 @@ class SessionUsage(BaseModel):
     phases: dict[str, PhaseUsage] = Field(default_factory=dict)
     """Per phase kind: calls, failures, seconds, tokens and cost."""
 
+    def total_tokens(self) -> int:
+        """Input and output tokens the calls reported, over all phases."""
+        return sum((u.input_tokens or 0) + (u.output_tokens or 0) for u in self.phases.values())
+
+    def total_cost(self) -> float:
+        """The cost the calls reported, in USD, over all phases."""
+        return sum(u.cost or 0.0 for u in self.phases.values())
+
 
 class UnverifiedCitation(BaseModel):
     """A report citation the source check could not confirm (the report's appendix)."""
@@ -388,6 +418,9 @@ class FinalCycle(BaseModel):
     sources_section_rebuilt: bool = False
     """True when the orchestrator rewrote the report's Sources section from the registry."""
     time_ran_out: bool = False
+    budget_ran_out: str | None = None
+    """"token_budget" or "cost_budget" when that budget was used up in the final cycle, so
+    a final-cycle call was not made."""
     """True when the time budget ran out during the final cycle (the report says so)."""
     verification: VerificationSummary | None = None
     """What the source check found, for the Methodology; None when it was off."""

@@ -46,6 +46,7 @@ COMMON_VARIABLES = (
     "completed_file",
     "recovery_notes_file",
     "time_remaining",
+    "complexity_instructions",
 )
 TOPIC_VARIABLES = (
     "topic_name",
@@ -60,6 +61,7 @@ TOPIC_VARIABLES = (
     "subtopic_rule",
     "review_feedback",
     "searches",
+    "source_cap",
     "writable_files",
     "subtopic_instructions",
     "progress_index_instructions",

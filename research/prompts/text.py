@@ -9,9 +9,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from research.agents.base import AgentResult, FailureKind
+from research.core.tiers import TierSource, tier_table
 from research.model.artifacts import tree_order
 from research.model.plan import Plan, Topic, TopicStatus
-from research.model.state import Verdict
+from research.model.state import SessionConfig, Verdict
 from research.workspace.paths import SessionPaths
 
 NO_SOURCE_CHECK = "(source checking is off for this session)"
@@ -122,3 +123,30 @@ def progress_index_text(existing: str | None, *, iteration: int, completed: int,
         body = "## Recent Activity\n" + body
     body = body or "## Recent Activity"
     return f"# Research Progress\n\n{summary}\n{body}\n"
+
+
+def source_cap_text(max_sources: int | None) -> str:
+    """The research prompt's limit on `## Sources`."""
+    if max_sources is None:
+        return "the ones that back the findings"
+    return (
+        f"at most {max_sources} sources (notes that list more are sent back): keep the "
+        "primary ones that back the findings"
+    )
+
+
+def complexity_instructions(config: SessionConfig) -> str:
+    """INITIAL PLAN: the complexity line the plan's Metadata gets, and who decides it."""
+    if config.tier is not None and config.tier_source is TierSource.USER:
+        return (
+            f"The user chose the `{config.tier.value}` tier: write "
+            f"`- Complexity: {config.tier.value} — chosen by the user` in the Metadata."
+        )
+    return (
+        "Classify the question and write the class with a one-line reason in the "
+        "Metadata's `- Complexity:` line. The class sets the research's size:\n\n"
+        f"{tier_table()}\n\n"
+        "Choose `simple` for a lookup with one clear answer, `deep` for a question that needs "
+        "many angles or a thorough comparison, `standard` otherwise. Create no more depth-0 "
+        "topics than your class allows (and no more than the limit above)."
+    )

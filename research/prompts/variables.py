@@ -19,9 +19,11 @@ from research.prompts import instructions
 from research.prompts.text import (
     NO_SOURCE_CHECK,
     LocalDocuments,
+    complexity_instructions,
     criteria_text,
     local_sources_text,
     review_feedback_text,
+    source_cap_text,
     subtopic_rule,
     topic_tree_text,
 )
@@ -104,6 +106,7 @@ def base_variables(source: PromptInput) -> dict[str, str]:
         "completed_file": paths.relative(paths.completed_file),
         "recovery_notes_file": paths.relative(paths.recovery_notes),
         "time_remaining": "unlimited" if remaining is None else f"{remaining:.1f} minutes",
+        "complexity_instructions": complexity_instructions(state.config),
     }
 
 
@@ -130,7 +133,8 @@ def topic_variables(source: PromptInput) -> dict[str, str]:
         "max_attempts": str(MAX_TOPIC_ATTEMPTS),
         "subtopic_rule": rule,
         "review_feedback": review_feedback_text(state.progress.review_feedback.get(topic.slug)),
-        "searches": str(state.config.breadth),
+        "searches": str(state.config.searches or state.config.breadth),
+        "source_cap": source_cap_text(state.config.max_sources),
         "source_check": source.source_check or NO_SOURCE_CHECK,
         "local_sources": local_sources_text(source.local_documents),
     }

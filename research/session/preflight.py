@@ -21,6 +21,7 @@ from research.core.errors import (
 from research.core.settings import Settings
 from research.engine import Clock
 from research.model.state import STATE_COPY_NAME, RWRState, load_saved_state, state_entry
+from research.model.tiering import Tiered, with_tier
 from research.prompts.templates import (
     TEMPLATE_NAMES,
     PromptTemplates,
@@ -40,6 +41,8 @@ Stamp = tuple[tuple[int, int, int] | None, ...]
 class NoAgent:
     """Stands in for an agent that is not installed, when a finished session is resumed: it
     needs no agent unless it is reopened, and then this one says what to install."""
+
+    reports_usage = False
 
     def __init__(self, name: str, missing: AgentUnavailable) -> None:
         self.name = name
@@ -76,6 +79,8 @@ class Preflight:
     clock: Clock
     max_iterations: int
     """The effective iteration limit of a new session (a resumed one keeps its own)."""
+    tier: Tiered | None = None
+    """A new session's tier, whose values `settings` already carry."""
 
     def describe(self) -> str:
         name = self.settings.name
@@ -110,12 +115,15 @@ def preflight(
         settings = remembered_agent(saved.state, settings)
     the_agent, clock = agent or _agent(settings, build_agent, saved)
     check_templates(paths)
+    tier = None
+    if saved is None:
+        settings, tier = with_tier(settings)
     max_iterations, raised = effective_max_iterations(
         settings.max_iterations, settings.breadth, settings.depth
     )
     if saved is None:
         check_iterations(settings, max_iterations, raised, confirm=confirm, warn=warn)
-    return Preflight(settings, paths, saved, the_agent, clock, max_iterations)
+    return Preflight(settings, paths, saved, the_agent, clock, max_iterations, tier)
 
 
 def _agent(

@@ -20,6 +20,7 @@ from research.core.hosts import host_id
 from research.core.interrupts import signals_raise_interrupted
 from research.core.settings import KILL_GRACE_SECONDS, Settings
 from research.engine import Clock, ResearchLoop, RunContext
+from research.model import tiering
 from research.model.plan import Plan
 from research.model.state import (
     RWRState,
@@ -154,6 +155,9 @@ class Run:
             agent=self.checked.agent.name,
             max_iterations=state.config.max_iterations,
         )
+        unenforceable_budgets(
+            state, self.checked.agent, events, lambda m: self.inform(f"warning: {m}")
+        )
         context = RunContext(
             state=state,
             paths=self.paths,
@@ -166,9 +170,9 @@ class Run:
         self.loop = ResearchLoop(context, web=_web(self.settings))
 
     def new_state(self) -> RWRState:
-        settings = self.settings
-        assert settings.topic is not None
-        return RWRState(
+        settings, tier = self.settings, self.checked.tier
+        assert settings.topic is not None and tier is not None
+        state = RWRState(
             name=settings.name,
             config=SessionConfig.from_settings(
                 settings, agent=self.checked.agent.name, max_iterations=self.checked.max_iterations
@@ -176,6 +180,8 @@ class Run:
             plan=Plan(topic=settings.topic, breadth=settings.breadth, depth=settings.depth),
             progress=SessionProgress(start_time=time.time()),
         )
+        tiering.record(state.config, tier, settings.max_iterations)
+        return state
 
     def resumed_state(self) -> RWRState:
         """The state the preflight read, with the options the user gave; read again only if
@@ -261,6 +267,31 @@ class Run:
             f"internal error: {exc!r}; details are in {self.paths.events_file}; "
             "the session can be continued with --resume"
         )
+
+
+def unenforceable_budgets(
+    state: RWRState, agent: Agent, events: EventLog, warn: Callable[[str], None]
+) -> None:
+    """Say at the start that token and cost budgets cannot hold with an agent that reports
+    no usage: the run goes on, but nothing counts against them."""
+    config = state.config
+    budgets = [
+        flag
+        for flag, value in (
+            ("--token-budget", config.token_budget),
+            ("--max-cost", config.max_cost),
+        )
+        if value is not None
+    ]
+    if not budgets or agent.reports_usage:
+        return
+    message = (
+        f"{' and '.join(budgets)} cannot be enforced: the {agent.name} agent reports no token "
+        "usage or cost, so nothing counts against "
+        f"{'them' if len(budgets) > 1 else 'it'} (use --time to bound the run)"
+    )
+    warn(message)
+    events.emit("warning", message=message)
 
 
 def _web(settings: Settings) -> Callable[[], Web] | None:

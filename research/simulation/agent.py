@@ -28,6 +28,7 @@ from typing import Any
 
 from research.agents.base import AgentCall, AgentResult, FailureKind
 from research.core.names import slugify
+from research.core.tiers import TIERS, Tier
 from research.model.plan import ParsedTopic, Plan, TopicStatus, parse_plan, render_plan
 from research.simulation import offline_web
 from research.workspace.fsutil import atomic_write_text
@@ -79,6 +80,7 @@ class MockAgent:
     run behaves exactly like an uninterrupted one."""
 
     name = "mock"
+    reports_usage = True  # simulated figures, labelled as such
 
     def __init__(self, simulation: Simulation | None = None, *, latency: float = 0.0) -> None:
         self.simulation = simulation or Simulation()
@@ -158,6 +160,9 @@ class MockAgent:
     def initial_plan(self, call: AgentCall) -> None:
         ctx = call.context
         breadth, depth = int(ctx["breadth"]), int(ctx["depth"])
+        tier, reason = classify(ctx)
+        if not ctx.get("complexity_tier"):  # its own class: no more topics than it allows
+            breadth = min(breadth, TIERS[Tier(tier)].breadth)
         subject = _subject(ctx["original_topic"])
         plan = Plan(topic=ctx["original_topic"], breadth=breadth, depth=depth)
         for facet in TOP_FACETS[:breadth]:
@@ -172,7 +177,7 @@ class MockAgent:
             )
         # The plan is saved whole (as an editor would), so crash tests see only torn files
         # that the orchestrator left.
-        text = with_complexity(render_plan(plan), *classify(ctx))
+        text = with_complexity(render_plan(plan), tier, reason)
         atomic_write_text(self._path(call, "plan_file"), text)
 
     def research(self, call: AgentCall) -> None:

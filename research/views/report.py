@@ -7,10 +7,12 @@ how it was made is exactly true.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from research import __version__
 from research.core.settings import MAX_TOPIC_ATTEMPTS
+from research.core.tiers import TierSource
 from research.model.plan import RETRY_EXHAUSTED_TAG, Plan, Topic, TopicStatus
 from research.model.state import RWRState, StopReason
 from research.sources.registry import (
@@ -37,6 +39,8 @@ STOP_TEXT = {
     StopReason.LOW_NOVELTY: "new findings added too little that was new (novelty rule: an "
     "early stop)",
     StopReason.CIRCUIT_BREAKER: "too many agent calls failed (circuit breaker: degraded mode)",
+    StopReason.TOKEN_BUDGET: "the token budget ran low (a quarter was kept for the final cycle)",
+    StopReason.COST_BUDGET: "the cost budget ran low (a quarter was kept for the final cycle)",
 }
 
 
@@ -68,85 +72,126 @@ def banners(state: RWRState) -> list[str]:
     """The warning banners to prepend: the seed's for the iteration limit, and its kin."""
     reason = state.progress.stop_reason
     counts = state.plan.counts()
-    completed = f"- Topics completed: {counts[TopicStatus.COMPLETE]} of {planned_total(state.plan)}"
-    iterations = (
-        f"- Iterations executed: {state.progress.iteration} (limit: {state.config.max_iterations})"
+    lines = [
+        f"- Topics completed: {counts[TopicStatus.COMPLETE]} of {planned_total(state.plan)}",
+        f"- Iterations executed: {state.progress.iteration} (limit: {state.config.max_iterations})",
+    ]
+    if state.final.time_ran_out and reason is not StopReason.ITERATION_LIMIT:
+        reason = StopReason.TIME_BUDGET
+    budget_out = state.final.budget_ran_out
+    if budget_out is not None and reason not in (
+        StopReason.ITERATION_LIMIT,
+        StopReason.TIME_BUDGET,
+    ):
+        reason = StopReason(budget_out)
+    builder = _BANNERS.get(reason) if reason is not None else None
+    return [] if builder is None else [builder(state, lines)]
+
+
+def _iteration_banner(state: RWRState, lines: list[str]) -> str:
+    return _banner(
+        "ITERATION LIMIT REACHED",
+        "This report was generated before all research topics were completed due to "
+        "reaching the maximum iteration limit. Some findings may be incomplete or missing.",
+        [
+            *lines,
+            "- To complete this research, resume with higher "
+            "--max-iterations or run again without the limit",
+        ],
     )
-    if reason is StopReason.ITERATION_LIMIT:
-        return [
-            _banner(
-                "ITERATION LIMIT REACHED",
-                "This report was generated before all research topics were completed due to "
-                "reaching the maximum iteration limit. Some findings may be incomplete or missing.",
-                [
-                    completed,
-                    iterations,
-                    "- To complete this research, resume with higher "
-                    "--max-iterations or run again without the limit",
-                ],
-            )
-        ]
-    if reason is StopReason.TIME_BUDGET or state.final.time_ran_out:
-        return [
-            _banner(
-                "TIME BUDGET REACHED",
-                "This report was generated before all research topics were completed because the "
-                "time budget ran out. Some findings may be incomplete or missing.",
-                [
-                    completed,
-                    iterations,
-                    f"- Time used: {time_used(state)} (budget: {time_budget(state)})",
-                    "- To complete this research, resume with a larger --time budget",
-                ],
-            )
-        ]
-    if reason is StopReason.LOW_NOVELTY:
-        return [
-            _banner(
-                "RESEARCH STOPPED EARLY",
-                "Research stopped before all topics were completed because the latest topics "
-                "added little new information (novelty below "
-                f"{state.config.min_novelty:g} for {state.progress.consecutive_low_novelty} "
-                "topics in a row). "
-                "Some findings may be incomplete or missing.",
-                [
-                    completed,
-                    iterations,
-                    "- To research the remaining topics, resume with --no-early-termination",
-                ],
-            )
-        ]
-    if reason is StopReason.CIRCUIT_BREAKER:
-        return [
-            _banner(
-                "DEGRADED MODE: SEARCHING WAS LIMITED",
-                "Search capabilities were limited; this report is based on partial information. "
-                "Research stopped because "
-                f"{state.progress.stop_detail or 'too many agent calls failed'}.",
-                [
-                    completed,
-                    iterations,
-                    f"- Agent calls failed in the whole run: {state.usage.agent_failures} of "
-                    f"{state.usage.agent_calls}",
-                    "- To complete this research, fix the agent's problem (see events.jsonl) and "
-                    "run again",
-                ],
-            )
-        ]
-    if reason is StopReason.ALL_EXHAUSTED:
-        return [
-            _banner(
-                "NO TOPIC COULD BE COMPLETED",
-                "Every research topic was abandoned after repeated failed or rejected attempts. "
-                "This report rests on unreviewed notes at best and may be incomplete or wrong.",
-                [
-                    completed,
-                    iterations,
-                    f"- Topics abandoned ({RETRY_EXHAUSTED_TAG}): {counts[TopicStatus.EXHAUSTED]}",
-                ],
-            )
-        ]
-    return []
+
+
+def _time_banner(state: RWRState, lines: list[str]) -> str:
+    return _banner(
+        "TIME BUDGET REACHED",
+        "This report was generated before all research topics were completed because the "
+        "time budget ran out. Some findings may be incomplete or missing.",
+        [
+            *lines,
+            f"- Time used: {time_used(state)} (budget: {time_budget(state)})",
+            "- To complete this research, resume with a larger --time budget",
+        ],
+    )
+
+
+def _token_banner(state: RWRState, lines: list[str]) -> str:
+    return _banner(
+        "TOKEN BUDGET REACHED",
+        "This report was generated before all research topics were completed because the "
+        "token budget ran low (a quarter is kept for the final cycle). Some findings may be "
+        "incomplete or missing.",
+        [
+            *lines,
+            f"- Tokens used: {state.usage.total_tokens():,} (budget: "
+            f"{state.config.token_budget or 0:,})",
+            "- To complete this research, resume with a larger --token-budget",
+        ],
+    )
+
+
+def _cost_banner(state: RWRState, lines: list[str]) -> str:
+    return _banner(
+        "COST BUDGET REACHED",
+        "This report was generated before all research topics were completed because the "
+        "cost budget ran low (a quarter is kept for the final cycle). Some findings may be "
+        "incomplete or missing.",
+        [
+            *lines,
+            f"- Cost: ${state.usage.total_cost():.4f} (budget: ${state.config.max_cost or 0:.4f})",
+            "- To complete this research, resume with a larger --max-cost",
+        ],
+    )
+
+
+def _novelty_banner(state: RWRState, lines: list[str]) -> str:
+    return _banner(
+        "RESEARCH STOPPED EARLY",
+        "Research stopped before all topics were completed because the latest topics "
+        "added little new information (novelty below "
+        f"{state.config.min_novelty:g} for {state.progress.consecutive_low_novelty} "
+        "topics in a row). "
+        "Some findings may be incomplete or missing.",
+        [*lines, "- To research the remaining topics, resume with --no-early-termination"],
+    )
+
+
+def _breaker_banner(state: RWRState, lines: list[str]) -> str:
+    return _banner(
+        "DEGRADED MODE: SEARCHING WAS LIMITED",
+        "Search capabilities were limited; this report is based on partial information. "
+        "Research stopped because "
+        f"{state.progress.stop_detail or 'too many agent calls failed'}.",
+        [
+            *lines,
+            f"- Agent calls failed in the whole run: {state.usage.agent_failures} of "
+            f"{state.usage.agent_calls}",
+            "- To complete this research, fix the agent's problem (see events.jsonl) and run again",
+        ],
+    )
+
+
+def _exhausted_banner(state: RWRState, lines: list[str]) -> str:
+    return _banner(
+        "NO TOPIC COULD BE COMPLETED",
+        "Every research topic was abandoned after repeated failed or rejected attempts. "
+        "This report rests on unreviewed notes at best and may be incomplete or wrong.",
+        [
+            *lines,
+            f"- Topics abandoned ({RETRY_EXHAUSTED_TAG}): "
+            f"{state.plan.counts()[TopicStatus.EXHAUSTED]}",
+        ],
+    )
+
+
+_BANNERS: dict[StopReason, Callable[[RWRState, list[str]], str]] = {
+    StopReason.ITERATION_LIMIT: _iteration_banner,
+    StopReason.TIME_BUDGET: _time_banner,
+    StopReason.TOKEN_BUDGET: _token_banner,
+    StopReason.COST_BUDGET: _cost_banner,
+    StopReason.LOW_NOVELTY: _novelty_banner,
+    StopReason.CIRCUIT_BREAKER: _breaker_banner,
+    StopReason.ALL_EXHAUSTED: _exhausted_banner,
+}
 
 
 def _banner(title: str, body: str, lines: list[str]) -> str:
@@ -237,6 +282,13 @@ def _usage_figures(state: RWRState) -> tuple[str, str]:
         else "unknown (the agent reported none)"
     )
     cost = f"${sum(costs):.4f}" if costs else "unknown (the agent reported none)"
+    if state.config.token_budget is not None:
+        tokens += f" (budget: {state.config.token_budget:,})"
+    if state.config.max_cost is not None:
+        cost += f" (budget: ${state.config.max_cost:.4f})"
+    if state.config.mock_mode and (tokens_in or costs):
+        tokens += " [simulated]"
+        cost += " [simulated]"
     return tokens, cost
 
 
@@ -277,6 +329,63 @@ def _final_review_line(state: RWRState) -> str:
     return "- Final review: could not be completed"
 
 
+def _ended_line(state: RWRState) -> str:
+    if state.progress.stop_reason is None:
+        return "- Research ended: unknown"
+    detail = f" ({state.progress.stop_detail})" if state.progress.stop_detail else ""
+    return f"- Research ended because {STOP_TEXT[state.progress.stop_reason]}{detail}"
+
+
+TIER_CHOSEN_BY = {
+    TierSource.USER: "chosen by the user",
+    TierSource.PLAN: "classified by the plan",
+    TierSource.DEFAULT: "the default: the plan gave no class",
+}
+
+
+def tier_text(state: RWRState) -> str | None:
+    """The tier and who chose it ("simple, classified by the plan: one fact"), or None for
+    a session from before tiers."""
+    config = state.config
+    if config.tier is None:
+        return None
+    chosen = TIER_CHOSEN_BY[config.tier_source or TierSource.DEFAULT]
+    reason = f": {_prose(config.tier_reason)}" if config.tier_source is TierSource.PLAN else ""
+    return f"{config.tier.value} ({chosen}{reason})"
+
+
+def _tier_lines(state: RWRState) -> list[str]:
+    tier = tier_text(state)
+    if tier is None:
+        return []
+    config = state.config
+    cap = "no cap" if config.max_sources is None else f"at most {config.max_sources}"
+    return [
+        f"- Complexity tier: {tier}; up to {config.searches or config.breadth} searches per "
+        f"research phase; {cap} sources per topic"
+    ]
+
+
+def _citation_check_line(state: RWRState) -> str:
+    if state.final.citation_ids_removed:
+        # Plain numbers: a bracketed id here would itself read as an unresolvable citation.
+        removed = ", ".join(str(i) for i in state.final.citation_ids_removed)
+        return (
+            f"- Citation check: the orchestrator removed the citation "
+            f"{'ids' if len(state.final.citation_ids_removed) > 1 else 'id'} {removed}, "
+            "which matched no recorded source, and rebuilt the Sources section"
+        )
+    if state.final.sources_section_rebuilt:
+        return (
+            "- Citation check: every citation resolves to a recorded source; the "
+            "orchestrator rebuilt the Sources section to list exactly the cited sources"
+        )
+    return (
+        "- Citation check: every citation resolves to a recorded source, and the "
+        "Sources section lists exactly the cited sources"
+    )
+
+
 def methodology(state: RWRState) -> str:
     """The `## Methodology` section, every figure taken from the state."""
     plan = state.plan
@@ -290,12 +399,6 @@ def methodology(state: RWRState) -> str:
     skipped_detail = f"{len(duplicates)} duplicate, {len(low_novelty)} low novelty"
     if other:
         skipped_detail += f", {len(other)} other"
-    ended = (
-        "- Research ended: unknown"
-        if state.progress.stop_reason is None
-        else f"- Research ended because {STOP_TEXT[state.progress.stop_reason]}"
-        + (f" ({state.progress.stop_detail})" if state.progress.stop_detail else "")
-    )
     lines = [
         METHODOLOGY_HEADING,
         "",
@@ -305,13 +408,14 @@ def methodology(state: RWRState) -> str:
         f"- Agent: {agent}; model `{state.config.model}`, "
         f"review model `{state.config.review_model}`",
         f"- Breadth: {state.config.breadth}; depth: {_plural(state.config.depth, 'topic level')}",
+        *_tier_lines(state),
         f"- Iterations: {state.progress.iteration} used of a limit of "
         f"{state.config.max_iterations}",
         f"- Time: {time_used(state)} used; budget: {time_budget(state)}",
         f"- Topics: {len(plan.topics)} in the plan: {counts[TopicStatus.COMPLETE]} complete, "
         f"{counts[TopicStatus.SKIPPED]} skipped ({skipped_detail}), "
         f"{counts[TopicStatus.EXHAUSTED]} exhausted, {len(plan.open_topics())} not finished",
-        ended,
+        _ended_line(state),
         f"- Agent calls: {state.usage.agent_calls} ({state.usage.agent_failures} failed); "
         "failed phases: "
         f"{state.usage.failed_phases}; recoveries: {state.usage.recoveries}",
@@ -319,25 +423,7 @@ def methodology(state: RWRState) -> str:
         f"- Sources: {state.final.sources_found} found in the research notes, "
         f"{state.final.sources_cited} cited in this report",
     ]
-    if state.final.citation_ids_removed:
-        # Plain numbers: a bracketed id here would itself read as an unresolvable citation.
-        removed = ", ".join(str(i) for i in state.final.citation_ids_removed)
-        lines.append(
-            f"- Citation check: the orchestrator removed the citation "
-            f"{'ids' if len(state.final.citation_ids_removed) > 1 else 'id'} {removed}, "
-            "which matched no recorded source, and rebuilt the Sources section"
-        )
-    elif state.final.sources_section_rebuilt:
-        lines.append(
-            "- Citation check: every citation resolves to a recorded source; the "
-            "orchestrator rebuilt the Sources section to list exactly the cited sources"
-        )
-    else:
-        lines.append(
-            "- Citation check: every citation resolves to a recorded source, and the "
-            "Sources section lists exactly the cited sources"
-        )
-    lines.append(_final_review_line(state))
+    lines += [_citation_check_line(state), _final_review_line(state)]
     lines += _source_check_lines(state)
     lines += _skipped_document_lines(state)
     if exhausted:

@@ -51,6 +51,7 @@ EVENT_TYPES = frozenset(
         "source_check",
         "report_check",
         "workspace_repair",
+        "tier",
     }
 )
 

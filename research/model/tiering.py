@@ -1,0 +1,106 @@
+"""A session's complexity tier: chosen at the start, or settled from the plan's class.
+
+The tier's values go into the session's config wherever the user gave none. When the user
+chose no tier, the session starts with the standard tier's values and the INITIAL PLAN
+phase's classification (the plan's `- Complexity:` line) settles it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from research.core.budget import effective_max_iterations
+from research.core.settings import Settings
+from research.core.tiers import DEFAULT_TIER, Tier, TierChoice, TierSource, apply_tier
+from research.model.plan import Plan, TopicStatus, parse_complexity
+from research.model.state import SessionConfig
+
+TIER_FIELDS = ("breadth", "depth", "searches", "max_sources", "time_budget_minutes")
+"""The settings a tier gives defaults to, by their SessionConfig names."""
+
+
+def choose(tier: Tier | None, given: Mapping[str, Any]) -> TierChoice:
+    """The tier's values (the standard tier's when None) with the `given` ones kept: the
+    settings the user set, by their TIER_FIELDS names."""
+    source = TierSource.USER if tier is not None else TierSource.DEFAULT
+    return apply_tier(
+        tier or DEFAULT_TIER,
+        source,
+        breadth=given.get("breadth"),
+        depth=given.get("depth"),
+        searches=given.get("searches"),
+        max_sources=given.get("max_sources"),
+        time_budget_minutes=given.get("time_budget_minutes"),
+        time_budget_given="time_budget_minutes" in given,
+    )
+
+
+def apply_choice(config: SessionConfig, choice: TierChoice, reason: str = "") -> None:
+    """Write the tier and its values into the config; the iteration limit follows."""
+    config.tier, config.tier_source, config.tier_reason = choice.tier, choice.source, reason
+    config.breadth, config.depth = choice.breadth, choice.depth
+    config.searches, config.max_sources = choice.searches, choice.max_sources
+    config.time_budget_minutes = choice.time_budget_minutes
+    config.max_iterations = effective_max_iterations(
+        config.requested_max_iterations, choice.breadth, choice.depth
+    )[0]
+
+
+@dataclass(frozen=True)
+class Settled:
+    """What settling the tier from the plan did."""
+
+    tier: Tier
+    source: TierSource
+    reason: str
+    trimmed: list[str]
+    """Names of depth-0 topics beyond the tier's breadth, set to Skipped."""
+
+
+def settle_from_plan(config: SessionConfig, plan_text: str, plan: Plan) -> Settled | None:
+    """After INITIAL PLAN: apply the plan's class unless the user chose a tier; None then.
+
+    `plan` is the reconciled Plan; its breadth and depth follow the tier, and depth-0
+    topics beyond the new breadth are skipped (the planner wrote them for a wider tier).
+    """
+    if config.tier_source is TierSource.USER:
+        return None
+    parsed = parse_complexity(plan_text)
+    tier, reason = parsed if parsed else (DEFAULT_TIER, "the plan gave no complexity")
+    source = TierSource.PLAN if parsed else TierSource.DEFAULT
+    given = {key: getattr(config, key) for key in TIER_FIELDS if key in config.explicit}
+    choice = replace(choose(tier, given), source=source)
+    apply_choice(config, choice, reason)
+    plan.breadth, plan.depth = config.breadth, config.depth
+    trimmed = []
+    for topic in [t for t in plan.topics if t.depth == 0][config.breadth :]:
+        if topic.status is TopicStatus.PENDING:
+            topic.status = TopicStatus.SKIPPED
+            topic.note = f"beyond the {tier.value} tier's {config.breadth} topics"
+            trimmed.append(topic.name)
+    return Settled(tier, source, reason, trimmed)
+
+
+@dataclass(frozen=True)
+class Tiered:
+    """A new session's tier, and the tier-set settings the user gave explicitly."""
+
+    choice: TierChoice
+    explicit: list[str]
+
+
+def with_tier(settings: Settings) -> tuple[Settings, Tiered]:
+    """The settings with the tier's values wherever the user gave none."""
+    explicit = [key for key in TIER_FIELDS if key in settings.given]
+    choice = choose(settings.tier, {key: getattr(settings, key) for key in explicit})
+    tiered = {key: getattr(choice, key) for key in TIER_FIELDS}
+    return settings.model_copy(update=tiered), Tiered(choice, explicit)
+
+
+def record(config: SessionConfig, tiered: Tiered, requested_max_iterations: int | None) -> None:
+    """A new session's config takes its tier, who chose it, and what the user set."""
+    config.explicit = tiered.explicit
+    config.requested_max_iterations = requested_max_iterations
+    apply_choice(config, tiered.choice)
