@@ -59,6 +59,7 @@ def fixture(root: Path) -> tuple[RWRState, SessionPaths]:
     plan.topics[0].description = "How efficient heat pumps are in the cold."
     state = new_state(plan, name="heat", max_iterations=13, timeout=600)
     state.progress.iteration = 3
+    state.config.max_sources = 5  # the research prompt states the cap
     state.progress.review_feedback[plan.topics[0].slug] = Verdict(
         verdict="rejected",
         summary="No figure below -15 °C.",
