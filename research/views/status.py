@@ -31,6 +31,7 @@ from research.views.display import (
     usage_text,
     usage_totals,
 )
+from research.views.report import tier_text
 from research.workspace.lock import LockFileError, LockInfo, read_lock_file, stale_reason
 from research.workspace.paths import RESEARCH_DIR, SessionPaths
 
@@ -175,6 +176,17 @@ def run_text(state: RWRState, lock: LockView) -> str:
     return "stopped; continue it with --resume"
 
 
+def budget_rows(state: RWRState) -> list[tuple[str, str]]:
+    """The token and cost budgets, with what is used of them, when there are any."""
+    config, usage = state.config, state.usage
+    parts = []
+    if config.token_budget is not None:
+        parts.append(f"{usage.total_tokens():,} of {config.token_budget:,} tokens")
+    if config.max_cost is not None:
+        parts.append(f"${usage.total_cost():.4f} of ${config.max_cost:.4f}")
+    return [("budgets", "; ".join(parts))] if parts else []
+
+
 def status_rows(paths: SessionPaths, state: RWRState) -> list[tuple[str, str]]:
     """A session's status as (label, value) rows."""
     lock = lock_view(paths)
@@ -184,6 +196,8 @@ def status_rows(paths: SessionPaths, state: RWRState) -> list[tuple[str, str]]:
         ("phase", phase_text(state)),
         ("iteration", f"{state.progress.iteration} of {state.config.max_iterations}"),
     ]
+    if (tier := tier_text(state)) is not None:
+        rows.append(("tier", plain(tier)))
     in_flight = topic_name(state, state.progress.current_topic)
     if in_flight and not state.progress.is_complete:
         rows.append(("current topic", plain(in_flight)))
@@ -196,6 +210,7 @@ def status_rows(paths: SessionPaths, state: RWRState) -> list[tuple[str, str]]:
             f"{state.usage.recoveries} recoveries)",
         ),
         ("usage", usage_text(*usage_totals(state))),
+        *budget_rows(state),
         ("last decision", decision_text(state)),
     ]
     if state.progress.stop_reason is not None:
