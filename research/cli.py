@@ -235,6 +235,27 @@ def _pick_agent(values: Mapping[str, Any], sources: dict[str, str | None]) -> di
     return {"agent_cmd": agent_cmd, "mock_mode": mock if picked else None}
 
 
+def _in_seconds(sources: dict[str, str | None]) -> dict[str, Any]:
+    """The values that a seconds variable (RESEARCH_MAX_EXECUTION_TIME_S) gives, where the
+    command line gives none; marks them in `sources` as the environment's."""
+    import os
+
+    from research.core.options import seconds_from_environment
+
+    found: dict[str, Any] = {}
+    for option in OPTIONS:
+        if option.env_seconds is None or sources.get(option.name) == "COMMANDLINE":
+            continue
+        try:
+            minutes = seconds_from_environment(option, os.environ)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        if minutes is not None:
+            found[option.name] = minutes
+            sources[option.name] = "ENVIRONMENT"
+    return found
+
+
 def build_settings(
     root: Path, values: Mapping[str, Any], sources: dict[str, str | None]
 ) -> Settings:
@@ -244,7 +265,7 @@ def build_settings(
 
     from research.core.settings import Settings
 
-    values = {**values, **_pick_agent(values, sources)}
+    values = {**values, **_pick_agent(values, sources), **_in_seconds(sources)}
     resuming = bool(values["resume"] or values["force_resume"])
     given = given_names(
         {name: sources.get(name) for name in OPTION if OPTION[name].setting}, resuming, values

@@ -20,7 +20,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from research.core import defaults as d
-from research.core.budget import iteration_floor, parse_time_budget
+from research.core.budget import iteration_floor, parse_time_budget, time_budget_from_env
 from research.core.tiers import TIERS, Tier
 
 
@@ -99,6 +99,8 @@ class Option:
     default: object = None
     env: str | None = None
     """The RESEARCH_* variable that gives a default to the flag."""
+    env_seconds: str | None = None
+    """A second variable that gives the same value in seconds (`seconds_from_environment`)."""
     minimum: float | None = None
     maximum: float | None = None
     on_resume: OnResume = OnResume.PER_RUN
@@ -207,6 +209,7 @@ OPTIONS: tuple[Option, ...] = (
         ("--time",),
         "Wall-clock budget for the whole run, in minutes.",
         env="RESEARCH_TIME_BUDGET",
+        env_seconds="RESEARCH_MAX_EXECUTION_TIME_S",
         on_resume=OnResume.CHANGES,
         check=_time,
         shown_default="unlimited",
@@ -486,6 +489,20 @@ def given_names(
 def _none_is_a_value(name: str, source: str | None) -> bool:
     """'unlimited' is a time budget too (None), which a resumed session must take."""
     return name == "time_budget_minutes" and source in ("COMMANDLINE", "ENVIRONMENT")
+
+
+def seconds_from_environment(option: Option, environ: Mapping[str, str]) -> float | None:
+    """The option's value in minutes from its seconds variable, None when that is unset.
+
+    Its minutes variable may be set too, to the same budget; to a different one it is a
+    ValueError, as neither can win.
+    """
+    if option.env_seconds is None or not environ.get(option.env_seconds, "").strip():
+        return None
+    minutes_text = environ.get(option.env) if option.env else None
+    text = time_budget_from_env(minutes_text, environ[option.env_seconds])
+    assert text is not None
+    return time_budget_minutes(text)
 
 
 def command_line(values: Mapping[str, object]) -> list[str]:

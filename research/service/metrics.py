@@ -17,6 +17,7 @@ from prometheus_client.core import (
 )
 from prometheus_client.registry import Collector
 
+from research.model.state import Phase, RWRState
 from research.service.models import JOB_STATES
 from research.service.sessions import Snapshot
 from research.service.views import usage_totals
@@ -31,6 +32,20 @@ def histogram(
     buckets = [(repr(bound), float(sum(1 for v in values if v <= bound))) for bound in bounds]
     buckets.append(("+Inf", float(len(values))))
     return HistogramMetricFamily(name, doc, buckets=buckets, sum_value=sum(values))
+
+
+def search_failures(states: list[RWRState]) -> CounterMetricFamily:
+    """Seed 002's name: here the agent searches in its RESEARCH calls, so a failed search is
+    a RESEARCH call that failed (error, timeout, no output)."""
+    metric = CounterMetricFamily(
+        "search_failures",
+        "RESEARCH-phase agent calls that failed (the agent searches in them).",
+    )
+    research = Phase.RESEARCH.value
+    metric.add_metric(
+        [], sum(s.usage.phases[research].failures for s in states if research in s.usage.phases)
+    )
+    return metric
 
 
 class SessionCollector(Collector):
@@ -65,6 +80,7 @@ class SessionCollector(Collector):
         )
         failures.add_metric([], sum(s.usage.agent_failures for s in states))
         yield failures
+        yield search_failures(states)
         calls = CounterMetricFamily("research_agent_calls", "Agent calls started.")
         calls.add_metric([], sum(s.usage.agent_calls for s in states))
         yield calls

@@ -350,7 +350,7 @@ def tier_text(state: RWRState) -> str | None:
     if config.tier is None:
         return None
     chosen = TIER_CHOSEN_BY[config.tier_source or TierSource.DEFAULT]
-    reason = f": {_prose(config.tier_reason)}" if config.tier_source is TierSource.PLAN else ""
+    reason = f": {config.tier_reason}" if config.tier_source is TierSource.PLAN else ""
     return f"{config.tier.value} ({chosen}{reason})"
 
 
@@ -361,8 +361,8 @@ def _tier_lines(state: RWRState) -> list[str]:
     config = state.config
     cap = "no cap" if config.max_sources is None else f"at most {config.max_sources}"
     return [
-        f"- Complexity tier: {tier}; up to {config.searches or config.breadth} searches per "
-        f"research phase; {cap} sources per topic"
+        f"- Complexity tier: {_prose(tier)}; up to {config.searches or config.breadth} "
+        f"searches per research phase; {cap} sources per topic"
     ]
 
 
