@@ -19,6 +19,7 @@ from research import __version__
 from research.service.errors import ERRORS, ApiError, error_response
 from research.service.middleware import Guard
 from research.service.routes import job_routes, run_routes, service_routes
+from research.service.search import search_router
 from research.service.service import Service, ServiceConfig
 
 __all__ = ["ApiError", "Service", "ServiceConfig", "create_app"]
@@ -46,6 +47,7 @@ def create_app(config: ServiceConfig) -> FastAPI:
     app.include_router(service_routes(service))
     app.include_router(job_routes(service))
     app.include_router(run_routes(service))
+    app.include_router(search_router(service))
     return app
 
 

@@ -37,6 +37,9 @@ class RunRequest(BaseModel):
     review_model: str | None = _option("review_model", min_length=1, max_length=200)
     agent: Literal["opencode", "mock"] | None = _option("agent")
     parallel: int | None = _option("parallel")
+    complexity_tier: Literal["simple", "standard", "deep"] | None = _option("complexity_tier")
+    token_budget: int | None = _option("token_budget")
+    max_cost: float | None = _option("max_cost", gt=0, allow_inf_nan=False)
     sources: list[str] | None = _option(
         "sources",
         max_length=64,

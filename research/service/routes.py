@@ -30,6 +30,7 @@ from research.service.models import (
     SynthesisResponse,
 )
 from research.service.service import Service
+from research.service.streaming import run_stream
 
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 PAGE_POLICY = (
@@ -113,9 +114,19 @@ def job_routes(service: Service) -> APIRouter:
     async def run(
         body: RunRequest,
         async_: bool = Query(False, alias="async", description="Answer 202 with a job id at once."),
+        stream: bool = Query(
+            False,
+            description="Stream the session's events as SSE, ending with `event: result` (the "
+            "SynthesisResponse) or `event: error`.",
+        ),
     ) -> Response:
-        """Start a research session; wait for its report, or (async=true) answer at once."""
+        """Start a research session; wait for its report, stream its events (stream=true),
+        or (async=true) answer at once."""
         job = service.new_run(body)
+        if stream and not async_:
+            return StreamingResponse(
+                run_stream(service, job), media_type="text/event-stream", headers=SSE_HEADERS
+            )
         if async_:
             answer = accepted(job, job.name)
             return JSONResponse(
