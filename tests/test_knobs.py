@@ -341,3 +341,19 @@ def test_both_time_budget_variables_agreeing_are_fine(run_cli: Callable[..., Any
     )
     assert result.exit_code == 0, result.output
     assert state_of("e")["config"]["time_budget_minutes"] == 2.0
+
+
+def test_a_session_cut_by_its_token_budget_continues_with_a_larger_one(
+    run_cli: Callable[..., Any],
+) -> None:
+    args = ("--mock-mode", "--name", "r", "--breadth", "2", "--depth", "2", "-y")
+    first = run_cli(*args, "--token-budget", "40000", QUESTION)
+    assert first.exit_code == 0, first.output
+    assert state_of("r")["progress"]["stop_reason"] == "token_budget"
+    again = run_cli("--mock-mode", "--name", "r", "--resume", "--token-budget", "500000")
+    assert again.exit_code == 0, again.output
+    assert "--token-budget 500000 (was 40000)" in again.output
+    state = state_of("r")
+    assert state["progress"]["stop_reason"] == "all_topics_done"
+    assert "TOKEN BUDGET REACHED" not in report_of("r")
+    assert all(t["status"] != "Pending" for t in state["plan"]["topics"])

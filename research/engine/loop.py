@@ -128,7 +128,13 @@ class ResearchLoop:
         report covers everything.
         """
         ctx, state = self.ctx, self.state
-        reopenable = (StopReason.ITERATION_LIMIT, StopReason.TIME_BUDGET, StopReason.LOW_NOVELTY)
+        reopenable = (
+            StopReason.ITERATION_LIMIT,
+            StopReason.TIME_BUDGET,
+            StopReason.LOW_NOVELTY,
+            StopReason.TOKEN_BUDGET,
+            StopReason.COST_BUDGET,
+        )
         previous = state.progress.stop_reason
         if not state.progress.is_complete or previous not in reopenable:
             return False
@@ -150,6 +156,7 @@ class ResearchLoop:
         final.final_review_accepted = final.final_review_rejected = False
         final.report_fallback = final.revision_failed = final.sources_section_rebuilt = False
         final.citation_ids_removed = []
+        final.budget_ran_out = None
         state.progress.current_phase = Phase.RESEARCH
         ctx.events.emit("run_start", reopened=True, previous_stop=previous.value)
         return True
