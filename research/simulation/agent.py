@@ -21,7 +21,6 @@ import json
 import re
 import threading
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -160,8 +159,9 @@ class MockAgent:
     def initial_plan(self, call: AgentCall) -> None:
         ctx = call.context
         breadth, depth = int(ctx["breadth"]), int(ctx["depth"])
-        tier, reason = classify(ctx)
-        if not ctx.get("complexity_tier"):  # its own class: no more topics than it allows
+        chosen = _CHOSEN_TIER.search(call.prompt)  # the prompt names a tier the user chose
+        tier, reason = classify(ctx["original_topic"], chosen[1] if chosen else None)
+        if chosen is None:  # its own class: no more topics than it allows
             breadth = min(breadth, TIERS[Tier(tier)].breadth)
         subject = _subject(ctx["original_topic"])
         plan = Plan(topic=ctx["original_topic"], breadth=breadth, depth=depth)
@@ -406,14 +406,15 @@ _LOOKUP = re.compile(r"^\s*(what is|what are|who|when|where|which)\b", re.IGNORE
 _DEEP = re.compile(r"\b(compare|comparison|in depth|in-depth|comprehensive)\b", re.IGNORECASE)
 
 
-def classify(context: Mapping[str, str]) -> tuple[str, str]:
+_CHOSEN_TIER = re.compile(r"The user chose the `(simple|standard|deep)` tier")
+
+
+def classify(question: str, chosen: str | None) -> tuple[str, str]:
     """The simulated planner's complexity class and its reason: the user's tier if one was
     chosen; else simple for a short factual question, deep for a comparison or an in-depth
     request, standard otherwise."""
-    chosen = context.get("complexity_tier", "")
     if chosen:
         return chosen, "[simulated] the tier the user chose"
-    question = context["original_topic"]
     if _DEEP.search(question):
         return "deep", "[simulated] the question asks for a comparison or depth"
     if _LOOKUP.match(question) and len(question.split()) <= 8:
