@@ -282,13 +282,18 @@ def _usage_figures(state: RWRState) -> tuple[str, str]:
         else "unknown (the agent reported none)"
     )
     cost = f"${sum(costs):.4f}" if costs else "unknown (the agent reported none)"
-    if state.config.token_budget is not None:
-        tokens += f" (budget: {state.config.token_budget:,})"
-    if state.config.max_cost is not None:
-        cost += f" (budget: ${state.config.max_cost:.4f})"
-    if state.config.mock_mode and (tokens_in or costs):
-        tokens += " [simulated]"
-        cost += " [simulated]"
+    return _with_budgets(state, tokens, cost, simulated=bool(tokens_in or costs))
+
+
+def _with_budgets(state: RWRState, tokens: str, cost: str, *, simulated: bool) -> tuple[str, str]:
+    """The usage figures with their budgets, labelled when the simulated agent made them."""
+    config = state.config
+    if config.token_budget is not None:
+        tokens += f" (budget: {config.token_budget:,})"
+    if config.max_cost is not None:
+        cost += f" (budget: ${config.max_cost:.4f})"
+    if config.mock_mode and simulated:
+        tokens, cost = f"{tokens} [simulated]", f"{cost} [simulated]"
     return tokens, cost
 
 
