@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from research.core.budget import UsageBudget, time_budget_from_env
@@ -160,3 +162,55 @@ def test_the_plans_complexity_line(line: str, expected) -> None:
     from research.model.plan import parse_complexity
 
     assert parse_complexity(PLAN.format(line=line)) == expected
+
+
+def _planned(breadth: int = 3, depth: int = 3, explicit: list[str] | None = None) -> Any:
+    from helpers import new_state
+
+    from research.model.plan import Plan
+
+    plan = Plan(topic="q", breadth=breadth, depth=depth)
+    for name in ("One", "Two", "Three"):
+        plan.add_topic(name, parent=None)
+    state = new_state(plan, name="s", max_iterations=86, timeout=60)
+    state.config.explicit = explicit or []
+    return state
+
+
+def test_a_plan_without_a_class_gets_the_standard_tier_by_default() -> None:
+    from research.model.tiering import settle_from_plan
+
+    state = _planned()
+    settled = settle_from_plan(state.config, PLAN.format(line=""), state.plan)
+    assert settled is not None and (settled.tier, settled.source) == (Tier.STANDARD, "default")
+    assert (state.config.tier, state.config.tier_source) == (Tier.STANDARD, "default")
+    assert (state.config.searches, state.config.max_sources) == (10, 15)
+    assert settled.trimmed == []
+
+
+def test_a_simple_plan_skips_the_topics_beyond_its_breadth_and_lowers_the_limit() -> None:
+    from research.model.tiering import settle_from_plan
+
+    state = _planned()
+    line = "- Complexity: simple — one fact"
+    settled = settle_from_plan(state.config, PLAN.format(line=line), state.plan)
+    assert settled is not None and settled.trimmed == ["Three"]
+    assert [t.status.value for t in state.plan.topics] == ["Pending", "Pending", "Skipped"]
+    assert state.plan.topics[2].note == "beyond the simple tier's 2 topics"
+    assert (state.plan.breadth, state.plan.depth) == (2, 1)
+    assert (state.config.max_iterations, state.config.time_budget_minutes) == (9, 15.0)
+    assert state.config.tier_reason == "one fact"
+
+
+def test_the_plans_class_keeps_what_the_user_set_and_never_overrides_the_users_tier() -> None:
+    from research.model.tiering import settle_from_plan
+
+    state = _planned(explicit=["breadth", "depth"])
+    settle_from_plan(state.config, PLAN.format(line="- Complexity: simple"), state.plan)
+    assert (state.config.breadth, state.config.depth, state.config.searches) == (3, 3, 3)
+    assert [t.status.value for t in state.plan.topics] == ["Pending"] * 3
+    chosen = _planned()
+    chosen.config.tier, chosen.config.tier_source = Tier.DEEP, TierSource.USER
+    deep = "- Complexity: simple"
+    assert settle_from_plan(chosen.config, PLAN.format(line=deep), chosen.plan) is None
+    assert chosen.config.tier is Tier.DEEP
