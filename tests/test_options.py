@@ -42,6 +42,8 @@ def test_every_setting_has_its_field_default_and_bounds_from_the_table() -> None
 def test_every_saved_option_is_in_the_saved_config_and_nothing_else_is() -> None:
     saved = {option.name for option in OPTIONS if option.saved}
     own = {"original_topic", "agent", "agent_cmd", "mock_mode"}
+    # How the tier was settled: not options, the session's record of who chose what.
+    own |= {"tier_source", "tier_reason", "explicit", "requested_max_iterations"}
     assert set(SessionConfig.model_fields) == saved | own
 
 
@@ -95,6 +97,11 @@ def test_the_command_line_of_a_child_reads_back_as_the_same_values(tmp_path: Pat
         "verify_sources": False,
         "allow_private_sources": True,
         "source_dirs": (tmp_path.resolve(),),
+        "tier": "deep",
+        "searches": 7,
+        "max_sources": 9,
+        "token_budget": 50000,
+        "max_cost": 2.5,
     }
     parsed = _parse(command_line(values))
     assert {name: parsed[name] for name in values} == values

@@ -214,3 +214,24 @@ def test_the_plans_class_keeps_what_the_user_set_and_never_overrides_the_users_t
     deep = "- Complexity: simple"
     assert settle_from_plan(chosen.config, PLAN.format(line=deep), chosen.plan) is None
     assert chosen.config.tier is Tier.DEEP
+
+
+def test_the_time_budget_in_seconds_is_declared_with_the_time_option() -> None:
+    from research.core.options import OPTION, seconds_from_environment
+
+    option = OPTION["time_budget_minutes"]
+    assert option.env_seconds == "RESEARCH_MAX_EXECUTION_TIME_S"
+    assert seconds_from_environment(option, {}) is None
+    assert seconds_from_environment(option, {"RESEARCH_MAX_EXECUTION_TIME_S": "90"}) == 1.5
+    with pytest.raises(ValueError, match="different time budgets"):
+        seconds_from_environment(
+            option, {"RESEARCH_MAX_EXECUTION_TIME_S": "90", "RESEARCH_TIME_BUDGET": "2"}
+        )
+
+
+def test_the_iteration_floor_of_a_request_follows_its_tier() -> None:
+    from research.core.options import iteration_floor_problem
+
+    assert iteration_floor_problem({"max_iterations": 9, "tier": "simple"}) is None
+    problem = iteration_floor_problem({"max_iterations": 9})
+    assert problem is not None and "86" in problem
