@@ -4,6 +4,7 @@ message, the metadata of a mock run, a queued job's topic, a stopped session's r
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -55,7 +56,7 @@ async def test_a_chunked_body_over_the_limit_gets_413(api: Api) -> None:
 
 
 @pytest.mark.anyio
-async def test_a_mock_run_names_its_model_and_no_invented_tokens_and_409_names_the_session(
+async def test_a_mock_run_names_its_model_and_its_simulated_tokens_and_409_names_the_session(
     api: Api,
 ) -> None:
     body = {"task": TASK, "name": "m", "agent": "mock", "breadth": 1, "depth": 1}
@@ -63,7 +64,11 @@ async def test_a_mock_run_names_its_model_and_no_invented_tokens_and_409_names_t
     assert done.status_code == 200, done.text
     meta = done.json()["metadata"]
     assert meta["model"] == "mock (simulated)" and meta["review_model"] == "mock (simulated)"
-    assert meta["token_count"] is None  # the simulated agent reports no usage
+    # The simulated agent reports simulated usage (issue 22), labelled by its model's name:
+    # the count is the state's sum of it, not a number made up by the service.
+    state = json.loads((api.config.root / ".research" / "m" / "state.json").read_text())
+    usage = state["usage"]["phases"].values()
+    assert meta["token_count"] == sum(u["input_tokens"] + u["output_tokens"] for u in usage) > 0
     assert (await api.client.get("/runs/m")).json()["model"] == "mock (simulated)"
     error = error_of(await api.client.post("/run", json=body), 409, "name_taken")
     assert "{name}" not in error["message"] and "/runs/m/resume" in error["message"]
