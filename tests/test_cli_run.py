@@ -45,11 +45,12 @@ def test_mock_run_breadth_2_depth_1(run_cli) -> None:
     citations = read_json(session() / "citations.json")
     assert citations["unknown"] == []
     assert "Research session 'demo' complete" in result.stdout
-    # The simulated agent reports no usage: said once, not "unknown" after each call.
+    # The simulated agent reports simulated usage (issue 22): shown after each call.
     calls = [line for line in result.stderr.splitlines() if "agent call:" in line]
     assert len(calls) == state["usage"]["agent_calls"] == 10
     assert not any("unknown" in line for line in calls)
-    assert result.stderr.count("the agent reports no token usage or cost") == 1
+    assert all("tokens" in line and "cost $" in line for line in calls)
+    assert "the agent reports no token usage or cost" not in result.stderr
 
 
 def test_mock_run_breadth_3_depth_2_explores_subtopics(run_cli) -> None:
