@@ -20,7 +20,13 @@ from research.prompts.text import NO_REPORT_YET, NO_SOURCE_CHECK, LocalDocuments
 from research.sources import local, verification
 from research.sources.records import BUDGET_SPENT, FetchedPage, FetchStatus, SourceRecord
 from research.sources.registry import SourceRegistry, extract_sources
-from research.sources.store import SnapshotStore, StoreTampered, record_digest, trusted_store
+from research.sources.store import (
+    SnapshotStore,
+    StoreTampered,
+    local_page,
+    record_digest,
+    trusted_store,
+)
 from research.sources.verification import TopicCheck, VerificationFile
 from research.sources.web import Web
 from research.workspace.fsutil import atomic_write_text
@@ -32,6 +38,10 @@ FETCH_SECONDS_FINAL = 60.0
 MAX_NEW_SOURCES_PER_TOPIC = 60
 """Sources fetched for one topic; more are recorded as skipped."""
 MIN_FETCH_SECONDS = 1.0
+LOCAL_BATCH = 100
+"""Local documents stored with one write of the store's index."""
+BATCH_CHARS = 20_000_000
+"""A batch is stored sooner once its texts are this long (memory)."""
 
 
 class SourceChecker:
@@ -95,9 +105,10 @@ class SourceChecker:
         folders = [Path(folder) for folder in self.ctx.state.config.source_dirs]
         if not folders:
             return
-        added = 0
         found = local.find_documents(folders, self.ctx.paths.root)
         skipped: dict[str, str] = {}
+        batch: list[FetchedPage] = []
+        added = 0
         for location, path in found.documents:
             if self.store.known(location):
                 continue
@@ -106,9 +117,11 @@ class SourceChecker:
             if extracted is None:
                 skipped[location] = why or "no readable text in it"
                 continue
-            with self.ctx.mutex:
-                self._ledger(self.store.add_local(location, extracted))
-            added += 1
+            batch.append(local_page(location, extracted))
+            if len(batch) >= LOCAL_BATCH or sum(len(p.text or "") for p in batch) > BATCH_CHARS:
+                added += self._keep_local(batch)
+                batch = []
+        added += self._keep_local(batch)
         with self.ctx.mutex:
             self.ctx.state.sources.skipped_documents = skipped
             self.ctx.state.sources.documents_over_cap = found.over_cap
@@ -123,6 +136,15 @@ class SourceChecker:
         )
         for line in local.skipped_lines(skipped, found.over_cap):
             self.ctx.events.emit("warning", message=f"--sources: {line}")
+
+    def _keep_local(self, pages: list[FetchedPage]) -> int:
+        """Store a batch of local documents (one index write) and note them in the ledger."""
+        if not pages:
+            return 0
+        with self.ctx.mutex:
+            for record in self.store.add_all(pages):
+                self._ledger(record)
+        return len(pages)
 
     def local_records(self) -> dict[str, SourceRecord]:
         return {url: r for url, r in self.stored_records().items() if url.startswith("file:")}

@@ -29,7 +29,7 @@ import hashlib
 import os
 import stat
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -88,6 +88,14 @@ OTHER_KEY = (
     "were signed with another key (the session comes from another account or machine, or "
     "the user's key was replaced)"
 )
+
+
+def local_page(location: str, extracted: Extracted) -> FetchedPage:
+    """A user's local document (`location` like "file:docs/a.pdf") as an ok source."""
+    record = SourceRecord(
+        url=location, status=FetchStatus.OK, title=extracted.title, fetched_at=datetime.now(UTC)
+    )
+    return FetchedPage(record=record, text=extracted.text)
 
 
 def trusted_store(directory: Path, ledger: SourceLedger) -> SnapshotStore:
@@ -256,37 +264,41 @@ class SnapshotStore:
         """Keep one fetch's outcome: the text snapshot and its metadata when there is text,
         then the index. Returns the record as stored (`snapshot` set when text was kept).
         Raises StoreTampered when the directory is a link or not a directory."""
-        record = page.record
-        key = snapshot_key(record.url)
+        return self.add_all([page])[0]
+
+    def add_all(self, pages: Sequence[FetchedPage]) -> list[SourceRecord]:
+        """`add` for several pages, with one write of the index (fsynced) for all of them:
+        a thousand local documents are not a thousand index rewrites."""
         with self._lock:
             self._ensure_directory()
-            if record.status == FetchStatus.OK and page.text is not None:
-                record = record.model_copy(
-                    update={
-                        "snapshot": f"{key}.txt",
-                        "sha256": _sha256(page.text),
-                        "chars": len(page.text),
-                    }
-                )
-                # Not fsynced: a snapshot torn by a crash fails its sha256 check in text(),
-                # and only the index (fsynced, written last) says what was fetched.
-                self._write(f"{key}.txt", page.text, durable=False)
-                self._write(f"{key}.json", record.model_dump_json(indent=2) + "\n", durable=False)
-            else:
-                record = record.model_copy(update={"snapshot": None})
-            self._records[record.url] = record
+            records = [self._keep_text(page) for page in pages]
+            for record in records:
+                self._records[record.url] = record
             index = SnapshotIndex(records=self._records)
             try:
                 self._write(INDEX, index.model_dump_json(indent=1) + "\n")
             except StoreTampered:
-                del self._records[record.url]  # not kept: fetched again when next needed
+                for record in records:  # not kept: fetched again when next needed
+                    self._records.pop(record.url, None)
                 raise
-            return record
+            return records
+
+    def _keep_text(self, page: FetchedPage) -> SourceRecord:
+        """Write the page's snapshot and metadata when there is text; the record to index."""
+        record = page.record
+        if record.status != FetchStatus.OK or page.text is None:
+            return record.model_copy(update={"snapshot": None})
+        key = snapshot_key(record.url)
+        record = record.model_copy(
+            update={"snapshot": f"{key}.txt", "sha256": _sha256(page.text), "chars": len(page.text)}
+        )
+        # Not fsynced: a snapshot torn by a crash fails its sha256 check in text(), and only
+        # the index (fsynced, written last) says what was fetched.
+        self._write(f"{key}.txt", page.text, durable=False)
+        self._write(f"{key}.json", record.model_dump_json(indent=2) + "\n", durable=False)
+        return record
 
     def add_local(self, location: str, extracted: Extracted) -> SourceRecord:
         """Keep a user's local document (`location` like "file:docs/a.pdf") as an ok source
         (`add` sets its sha256 and length)."""
-        record = SourceRecord(
-            url=location, status=FetchStatus.OK, title=extracted.title, fetched_at=datetime.now(UTC)
-        )
-        return self.add(FetchedPage(record=record, text=extracted.text))
+        return self.add(local_page(location, extracted))
