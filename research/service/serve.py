@@ -178,6 +178,7 @@ def run(app: FastAPI, host: str, port: int, root: Path | None = None) -> int:
         sock = config.bind_socket()
     except (OSError, SystemExit) as exc:  # uvicorn exits when the address is taken
         return fail(f"cannot listen on {host}:{port}: {getattr(exc, 'strerror', None) or exc}")
+    sock.listen(2048)  # from now on a client is queued, not refused, until uvicorn serves
     bound = sock.getsockname()[1]
     where = f"[{host}]" if ":" in host else host
     sys.stderr.write(
