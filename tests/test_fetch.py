@@ -624,10 +624,12 @@ def test_a_resolver_that_never_answers_costs_one_timeout_not_one_per_url() -> No
 
 
 def test_a_refused_connection_is_unreachable() -> None:
-    with socket.socket() as probe:  # a port nothing listens on
+    # A port bound but not listening refuses connections; held for the whole fetch, so that
+    # no other test (on another pytest-xdist worker) can start listening on it meanwhile.
+    with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    [page] = fetch_sources([f"http://127.0.0.1:{port}/"], FetchPolicy(allow_private=True))
+        [page] = fetch_sources([f"http://127.0.0.1:{port}/"], FetchPolicy(allow_private=True))
     assert page.record.status == FetchStatus.UNREACHABLE
     assert page.record.reason.startswith("cannot connect")
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,18 +28,20 @@ REPO = Path(__file__).resolve().parent.parent
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+SERVING = re.compile(r"http://127\.0\.0\.1:(\d+)/")
 
 
 class Server:
+    """`research serve --port 0` in a child process. The server binds a free port itself and
+    prints it (a port picked here and passed in could be taken meanwhile by a test on
+    another pytest-xdist worker, whose server would then answer this test's requests)."""
+
     def __init__(self, root: Path, gate: Path) -> None:
         self.root, self.gate = root, gate
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.url = ""
         self.proc: subprocess.Popen[bytes] | None = None
+        self.output: list[str] = []  # its stderr so far, line by line (a thread reads it)
+        self.reader: threading.Thread | None = None
         self.stderr = ""
 
     def start(self) -> None:
@@ -50,7 +53,7 @@ class Server:
                 "research",
                 "serve",
                 "--port",
-                str(self.port),
+                "0",
                 "--workdir",
                 str(self.root),
                 "--agent-cmd",
@@ -60,16 +63,29 @@ class Server:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
         )
+        self.output = []
+        self.reader = threading.Thread(
+            target=self._read, args=(self.proc, self.output), daemon=True
+        )
+        self.reader.start()
         deadline = time.monotonic() + 15
         while True:
-            try:
-                if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            assert self.proc.poll() is None, self.proc.stderr.read() if self.proc.stderr else ""
+            if found := SERVING.search("".join(self.output)):
+                self.url = f"http://127.0.0.1:{found.group(1)}"
+                try:
+                    if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
+                        return
+                except httpx.TransportError:
+                    pass
+            assert self.proc.poll() is None, "".join(self.output)
             assert time.monotonic() < deadline, "the server did not come up"
             time.sleep(0.05)
+
+    @staticmethod
+    def _read(proc: subprocess.Popen[bytes], output: list[str]) -> None:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            output.append(line.decode(errors="replace"))
 
     def stop(self) -> None:
         """SIGTERM, as a service manager stops it: a graceful shutdown, exit status 0."""
@@ -80,8 +96,11 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+        if self.reader is not None:
+            self.reader.join(timeout=10)
+            self.reader = None
+        self.stderr = "".join(self.output)
         if self.proc is not None and self.proc.stderr is not None:
-            self.stderr = self.proc.stderr.read().decode(errors="replace")
             self.proc.stderr.close()
 
     def get(self, path: str, **kw: Any) -> httpx.Response:
