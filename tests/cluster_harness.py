@@ -36,6 +36,7 @@ class RedisServer:
         self.port = free_port()
         self.password = password
         self.process: subprocess.Popen[bytes] | None = None
+        self.started_once = False
         folder.mkdir(parents=True, exist_ok=True)
 
     @property
@@ -44,15 +45,49 @@ class RedisServer:
         return f"redis://{auth}127.0.0.1:{self.port}/0"
 
     def start(self) -> None:
+        """Start redis-server, and wait until it says it is ready. The port was free when
+        picked; if a test on another pytest-xdist worker took it meanwhile, a first start
+        picks another (a restart keeps its port: the workers know its URL)."""
+        for _ in range(5):
+            if self._started():
+                return
+            assert not self.started_once, self._log()
+            self.port = free_port()
+        raise AssertionError(self._log())
+
+    def _started(self) -> bool:
         assert REDIS_SERVER is not None
         argv = [REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1"]
         argv += ["--dir", str(self.folder), "--save", "", "--appendonly", "yes"]
         argv += ["--appendfsync", "always", "--daemonize", "no"]
         if self.password:
             argv += ["--requirepass", self.password]
-        with (self.folder / "redis.log").open("ab") as log:
-            self.process = subprocess.Popen(argv, stdout=log, stderr=log, start_new_session=True)
-        wait_until(self.answers, within=10, what="redis-server answering")
+        mark = self._log_path().stat().st_size if self._log_path().exists() else 0
+        with self._log_path().open("ab") as log:
+            process = subprocess.Popen(argv, stdout=log, stderr=log, start_new_session=True)
+        self.process = process
+
+        def settled() -> bool:  # ready (ours, not another's on this port), or exited
+            return process.poll() is not None or b"Ready to accept connections" in self._new(mark)
+
+        wait_until(settled, within=10, what="redis-server ready")
+        if process.poll() is None:
+            wait_until(self.answers, within=10, what="redis-server answering")
+            self.started_once = True
+            return True
+        self.process = None
+        return False
+
+    def _log_path(self) -> Path:
+        return self.folder / "redis.log"
+
+    def _new(self, mark: int) -> bytes:
+        with self._log_path().open("rb") as log:
+            log.seek(mark)
+            return log.read()
+
+    def _log(self) -> str:
+        return self._new(0).decode(errors="replace")
 
     def answers(self) -> bool:
         try:
