@@ -224,10 +224,12 @@ async def measure(port: int, server_pid: int, args: argparse.Namespace) -> dict[
     await asyncio.gather(feeder, *streams, return_exceptions=True)
     ms = sorted(x * 1000 for x in load.latencies)
     q = statistics.quantiles(ms, n=100, method="inclusive")
+    lags_ms = [x * 1000 for x in load.lags] or [0.0]
+    # quantiles() needs two points; a short run on a loaded machine may see only one event.
     lag = (
-        statistics.quantiles([x * 1000 for x in load.lags], n=100, method="inclusive")
-        if load.lags
-        else [0.0] * 99
+        statistics.quantiles(lags_ms, n=100, method="inclusive")
+        if len(lags_ms) >= 2
+        else lags_ms * 99
     )
     return {
         "requests": len(ms),
