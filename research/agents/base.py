@@ -20,7 +20,7 @@ class FailureKind(StrEnum):
 
     @property
     def transient(self) -> bool:
-        """Worth retrying the same call after a backoff (SPEC §5.3: non-zero exit, timeout,
+        """Worth retrying the same call after a backoff (a non-zero exit, a timeout,
         no output). An error event with exit 0 is not: the phase's files decide."""
         return self in (FailureKind.TIMEOUT, FailureKind.EXIT_NONZERO, FailureKind.NO_OUTPUT)
 

@@ -1,6 +1,6 @@
 """The orchestrator's judgements on what an agent proposed or found: the duplicate gate on
 new topics (while reconciling the plan), the novelty gate on new notes, and the loop
-decision record written after every iteration (SPEC §5.4, §6)."""
+decision record written after every iteration (`decisions.jsonl`)."""
 
 from __future__ import annotations
 
@@ -129,7 +129,7 @@ def record_decision(
     researched: bool,
     stop: tuple[StopReason, str] | None,
 ) -> LoopDecision:
-    """Append the iteration's loop decision (SPEC §5.4) as one whole line; `researched` is
+    """Append the iteration's loop decision as one whole line; `researched` is
     False when this iteration wrote no new notes, so it has no novelty of its own."""
     with ctx.mutex:
         state = ctx.state

@@ -55,7 +55,7 @@ class ErrorBody(BaseModel):
 
 
 class ErrorResponse(BaseModel):
-    """Seed 002 §5.4."""
+    """Every error answer: a machine-readable code, a message, and whether to retry."""
 
     error: ErrorBody
 
@@ -91,7 +91,8 @@ class SynthesisMetadata(BaseModel):
 
 
 class SynthesisResponse(BaseModel):
-    """Seed 002 §5.3, plus iterations and stop reason in the metadata."""
+    """A finished session's answer: the report, its sources and how it was made (iterations,
+    stop reason, model, usage)."""
 
     answer: str
     citations: list[Citation]

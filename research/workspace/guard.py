@@ -1,4 +1,4 @@
-"""The session and report directories as hostile ground (SPEC §13, issue 10).
+"""The session and report directories as hostile ground.
 
 The agent reads arbitrary web pages, so it can be prompt-injected: everything it leaves in
 `.research/{name}/` and `reports/{name}/` is untrusted. The orchestrator never follows a

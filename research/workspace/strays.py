@@ -1,4 +1,4 @@
-"""Notice files an agent wrote outside the session's directories during a call (SPEC §7.2).
+"""Notice files an agent wrote outside the session's directories during a call.
 
 The agent is told to write only under `.research/{name}/` and `reports/{name}/`. Before and
 after each call the working tree is snapshotted (names, mtimes and sizes: a bounded walk, no
