@@ -1,4 +1,4 @@
-"""The service's request and response bodies (seed 002 §5.3 and §5.4, and the run views)."""
+"""The service's request and response bodies: runs, searches, errors and the run views."""
 
 from __future__ import annotations
 
