@@ -662,3 +662,13 @@ def test_the_source_checks_marks_are_taken_off_before_finalising_again() -> None
     assert strip_orchestrator_parts(marked) == (
         "# T\n\n## A\n\nBills fell 20% [1]. Costs [1, 2] rose.\n\n- x \u2020 y\n"
     )
+
+
+def test_a_mock_runs_methodology_names_no_model(run_cli) -> None:
+    """The simulated agent uses no model: the Methodology must not name OpenCode's."""
+    result = run_cli("--mock-mode", "--name", "m", "--breadth", "1", "--depth", "1", "q")
+    assert result.exit_code == 0, result.output
+    methodology = Path("reports/m/report.md").read_text(encoding="utf-8").split("## Methodology")[1]
+    agent_line = next(line for line in methodology.splitlines() if line.startswith("- Agent:"))
+    assert "no model" in agent_line
+    assert "opencode/" not in agent_line

@@ -391,6 +391,13 @@ def _citation_check_line(state: RWRState) -> str:
     )
 
 
+def _models_used(state: RWRState) -> str:
+    """The models the agent was asked to use; the simulated agent uses none."""
+    if state.config.mock_mode:
+        return "no model (the simulated agent answers without one)"
+    return f"model `{state.config.model}`, review model `{state.config.review_model}`"
+
+
 def methodology(state: RWRState) -> str:
     """The `## Methodology` section, every figure taken from the state."""
     plan = state.plan
@@ -410,8 +417,7 @@ def methodology(state: RWRState) -> str:
         f"This section was written by research.py {__version__} from its own records "
         "(`state.json`), not by the agent.",
         "",
-        f"- Agent: {agent}; model `{state.config.model}`, "
-        f"review model `{state.config.review_model}`",
+        f"- Agent: {agent}; {_models_used(state)}",
         f"- Breadth: {state.config.breadth}; depth: {_plural(state.config.depth, 'topic level')}",
         *_tier_lines(state),
         f"- Iterations: {state.progress.iteration} used of a limit of "
