@@ -50,6 +50,9 @@ def test_mock_run_breadth_2_depth_1(run_cli) -> None:
     assert len(calls) == state["usage"]["agent_calls"] == 10
     assert not any("unknown" in line for line in calls)
     assert all("tokens" in line and "cost $" in line for line in calls)
+    assert all(line.endswith("[simulated]") for line in calls)  # and labelled as made up
+    usage = next(line for line in result.stdout.splitlines() if line.strip().startswith("usage:"))
+    assert usage.endswith("[simulated]")
     assert "the agent reports no token usage or cost" not in result.stderr
 
 

@@ -65,13 +65,26 @@ def format_duration(seconds: float) -> str:
     return f"{seconds // 3600}h {seconds % 3600 // 60:02d}m"
 
 
-def usage_text(input_tokens: int | None, output_tokens: int | None, cost: float | None) -> str:
-    """Tokens and cost as the agent reported them; "unknown" for what it did not report."""
+def usage_text(
+    input_tokens: int | None,
+    output_tokens: int | None,
+    cost: float | None,
+    *,
+    simulated: bool = False,
+) -> str:
+    """Tokens and cost as the agent reported them; "unknown" for what it did not report;
+    labelled when the simulated agent made them up."""
     if input_tokens is None and output_tokens is None:
         tokens = "tokens unknown"
     else:
         tokens = f"tokens {input_tokens or 0:,} in / {output_tokens or 0:,} out"
-    return f"{tokens}; cost {'unknown' if cost is None else f'${cost:.4f}'}"
+    text = f"{tokens}; cost {'unknown' if cost is None else f'${cost:.4f}'}"
+    return f"{text} [simulated]" if simulated else text
+
+
+def state_usage_text(state: RWRState) -> str:
+    """The session's usage so far, labelled when simulated."""
+    return usage_text(*usage_totals(state), simulated=state.config.mock_mode)
 
 
 def usage_totals(state: RWRState) -> tuple[int | None, int | None, float | None]:
@@ -245,12 +258,17 @@ def _phase_end_line(_state: RWRState, event: dict[str, Any], where: str) -> str 
     return None if event["outcome"] == "ok" else f"{where}   failed: {event.get('error')}"
 
 
-def _agent_call_line(_state: RWRState, event: dict[str, Any], where: str) -> str:
+def _agent_call_line(state: RWRState, event: dict[str, Any], where: str) -> str:
     outcome = "ok" if event["ok"] else event.get("failure") or "failed"
     line = f"{where}   agent call: {outcome} in {event['duration']:.1f}s"
     if not reports_usage(event):
         return line  # PlainDisplay says once that the agent reports none
-    usage = usage_text(event.get("input_tokens"), event.get("output_tokens"), event.get("cost"))
+    usage = usage_text(
+        event.get("input_tokens"),
+        event.get("output_tokens"),
+        event.get("cost"),
+        simulated=state.config.mock_mode,
+    )
     return f"{line}; {usage}"
 
 
@@ -400,7 +418,7 @@ class LiveView:
         figures = Text(
             f"  time {time_text(self.used_seconds(), state.config.time_budget_minutes)} · "
             f"{calls} · "
-            f"{usage_text(*usage_totals(state))}",
+            f"{state_usage_text(state)}",
             style="dim",
         )
         if self._spinner is None:  # one spinner for the whole run, so that it turns
@@ -612,7 +630,7 @@ def summary_rows(state: RWRState, paths: SessionPaths) -> list[tuple[str, str]]:
             f"{state.usage.agent_calls} ({state.usage.agent_failures} failed, "
             f"{state.usage.recoveries} recoveries)",
         ),
-        ("usage", usage_text(*usage_totals(state))),
+        ("usage", state_usage_text(state)),
         ("research ended", ended_text(state)),
     ]
     if exhausted:

@@ -24,12 +24,11 @@ from research.views.display import (
     label_table,
     make_console,
     plain,
+    state_usage_text,
     time_text,
     topic_lines,
     topic_name,
     tree_text,
-    usage_text,
-    usage_totals,
 )
 from research.views.report import tier_text
 from research.workspace.lock import LockFileError, LockInfo, read_lock_file, stale_reason
@@ -209,7 +208,7 @@ def status_rows(paths: SessionPaths, state: RWRState) -> list[tuple[str, str]]:
             f"{state.usage.agent_calls} ({state.usage.agent_failures} failed, "
             f"{state.usage.recoveries} recoveries)",
         ),
-        ("usage", usage_text(*usage_totals(state))),
+        ("usage", state_usage_text(state)),
         *budget_rows(state),
         ("last decision", decision_text(state)),
     ]
