@@ -275,6 +275,7 @@ def run_worker(config: WorkerConfig) -> int:
         signal.signal(sig, on_signal)
     worker = Worker(me.broker, worker_threads=config.max_jobs, worker_timeout=500)
     worker.queue_prefetch = config.max_jobs  # take no more jobs than we run
+    me.tick()  # counted alive before it takes a job, not one tick later
     worker.start()
     me.say(
         f"taking jobs from {queue.safe_url(config.url)} for {config.root} "
