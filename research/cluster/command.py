@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import sys
 from pathlib import Path
 
 from research.core.hosts import (
@@ -18,6 +17,7 @@ from research.core.hosts import (
     host_id,
     parse_failover,
 )
+from research.core.subcommand import fail, parse
 
 
 def parser() -> argparse.ArgumentParser:
@@ -49,16 +49,10 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def fail(message: str) -> int:
-    sys.stderr.write(f"research.py: error: {message}\n")
-    return 2
-
-
 def main(argv: list[str]) -> int:
-    try:
-        args = parser().parse_args(argv)
-    except SystemExit as exc:  # --help, or argparse's own usage error
-        return int(exc.code or 0)
+    args = parse(parser(), argv)
+    if isinstance(args, int):
+        return args
     from research.cluster import broker
 
     try:

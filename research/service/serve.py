@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from research.core.hosts import HostConfigError, host_id
+from research.core.subcommand import fail, parse
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -105,16 +106,10 @@ def queue_options(queue: str, failover: str | None) -> tuple[int, str | None, fl
         raise ValueError(f"--queue: {exc}") from None
 
 
-def fail(message: str) -> int:
-    sys.stderr.write(f"research.py: error: {message}\n")
-    return 2
-
-
 def main(argv: list[str]) -> int:
-    try:
-        args = parser().parse_args(argv)
-    except SystemExit as exc:  # --help, or argparse's own usage error
-        return int(exc.code or 0)
+    args = parse(parser(), argv)
+    if isinstance(args, int):
+        return args
     token = os.environ.get(TOKEN_ENV) or None
     if not is_loopback(args.host) and token is None:
         return fail(f"binding {args.host} (not loopback) needs a bearer token: set {TOKEN_ENV}")
