@@ -160,7 +160,11 @@ def test_a_research_session_runs_end_to_end_through_the_real_opencode(
     } <= written
     assert [path.name for path in decoy.iterdir()] == ["opencode.json"]
     report = (isolated / "reports" / "e2e" / "report.md").read_text(encoding="utf-8")
-    assert report.startswith("# Report\n\nThe answer, with a source [1].")
+    # The fake source cannot be checked (offline: not checked; online: not that page), so
+    # its sentence is marked and listed with the reason.
+    assert report.startswith("# Report\n\nThe answer, with a source [1]†.")
+    unverified = report.split("### Sentences that could not be verified", 1)[1]
+    assert '"The answer, with a source." (source 1)' in unverified
     assert "## Methodology" in report
     assert "- Costs and prices: one finding" in (session / "progress.md").read_text("utf-8")
     finals = [entry for entry in provider.requests if entry.get("step") == "final"]
