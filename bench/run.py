@@ -99,6 +99,9 @@ def one_mock_run(breadth: int, depth: int) -> dict[str, Any]:
             topic=QUESTION,
             breadth=breadth,
             depth=depth,
+            given=frozenset(
+                {"breadth", "depth"}
+            ),  # as --breadth/--depth: the plan's tier keeps them
             mock_mode=True,
             assume_yes=True,
             quiet=True,
