@@ -43,7 +43,7 @@ log = logging.getLogger("research")
 
 
 @dataclass
-class Outcome:
+class RunOutcome:
     state: RWRState
     paths: SessionPaths
 
@@ -79,7 +79,7 @@ def run_session(
     on_events: Callable[[EventLog, RWRState], None] | None = None,
     agent: tuple[Agent, Clock] | None = None,
     inform: Callable[[str], None] | None = None,
-) -> Outcome:
+) -> RunOutcome:
     """Run (or resume) the session the settings describe, through to the written report."""
     checked = preflight(
         settings,
@@ -203,7 +203,7 @@ class Run:
 
     # --- running ------------------------------------------------------------------------
 
-    def go(self) -> Outcome:
+    def go(self) -> RunOutcome:
         """Run the loop to the report (or say the session is already complete)."""
         assert self.loop is not None and self.events is not None and self.state is not None
         loop, events, state = self.loop, self.events, self.state
@@ -214,7 +214,7 @@ class Run:
                 f"session {self.settings.name!r} is already complete; its "
                 f"report is {self.paths.relative(self.paths.report_file)}"
             )
-            return Outcome(state, self.paths)
+            return RunOutcome(state, self.paths)
         if isinstance(self.checked.agent, NoAgent):  # reopened: an agent is needed after all
             self.checked.agent.check_available()
         loop.save()
@@ -222,7 +222,7 @@ class Run:
         events.emit(
             "run_end", outcome="complete", report=self.paths.relative(self.paths.report_file)
         )
-        return Outcome(state, self.paths)
+        return RunOutcome(state, self.paths)
 
     # --- the one ending -----------------------------------------------------------------
 
