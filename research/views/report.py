@@ -115,31 +115,24 @@ def _time_banner(state: RWRState, lines: list[str]) -> str:
 
 
 def _token_banner(state: RWRState, lines: list[str]) -> str:
-    return _banner(
-        "TOKEN BUDGET REACHED",
-        "This report was generated before all research topics were completed because the "
-        "token budget ran low (a quarter is kept for the final cycle). Some findings may be "
-        "incomplete or missing.",
-        [
-            *lines,
-            f"- Tokens used: {state.usage.total_tokens():,} (budget: "
-            f"{state.config.token_budget or 0:,})",
-            "- To complete this research, resume with a larger --token-budget",
-        ],
-    )
+    budget = state.config.token_budget or 0
+    used = f"- Tokens used: {state.usage.total_tokens():,} (budget: {budget:,})"
+    return _budget_banner("TOKEN", "token", used, "--token-budget", lines)
 
 
 def _cost_banner(state: RWRState, lines: list[str]) -> str:
+    used = f"- Cost: ${state.usage.total_cost():.4f} (budget: ${state.config.max_cost or 0:.4f})"
+    return _budget_banner("COST", "cost", used, "--max-cost", lines)
+
+
+def _budget_banner(title: str, budget: str, used: str, flag: str, lines: list[str]) -> str:
+    """The banner of a usage budget that ran low: what was used, and how to go on."""
     return _banner(
-        "COST BUDGET REACHED",
+        f"{title} BUDGET REACHED",
         "This report was generated before all research topics were completed because the "
-        "cost budget ran low (a quarter is kept for the final cycle). Some findings may be "
-        "incomplete or missing.",
-        [
-            *lines,
-            f"- Cost: ${state.usage.total_cost():.4f} (budget: ${state.config.max_cost or 0:.4f})",
-            "- To complete this research, resume with a larger --max-cost",
-        ],
+        f"{budget} budget ran low (a quarter is kept for the final cycle). Some findings may "
+        "be incomplete or missing.",
+        [*lines, used, f"- To complete this research, resume with a larger {flag}"],
     )
 
 
