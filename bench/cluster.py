@@ -109,7 +109,7 @@ class Bench:
         self.workers = []
 
     def send(self, name: str, depth: int = 1) -> float:
-        from research.cluster.jobs import JobMessage
+        from research.cluster.messages import JobMessage
 
         job = JobMessage.model_validate(
             {"name": name, "task": f"heat pumps, {name}", "agent": "mock", "breadth": 2}

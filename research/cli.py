@@ -384,7 +384,7 @@ def main() -> None:
 
         sys.exit(serve(sys.argv[2:]))
     if sys.argv[1:2] == ["worker"]:  # `research worker …`; a topic named worker: `-- worker`
-        from research.cluster.command import main as worker
+        from research.cluster.worker_cli import main as worker
 
         sys.exit(worker(sys.argv[2:]))
     code = _run_app()

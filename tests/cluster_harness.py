@@ -154,7 +154,7 @@ class Cluster:
         return QueueClient(self.redis.url, failover=self.failover)
 
     def enqueue(self, name: str, *, breadth: int = 2, depth: int = 1, **more: Any) -> Any:
-        from research.cluster.jobs import JobMessage
+        from research.cluster.messages import JobMessage
 
         job = JobMessage.model_validate(
             {

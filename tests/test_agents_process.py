@@ -16,7 +16,7 @@ import pytest
 from conftest import assert_gone, install_fake_agent
 
 from research.agents.base import AgentCall, FailureKind
-from research.agents.command import CommandAgent
+from research.agents.generic import CommandAgent
 from research.agents.opencode import INSTALL_HINT, OpenCodeAgent, find_opencode
 from research.agents.process import run_process
 from research.core.errors import AgentUnavailable, Interrupted, UsageError

@@ -24,7 +24,7 @@ from research.workspace.lock import (
     LockFileError,
     LockInfo,
     SessionLock,
-    _Guard,
+    _FileFlock,
     own_agent_groups,
     pid_running,
     stale_reason,
@@ -520,7 +520,7 @@ def test_a_lock_or_guard_that_is_no_file_is_refused_and_never_followed(
     victim = tmp_path / "victim.json"
     before = a_stale_lock(victim)  # followed, it would be taken over and rewritten
     lock = SessionLock(lock_path)
-    target = lock_path if where == "lock" else lock.guard_path
+    target = lock_path if where == "lock" else lock.flock_path
     target.parent.mkdir(parents=True)
     if kind == "directory":
         target.mkdir()
@@ -541,25 +541,25 @@ def test_a_lock_or_guard_that_is_no_file_is_refused_and_never_followed(
 
 def test_the_guard_file_is_deleted_after_each_use(lock_path: Path) -> None:
     lock = SessionLock(lock_path)
-    lock.guard_path.parent.mkdir(parents=True)
-    lock.guard_path.write_text("")  # left by an older version: used, then deleted
+    lock.flock_path.parent.mkdir(parents=True)
+    lock.flock_path.write_text("")  # left by an older version: used, then deleted
     lock.acquire()
-    assert not lock.guard_path.exists()
+    assert not lock.flock_path.exists()
     assert lock.heartbeat() is True
-    assert not lock.guard_path.exists()
+    assert not lock.flock_path.exists()
     lock.release()
-    assert not lock.guard_path.exists() and not lock_path.exists()
+    assert not lock.flock_path.exists() and not lock_path.exists()
 
 
 COUNTER = """
 import pathlib, sys, time
-from research.workspace.lock import _Guard
+from research.workspace.lock import _FileFlock
 
 guard, counter, start, rounds = sys.argv[1], pathlib.Path(sys.argv[2]), sys.argv[3], sys.argv[4]
 while not pathlib.Path(start).exists():
     time.sleep(0.002)
 for _ in range(int(rounds)):
-    with _Guard(pathlib.Path(guard)).held(60):
+    with _FileFlock(pathlib.Path(guard)).held(60):
         value = int(counter.read_text())
         time.sleep(0.0005)
         counter.write_text(str(value + 1))
@@ -585,7 +585,7 @@ def test_the_guard_excludes_although_its_file_is_deleted_at_every_release(tmp_pa
             w.wait()
     assert counter.read_text() == "180"  # no increment lost: never two holders at once
     assert not guard.exists()
-    with _Guard(guard).held(1):
+    with _FileFlock(guard).held(1):
         assert guard.exists()
     assert not guard.exists()
 

@@ -17,7 +17,7 @@ import json
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from research.cluster.jobs import JobMessage
+from research.cluster.messages import JobMessage
 
 if TYPE_CHECKING:
     import redis

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from research.cluster.broker import QueueClient, QueueMissing, QueueUnavailable, check_url
-from research.cluster.jobs import JobMessage, check_job
+from research.cluster.messages import JobMessage, check_job
 from research.core.errors import RunFailed, UsageError
 from research.core.hosts import failover_seconds
 from research.core.settings import Settings

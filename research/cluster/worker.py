@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from research.cluster import broker as queue
-from research.cluster.jobs import JobMessage, child_args, parse_job
+from research.cluster.messages import JobMessage, child_args, parse_job
 from research.core.errors import UsageError
 from research.core.hosts import FAILOVER_ENV, HOST_ID_ENV, queue_heartbeat_seconds
 

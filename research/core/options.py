@@ -78,7 +78,7 @@ def time_budget_minutes(value: str) -> float | None:
     return minutes
 
 
-def source_folders(value: Iterable[Path]) -> tuple[Path, ...]:
+def existing_folders(value: Iterable[Path]) -> tuple[Path, ...]:
     """Each --sources DIR must be a folder; kept as given, resolved."""
     for folder in value:
         if not folder.is_dir():
@@ -157,7 +157,7 @@ def _tier(value: object) -> object:
 
 
 def _folders(value: object) -> object:
-    return None if not value else source_folders(value)  # type: ignore[arg-type]
+    return None if not value else existing_folders(value)  # type: ignore[arg-type]
 
 
 OPTIONS: tuple[Option, ...] = (

@@ -13,7 +13,7 @@ from research.core.options import OPTION
 from research.core.tiers import Tier
 
 
-def _option(name: str) -> Any:
+def _settings_field(name: str) -> Any:
     """The pydantic field of option `name`: its default and bounds, from the option table."""
     option = OPTION[name]
     return Field(option.default, ge=option.minimum, le=option.maximum)
@@ -28,47 +28,47 @@ class Settings(BaseModel):
     """The working directory: `.research/` and `reports/` live here."""
     name: str
     topic: str | None = None
-    breadth: int = _option("breadth")
-    depth: int = _option("depth")
-    max_iterations: int | None = _option("max_iterations")
+    breadth: int = _settings_field("breadth")
+    depth: int = _settings_field("depth")
+    max_iterations: int | None = _settings_field("max_iterations")
     """What the user asked for; the effective limit is never below the floor."""
-    time_budget_minutes: float | None = _option("time_budget_minutes")
+    time_budget_minutes: float | None = _settings_field("time_budget_minutes")
     """None means unlimited."""
-    model: str = _option("model")
-    review_model: str = _option("review_model")
-    timeout: float = _option("timeout")
-    resume: bool = _option("resume")
-    force_resume: bool = _option("force_resume")
-    mock_mode: bool = _option("mock_mode")
-    mock_latency: float = _option("mock_latency")
+    model: str = _settings_field("model")
+    review_model: str = _settings_field("review_model")
+    timeout: float = _settings_field("timeout")
+    resume: bool = _settings_field("resume")
+    force_resume: bool = _settings_field("force_resume")
+    mock_mode: bool = _settings_field("mock_mode")
+    mock_latency: float = _settings_field("mock_latency")
     """Seconds each simulated agent call takes (--mock-latency)."""
-    failover_seconds: float | None = _option("failover_seconds")
+    failover_seconds: float | None = _settings_field("failover_seconds")
     """The failover bound (--failover); None: RESEARCH_FAILOVER_SECONDS or the default."""
-    agent_cmd: str | None = _option("agent_cmd")
-    parallel: int = _option("parallel")
+    agent_cmd: str | None = _settings_field("agent_cmd")
+    parallel: int = _settings_field("parallel")
     """Topics researched at once (--parallel)."""
-    verify_sources: bool = _option("verify_sources")
+    verify_sources: bool = _settings_field("verify_sources")
     """Fetch the cited pages and check claims against them (--no-verify-sources)."""
-    allow_private_sources: bool = _option("allow_private_sources")
+    allow_private_sources: bool = _settings_field("allow_private_sources")
     """Also fetch URLs that resolve to loopback, private or link-local addresses."""
     source_dirs: tuple[Path, ...] = ()
     """The user's own document folders (--sources DIR, repeatable)."""
-    assume_yes: bool = _option("assume_yes")
-    duplicate_threshold: float = _option("duplicate_threshold")
-    min_novelty: float = _option("min_novelty")
-    early_termination: bool = _option("early_termination")
-    tier: Tier | None = _option("tier")
+    assume_yes: bool = _settings_field("assume_yes")
+    duplicate_threshold: float = _settings_field("duplicate_threshold")
+    min_novelty: float = _settings_field("min_novelty")
+    early_termination: bool = _settings_field("early_termination")
+    tier: Tier | None = _settings_field("tier")
     """The complexity tier (--tier); None: the INITIAL PLAN phase classifies the question."""
-    searches: int | None = _option("searches")
+    searches: int | None = _settings_field("searches")
     """Web searches per RESEARCH phase (--max-queries); None: the tier's."""
-    max_sources: int | None = _option("max_sources")
+    max_sources: int | None = _settings_field("max_sources")
     """The most sources a topic's notes may list (--max-sources); None: the tier's."""
-    token_budget: int | None = _option("token_budget")
+    token_budget: int | None = _settings_field("token_budget")
     """Tokens the agent's calls may use (--token-budget); None: no limit."""
     max_cost: float | None = Field(None, gt=0, allow_inf_nan=False)  # the table: no default
     """USD the agent's calls may cost (--max-cost); None: no limit."""
-    quiet: bool = _option("quiet")
-    verbose: bool = _option("verbose")
+    quiet: bool = _settings_field("quiet")
+    verbose: bool = _settings_field("verbose")
     given: frozenset[str] = frozenset()
     """The options the user set (by name); every other one has its default. A resumed
     session keeps its saved value of an option the user did not set."""

@@ -1,7 +1,7 @@
 """The HTTP API: research as jobs (seed 002's `/run`), run views, events, metrics, the page.
 
 The routes (routes.py) only translate: `Service` (service.py) holds the store, the jobs and
-the event feeds; errors are ApiError (errors.py); the token and the body cap are the Guard
+the event feeds; errors are ApiError (errors.py); the token and the body cap are the RequestGate
 (middleware.py). This module assembles them into one app.
 """
 
@@ -17,7 +17,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from research import __version__
 from research.service.errors import ERRORS, ApiError, error_response
-from research.service.middleware import Guard
+from research.service.middleware import RequestGate
 from research.service.routes import job_routes, run_routes, service_routes
 from research.service.search import search_router
 from research.service.service import Service, ServiceConfig
@@ -26,7 +26,7 @@ __all__ = ["ApiError", "Service", "ServiceConfig", "create_app"]
 
 
 def create_app(config: ServiceConfig) -> FastAPI:
-    """The service's app: one `Service`, its error handlers, the Guard and the routers."""
+    """The service's app: one `Service`, its error handlers, the RequestGate and the routers."""
     service = Service(config)
     app = FastAPI(
         title="research.py service",
@@ -43,7 +43,7 @@ def create_app(config: ServiceConfig) -> FastAPI:
     )
     app.state.service = service
     install_error_handlers(app)
-    app.add_middleware(Guard, token=config.token, body_limit=config.body_limit)
+    app.add_middleware(RequestGate, token=config.token, body_limit=config.body_limit)
     app.include_router(service_routes(service))
     app.include_router(job_routes(service))
     app.include_router(run_routes(service))

@@ -18,9 +18,9 @@ from prometheus_client.core import (
 from prometheus_client.registry import Collector
 
 from research.model.state import Phase, RWRState
+from research.service.bodies import usage_totals
 from research.service.models import JOB_STATES
-from research.service.sessions import Snapshot
-from research.service.views import usage_totals
+from research.service.session_files import Snapshot
 
 DURATION_BUCKETS = (1.0, 5.0, 15.0, 60.0, 300.0, 900.0, 1800.0, 3600.0, 7200.0, 14400.0)
 ITERATION_BUCKETS = (1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0)

@@ -12,7 +12,7 @@ from research.service.errors import error_response
 OPEN_PATHS = frozenset({"/healthz"})
 
 
-class Guard:
+class RequestGate:
     """Refuses requests without the token (when one is set) and bodies over the limit."""
 
     def __init__(self, app: ASGIApp, token: str | None, body_limit: int) -> None:

@@ -12,7 +12,7 @@ JobState = Literal["queued", "running", "stopped", "failed", "done"]
 JOB_STATES: tuple[JobState, ...] = ("queued", "running", "stopped", "failed", "done")
 
 
-def _option(field: str, **extra: Any) -> Any:
+def _request_field(field: str, **extra: Any) -> Any:
     """A request field of the option table: the CLI's bounds and help text, no value by
     default (the CLI's default then applies)."""
     option = BY_REQUEST[field]
@@ -28,19 +28,21 @@ class RunRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
     task: str = Field(min_length=1, max_length=4000, description="The research question.")
-    name: str | None = _option("name")
-    breadth: int | None = _option("breadth")
-    depth: int | None = _option("depth")
-    max_iterations: int | None = _option("max_iterations")
-    time: str | float | None = _option("time")
-    model: str | None = _option("model", min_length=1, max_length=200)
-    review_model: str | None = _option("review_model", min_length=1, max_length=200)
-    agent: Literal["opencode", "mock"] | None = _option("agent")
-    parallel: int | None = _option("parallel")
-    complexity_tier: Literal["simple", "standard", "deep"] | None = _option("complexity_tier")
-    token_budget: int | None = _option("token_budget")
-    max_cost: float | None = _option("max_cost", gt=0, allow_inf_nan=False)
-    sources: list[str] | None = _option(
+    name: str | None = _request_field("name")
+    breadth: int | None = _request_field("breadth")
+    depth: int | None = _request_field("depth")
+    max_iterations: int | None = _request_field("max_iterations")
+    time: str | float | None = _request_field("time")
+    model: str | None = _request_field("model", min_length=1, max_length=200)
+    review_model: str | None = _request_field("review_model", min_length=1, max_length=200)
+    agent: Literal["opencode", "mock"] | None = _request_field("agent")
+    parallel: int | None = _request_field("parallel")
+    complexity_tier: Literal["simple", "standard", "deep"] | None = _request_field(
+        "complexity_tier"
+    )
+    token_budget: int | None = _request_field("token_budget")
+    max_cost: float | None = _request_field("max_cost", gt=0, allow_inf_nan=False)
+    sources: list[str] | None = _request_field(
         "sources",
         max_length=64,
         description="Folders of your own documents to research and cite too (the CLI's "

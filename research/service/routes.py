@@ -20,7 +20,7 @@ from fastapi.responses import (
 )
 
 from research import __version__
-from research.service.jobs import Job
+from research.service.children import Job
 from research.service.models import (
     ErrorResponse,
     JobAccepted,

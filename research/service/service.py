@@ -15,15 +15,15 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
-from research.cluster.jobs import JobMessage
+from research.cluster.messages import JobMessage
 from research.core.errors import AgentUnavailable, UsageError
 from research.core.options import command_line, from_request, iteration_floor_problem
+from research.service.bodies import citations, detail, job_state, summary, synthesis
+from research.service.children import Job, JobManager, QueueFull, is_research_process
 from research.service.errors import ApiError
 from research.service.feeds import FeedHub
-from research.service.jobs import Job, JobManager, QueueFull, is_research_process
 from research.service.models import RunRequest, SynthesisResponse
-from research.service.sessions import SessionStore, Snapshot
-from research.service.views import citations, detail, job_state, summary, synthesis
+from research.service.session_files import SessionStore, Snapshot
 
 if TYPE_CHECKING:
     from research.cluster.broker import QueueClient
@@ -288,10 +288,10 @@ class Service:
         if problem is not None:
             raise ApiError(422, "validation_error", f"max_iterations: {problem}")
         if "source_dirs" in values:
-            values["source_dirs"] = self.source_folders(request.sources or [])
+            values["source_dirs"] = self.request_folders(request.sources or [])
         return values
 
-    def source_folders(self, sources: list[str]) -> list[Path]:
+    def request_folders(self, sources: list[str]) -> list[Path]:
         """Each folder asked for: a folder inside the working directory (relative paths are
         taken from there; `..` and symbolic links may not lead out)."""
         root = self.config.root.resolve()

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
+from research.service.children import Job
 from research.service.errors import ApiError
-from research.service.jobs import Job
 from research.service.models import ErrorBody, ErrorResponse
 from research.service.service import Service
 

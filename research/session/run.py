@@ -60,7 +60,7 @@ def build_agent(settings: Settings) -> tuple[Agent, Clock]:
 
         return MockAgent(latency=settings.mock_latency), Clock(sleep=lambda _: None)
     if settings.agent_cmd is not None:
-        from research.agents.command import CommandAgent
+        from research.agents.generic import CommandAgent
 
         agent: Agent = CommandAgent(settings.agent_cmd)
     else:

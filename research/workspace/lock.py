@@ -1,14 +1,14 @@
 """The session lock: `research.lock.json`, taken atomically, kept alive, and released.
 
 The lock file says who runs the session (token, pid, host, heartbeat). It is only read
-and written under a guard: an `flock` on the sibling file `research.lock.json.lock`,
-taken with filelock and deleted again each time the guard is let go (see `_Guard`).
+and written under an `flock` on the sibling file `research.lock.json.lock`,
+taken with filelock and deleted again each time the flock is let go (see `_FileFlock`).
 While a run holds the lock, one background thread keeps it alive for the whole run:
 every `CHECK_INTERVAL_SECONDS` it reads the lock file, every `HEARTBEAT_INTERVAL_SECONDS`
 it refreshes the heartbeat.
 
 A record that is not ours is written back ("lock_repaired"), unless it is a takeover:
-another research process that took the lock through the guard records the token it took
+another research process that took the lock through the flock records the token it took
 over (`took_over`) and, on this host, a proof: both tokens signed with the user's key,
 which lives outside the working directory (see `userkey`). An agent that writes the JSON
 has neither. A takeover ("lock_lost") makes the thread stop this run's agent calls, and
@@ -17,7 +17,7 @@ proved here (that host may keep another key): its `took_over` is enough.
 
 Whether a lock's holder is alive: on this host, its pid tells. Another host's pid cannot
 be checked and its clock may be off by any amount, so its lock is watched instead (without
-the guard, so that its holder can refresh it): a heartbeat value that changes means a live
+the flock, so that its holder can refresh it): a heartbeat value that changes means a live
 run; one that stays the same for `watch_seconds` (2/5 of the failover bound) means a dead
 one, and the lock is taken over.
 """
@@ -52,7 +52,7 @@ from research.workspace.userkey import sign, user_key
 log = logging.getLogger("research")
 
 STALE_AFTER_SECONDS = 3600
-GUARD_TIMEOUT_SECONDS = 10.0
+FLOCK_TIMEOUT_SECONDS = 10.0
 CHECK_INTERVAL_SECONDS = 1.0
 """How often the keep-alive thread reads the lock file (a takeover is noticed this fast)."""
 WATCH_POLL_SECONDS = 0.2
@@ -66,7 +66,7 @@ Listener = Callable[[str, dict[str, object]], None]
 
 
 class LockFileError(UsageError):
-    """The lock file or its guard is not a regular file, or cannot be read (exit 2)."""
+    """The lock file or its flock file is not a regular file, or cannot be read (exit 2)."""
 
 
 class LockInfo(BaseModel):
@@ -90,7 +90,7 @@ class LockInfo(BaseModel):
     """The token of the lock this one took over, if it took one over."""
     proof: str | None = None
     """Both tokens signed with the user's key: written only by a research process that
-    took the lock over through the guard."""
+    took the lock over through the flock."""
 
     def describe(self, now: float) -> str:
         """One line for humans: who holds the lock, since when, last heartbeat."""
@@ -223,10 +223,10 @@ def read_lock_file(path: Path) -> FoundLock:
         return FoundLock("junk")
 
 
-# ------------------------------------------------------------------ the guard
+# ------------------------------------------------------------------ the flock
 
 
-class _GuardTimeout(Exception):
+class _FlockTimeout(Exception):
     pass
 
 
@@ -234,20 +234,20 @@ _NOT_A_FILE_ERRNOS = (errno.ELOOP, errno.EISDIR, errno.ENXIO, errno.EOPNOTSUPP)
 
 
 class _WatchFirst(Exception):
-    """The lock is another host's: watch its heartbeat (without the guard) before judging."""
+    """The lock is another host's: watch its heartbeat (without the flock) before judging."""
 
     def __init__(self, info: LockInfo) -> None:
         self.info = info
 
 
-class _Guard:
+class _FileFlock:
     """filelock's FileLock on `path`, and `path` deleted again before it is let go.
 
     filelock (4.x) opens the file with O_NOFOLLOW and O_NONBLOCK, and drops a lock it won
     on a file that was deleted in the meantime and tries again; it keeps its file after a
-    release. This project deletes it while its flock is still held, so that no guard file
+    release. This project deletes it while its flock is still held, so that no flock file
     is left in the session between runs. Two checks of our own remain: filelock takes an
-    flock on a FIFO too (refused here: the guard must be a regular file), and the file is
+    flock on a FIFO too (refused here: the flock file must be a regular file), and the file is
     deleted only while the path still names the file we locked.
     """
 
@@ -264,11 +264,11 @@ class _Guard:
                 raise LockFileError(_not_a_file(self.path, "lock guard file"))
             locked.append(found)
 
-        guard = filelock.FileLock(self.path, timeout=timeout, thread_local=False, on_acquired=check)
+        flock = filelock.FileLock(self.path, timeout=timeout, thread_local=False, on_acquired=check)
         try:
-            guard.acquire(poll_interval=0.005)
+            flock.acquire(poll_interval=0.005)
         except filelock.Timeout:
-            raise _GuardTimeout from None
+            raise _FlockTimeout from None
         except OSError as exc:
             if exc.errno in _NOT_A_FILE_ERRNOS:
                 raise LockFileError(_not_a_file(self.path, "lock guard file")) from None
@@ -282,7 +282,7 @@ class _Guard:
             except OSError:
                 pass  # left behind: the next holder deletes it
             finally:
-                guard.release()
+                flock.release()
 
     def _names(self, mine: os.stat_result) -> bool:
         """Whether the path still names the file we locked."""
@@ -306,7 +306,8 @@ class Acquired:
 
 
 class SessionLock:
-    """A session's lock file, guarded by an flock on a sibling file, kept alive by a thread."""
+    """A session's lock file, read and written under an flock on a sibling file, kept alive
+    by a thread."""
 
     def __init__(
         self,
@@ -321,7 +322,7 @@ class SessionLock:
         self.path = path
         self._clock = clock
         self._host = host or host_id()
-        self._guard = _Guard(path.with_name(path.name + ".lock"))
+        self._flock = _FileFlock(path.with_name(path.name + ".lock"))
         bound = failover_seconds() if watch_seconds is None else 0.0
         self.watch_seconds = lock_watch_seconds(bound) if watch_seconds is None else watch_seconds
         """How long another host's unchanged heartbeat is watched before it is taken over."""
@@ -351,8 +352,8 @@ class SessionLock:
         return self._token
 
     @property
-    def guard_path(self) -> Path:
-        return self._guard.path
+    def flock_path(self) -> Path:
+        return self._flock.path
 
     @property
     def host(self) -> str:
@@ -390,15 +391,15 @@ class SessionLock:
         try:
             while True:
                 try:
-                    with self._guard.held(GUARD_TIMEOUT_SECONDS):
+                    with self._flock.held(FLOCK_TIMEOUT_SECONDS):
                         acquired = self._acquire_locked(force=force, watched=watched)
                     break
                 except _WatchFirst as first:
                     watched = self._watch(first.info)
-        except _GuardTimeout:
+        except _FlockTimeout:
             raise SessionLockedError(
                 f"session '{self.path.parent.name}' is locked: another process has held "
-                f"{self._guard.path} for over {GUARD_TIMEOUT_SECONDS:.0f} s"
+                f"{self._flock.path} for over {FLOCK_TIMEOUT_SECONDS:.0f} s"
             ) from None
         except OSError as exc:  # writing our record failed (a full disk, no permission)
             raise _failed(self.path, "lock file", exc) from None
@@ -459,10 +460,10 @@ class SessionLock:
         return f"the heartbeat of host {current.host} did not change in {self.watch_seconds:g} s"
 
     def _watch(self, info: LockInfo) -> LockInfo | None:
-        """Watch another host's lock record, without holding the guard (its holder must
+        """Watch another host's lock record, without holding the flock (its holder must
         be free to refresh it). Returns the record if it stayed unchanged for
         `watch_seconds`, None if it went away or became junk (judged again under the
-        guard); SessionLockedError as soon as it changes: its holder is alive."""
+        flock); SessionLockedError as soon as it changes: its holder is alive."""
         log.info(
             "session %r is locked by host %s: watching its heartbeat for up to %g s",
             self.path.parent.name,
@@ -506,7 +507,7 @@ class SessionLock:
             return False
         try:
             self._same_directory()
-            with self._guard.held(GUARD_TIMEOUT_SECONDS):
+            with self._flock.held(FLOCK_TIMEOUT_SECONDS):
                 found = read_lock_file(self.path)
                 if found.info is not None and self._taken_over(found.info, token):
                     self._lose(found.info)
@@ -515,7 +516,7 @@ class SessionLock:
                     return True  # an agent's directory: left for the user (the next run says so)
                 self.path.unlink(missing_ok=True)  # ours, junk, or a link (not followed)
                 return True
-        except (_GuardTimeout, OSError, ResearchError):
+        except (_FlockTimeout, OSError, ResearchError):
             # Leave the file: our pid is gone soon, so the next run takes it over as stale.
             return False
 
@@ -540,7 +541,7 @@ class SessionLock:
         is not ours (never taken, released, or taken over by another run)."""
         try:
             return self._check(refresh=True)
-        except _GuardTimeout:
+        except _FlockTimeout:
             return self._token is not None and not self.lost.is_set()
 
     def _start_keep_alive(self) -> None:
@@ -567,8 +568,8 @@ class SessionLock:
                     return
                 if refresh:
                     next_beat = time.monotonic() + self.heartbeat_interval
-            except _GuardTimeout:
-                continue  # another process holds the guard: next time
+            except _FlockTimeout:
+                continue  # another process holds the flock: next time
             except (OSError, ResearchError) as exc:
                 self._warn_once(
                     f"the session lock {self.path} could not be kept up to date: {exc}; retrying"
@@ -589,8 +590,8 @@ class SessionLock:
             if not refresh and found.info == self._record:
                 return True
             self._same_directory()
-            with self._guard.held(min(GUARD_TIMEOUT_SECONDS, 2.0)):
-                found = self._read_quietly()  # again, under the guard: it may have changed
+            with self._flock.held(min(FLOCK_TIMEOUT_SECONDS, 2.0)):
+                found = self._read_quietly()  # again, under the flock: it may have changed
                 if found.info is not None and self._taken_over(found.info, self._token):
                     self._lose(found.info)
                     return False

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from research.model.state import RWRState
-from research.service.jobs import Job
+from research.service.children import Job
 from research.service.models import (
     Citation,
     JobState,
@@ -17,7 +17,7 @@ from research.service.models import (
     SynthesisResponse,
     TopicView,
 )
-from research.service.sessions import Snapshot
+from research.service.session_files import Snapshot
 
 INTERRUPTED_CODES = {130, 143}
 
@@ -174,7 +174,7 @@ def citations(
     sources: list[dict[str, Any]], cited: list[int] | None, verification: dict[int, str]
 ) -> list[Citation]:
     """The cited sources (all registered ones when the audit did not record which)."""
-    from research.service.sessions import _int, _outcome
+    from research.service.session_files import _int, _outcome
 
     by_id: dict[int, dict[str, Any]] = {}
     for source in sources:

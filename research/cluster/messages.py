@@ -76,10 +76,10 @@ def check_job(job: JobMessage, root: Path) -> None:
             raise UsageError(f"invalid job: time: {exc}") from None
     if job.task is not None and not job.task.strip():
         raise UsageError("invalid job: task: give the research question")
-    source_folders(job, root)
+    job_folders(job, root)
 
 
-def source_folders(job: JobMessage, root: Path) -> list[Path]:
+def job_folders(job: JobMessage, root: Path) -> list[Path]:
     """The job's source folders, resolved inside `root` (`..` and links may not lead out)."""
     base = root.resolve()
     folders = []
@@ -119,7 +119,7 @@ def child_args(job: JobMessage, root: Path, agent_cmd: str | None) -> list[str]:
     ):
         if value is not None:
             options += [flag, str(value)]
-    for folder in source_folders(job, root):
+    for folder in job_folders(job, root):
         options += ["--sources", str(folder)]
     return [*common, *options, "--", job.task]
 
