@@ -11,7 +11,8 @@
 - `runner`: one phase — agent call, transient retries, recovery, accounting → Ok | Failed.
 - `finalizer`: SYNTHESIZE → FINAL REVIEW → REVISE, the fallback report, finishing.
 - `decisions`: the duplicate and novelty gates and the loop decision record.
-- `sourcecheck`: fetching and checking what the notes and the report cite.
+- `sourcecheck`: checking what the notes and the report cite; `snapshots`: fetching the
+  cited pages into the snapshot store; `userdocs`: the user's own documents (--sources).
 - `specs`: each phase as data; `context`: what the parts share; `outcome`: Ok | Failed.
 """
 

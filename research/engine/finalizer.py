@@ -19,11 +19,10 @@ from research.sources.registry import (
     SourceRegistry,
     audit_report,
     build_registry,
-    mark_snapshots,
 )
-from research.sources.verification import mark_flagged
 from research.views import report
 from research.views.html_report import ReportPage, render_report_html
+from research.views.notices import mark_flagged, mark_snapshots
 from research.workspace import archive
 from research.workspace.fsutil import atomic_write_text
 

@@ -10,7 +10,7 @@ indented code blocks are not recognised (they collide with nested list items).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit, urlunsplit
 
@@ -649,31 +649,17 @@ def strip_citations(markdown: str) -> str:
     )
 
 
-_SNAPSHOT_MARK = re.compile(r"\s+\((?:snapshot kept|no snapshot: [^()]*)\)\s*$")
-
-
-def snapshot_mark(source: Source) -> str:
-    """What a Sources entry says about the page's snapshot ('' when sources were not
-    checked)."""
-    if source.fetch is None:
-        return ""
-    if source.fetch.snapshot:
-        return "(snapshot kept)"
-    return f"(no snapshot: {source.fetch.status.value.replace('_', ' ')})"
-
-
-def mark_snapshots(markdown: str, registry: SourceRegistry) -> str:
-    """Say on each entry of the Sources section whether a snapshot of its page was kept
-    (the snapshots outlive link rot). Marking again replaces the earlier mark."""
+def rewrite_source_entries(
+    markdown: str, registry: SourceRegistry, rewrite: Callable[[str, Source], str]
+) -> str:
+    """`markdown` with each entry of its Sources section that names a recorded source
+    replaced by `rewrite(entry line, source)` (the line without its line end)."""
     out: list[str] = []
     for line in _scan(markdown):
         text = line.text
         id_ = _listed_id(line)
         source = None if id_ is None else registry.get(id_)
         if source is not None:
-            mark = snapshot_mark(source)
-            text = _SNAPSHOT_MARK.sub("", text)
-            if mark:
-                text = f"{text.rstrip()} {mark}"
+            text = rewrite(text, source)
         out.append(text + line.end)
     return "".join(out)

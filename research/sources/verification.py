@@ -17,23 +17,15 @@ from research.sources.claims import (
     PageIndex,
     Support,
     check_claim,
-    claim_key,
     finding_claims,
     index_page,
     report_claims,
-    rewrite_report_citations,
 )
 from research.sources.records import FetchStatus, SourceRecord
 from research.sources.registry import SourceRegistry
 
 DEAD = frozenset({FetchStatus.NOT_FOUND, FetchStatus.UNREACHABLE, FetchStatus.TIMEOUT})
 """Outcomes that say the page is not there (as opposed to blocked, refused or not text)."""
-UNREACHED_NOTICE = (
-    "this machine could not reach the web (names do not resolve, the network is "
-    "unreachable or the proxy refuses), so the cited sources were not checked; run with "
-    "--no-verify-sources where there is no web access"
-)
-"""Said once on the terminal and in the events, and in the Methodology."""
 MAX_LISTED = 12
 """Problems named in one prompt section; the rest are counted."""
 MAX_APPENDIX = 100
@@ -271,27 +263,12 @@ def summarise(
     )
 
 
-# --- what the reader is shown -----------------------------------------------------------------
-
-FLAG_MARK = "\u2020"
-"""Written right after each citation of a sentence its pages do not support: `[2]\u2020`."""
+# --- the flagged sentences ------------------------------------------------------------------
 
 
 def flagged_keys(claims: Iterable[CitedClaim]) -> set[str]:
     """The claim keys of the sentences whose check is not SUPPORTED."""
     return {c.check.claim for c in claims if c.check.support is not Support.SUPPORTED}
-
-
-def mark_flagged(report: str, claims: Iterable[CitedClaim]) -> str:
-    """The report with FLAG_MARK after each citation of every flagged sentence."""
-    flagged = flagged_keys(claims)
-    if not flagged:
-        return report
-
-    def mark(owner: str, group: str, _: list[int]) -> str:
-        return group + FLAG_MARK if claim_key(owner) in flagged else group
-
-    return rewrite_report_citations(report, mark)
 
 
 # --- what the prompts are told ---------------------------------------------------------------

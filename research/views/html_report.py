@@ -21,7 +21,8 @@ from markdown_it import MarkdownIt
 from research.model.plan import Plan
 from research.sources.claims import rewrite_report_citations
 from research.sources.registry import Source, SourceRegistry
-from research.sources.verification import FLAG_MARK, CitationOutcome, CitedClaim, VerificationFile
+from research.sources.verification import CitationOutcome, CitedClaim, VerificationFile
+from research.views.notices import FLAG_MARK
 from research.views.topic_svg import topic_tree_svg
 
 _OPEN, _CLOSE = "\ue000", "\ue001"

@@ -23,7 +23,7 @@ from research.sources.registry import (
     render_sources_section,
     strip_citations,
 )
-from research.sources.verification import FLAG_MARK, UNREACHED_NOTICE
+from research.views.notices import FLAG_MARK, UNREACHED_NOTICE
 from research.workspace.paths import SessionPaths
 
 BANNER_MARK = "⚠️ **WARNING:"
