@@ -1,0 +1,309 @@
+"""The figures a text states (pure: standard library only).
+
+Figures (`claim_numbers`): digits, with
+- thousands separators "1,200", "1 200" (thin, narrow or no-break space only) and the
+  European "1.200.000" / "1.200,5"; a single comma followed by one, two or four or more
+  digits is a decimal comma ("2,5" = 2.5), while three digits after a comma are always
+  thousands ("2,500" = 2500, never 2.5);
+- scales "thousand", "million"/"mn"/"mln", "billion"/"bn", "trillion"/"tn", and the
+  glued single letters "1.2k", "1.2m", "3.5b", which may also be a unit (metres), so they
+  match either reading;
+- percentages "12%", "12 %", "12 percent", "12 per cent", "12 pct", "0.25 percentage
+  points"; a percentage in a claim must be a percentage on the page;
+- ranges lend their scale or percent sign to their first figure ("1.2-1.5 million",
+  "10 to 12%"), and "2019/20" also means 2020;
+- no sign: "-5%" and "5%" are the same figure ("fell 5%" is how pages say it);
+- numbered names ("phase 3") are kind "label" (see above);
+- not figures: citation markers "[3]", list ordinals "1." at the start of a line,
+  ordinals "21st", identifiers glued to letters ("CO2", "R290", "COVID-19", but
+  "mid-2022", "pre-2020" are years); a figure
+  glued to a unit ("20kWh") is a figure; dotted versions "3.12.1" compare as text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterable, Iterator
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import TypeAlias
+
+from research.sources.phrasing import rounding_before, tolerance, unit_values
+from research.sources.registry import _BARE_URL, _CITATION, _FILE_REF
+
+Value: TypeAlias = Decimal | str
+"""A figure's value: a Decimal, or the text of a dotted version such as "3.12.1"."""
+
+
+_SEP = "\u00a0\u2007\u2009\u202f"  # no-break, figure, thin and narrow no-break spaces
+_NOT_LETTER = r"(?![^\W\d_])"
+_NUMBER = re.compile(
+    rf"(?<![\w.,{_SEP}])(?P<glued>(?<=[^\W\d_][-\u2010\u2011]))?"
+    rf"(?P<body>\d+(?:[.,{_SEP}]\d+)*)"
+    rf"(?:(?P<pct>[ {_SEP}-]?(?:%|per[ -]?cent(?:age[ -]points?)?{_NOT_LETTER}"
+    rf"|pct{_NOT_LETTER}|percentage[ -]points?{_NOT_LETTER}))"
+    rf"|[ {_SEP}]?(?P<word>thousand|million|billion|trillion|mln|mn|bn|tn){_NOT_LETTER}"
+    rf"|(?P<letter>[kmb]){_NOT_LETTER})?"
+    r"(?P<tail>[^\W\d_]*)"
+)
+_SCALES = {
+    "thousand": 3, "k": 3, "million": 6, "mn": 6, "mln": 6, "m": 6,
+    "billion": 9, "bn": 9, "b": 9, "trillion": 12, "tn": 12,
+}  # fmt: skip
+_ORDINALS = frozenset({"st", "nd", "rd", "th"})
+_DATE_PREFIX = re.compile(
+    r"(?<![^\W\d_])(?:mid|pre|post|early|late|end|start)[-\u2010\u2011]$", re.I
+)
+_SPACED_THOUSANDS = re.compile(rf"\d{{1,3}}(?:[{_SEP}]\d{{3}})+(?:[.,]\d+)?")
+_COMMA_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+_DOT_THOUSANDS = re.compile(r"\d{1,3}(?:\.\d{3})+,\d+|\d{1,3}(?:\.\d{3}){2,}")
+_DECIMAL_POINT = re.compile(r"\d+\.\d+")
+_DECIMAL_COMMA = re.compile(r"\d+,(?:\d{1,2}|\d{4,})")  # never three digits: 2,500 is thousands
+_VERSION = re.compile(r"\d+(?:\.\d+){2,}")
+_RANGE_JOIN = re.compile(r"\s*(?:-|\u2013|\u2014|to|and)\s*[$\u20ac\u00a3\u00a5]?\s*")
+_YEAR_TAIL_JOIN = frozenset({"/", "-", "\u2013"})
+LINE_MARKER = re.compile(r"^[ \t]*(?:(?:[-*+\u2022]|\d+[.)])[ \t]+)+", re.MULTILINE)
+# A figure right after one of these words names something ("phase 3", "round 5").
+# After these it names the very thing the claim is about ("LGPL version 2.1", "page 48"):
+# such a figure must be in the supporting passage, not just somewhere on the page.
+_PINNED_BEFORE = re.compile(r"\b(version|section|level|page|table)\.?\s*$", re.IGNORECASE)
+_LABEL_BEFORE = re.compile(
+    r"\b(?:phase|round|stage|step|tier|level|grade|type|version|release|wave|category|class"
+    r"|article|section|chapter|table|figure|fig|page|no|number|series|generation)\.?\s*$",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class StatedNumber:
+    """A figure a text states."""
+
+    text: str
+    """As written, e.g. "1.2 million", "12 %"."""
+    value: Value
+    """The normalised value (1.2 million -> 1200000; a percentage keeps its number)."""
+    kind: str
+    """"percent", "year" (a bare 4-digit 1800-2100), "label" (a numbered name such as
+    "phase 3"), "version" or "number"."""
+    candidates: frozenset[Value]
+    """Every value it may mean ("1.2m": 1200000 or 1.2; "2019/20": 20 or 2020)."""
+    tolerance: Decimal | None = field(default=None, compare=False)
+    """How far a page's figure may be for a figure marked as rounded ("about 12%")."""
+    span: tuple[int, int] = field(default=(0, 0), compare=False)
+    """Where it is in the (normalised) text it was read from."""
+
+    def accepts(self, values: Collection[Value]) -> bool:
+        """Whether one of `values` (a set or a mapping's keys) may be this figure (within
+        its rounding, if marked)."""
+        if any(value in values for value in self.candidates):
+            return True
+        return self.tolerance is not None and any(True for _ in self.near(values))
+
+    def near(self, values: Iterable[Value]) -> Iterator[Value]:
+        """The values within this figure's rounding (none when it is not marked rounded)."""
+        if self.tolerance is None:
+            return
+        targets = [c for c in self.candidates if isinstance(c, Decimal)]
+        for value in values:
+            if isinstance(value, Decimal) and any(
+                abs(value - c) <= self.tolerance for c in targets
+            ):
+                yield value
+
+
+def _body_values(body: str) -> list[tuple[str, Value]]:
+    """(text, value) of the figure(s) a run of digits and separators stands for."""
+    if body.isdigit():
+        return [(body, Decimal(body))]
+    if any(ch in _SEP for ch in body):
+        if _SPACED_THOUSANDS.fullmatch(body):
+            return _body_values(re.sub(f"[{_SEP}]", "", body))
+        return [pair for part in re.split(f"[{_SEP}]+", body) for pair in _body_values(part)]
+    if _COMMA_THOUSANDS.fullmatch(body):
+        return [(body, Decimal(body.replace(",", "")))]
+    if _DOT_THOUSANDS.fullmatch(body):
+        return [(body, Decimal(body.replace(".", "").replace(",", ".")))]
+    if _DECIMAL_POINT.fullmatch(body):
+        return [(body, Decimal(body))]
+    if _DECIMAL_COMMA.fullmatch(body):
+        whole, _, frac = body.partition(",")
+        return [(body, Decimal(f"{whole}.{frac}"))]
+    if _VERSION.fullmatch(body):
+        return [(body, body)]
+    parts = [part for part in re.split(r"[.,]", body) if part]
+    return [(part, Decimal(part)) for part in parts]
+
+
+@dataclass(slots=True)
+class RawFigure:
+    start: int
+    end: int
+    text: str
+    value: Value
+    kind: str
+    scale: int | None
+    letter: bool
+    candidates: set[Value]
+    tolerance: Decimal | None = None
+
+
+def raw_numbers(text: str, *, claim: bool = False) -> list[RawFigure]:
+    """The figures of `text`, in order (see the module docstring for the forms); a claim's
+    also with their rounding and their values in other units."""
+    found: list[RawFigure] = []
+    for match in _NUMBER.finditer(text):
+        if not _is_identifier(text, match):
+            found.extend(_figures_of(text, match))
+    _join_ranges(text, found)
+    _pin(text, found, claim=claim)
+    if claim:
+        _mark_rounding_and_units(text, found)
+    return found
+
+
+def _pin(text: str, found: list[RawFigure], *, claim: bool) -> None:
+    """A figure after version, section, level, page or table means "<word> <figure>": a
+    claim's matches only the page's figure after the same word (a page's also matches the
+    bare figure, "GPL 3" for "GPL version 3")."""
+    for raw in found:
+        if raw.kind != "pinned" or not isinstance(raw.value, Decimal):
+            continue
+        label = _PINNED_BEFORE.search(text, max(0, raw.start - 24), raw.start)
+        if label is None:
+            continue
+        pinned = f"{label.group(1).lower()} {_normal(raw.value)}"
+        raw.candidates = {pinned} if claim else raw.candidates | {pinned}
+
+
+def _is_identifier(text: str, match: re.Match[str]) -> bool:
+    """An ordinal ("21st") or a figure glued to letters (COVID-19, Scope-3; not mid-2022)."""
+    if match.group("tail").lower() in _ORDINALS and not (match.group("pct") or match.group("word")):
+        return True
+    return match.group("glued") is not None and not _DATE_PREFIX.search(
+        text, max(0, match.start() - 8), match.start()
+    )
+
+
+def _kind(text: str, match: re.Match[str], part: str, value: Value, index: int, last: bool) -> str:
+    """The kind of the `index`-th figure a number match stands for."""
+    scale = match.group("word") or match.group("letter")
+    if isinstance(value, str):
+        return "version"
+    if match.group("pct") is not None and last:
+        return "percent"
+    if part.isdigit() and len(part) == 4 and 1800 <= value <= 2100 and not scale:
+        return "year"
+    before = text[max(0, match.start() - 24) : match.start()]
+    if index == 0 and not scale and _LABEL_BEFORE.search(before):
+        return "pinned" if _PINNED_BEFORE.search(before) else "label"
+    return "number"
+
+
+def _figures_of(text: str, match: re.Match[str]) -> list[RawFigure]:
+    """The figure(s) one number match stands for ("1.200,5"; "3.12.1"; "1 200 and 300")."""
+    tail = match.group("tail")
+    pairs = _body_values(match.group("body"))
+    scale_word = match.group("word") or match.group("letter")
+    scale = _SCALES[scale_word.lower()] if scale_word else None
+    written = match.group(0)[: match.end() - match.start() - len(tail)].strip()
+    out: list[RawFigure] = []
+    for index, (part, value) in enumerate(pairs):
+        last = index == len(pairs) - 1
+        kind = _kind(text, match, part, value, index, last)
+        candidates: set[Value] = {value}
+        if scale is not None and last and isinstance(value, Decimal):
+            candidates = {value.scaleb(scale)}
+            if match.group("letter"):
+                candidates.add(value)
+            value = value.scaleb(scale)
+        out.append(
+            RawFigure(
+                start=match.start(),
+                end=match.end() - len(tail),
+                text=written if len(pairs) == 1 else part,
+                value=value,
+                kind=kind,
+                scale=scale if last else None,
+                letter=bool(match.group("letter")) and last,
+                candidates=candidates,
+            )
+        )
+    return out
+
+
+def _mark_rounding_and_units(text: str, found: list[RawFigure]) -> None:
+    """Figures marked as rounded ("about 12%") get their tolerance; a figure with a unit
+    also means the same quantity in the other units of its kind (5 km: 5,000 m)."""
+    for raw in found:
+        if not isinstance(raw.value, Decimal):
+            continue
+        if rounding_before(text, raw.start):
+            raw.tolerance = tolerance(raw.text, raw.value, percent=raw.kind == "percent")
+        if raw.kind == "number":
+            raw.candidates |= set(unit_values(text, raw.end, raw.value))
+
+
+def _join_ranges(text: str, found: list[RawFigure]) -> None:
+    """Ranges lend their scale or percent sign to their first figure; "2019/20" is 2020 too."""
+    for first, second in zip(found, found[1:], strict=False):
+        between = text[first.end : second.start]
+        bare = first.scale is None and first.kind in ("number", "year")
+        if bare and _RANGE_JOIN.fullmatch(between) and isinstance(first.value, Decimal):
+            if second.kind == "percent":
+                first.kind = "percent"
+            elif second.scale is not None:
+                scaled = first.value.scaleb(second.scale)
+                first.candidates = {scaled, first.value}
+                first.value = scaled
+                first.kind = "number"
+        if (
+            first.kind == "year"
+            and between in _YEAR_TAIL_JOIN
+            and second.text.isdigit()
+            and len(second.text) == 2
+            and isinstance(first.value, Decimal)
+        ):
+            century = int(first.value) // 100 * 100
+            second.candidates.add(Decimal(century + int(second.text)))
+
+
+def without_references(text: str) -> str:
+    """`text` without URLs, file references and citation markers."""
+    if "://" in text:
+        text = _BARE_URL.sub(" ", text)
+    if "file:" in text:
+        text = _FILE_REF.sub(" ", text)
+    if "[" in text:
+        text = _CITATION.sub(" ", text)
+    return text
+
+
+def _clean_for_numbers(text: str) -> str:
+    """`text` without URLs, file references, citation markers and list markers."""
+    return LINE_MARKER.sub(" ", without_references(text))
+
+
+def _normal(value: Value) -> Value:
+    """1200.0 -> 1200, 1.50 -> 1.5 (no exponent notation)."""
+    return Decimal(format(value.normalize(), "f")) if isinstance(value, Decimal) else value
+
+
+def claim_numbers(text: str) -> list[StatedNumber]:
+    """The figures `text` states, normalised (see the module docstring for the forms)."""
+    return [stated_number(raw) for raw in raw_numbers(_clean_for_numbers(text), claim=True)]
+
+
+def stated_number(raw: RawFigure) -> StatedNumber:
+    return StatedNumber(
+        text=raw.text,
+        value=_normal(raw.value),
+        kind=raw.kind,
+        candidates=frozenset(raw.candidates),
+        tolerance=raw.tolerance,
+        span=(raw.start, raw.end),
+    )
+
+
+def claim_text(text: str) -> str:
+    """The claim as checked: without URLs, file references and citation markers."""
+    return re.sub(r"\s+", " ", without_references(text)).strip()

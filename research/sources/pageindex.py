@@ -1,0 +1,181 @@
+"""A page's text prepared for many claim checks (pure: standard library only).
+
+`index_page` reads a page's text once: sentences, passages (windows of up to
+`PASSAGE_SENTENCES` consecutive sentences and `PASSAGE_WORDS` words), each sentence's
+content words (stems) and figures, the title block, and an inverted index stem ->
+passages, and figure -> passages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TypeVar
+
+from research.sources.figures import LINE_MARKER, StatedNumber, Value, raw_numbers, stated_number
+from research.sources.phrasing import spell_numbers
+from research.sources.words import blank_numbers, split_sentences, stems_of
+
+PASSAGE_SENTENCES = 3
+PASSAGE_WORDS = 80
+HEAD_SENTENCES = 3
+"""The title block: up to this many leading title-like lines (see `_title_like`)."""
+HEAD_WORDS = 25
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    text: str
+    norm: str
+    """The text its figures were read from (number words as figures); spans refer to it."""
+    words: int
+    stems: frozenset[str]
+    numbers: tuple[StatedNumber, ...]
+    values: frozenset[Value]
+    percents: frozenset[Value]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class PageIndex:
+    """A page's text prepared for many claim checks; immutable once built (`index_page`)."""
+
+    sentences: tuple[Sentence, ...]
+    head: int
+    """How many leading sentences form the title block (title, publisher, date)."""
+    head_stems: frozenset[str]
+    """The title block's stems."""
+    passages: tuple[tuple[int, int], ...]
+    """(first sentence, end sentence) of each window after the title block, maximal."""
+    postings: Mapping[str, tuple[int, ...]]
+    """Stem -> the passages that hold it."""
+    figure_postings: Mapping[Value, tuple[int, ...]]
+    """Value -> the passages with a figure that may mean it."""
+    percent_postings: Mapping[Value, tuple[int, ...]]
+    """The same, for percentages only."""
+
+    @property
+    def empty(self) -> bool:
+        """Whether the page has no words to match (no text, or only figures and symbols)."""
+        return not self.postings and not self.head_stems
+
+    def states(self, number: StatedNumber) -> bool:
+        """Whether the page states `number` anywhere (a percentage must be one here too)."""
+        pool = self.percent_postings if number.kind == "percent" else self.figure_postings
+        return number.accepts(pool.keys()) or holds(self.sentences[: self.head], number)
+
+    def passages_stating(self, number: StatedNumber) -> set[int]:
+        """The passages with a figure that may be `number`."""
+        pool = self.percent_postings if number.kind == "percent" else self.figure_postings
+        found: set[int] = set()
+        for value in (*number.candidates, *number.near(pool.keys())):
+            found.update(pool.get(value, ()))
+        return found
+
+
+def _chunks(sentence: str) -> Iterator[str]:
+    """`sentence`, or pieces of PASSAGE_WORDS // 2 words when it is longer than a passage."""
+    words = sentence.split()
+    if len(words) <= PASSAGE_WORDS:
+        yield sentence
+        return
+    step = PASSAGE_WORDS // 2
+    for index in range(0, len(words), step):
+        yield " ".join(words[index : index + step])
+
+
+def _sentence(text: str) -> Sentence:
+    norm = spell_numbers(LINE_MARKER.sub(" ", text))
+    raw = raw_numbers(norm)
+    numbers = tuple(stated_number(r) for r in raw)
+    return Sentence(
+        text=text,
+        norm=norm,
+        words=len(text.split()),
+        stems=stems_of(blank_numbers(norm, raw)),
+        numbers=numbers,
+        values=frozenset(v for n in numbers for v in n.candidates),
+        percents=frozenset(v for n in numbers if n.kind == "percent" for v in n.candidates),
+    )
+
+
+def union(sets: Iterable[frozenset[T]]) -> set[T]:
+    out: set[T] = set()
+    for part in sets:
+        out |= part
+    return out
+
+
+def _title_like(sentence: Sentence) -> bool:
+    """A title, a byline or a dateline: short, and not ended like a sentence."""
+    return sentence.words <= HEAD_WORDS and not sentence.text.endswith((".", "!", "?", ":"))
+
+
+def _postings(groups: Iterable[Iterable[T]]) -> Mapping[T, tuple[int, ...]]:
+    """Key -> the positions of the groups that hold it."""
+    found: dict[T, list[int]] = {}
+    for position, keys in enumerate(groups):
+        for key in keys:
+            found.setdefault(key, []).append(position)
+    return MappingProxyType({key: tuple(ids) for key, ids in found.items()})
+
+
+def _page_sentences(text: str) -> tuple[Sentence, ...]:
+    return tuple(
+        _sentence(chunk)
+        for line in text.splitlines()
+        if line.strip()
+        for piece in split_sentences(line.strip())
+        for chunk in _chunks(piece)
+    )
+
+
+def _title_block(sentences: Sequence[Sentence]) -> int:
+    """How many leading sentences are title-like (at most HEAD_SENTENCES, never all)."""
+    head = 0
+    while head < min(HEAD_SENTENCES, len(sentences) - 1) and _title_like(sentences[head]):
+        head += 1
+    return head
+
+
+def _passages(sentences: Sequence[Sentence], head: int) -> list[tuple[int, int]]:
+    """(first, end) of each maximal window of up to PASSAGE_SENTENCES sentences and
+    PASSAGE_WORDS words after the title block."""
+    passages: list[tuple[int, int]] = []
+    for first in range(head, len(sentences)):
+        end, words = first, 0
+        while (
+            end < len(sentences)
+            and end - first < PASSAGE_SENTENCES
+            and (end == first or words + sentences[end].words <= PASSAGE_WORDS)
+        ):
+            words += sentences[end].words
+            end += 1
+        if not passages or end > passages[-1][1]:
+            passages.append((first, end))
+    return passages
+
+
+def index_page(text: str) -> PageIndex:
+    """Index a page's readable text: sentences, passages, stems, figures (see the module)."""
+    sentences = _page_sentences(text)
+    head = _title_block(sentences)
+    passages = _passages(sentences, head)
+    spans = [sentences[first:end] for first, end in passages]
+    return PageIndex(
+        sentences=sentences,
+        head=head,
+        head_stems=frozenset(union(s.stems for s in sentences[:head])),
+        passages=tuple(passages),
+        postings=_postings(union(s.stems for s in span) for span in spans),
+        figure_postings=_postings(union(s.values for s in span) for span in spans),
+        percent_postings=_postings(union(s.percents for s in span) for span in spans),
+    )
+
+
+def holds(run: Sequence[Sentence], number: StatedNumber) -> bool:
+    if number.kind == "percent":
+        return any(number.accepts(s.percents) for s in run)
+    return any(number.accepts(s.values) for s in run)
