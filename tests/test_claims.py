@@ -21,6 +21,7 @@ from research.sources.claims import (
     claim_numbers,
     finding_claims,
     index_page,
+    quote_holds_quantity,
     report_claims,
     rewrite_report_citations,
 )
@@ -605,3 +606,13 @@ def test_a_version_or_section_figure_must_be_in_the_supporting_passage() -> None
     assert check.support is not Support.SUPPORTED, check
     good = check_claim("The library is released under version 2.1 of the licence.", TRIAL)
     assert good.support is Support.SUPPORTED, good
+
+
+def test_quote_holds_quantity_says_whether_a_quote_holds_the_claims_figure() -> None:
+    claim = "Of the 1,000 drives we sampled, 419 failed."
+    assert quote_holds_quantity("we sampled 1,000 drives and 419 failed", claim)
+    assert quote_holds_quantity("we sampled 1,000 drives", claim, "1,000")
+    assert not quote_holds_quantity("we sampled 1,000 drives", claim, "419")
+    assert not quote_holds_quantity("we sampled 1,000 drives", claim)
+    assert not quote_holds_quantity("41.9% failed", claim, "419")  # a percentage is not 419
+    assert not quote_holds_quantity("anything at all", "No figures here.")

@@ -93,6 +93,7 @@ __all__ = [
     "claim_numbers",
     "finding_claims",
     "index_page",
+    "quote_holds_quantity",
     "report_claims",
     "rewrite_report_citations",
     "unit_lines",
@@ -362,6 +363,21 @@ def check_claim(
         evidence=_evidence(page, run, found.conflicts) if run.end > run.first else "",
         reason=reason,
     )
+
+
+def quote_holds_quantity(quote: str, claim: str, figure: str | None = None) -> bool:
+    """Whether `quote` (say, a passage a judge quotes from the page) holds a quantity equal
+    to the claim's figure `figure` (as the claim writes it: one of a check's
+    `missing_numbers`), or, without `figure`, to every figure the claim states. False when
+    the claim states no such figure. Equal as the check compares figures: the same value
+    (or within the claim's marked rounding), a percentage only as a percentage."""
+    numbers = _parse(claim).numbers
+    if figure is not None:
+        numbers = [n for n in numbers if n.text == figure]
+    if not numbers:
+        return False
+    page = index_page(quote)
+    return all(page.states(n) for n in numbers)
 
 
 def _figure_in(
