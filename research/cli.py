@@ -301,6 +301,11 @@ def _run(settings: Settings) -> None:
             on_events=display.attach,
             inform=lambda message: typer.echo(f"research.py: {message}", err=True),
         )
+    if outcome.state.progress.awaiting_approval:
+        from research.views.approval import approval_lines
+
+        typer.echo("\n".join(approval_lines(outcome.state, outcome.paths)))
+        return
     print_summary(outcome.state, outcome.paths)
 
 

@@ -23,6 +23,11 @@ class TemplateError(UsageError):
     """A prompt template with an unknown variable, bad syntax, or that cannot be read."""
 
 
+class PlanEditError(UsageError):
+    """The plan a user edited for approval cannot be used; the session still awaits approval
+    and nothing was changed (exit 2)."""
+
+
 class SessionLockedError(ResearchError):
     """The session is held by a live process (exit 3)."""
 

@@ -427,6 +427,17 @@ OPTIONS: tuple[Option, ...] = (
         metavar="USD",
         request="max_cost",
     ),
+    Option(
+        "approve_plan",
+        ("--approve-plan",),
+        "Stop after the initial plan, awaiting your approval: edit the plan, answer its open "
+        "questions, then continue with --resume.",
+        kind=bool,
+        default=False,
+        env="RESEARCH_APPROVE_PLAN",
+        on_resume=OnResume.CHANGES,
+        request="approve_plan",
+    ),
     Option("resume", ("--resume",), "Continue a saved session.", kind=bool, default=False),
     Option(
         "force_resume",

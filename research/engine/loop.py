@@ -24,6 +24,7 @@ from research.engine.sourcecheck import SourceChecker
 from research.engine.topics import TopicPhases
 from research.model import artifacts as phases
 from research.model.plan import parse_plan, reconcile
+from research.model.questions import parse_questions
 from research.model.state import Phase, RWRState, StopReason
 from research.prompts.variables import PromptInput
 from research.sources.web import Web
@@ -67,6 +68,8 @@ class ResearchLoop:
         if state.progress.current_phase is not Phase.DONE:
             self.sources.start()
         while state.progress.current_phase is not Phase.DONE:
+            if state.progress.awaiting_approval:
+                break
             step = steps.get(state.progress.current_phase)
             if step is None:  # a state saved mid-RECOVERY resumes the phase that failed
                 state.progress.current_phase = state.progress.failed_phase or Phase.RESEARCH
@@ -94,6 +97,7 @@ class ResearchLoop:
             )
             if not any(t.depth == 0 for t in result.plan.topics):
                 raise PhaseFailed("the plan has no depth-0 topics")
+            result.plan.questions = parse_questions(text)
             decisions.apply_reconcile(ctx, result)
             limits.settle_tier(ctx, text)
 
@@ -119,6 +123,10 @@ class ResearchLoop:
                 f"recoveries: {outcome.error}"
             )
         ctx.state.progress.current_phase = Phase.RESEARCH
+        progress = ctx.state.progress
+        if ctx.state.config.approve_plan and not progress.plan_approved:
+            progress.awaiting_approval = True  # run() returns; --resume approves
+            ctx.events.emit("awaiting_approval", plan=ctx.paths.relative(ctx.paths.plan_file))
 
     def reopen(self) -> bool:
         """Continue research in a finished session whose limit has since been raised.

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from research.core.errors import PlanParseError
 from research.core.names import slugify, unique_slug
 from research.core.tiers import Tier, parse_tier
+from research.model.questions import questions_lines
 
 
 class TopicStatus(StrEnum):
@@ -76,6 +77,8 @@ class Plan(BaseModel):
     """Number of topic levels: topics live at depths 0..depth-1."""
     topics: list[Topic] = []
     """Every topic, in plan order (the order they are rendered and chosen in)."""
+    questions: str = ""
+    """The plan's Open questions section as text (with the user's answers once approved)."""
 
     @model_validator(mode="after")
     def _check_tree(self) -> Plan:
@@ -529,6 +532,7 @@ def render_plan(plan: Plan) -> str:
         f"- Breadth: {plan.breadth}",
         f"- Depth: {plan.depth}",
         "",
+        *questions_lines(plan.questions),
         "## Topics",
         "",
     ]

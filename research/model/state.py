@@ -154,6 +154,8 @@ class SessionConfig(BaseModel):
     """Tokens the agent's calls may use (--token-budget), or None for no limit."""
     max_cost: float | None = None
     """USD the agent's calls may cost (--max-cost), or None for no limit."""
+    approve_plan: bool = False
+    """Stop after INITIAL PLAN until the user approves the plan (--approve-plan)."""
 
     @classmethod
     def from_settings(cls, settings: Settings, *, agent: str, max_iterations: int) -> SessionConfig:
@@ -301,6 +303,10 @@ class SessionProgress(BaseModel):
     """Wall-clock time used by all processes of this session, up to the last save."""
     lock_token: str | None = None
     """The token of the lock held by the run that last saved this state."""
+    awaiting_approval: bool = False
+    """The plan is written and the run stopped for the user to approve it (--approve-plan)."""
+    plan_approved: bool = False
+    """The user approved the plan (and its answers reach every later prompt)."""
 
 
 class SessionUsage(BaseModel):

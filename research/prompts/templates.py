@@ -47,6 +47,7 @@ COMMON_VARIABLES = (
     "recovery_notes_file",
     "time_remaining",
     "complexity_instructions",
+    "plan_answers",
 )
 TOPIC_VARIABLES = (
     "topic_name",

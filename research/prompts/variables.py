@@ -14,6 +14,7 @@ from research.core.settings import MAX_TOPIC_ATTEMPTS
 from research.model.artifacts import read_text
 from research.model.mode import Mode
 from research.model.plan import Topic
+from research.model.questions import answers_text
 from research.model.state import Phase, RWRState
 from research.prompts import instructions
 from research.prompts.text import (
@@ -107,6 +108,7 @@ def base_variables(source: PromptInput) -> dict[str, str]:
         "recovery_notes_file": paths.relative(paths.recovery_notes),
         "time_remaining": "unlimited" if remaining is None else f"{remaining:.1f} minutes",
         "complexity_instructions": complexity_instructions(state.config),
+        "plan_answers": answers_text(state.plan.questions, state.progress.plan_approved),
     }
 
 

@@ -42,6 +42,7 @@ class RunRequest(BaseModel):
     )
     token_budget: int | None = _request_field("token_budget")
     max_cost: float | None = _request_field("max_cost", gt=0, allow_inf_nan=False)
+    approve_plan: bool | None = _request_field("approve_plan")
     sources: list[str] | None = _request_field(
         "sources",
         max_length=64,

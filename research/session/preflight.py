@@ -30,6 +30,7 @@ from research.prompts.templates import (
     digest,
     shipped_history,
 )
+from research.session.approval import Approval, check_approval
 from research.workspace.guard import refuse_linked_dirs
 from research.workspace.lock import SessionLock
 from research.workspace.paths import SessionPaths
@@ -81,6 +82,8 @@ class Preflight:
     """The effective iteration limit of a new session (a resumed one keeps its own)."""
     tier: Tiered | None = None
     """A new session's tier, whose values `settings` already carry."""
+    approval: Approval | None = None
+    """A session awaiting approval: the user's edited plan, checked."""
 
     def describe(self) -> str:
         name = self.settings.name
@@ -123,7 +126,33 @@ def preflight(
     )
     if saved is None:
         check_iterations(settings, max_iterations, raised, confirm=confirm, warn=warn)
-    return Preflight(settings, paths, saved, the_agent, clock, max_iterations, tier)
+    approval = None if saved is None else check_approval(saved.state, paths)
+    if approval is not None:
+        confirm_approval(settings, approval, confirm=confirm, warn=warn)
+    return Preflight(settings, paths, saved, the_agent, clock, max_iterations, tier, approval)
+
+
+def confirm_approval(
+    settings: Settings,
+    approval: Approval,
+    *,
+    confirm: Callable[[str], bool],
+    warn: Callable[[str], None],
+) -> None:
+    """Say what the approved plan could not keep, and ask again before a longer run."""
+    for line in approval.dropped:
+        warn(line)
+    limit, before = approval.config.max_iterations, approval.previous_limit
+    if (
+        limit > before
+        and needs_confirmation(limit)
+        and not settings.assume_yes
+        and not confirm(
+            f"The approved plan may run up to {limit} research iterations (it was {before}: "
+            f"breadth {approval.config.breadth}, depth {approval.config.depth}). Continue?"
+        )
+    ):
+        raise UsageError("not confirmed; the session still awaits approval")
 
 
 def _agent(

@@ -30,6 +30,7 @@ from research.model.state import (
     save_state,
 )
 from research.prompts.templates import PromptTemplates
+from research.session.approval import record_approval, take_approval
 from research.session.locking import prepare_workspace, session_lock
 from research.session.preflight import NoAgent, Preflight, check_own_state, preflight, state_stamp
 from research.sources.web import Web
@@ -116,6 +117,8 @@ class Run:
         self.state: RWRState | None = None
         self.events: EventLog | None = None
         self.loop: ResearchLoop | None = None
+        self.approved = False
+        """Whether this run took the user's approved plan."""
 
     # --- opening ------------------------------------------------------------------------
 
@@ -158,6 +161,8 @@ class Run:
         unenforceable_budgets(
             state, self.checked.agent, events, lambda m: self.inform(f"warning: {m}")
         )
+        if self.approved and self.checked.approval is not None:
+            record_approval(events, state, self.checked.approval)
         context = RunContext(
             state=state,
             paths=self.paths,
@@ -195,6 +200,10 @@ class Run:
         if from_copy is not None:  # what an agent left in place of state.json goes
             take_away(self.paths, self.paths.state_file)
             self.inform(from_copy)
+        approval = self.checked.approval
+        if approval is not None and state.progress.awaiting_approval:
+            take_approval(state, approval)
+            self.approved = True
         changes = state.config.apply(self.settings)
         if changes:
             self.inform(f"resuming {state.name!r} with {'; '.join(changes)}")
@@ -219,6 +228,13 @@ class Run:
             self.checked.agent.check_available()
         loop.save()
         loop.run()
+        if state.progress.awaiting_approval:
+            events.emit(
+                "run_end",
+                outcome="awaiting_approval",
+                plan=self.paths.relative(self.paths.plan_file),
+            )
+            return RunOutcome(state, self.paths)
         events.emit(
             "run_end", outcome="complete", report=self.paths.relative(self.paths.report_file)
         )

@@ -175,6 +175,7 @@ class MockAgent:
                     "Names the main open question",
                 ],
             )
+        plan.questions = SIMULATED_QUESTIONS
         # The plan is saved whole (as an editor would), so crash tests see only torn files
         # that the orchestrator left.
         text = with_complexity(render_plan(plan), tier, reason)
@@ -420,6 +421,13 @@ def classify(question: str, chosen: str | None) -> tuple[str, str]:
     if _LOOKUP.match(question) and len(question.split()) <= 8:
         return "simple", "[simulated] a short factual question"
     return "standard", "[simulated] a question with several aspects"
+
+
+SIMULATED_QUESTIONS = (
+    "- [simulated] Which period should the research cover?\n"
+    "- [simulated] Which readers is the report for: specialists or the general public?"
+)
+"""The Open questions section of the simulated plan (the INITIAL PLAN template asks for it)."""
 
 
 def with_complexity(plan_text: str, tier: str, reason: str) -> str:

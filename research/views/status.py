@@ -129,6 +129,8 @@ def load_session(root: Path, name: str) -> tuple[SessionPaths, RWRState]:
 def phase_text(state: RWRState) -> str:
     if state.progress.is_complete:
         return "done (report written)"
+    if state.progress.awaiting_approval:
+        return "awaiting approval of the plan"
     text = state.progress.current_phase.value.replace("_", " ")
     if state.progress.failed_phase is not None:
         text += (
@@ -172,6 +174,8 @@ def run_text(state: RWRState, lock: LockView) -> str:
         return "finished"
     if lock.state == "live":
         return "running"
+    if state.progress.awaiting_approval:
+        return "awaiting approval: edit the plan, then continue it with --resume"
     return "stopped; continue it with --resume"
 
 

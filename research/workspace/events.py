@@ -52,6 +52,8 @@ EVENT_TYPES = frozenset(
         "report_check",
         "workspace_repair",
         "tier",
+        "awaiting_approval",
+        "plan_approved",
     }
 )
 
