@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 import logging
+import signal
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -17,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from research import __version__
-from research.core import defaults
-from research.core.errors import Interrupted, ResearchError, UsageError
+from research.core.agentkind import AgentKind
+from research.core.errors import ExitCode, Interrupted, ResearchError, UsageError, interrupted_code
 from research.core.interrupts import SIGNALS, raise_interrupted
 from research.core.options import OPTION, OPTIONS, Option, given_names
 
@@ -231,7 +232,7 @@ def _pick_agent(values: Mapping[str, Any], sources: dict[str, str | None]) -> di
         else:
             picked = False  # RESEARCH_AGENT gives way to --agent-cmd
     sources["mock_mode"] = picked_from if picked else None
-    mock = values["mock_mode"] or values["agent"] is defaults.AgentKind.MOCK
+    mock = values["mock_mode"] or values["agent"] is AgentKind.MOCK
     return {"agent_cmd": agent_cmd, "mock_mode": mock if picked else None}
 
 
@@ -350,8 +351,6 @@ def _confirm(question: str) -> bool:
 
 
 def _signal_name(signum: int) -> str:
-    import signal
-
     return signal.Signals(signum).name
 
 
@@ -375,7 +374,6 @@ USAGE_LINE = (
 
 def main() -> None:
     """Console-script entry point: every error the user can cause is one line on stderr."""
-    import signal
     import threading
 
     if threading.current_thread() is threading.main_thread():  # imports done: finally blocks
@@ -383,7 +381,7 @@ def main() -> None:
             signal.signal(sig, raise_interrupted)
     if len(sys.argv) <= 1:  # bare `research`: a usage line, not a traceback or a run
         sys.stderr.write(USAGE_LINE + "\n")
-        sys.exit(2)
+        sys.exit(ExitCode.USAGE)
     if sys.argv[1:2] == ["serve"]:  # `research serve …`; a topic named serve: `research -- serve`
         from research.service.serve import main as serve
 
@@ -403,7 +401,7 @@ def _run_app() -> int | None:
         code = app(standalone_mode=False)
     except typer.Abort:  # Ctrl-C or end of input at the confirmation prompt
         sys.stderr.write("research.py: interrupted\n")
-        return 130
+        return interrupted_code(signal.SIGINT)
     except Exception as exc:
         if hasattr(exc, "format_message") and hasattr(exc, "exit_code"):  # click's usage errors
             sys.stderr.write(
@@ -415,11 +413,11 @@ def _run_app() -> int | None:
         sys.stderr.write(
             f"research.py: internal error: {exc!r} (rerun with --verbose for details)\n"
         )
-        return 1
+        return ExitCode.FAILED
     except Interrupted as exc:  # a signal outside a session's own handling
         sys.stderr.write(f"research.py: interrupted by {_signal_name(exc.signum)}\n")
         return exc.exit_code
     except KeyboardInterrupt:
         sys.stderr.write("research.py: interrupted\n")
-        return 130
-    return code if type(code) is int else None
+        return interrupted_code(signal.SIGINT)
+    return int(code) if isinstance(code, int) and not isinstance(code, bool) else None

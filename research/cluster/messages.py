@@ -10,10 +10,10 @@ from __future__ import annotations
 import uuid
 from pathlib import Path
 from time import time as epoch_now
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from research.core.agentkind import DEFAULT_AGENT, AgentKind, agent_args
 from research.core.budget import parse_time_budget
 from research.core.defaults import BREADTH_RANGE, DEPTH_RANGE, MAX_MOCK_LATENCY_SECONDS
 from research.core.errors import UsageError
@@ -37,8 +37,8 @@ class JobMessage(BaseModel):
     """The --time budget as given ('unlimited' or minutes)."""
     model: str | None = Field(None, min_length=1, max_length=200)
     review_model: str | None = Field(None, min_length=1, max_length=200)
-    agent: Literal["opencode", "mock"] = "opencode"
-    """opencode (or the worker's --agent-cmd), or the simulated agent."""
+    agent: AgentKind = DEFAULT_AGENT
+    """The built-in agent (the default one: the worker's --agent-cmd, if it has one)."""
     parallel: int | None = Field(None, ge=1, le=8)
     sources: list[str] = Field(default_factory=list, max_length=64)
     """Folders of the user's documents, relative to the shared working directory."""
@@ -98,13 +98,7 @@ def child_args(job: JobMessage, root: Path, agent_cmd: str | None) -> list[str]:
 
     A session with saved state is resumed, whatever the job says: a job delivered again
     after its worker died continues the session the first delivery started."""
-    if job.agent == "mock":
-        agent = ["--agent", "mock"]
-    elif agent_cmd:
-        agent = ["--agent-cmd", agent_cmd]
-    else:
-        agent = ["--agent", "opencode"]
-    common = ["--name", job.name, "--yes", "--quiet", *agent]
+    common = ["--name", job.name, "--yes", "--quiet", *agent_args(job.agent, agent_cmd)]
     if has_saved_state(root, job.name) or job.task is None:
         return ["--resume", *common]
     options: list[str] = []

@@ -29,7 +29,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from research.cluster import broker as queue
 from research.cluster.messages import JobMessage, child_args, parse_job
-from research.core.errors import UsageError
+from research.core.errors import INTERRUPTED_CODES, ExitCode, UsageError
 from research.core.hosts import FAILOVER_ENV, HOST_ID_ENV, queue_heartbeat_seconds
 
 if TYPE_CHECKING:
@@ -39,8 +39,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("research.worker")
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_LOCKED = 0, 1, 2, 3
-INTERRUPTED = {130, 143}
 MAX_HANDBACKS = 3
 """A job whose child dies of a signal (not ours) is handed back at most this often."""
 TICK_SECONDS = 1.0
@@ -117,18 +115,18 @@ class QueueWorker:
     ) -> None:
         """Decide what the child's exit means for the job."""
         name = job.name
-        if code is None or (code in INTERRUPTED and not stopped):
+        if code is None or (code in INTERRUPTED_CODES and not stopped):
             # the worker is stopping, or the run was signalled from outside: not ended
             self._hand_back(message, job)
-        elif code == EXIT_OK:
+        elif code == ExitCode.OK:
             self.say(f"{name}: ended (exit 0)")
-        elif code in INTERRUPTED:
+        elif code in INTERRUPTED_CODES:
             self.say(f"{name}: stopped on request; resumable")
-        elif code == EXIT_LOCKED:
+        elif code == ExitCode.LOCKED:
             delay = min(max(self.config.failover / 4, 1.0), 30.0)
             self.say(f"{name}: another live run holds it; backing off for {delay:.0f} s")
             self._send(job, delay=delay)
-        elif code < 0 or code == 127:
+        elif code < 0 or code == ExitCode.NOT_STARTED:
             if job.handbacks >= MAX_HANDBACKS:
                 self.say(f"{name}: its process died {job.handbacks + 1} times; given up")
                 return
@@ -160,7 +158,8 @@ class QueueWorker:
                         env=env,
                     )
                 except OSError as exc:
-                    return 127, f"cannot start the job: {exc.strerror or exc}", False
+                    why = f"cannot start the job: {exc.strerror or exc}"
+                    return ExitCode.NOT_STARTED, why, False
                 running = self._running[job.name] = Running(job, process)
             how = "resuming it" if args[0] == "--resume" else "a new session"
             self.say(f"{job.name}: started, {how} (pid {process.pid})")

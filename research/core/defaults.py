@@ -7,8 +7,6 @@ RESEARCH_* environment < command-line flag.
 
 from __future__ import annotations
 
-from enum import StrEnum
-
 DEFAULT_BREADTH = 3
 DEFAULT_DEPTH = 3
 BREADTH_RANGE = (1, 10)
@@ -57,10 +55,3 @@ HEARTBEAT_INTERVAL_SECONDS = 5.0
 """How often a run refreshes its lock's heartbeat: another host judges the lock by whether
 it changes (less often than this only when the failover bound is very short)."""
 KILL_GRACE_SECONDS = 5.0
-
-
-class AgentKind(StrEnum):
-    """The built-in agents `--agent` selects (a generic command goes through --agent-cmd)."""
-
-    OPENCODE = "opencode"
-    MOCK = "mock"

@@ -20,6 +20,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from research.core import defaults as d
+from research.core.agentkind import DEFAULT_AGENT, AgentKind, agent_names
 from research.core.budget import iteration_floor, parse_time_budget, time_budget_from_env
 from research.core.tiers import TIERS, Tier
 
@@ -260,10 +261,10 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "agent",
         ("--agent",),
-        "The agent to drive: opencode, or mock (the same as --mock-mode).  A resumed session "
-        "keeps its own unless one is given.",
-        kind=d.AgentKind,
-        default=d.AgentKind.OPENCODE,
+        f"The agent to drive: {', '.join(agent_names())} (mock: the same as --mock-mode).  "
+        "A resumed session keeps its own unless one is given.",
+        kind=AgentKind,
+        default=DEFAULT_AGENT,
         env="RESEARCH_AGENT",
         request="agent",
         setting=False,

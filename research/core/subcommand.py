@@ -6,11 +6,13 @@ from __future__ import annotations
 import argparse
 import sys
 
+from research.core.errors import ExitCode
+
 
 def fail(message: str) -> int:
     """Say what is wrong in one line; a usage error's exit code."""
     sys.stderr.write(f"research.py: error: {message}\n")
-    return 2
+    return ExitCode.USAGE
 
 
 def parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace | int:

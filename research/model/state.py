@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from research.core import defaults
+from research.core.agentkind import DEFAULT_AGENT, agent_name
 from research.core.errors import StateError
 from research.core.options import OPTIONS, OnResume, Option
 from research.core.tiers import Tier, TierSource
@@ -115,7 +116,7 @@ class SessionConfig(BaseModel):
     """Seconds per agent call (--timeout)."""
     time_budget_minutes: float | None = None
     """Wall-clock budget of the whole session (--time), or None for none."""
-    agent: str = defaults.AgentKind.OPENCODE.value
+    agent: str = DEFAULT_AGENT.value
     """The agent's name: opencode, mock, or a command."""
     agent_cmd: str | None = None
     """The --agent-cmd command line, which `--resume` uses again unless told otherwise."""
@@ -204,7 +205,7 @@ class SessionConfig(BaseModel):
     def apply_agent(self, settings: Settings) -> list[str]:
         """Any agent may continue a session, but once part of it was simulated the report
         says so."""
-        agent = "mock" if settings.mock_mode else "command" if settings.agent_cmd else "opencode"
+        agent = agent_name(mock=settings.mock_mode, agent_cmd=settings.agent_cmd)
         changes = []
         if agent != self.agent or settings.agent_cmd != self.agent_cmd:
             shown = (

@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from research.core.agentkind import AgentKind
+from research.core.errors import INTERRUPTED_CODES, ExitCode
 from research.model.state import RWRState
 from research.service.children import Job
 from research.service.models import (
@@ -19,8 +21,6 @@ from research.service.models import (
 )
 from research.service.session_files import Snapshot
 
-INTERRUPTED_CODES = {130, 143}
-
 
 def job_state(snapshot: Snapshot | None, job: Job | None) -> JobState:
     """queued / running / done / failed / stopped, from the files and this server's job."""
@@ -33,7 +33,7 @@ def job_state(snapshot: Snapshot | None, job: Job | None) -> JobState:
     if snapshot.complete:
         return "done"
     if job is not None and job.exit_code is not None:
-        return "stopped" if job.exit_code in INTERRUPTED_CODES | {0} else "failed"
+        return "stopped" if job.exit_code in INTERRUPTED_CODES | {ExitCode.OK} else "failed"
     end = snapshot.last_run_end
     if end is not None and end.get("outcome") == "failed":
         return "failed"
@@ -65,7 +65,7 @@ SIMULATED_MODEL = "mock (simulated)"
 
 def model_used(state: RWRState, *, review: bool = False) -> str:
     """The model the session's calls used: the simulated agent's label for a mock run."""
-    if state.config.mock_mode or state.config.agent == "mock":
+    if state.config.mock_mode or state.config.agent == AgentKind.MOCK:
         return SIMULATED_MODEL
     return state.config.review_model if review else state.config.model
 

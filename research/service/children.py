@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+from research.core.errors import ExitCode
+
 STDERR_TAIL = 4096
 JOB_NICENESS = 10
 
@@ -114,7 +116,7 @@ class JobManager:
             )
             job.exit_code = await job.process.wait()
         except OSError as exc:
-            job.exit_code = 127
+            job.exit_code = ExitCode.NOT_STARTED
             job.message = f"cannot start the job: {exc.strerror or exc}"
         finally:
             if job.exit_code not in (None, 0) and job.message is None:

@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from research.core.agentkind import AgentKind
 from research.core.options import BY_REQUEST
 
 JobState = Literal["queued", "running", "stopped", "failed", "done"]
@@ -35,7 +36,7 @@ class RunRequest(BaseModel):
     time: str | float | None = _request_field("time")
     model: str | None = _request_field("model", min_length=1, max_length=200)
     review_model: str | None = _request_field("review_model", min_length=1, max_length=200)
-    agent: Literal["opencode", "mock"] | None = _request_field("agent")
+    agent: AgentKind | None = _request_field("agent", strict=False)
     parallel: int | None = _request_field("parallel")
     complexity_tier: Literal["simple", "standard", "deep"] | None = _request_field(
         "complexity_tier"

@@ -9,12 +9,13 @@ any other: its session is in the working directory, with its events and report.
 from __future__ import annotations
 
 import secrets
-from typing import Literal
 
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
+from research.core.agentkind import AgentKind
+from research.core.options import BY_REQUEST
 from research.service.models import RunRequest, SynthesisResponse
 from research.service.service import Service
 
@@ -37,8 +38,8 @@ class SearchRequest(BaseModel):
     )
     model: str | None = Field(None, min_length=1, max_length=200)
     review_model: str | None = Field(None, min_length=1, max_length=200)
-    agent: Literal["opencode", "mock"] | None = Field(
-        None, description="opencode (or the server's --agent-cmd), or mock."
+    agent: AgentKind | None = Field(
+        None, description=BY_REQUEST["agent"].help + " Another agent command: the server's."
     )
     token_budget: int | None = Field(None, ge=1)
     max_cost: float | None = Field(None, gt=0, allow_inf_nan=False)

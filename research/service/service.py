@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ValidationError
 
 from research.cluster.messages import JobMessage
-from research.core.errors import AgentUnavailable, UsageError
+from research.core.agentkind import DEFAULT_AGENT, AgentKind, agent_args
+from research.core.errors import INTERRUPTED_CODES, AgentUnavailable, ExitCode, UsageError
 from research.core.options import command_line, from_request, iteration_floor_problem
 from research.service.bodies import citations, detail, job_state, summary, synthesis
 from research.service.children import Job, JobManager, QueueFull, is_research_process
@@ -29,8 +30,6 @@ if TYPE_CHECKING:
     from research.cluster.broker import QueueClient
 
 BODY_LIMIT = 64 * 1024
-EXIT_USAGE, EXIT_LOCKED = 2, 3
-INTERRUPTED = {130, 143}
 
 
 @dataclass
@@ -71,7 +70,7 @@ def queued_job(name: str, request: RunRequest) -> JobMessage:
     fields = request.model_dump(exclude_none=True)
     if "time" in fields:
         fields["time"] = str(fields["time"])
-    fields.update(name=name, agent="mock" if request.agent == "mock" else "opencode")
+    fields.update(name=name, agent=request.agent or DEFAULT_AGENT)
     return JobMessage.model_validate(fields)
 
 
@@ -210,13 +209,6 @@ class Service:
 
     # --- starting jobs ------------------------------------------------------------------
 
-    def agent_args(self, mock: bool) -> list[str]:
-        if mock:
-            return ["--agent", "mock"]
-        if self.config.agent_cmd:
-            return ["--agent-cmd", self.config.agent_cmd]
-        return ["--agent", "opencode"]
-
     def check_agent(self, mock: bool) -> None:
         """503 when the agent's executable is missing (the CLI's own check)."""
         if mock:
@@ -249,11 +241,19 @@ class Service:
                 f"a session named {name!r} already exists; "
                 f"resume it with POST /runs/{name}/resume, or choose another name",
             )
-        mock = request.agent == "mock"
+        kind = request.agent or DEFAULT_AGENT
+        mock = kind is AgentKind.MOCK
         if self.queue is not None:  # the workers check their agent
             return self.enqueue(queued_job(name, request))
         self.check_agent(mock)
-        args = [request.task, "--name", name, "--yes", "--quiet", *self.agent_args(mock)]
+        args = [
+            request.task,
+            "--name",
+            name,
+            "--yes",
+            "--quiet",
+            *agent_args(kind, self.config.agent_cmd),
+        ]
         job = self.submit(name, args + command_line(values))
         job.topic = request.task
         return job
@@ -365,14 +365,14 @@ class Service:
             raise ApiError(409, "not_resumable", f"session {name!r} cannot be resumed: {reason}")
         if snap.complete:
             raise ApiError(409, "already_complete", f"session {name!r} is complete")
-        mock = snap.state.config.mock_mode and snap.state.config.agent == "mock"
+        mock = snap.state.config.mock_mode and snap.state.config.agent == AgentKind.MOCK
+        kind = AgentKind.MOCK if mock else DEFAULT_AGENT
         if self.queue is not None:
-            job = {"name": name, "agent": "mock" if mock else "opencode"}
+            job = {"name": name, "agent": kind}
             return self.enqueue(JobMessage.model_validate(job))
         self.check_agent(mock)
-        return self.submit(
-            name, ["--resume", "--name", name, "--yes", "--quiet", *self.agent_args(mock)]
-        )
+        agent = agent_args(kind, self.config.agent_cmd)
+        return self.submit(name, ["--resume", "--name", name, "--yes", "--quiet", *agent])
 
     def resumable(self) -> list[str]:
         """Sessions that were running when the server stopped: not complete, not locked."""
@@ -445,11 +445,11 @@ class Service:
     def failure(self, job: Job) -> ApiError:
         code = job.exit_code
         message = job.message or f"the job ended with exit code {code}"
-        if code == EXIT_LOCKED:
+        if code == ExitCode.LOCKED:
             return ApiError(409, "locked", message, retryable=True)
-        if code == EXIT_USAGE:
+        if code == ExitCode.USAGE:
             return ApiError(422, "validation_error", message)
-        if code in INTERRUPTED:
+        if code in INTERRUPTED_CODES:
             return ApiError(
                 409,
                 "interrupted",

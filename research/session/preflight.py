@@ -10,6 +10,7 @@ from pathlib import Path
 from string import Template
 
 from research.agents.base import Agent, AgentCall, AgentResult
+from research.core.agentkind import AgentKind, agent_name
 from research.core.budget import effective_max_iterations, needs_confirmation
 from research.core.errors import (
     AgentUnavailable,
@@ -164,7 +165,7 @@ def _agent(
         if saved is None or not saved.state.progress.is_complete:
             raise
         # A finished session needs no agent, unless a raised limit reopens it.
-        return NoAgent("command" if settings.agent_cmd else "opencode", exc), Clock()
+        return NoAgent(agent_name(mock=False, agent_cmd=settings.agent_cmd), exc), Clock()
 
 
 def saved_before(paths: SessionPaths) -> bool:
@@ -322,7 +323,7 @@ def remembered_agent(state: RWRState, settings: Settings) -> Settings:
     """A resumed session keeps the agent it was started with unless one is given."""
     if "mock_mode" in settings.given or "agent_cmd" in settings.given:
         return settings
-    if state.config.agent == "mock":
+    if state.config.agent == AgentKind.MOCK:
         return settings.model_copy(update={"mock_mode": True})
     if state.config.agent_cmd is not None:
         return settings.model_copy(update={"agent_cmd": state.config.agent_cmd})
