@@ -1,7 +1,8 @@
 """The HTTP API: research as jobs (seed 002's `/run`), run views, events, metrics, the page.
 
-The routes (routes.py) only translate: `Service` (service.py) holds the store, the jobs and
-the event feeds; errors are ApiError (errors.py); the token and the body cap are the RequestGate
+The routes (routes.py) only translate: `Service` (service.py) starts and stops the jobs and
+holds the store, the roster of what runs (roster.py), the polled bodies (polled.py) and the
+event feeds; errors are ApiError (errors.py); the token and the body cap are the RequestGate
 (middleware.py). This module assembles them into one app.
 """
 
@@ -67,7 +68,7 @@ def lifespan(service: Service) -> Callable[[FastAPI], AbstractAsyncContextManage
 
 def resume_all(service: Service) -> None:
     """Resume every resumable session; one that cannot be resumed is left as it is."""
-    for name in service.resumable():
+    for name in service.roster.resumable():
         try:
             service.resume(name)
         except ApiError:

@@ -29,6 +29,7 @@ from research.service.models import (
     RunRequest,
     SynthesisResponse,
 )
+from research.service.request_checks import local_sources_allowed
 from research.service.service import Service
 from research.service.streaming import run_stream
 
@@ -60,7 +61,7 @@ def service_routes(service: Service) -> APIRouter:
             "version": __version__,
             "running": len(service.jobs.running()),
             "queued": len(service.jobs.queue),
-            "local_sources": service.local_sources_allowed(),
+            "local_sources": local_sources_allowed(),
         }
 
     @router.get("/metrics", tags=["service"], response_class=PlainTextResponse)
@@ -71,12 +72,12 @@ def service_routes(service: Service) -> APIRouter:
         from research.service.metrics import SessionCollector
 
         registry = CollectorRegistry()
-        registry.register(SessionCollector(service.rows))
+        registry.register(SessionCollector(service.roster.rows))
         if service.queue is not None:
             from research.service.metrics import QueueCollector
 
             registry.register(
-                QueueCollector(service.queue.depth, service.queue.workers, service.host_rows)
+                QueueCollector(service.queue.depth, service.queue.workers, service.roster.host_rows)
             )
         return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
 
@@ -176,12 +177,12 @@ def run_routes(service: Service) -> APIRouter:
     @router.get("/runs", tags=["runs"], response_model=RunList)
     async def runs() -> Response:
         """Every session of the working directory, with its job state."""
-        return JSONBytes(service.runs_body())
+        return JSONBytes(service.polled.runs())
 
     @router.get("/runs/{name}", tags=["runs"], response_model=RunDetail)
     async def run_detail(name: str) -> Response:
         """Phase, iteration, topic tree, last decision, time, calls, tokens, cost, lock."""
-        return JSONBytes(service.detail_body(name))
+        return JSONBytes(service.polled.detail(name))
 
     @router.get("/runs/{name}/report", tags=["runs"], responses=REPORT_RESPONSES)
     async def run_report(name: str, request: Request, kind: str | None = REPORT_FORMAT) -> Response:
@@ -205,7 +206,7 @@ def run_routes(service: Service) -> APIRouter:
         """Server-Sent Events following events.jsonl live; each id is a byte offset, so a
         reconnect (Last-Event-ID) goes on where it left off. Ends with `event: end` once the
         session is not running."""
-        service.snapshot(name)
+        service.roster.snapshot(name)
         last = request.headers.get("last-event-id", "")
         start = int(last) if last.isdigit() else offset
         return StreamingResponse(
@@ -224,25 +225,25 @@ def run_routes(service: Service) -> APIRouter:
 
 def report_response(service: Service, name: str, accept: str) -> Response:
     """A session's report as Markdown, or as JSON when `accept` asks for it."""
-    service.snapshot(name)
+    service.roster.snapshot(name)
     text = service.store.report(name)
     if text is None:
-        raise service.report_not_ready(name, "has no report yet")
+        raise service.roster.report_not_ready(name, "has no report yet")
     if "application/json" not in accept:
         return PlainTextResponse(text, media_type="text/markdown; charset=utf-8")
     result = service.result(name)
     if result is None:
-        raise service.report_not_ready(name, "is not complete")
+        raise service.roster.report_not_ready(name, "is not complete")
     return JSONResponse(result.model_dump())
 
 
 def report_page(service: Service, name: str) -> Response:
     """reports/<name>/report.html as written beside the report: it loads nothing and runs
     no script."""
-    service.snapshot(name)
+    service.roster.snapshot(name)
     html = service.store.report_html(name)
     if html is None:
-        raise service.report_not_ready(name, "has no HTML report yet")
+        raise service.roster.report_not_ready(name, "has no HTML report yet")
     return HTMLResponse(
         html,
         headers={
@@ -261,7 +262,7 @@ async def watch_runs(service: Service) -> AsyncIterator[bytes]:
     last_beat = time.monotonic()
     yield b"retry: 1000\n\n"
     while True:
-        body = service.shared_runs_body(max_age=interval)
+        body = service.polled.shared_runs(max_age=interval)
         if body != previous:
             previous = body
             yield b"event: runs\ndata: " + body + b"\n\n"

@@ -1,5 +1,6 @@
-"""The state of one running server: its session store, its jobs, its event feeds, and the
-cached response bodies of the views that are polled most (GET /runs/{name}, GET /runs)."""
+"""One running server: it starts, queues and stops jobs. What it knows of the sessions and
+their jobs is its `Roster` (roster.py), the polled views' bodies are `PolledBodies`
+(polled.py), the event feeds a `FeedHub` (feeds.py)."""
 
 from __future__ import annotations
 
@@ -7,24 +8,23 @@ import asyncio
 import os
 import signal
 import sys
-import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ValidationError
-
 from research.cluster.messages import JobMessage
 from research.core.agentkind import DEFAULT_AGENT, AgentKind, agent_args
-from research.core.errors import INTERRUPTED_CODES, AgentUnavailable, ExitCode, UsageError
-from research.core.options import command_line, from_request, iteration_floor_problem
-from research.service.bodies import citations, detail, job_state, summary, synthesis
+from research.core.errors import INTERRUPTED_CODES, ExitCode
+from research.core.options import command_line
+from research.service.bodies import citations, job_state, synthesis
 from research.service.children import Job, JobManager, QueueFull, is_research_process
 from research.service.errors import ApiError
 from research.service.feeds import FeedHub
 from research.service.models import RunRequest, SynthesisResponse
-from research.service.session_files import SessionStore, Snapshot
+from research.service.polled import PolledBodies
+from research.service.request_checks import check_agent, run_options
+from research.service.roster import Roster
+from research.service.session_files import SessionStore
 
 if TYPE_CHECKING:
     from research.cluster.broker import QueueClient
@@ -57,16 +57,8 @@ class ServiceConfig:
     failover: float = 120.0
 
 
-JobKey = tuple[str, int | None, str | None] | None
-
-
-def job_key(job: Job | None) -> JobKey:
-    """What of a job the views show: equal keys, equal views."""
-    return None if job is None else (job.state, job.exit_code, job.message)
-
-
 def queued_job(name: str, request: RunRequest) -> JobMessage:
-    """The task-queue job of a request the CLI's checks accepted (`Service.run_options`)."""
+    """The task-queue job of a request the CLI's checks accepted (`request_checks.run_options`)."""
     fields = request.model_dump(exclude_none=True)
     if "time" in fields:
         fields["time"] = str(fields["time"])
@@ -75,8 +67,8 @@ def queued_job(name: str, request: RunRequest) -> JobMessage:
 
 
 class Service:
-    """The state of one running server: the session store, the job manager, the event
-    feeds, and the last body of each polled view with the key it was built for."""
+    """One running server: the session store, the job manager and the roster of what runs,
+    the event feeds and the polled bodies; it starts, queues and stops the jobs."""
 
     def __init__(self, config: ServiceConfig) -> None:
         self.config = config
@@ -88,10 +80,12 @@ class Service:
             env=config.env,
             cli=config.cli,
         )
+        self.roster = Roster(self.store, self.jobs)
+        self.polled = PolledBodies(self.roster)
         self.feeds = FeedHub(
             self.store.events_path,
-            self.running,
-            lambda name: job_state(self.store.snapshot(name), self.job(name)),
+            self.roster.running,
+            lambda name: job_state(self.store.snapshot(name), self.roster.job(name)),
             poll_seconds=config.poll_seconds,
             heartbeat_seconds=config.heartbeat_seconds,
         )
@@ -100,141 +94,15 @@ class Service:
             from research.cluster.broker import QueueClient
 
             self.queue = QueueClient(config.queue_url, failover=config.failover)
-        self.enqueued: dict[str, tuple[Job, tuple[object, ...]]] = {}
-        """Jobs this server put on the queue, shown as queued until a worker starts them."""
-        self._details: dict[str, tuple[object, bytes]] = {}
-        self._summaries: dict[str, tuple[object, bytes]] = {}
-        self._listing: tuple[float, bytes] = (0.0, b"")
-
-    # --- lookups ------------------------------------------------------------------------
-
-    def name(self, name: str) -> str:
-        """A name from a request path: validated as the CLI does, or a 400."""
-        try:
-            self.store.paths(name)
-        except UsageError as exc:
-            raise ApiError(400, "invalid_name", str(exc)) from None
-        return name
-
-    def snapshot(self, name: str) -> Snapshot | None:
-        self.name(name)
-        snap = self.store.snapshot(name)
-        if not snap.has_state and self.job(name) is None:
-            raise ApiError(404, "not_found", f"no research session named {name!r}")
-        return snap if snap.state is not None or snap.error else None
-
-    def job(self, name: str) -> Job | None:
-        """This server's job of session `name`: a child it started, or a job it put on the
-        queue that no worker has started yet (after that, the session's files tell)."""
-        local = self.jobs.jobs.get(name)
-        if local is not None:
-            return local
-        queued = self.enqueued.get(name)
-        if queued is None:
-            return None
-        job, key_when_sent = queued
-        snap = self.store.snapshot(name)
-        if snap.has_state and (snap.locked or snap.key != key_when_sent):
-            del self.enqueued[name]
-            return None
-        return job
-
-    def all_names(self) -> list[str]:
-        names = set(self.store.names()) | set(self.jobs.jobs) | set(self.enqueued)
-        return sorted(names)
-
-    def running(self, name: str) -> bool:
-        """Whether the session runs: a job of ours, or a live lock (a job of an earlier server)."""
-        job = self.job(name)
-        return (job is not None and job.state in ("queued", "running")) or self.store.locked(name)
-
-    # --- cached views: rebuilt only when what they show has changed ---------------------------
-
-    def detail_body(self, name: str) -> bytes:
-        """GET /runs/{name}'s JSON body."""
-        return self._view(self._details, detail, name, self.snapshot(name))
-
-    def summary_body(self, name: str) -> bytes:
-        snap = self.store.snapshot(name) if self.store.has_state(name) else None
-        return self._view(self._summaries, summary, name, snap)
-
-    def _view(
-        self,
-        cache: dict[str, tuple[object, bytes]],
-        view: Callable[[str, Snapshot | None, Job | None], BaseModel],
-        name: str,
-        snap: Snapshot | None,
-    ) -> bytes:
-        """`view`'s JSON body, rebuilt only when the session's files or its job changed."""
-        job = self.job(name)
-        key = (snap.key if snap is not None else None, job_key(job))
-        cached = cache.get(name)
-        if cached is not None and cached[0] == key:
-            return cached[1]
-        body = view(name, snap, job).model_dump_json().encode()
-        cache[name] = (key, body)
-        return body
-
-    def runs_body(self) -> bytes:
-        """GET /runs's JSON body (a RunList)."""
-        names = self.all_names()
-        for gone in set(self._summaries) - set(names):
-            del self._summaries[gone]
-        return b'{"runs":[' + b",".join(self.summary_body(name) for name in names) + b"]}"
-
-    def shared_runs_body(self, max_age: float) -> bytes:
-        """GET /runs's body, computed at most once per `max_age` seconds for all the clients
-        of the session list stream."""
-        taken, body = self._listing
-        now = time.monotonic()
-        if not body or now - taken >= max_age:
-            body = self.runs_body()
-            self._listing = (now, body)
-        return body
-
-    def rows(self) -> list[tuple[Snapshot | None, str]]:
-        out: list[tuple[Snapshot | None, str]] = []
-        for name in self.all_names():
-            snap = self.store.snapshot(name) if self.store.has_state(name) else None
-            out.append((snap, job_state(snap, self.job(name))))
-        return out
-
-    def host_rows(self) -> list[tuple[str, str | None, int]]:
-        """(name, host running it or None, failovers) of every session, for /metrics."""
-        out = []
-        for name in self.store.names():
-            snap = self.store.snapshot(name)
-            out.append((name, snap.lock_host if snap.locked else None, self.store.failovers(name)))
-        return out
-
-    # --- starting jobs ------------------------------------------------------------------
-
-    def check_agent(self, mock: bool) -> None:
-        """503 when the agent's executable is missing (the CLI's own check)."""
-        if mock:
-            return
-        from research.core.settings import Settings
-        from research.session.run import build_agent
-
-        try:
-            build_agent(
-                Settings.model_validate(
-                    {"root": self.config.root, "name": "check", "agent_cmd": self.config.agent_cmd}
-                )
-            )
-        except AgentUnavailable as exc:
-            raise ApiError(503, "agent_unavailable", str(exc), retryable=True) from None
-        except UsageError as exc:
-            raise ApiError(503, "agent_unavailable", str(exc)) from None
 
     def new_run(self, request: RunRequest) -> Job:
         """Validate as the CLI does, then start (or queue) `research TOPIC --name …`."""
         from research.core.names import slugify
 
         name = request.name if request.name is not None else slugify(request.task, max_length=64)
-        self.name(name)
-        values = self.run_options(request, name)
-        if self.running(name) or self.store.exists(name):
+        self.roster.name(name)
+        values = run_options(request, name, self.config.root)
+        if self.roster.running(name) or self.store.exists(name):
             raise ApiError(
                 409,
                 "name_taken",
@@ -245,7 +113,7 @@ class Service:
         mock = kind is AgentKind.MOCK
         if self.queue is not None:  # the workers check their agent
             return self.enqueue(queued_job(name, request))
-        self.check_agent(mock)
+        check_agent(self.config.root, self.config.agent_cmd, mock)
         args = [
             request.task,
             "--name",
@@ -257,57 +125,6 @@ class Service:
         job = self.submit(name, args + command_line(values))
         job.topic = request.task
         return job
-
-    def local_sources_allowed(self) -> bool:
-        """Whether this research.py can read local documents (--sources)."""
-        from research.core.settings import Settings
-
-        return "source_dirs" in Settings.model_fields
-
-    def run_options(self, request: RunRequest, name: str) -> dict[str, object]:
-        """The request's options by option name, checked as the CLI checks them (a 422 names
-        the request's field); its source folders resolved inside the working directory."""
-        from research.core.settings import Settings
-
-        fields = request.model_dump(exclude_none=True)
-        try:
-            values = from_request(fields)
-        except ValueError as exc:
-            raise ApiError(422, "validation_error", str(exc)) from None
-        try:
-            Settings.model_validate(
-                {"root": self.config.root, "name": name, "topic": request.task, **values}
-            )
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(part) for part in first["loc"])
-            raise ApiError(422, "validation_error", f"{where}: {first['msg']}") from None
-        if not request.task.strip():
-            raise ApiError(422, "validation_error", "task: give the research question")
-        problem = iteration_floor_problem(values)
-        if problem is not None:
-            raise ApiError(422, "validation_error", f"max_iterations: {problem}")
-        if "source_dirs" in values:
-            values["source_dirs"] = self.request_folders(request.sources or [])
-        return values
-
-    def request_folders(self, sources: list[str]) -> list[Path]:
-        """Each folder asked for: a folder inside the working directory (relative paths are
-        taken from there; `..` and symbolic links may not lead out)."""
-        root = self.config.root.resolve()
-        folders: list[Path] = []
-        for given in sources:
-            if not given.strip() or "\x00" in given:
-                raise ApiError(422, "validation_error", "sources: give a folder's path")
-            folder = (root / given).resolve()
-            if not folder.is_relative_to(root):
-                raise ApiError(
-                    422, "validation_error", f"sources: {given!r} is outside the working directory"
-                )
-            if not folder.is_dir():
-                raise ApiError(422, "validation_error", f"sources: {given!r} is not a folder")
-            folders.append(folder)
-        return folders
 
     def submit(self, name: str, args: list[str]) -> Job:
         try:
@@ -325,7 +142,7 @@ class Service:
         except QueueUnavailable as exc:
             raise ApiError(503, "queue_unavailable", str(exc), retryable=True) from None
         placeholder = Job(name=job.name, argv=[], state="queued")
-        self.enqueued[job.name] = (placeholder, self.store.snapshot(job.name).key)
+        self.roster.enqueued[job.name] = (placeholder, self.store.snapshot(job.name).key)
         return placeholder
 
     async def wait_for_end(self, name: str) -> None:
@@ -336,7 +153,7 @@ class Service:
                 return
             end = snap.last_run_end
             if (
-                self.job(name) is None
+                self.roster.job(name) is None
                 and not snap.locked
                 and end
                 and end.get("outcome") == "failed"
@@ -351,8 +168,8 @@ class Service:
             await asyncio.sleep(0.5)
 
     def resume(self, name: str) -> Job:
-        snap = self.snapshot(name)
-        if self.running(name) or (snap is not None and snap.locked):
+        snap = self.roster.snapshot(name)
+        if self.roster.running(name) or (snap is not None and snap.locked):
             raise ApiError(
                 409,
                 "locked",
@@ -370,21 +187,12 @@ class Service:
         if self.queue is not None:
             job = {"name": name, "agent": kind}
             return self.enqueue(JobMessage.model_validate(job))
-        self.check_agent(mock)
+        check_agent(self.config.root, self.config.agent_cmd, mock)
         agent = agent_args(kind, self.config.agent_cmd)
         return self.submit(name, ["--resume", "--name", name, "--yes", "--quiet", *agent])
 
-    def resumable(self) -> list[str]:
-        """Sessions that were running when the server stopped: not complete, not locked."""
-        names = []
-        for name in self.store.names():
-            snap = self.store.snapshot(name)
-            if snap.state is not None and not snap.complete and not snap.locked:
-                names.append(name)
-        return names
-
     def stop(self, name: str) -> str:
-        snap = self.snapshot(name)
+        snap = self.roster.snapshot(name)
         if self.jobs.cancel_queued(name):
             return "cancelled"
         if self.jobs.signal_job(name, signal.SIGTERM):
@@ -400,7 +208,9 @@ class Service:
             except ProcessLookupError:
                 pass
             return "stopping"
-        if self.queue is not None and (name in self.enqueued or (snap is not None and snap.locked)):
+        if self.queue is not None and (
+            name in self.roster.enqueued or (snap is not None and snap.locked)
+        ):
             return self.stop_queued(name)
         if snap is not None and snap.locked:
             raise ApiError(
@@ -420,7 +230,7 @@ class Service:
             self.queue.stop(name)
         except QueueUnavailable as exc:
             raise ApiError(503, "queue_unavailable", str(exc), retryable=True) from None
-        self.enqueued.pop(name, None)
+        self.roster.enqueued.pop(name, None)
         return "stopping"
 
     def result(self, name: str) -> SynthesisResponse | None:
@@ -432,15 +242,6 @@ class Service:
             self.store.sources(name), self.store.cited_ids(name), self.store.verification(name)
         )
         return synthesis(snap.state, report, cites, self.store.report_mtime(name))
-
-    def report_not_ready(self, name: str, why: str) -> ApiError:
-        """404 for a report that is not there: worth asking again only while the session
-        is queued or running (a failed or stopped one writes nothing until resumed)."""
-        snap = self.store.snapshot(name)
-        state = job_state(snap if snap.has_state else None, self.job(name))
-        pending = state in ("queued", "running")
-        hint = "" if pending else f" and is {state}; resume it with POST /runs/{name}/resume"
-        return ApiError(404, "report_not_ready", f"session {name!r} {why}{hint}", pending)
 
     def failure(self, job: Job) -> ApiError:
         code = job.exit_code

@@ -1,0 +1,83 @@
+"""A run request checked as the CLI checks its flags, before any job starts: its options
+(a 422 names the request's field), its source folders (inside the working directory), and
+whether the agent it needs is there (a 503)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from research.core.errors import AgentUnavailable, UsageError
+from research.core.options import from_request, iteration_floor_problem
+from research.service.errors import ApiError
+from research.service.models import RunRequest
+
+
+def check_agent(root: Path, agent_cmd: str | None, mock: bool) -> None:
+    """503 when the agent's executable is missing (the CLI's own check)."""
+    if mock:
+        return
+    from research.core.settings import Settings
+    from research.session.run import build_agent
+
+    try:
+        build_agent(
+            Settings.model_validate({"root": root, "name": "check", "agent_cmd": agent_cmd})
+        )
+    except AgentUnavailable as exc:
+        raise ApiError(503, "agent_unavailable", str(exc), retryable=True) from None
+    except UsageError as exc:
+        raise ApiError(503, "agent_unavailable", str(exc)) from None
+
+
+def local_sources_allowed() -> bool:
+    """Whether this research.py can read local documents (--sources)."""
+    from research.core.settings import Settings
+
+    return "source_dirs" in Settings.model_fields
+
+
+def run_options(request: RunRequest, name: str, root: Path) -> dict[str, object]:
+    """The request's options by option name, checked as the CLI checks them (a 422 names
+    the request's field); its source folders resolved inside the working directory."""
+    from research.core.settings import Settings
+
+    fields = request.model_dump(exclude_none=True)
+    try:
+        values = from_request(fields)
+    except ValueError as exc:
+        raise ApiError(422, "validation_error", str(exc)) from None
+    try:
+        Settings.model_validate({"root": root, "name": name, "topic": request.task, **values})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise ApiError(422, "validation_error", f"{where}: {first['msg']}") from None
+    if not request.task.strip():
+        raise ApiError(422, "validation_error", "task: give the research question")
+    problem = iteration_floor_problem(values)
+    if problem is not None:
+        raise ApiError(422, "validation_error", f"max_iterations: {problem}")
+    if "source_dirs" in values:
+        values["source_dirs"] = request_folders(request.sources or [], root)
+    return values
+
+
+def request_folders(sources: list[str], root: Path) -> list[Path]:
+    """Each folder asked for: a folder inside the working directory (relative paths are
+    taken from there; `..` and symbolic links may not lead out)."""
+    root = root.resolve()
+    folders: list[Path] = []
+    for given in sources:
+        if not given.strip() or "\x00" in given:
+            raise ApiError(422, "validation_error", "sources: give a folder's path")
+        folder = (root / given).resolve()
+        if not folder.is_relative_to(root):
+            raise ApiError(
+                422, "validation_error", f"sources: {given!r} is outside the working directory"
+            )
+        if not folder.is_dir():
+            raise ApiError(422, "validation_error", f"sources: {given!r} is not a folder")
+        folders.append(folder)
+    return folders
