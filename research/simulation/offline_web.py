@@ -116,7 +116,7 @@ def simulated_web() -> Web:
     name resolves."""
     import httpx
 
-    from research.sources.fetch import PUBLIC_TEST_ADDRESS, fixed_resolver
+    from research.sources.addresses import PUBLIC_TEST_ADDRESS, fixed_resolver
     from research.sources.web import Web
 
     resolve = fixed_resolver({HOST: PUBLIC_TEST_ADDRESS}, default=None)

@@ -38,7 +38,7 @@ import socket
 import time
 import urllib.request
 import zlib
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -49,6 +49,13 @@ import httpx
 from pydantic import BaseModel, ConfigDict, Field
 
 from research import __version__
+from research.sources.addresses import (
+    PUBLIC_TEST_ADDRESS,
+    Resolver,
+    address_problem,
+    fixed_resolver,
+    system_resolver,
+)
 from research.sources.extract import SNIFFED_TYPES, extract, kind_of, media_type
 from research.sources.records import (
     BUDGET_SPENT,
@@ -77,9 +84,6 @@ __all__ = [
 USER_AGENT = f"research.py/{__version__} (desk-research source check; checks cited pages)"
 """Says what fetches the page and why; the project has no public home to link to yet."""
 ACCEPT = "text/html,application/xhtml+xml,application/pdf;q=0.9,text/plain;q=0.8,*/*;q=0.1"
-PUBLIC_TEST_ADDRESS = "93.184.216.34"
-"""A global (public) address for resolvers of simulated hosts; nothing connects to it."""
-
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
 PROBE_HOSTS = ("example.com", "wikipedia.org")
 """Names asked when a whole batch was one host that did not resolve: if none of them
@@ -91,9 +95,6 @@ NOT_TRIED = f"{UNREACHED}: the first fetches of this batch all failed, so this w
 NOT_FOUND = frozenset({404, 410})
 BLOCKED = frozenset({401, 403, 429})
 DEFAULT_PORTS = {"http": 80, "https": 443}
-
-Resolver = Callable[[str, int], Awaitable[list[str]]]
-"""(host, port) → IP address strings; raises OSError when the name does not resolve."""
 
 
 class FetchPolicy(BaseModel):
@@ -121,63 +122,6 @@ class FetchPolicy(BaseModel):
     """Seconds before the one retry on a 5xx answer or a timeout (cut to fit the deadline)."""
     user_agent: str = USER_AGENT
     """The User-Agent header: names the tool and why it fetches."""
-
-
-# --- resolvers and the address check ------------------------------------------------------
-
-
-async def system_resolver(host: str, port: int) -> list[str]:
-    """The system's resolver (getaddrinfo, in the loop's executor)."""
-    infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    return [str(info[4][0]) for info in infos]
-
-
-def fixed_resolver(
-    addresses: Mapping[str, str | Sequence[str]] | None = None,
-    default: str | None = PUBLIC_TEST_ADDRESS,
-) -> Resolver:
-    """A resolver that never touches DNS: `addresses` maps host names (lower case) to one
-    address or several; any other name gets `default`, or does not resolve (OSError) when
-    `default` is None. For mock mode, tests and benchmarks."""
-    table = {
-        host.lower(): [value] if isinstance(value, str) else list(value)
-        for host, value in (addresses or {}).items()
-    }
-
-    async def resolve(host: str, port: int) -> list[str]:
-        found = table.get(host.lower())
-        if found is not None:
-            return found
-        if default is None:
-            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
-        return [default]
-
-    return resolve
-
-
-def address_problem(address: str) -> str | None:
-    """Why a fetch may not go to `address` ("loopback", "private", "link-local", ...), or
-    None for a global address."""
-    try:
-        ip: ipaddress.IPv4Address | ipaddress.IPv6Address = ipaddress.ip_address(
-            address.split("%", 1)[0]
-        )
-    except ValueError:
-        return "unparseable"
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    for kind, flag in (
-        ("unspecified", ip.is_unspecified),
-        ("loopback", ip.is_loopback),
-        ("link-local", ip.is_link_local),
-        ("multicast", ip.is_multicast),
-        ("reserved", ip.is_reserved),
-        ("private", ip.is_private),
-        ("non-global", not ip.is_global),
-    ):
-        if flag:
-            return kind
-    return None
 
 
 # --- outcomes -----------------------------------------------------------------------------
@@ -252,7 +196,8 @@ class _Retryable(Exception):
 
 
 class _Fetcher:
-    """One `fetch_many` call: the client, the limits, the worker threads."""
+    """One `fetch_many` call: the deadline, the slots, the one retry and what the batch
+    learnt of its hosts; the requests of each attempt are its `_Downloader`'s."""
 
     def __init__(
         self,
@@ -262,10 +207,6 @@ class _Fetcher:
         resolve: Resolver,
     ) -> None:
         self.policy = policy
-        self.resolve = resolve
-        # Pin only where we make the connection: a custom transport (tests, mock mode)
-        # routes by host name, and a proxy connects (and resolves) on its own.
-        self.pin = transport is None and not urllib.request.getproxies()
         loop = asyncio.get_running_loop()
         # The deadline is a time.monotonic() instant; the loop keeps its own clock.
         self.deadline = None if deadline is None else loop.time() + (deadline - time.monotonic())
@@ -275,29 +216,7 @@ class _Fetcher:
         """Hosts that gave no answer in this batch, with their first outcome."""
         self.reached = False
         """Whether any fetch of this batch got past this machine (an answer, a refusal)."""
-        self.client = httpx.AsyncClient(
-            transport=transport,
-            follow_redirects=False,
-            timeout=httpx.Timeout(
-                connect=policy.connect_timeout,
-                read=policy.read_timeout,
-                write=policy.read_timeout,
-                pool=policy.connect_timeout,
-            ),
-            limits=httpx.Limits(
-                max_connections=policy.concurrency,
-                max_keepalive_connections=policy.concurrency,
-            ),
-            headers={
-                "User-Agent": policy.user_agent,
-                "Accept": ACCEPT,
-                "Accept-Encoding": "gzip, deflate",
-            },
-        )
-        self.executor = ThreadPoolExecutor(
-            max_workers=max(1, min(policy.concurrency, os.cpu_count() or 1)),
-            thread_name_prefix="extract",
-        )
+        self.download = _Downloader(policy, transport, resolve)
 
     async def __aenter__(self) -> _Fetcher:
         return self
@@ -308,8 +227,7 @@ class _Fetcher:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self.executor.shutdown(wait=False, cancel_futures=True)
-        await self.client.aclose()
+        await self.download.aclose()
 
     def remaining(self) -> float | None:
         if self.deadline is None:
@@ -419,13 +337,54 @@ class _Fetcher:
         when = min(limits) if limits else None
         try:
             async with asyncio.timeout_at(when):
-                return await self._hops(state, parsed)
+                return await self.download.hops(state, parsed)
         except TimeoutError:
             if self.deadline is not None and when == self.deadline:
                 return state.page(FetchStatus.TIMEOUT, f"{BUDGET_SPENT} during the fetch")
             return state.page(FetchStatus.TIMEOUT, f"took longer than {total:g} s")
 
-    async def _hops(self, state: _Attempt, target: httpx.URL) -> FetchedPage:
+
+class _Downloader:
+    """The requests of one attempt: each hop's address checked (and pinned), redirects
+    followed, the final answer read and its text extracted in a worker thread."""
+
+    def __init__(
+        self, policy: FetchPolicy, transport: httpx.AsyncBaseTransport | None, resolve: Resolver
+    ) -> None:
+        self.policy = policy
+        self.resolve = resolve
+        # Pin only where we make the connection: a custom transport (tests, mock mode)
+        # routes by host name, and a proxy connects (and resolves) on its own.
+        self.pin = transport is None and not urllib.request.getproxies()
+        self.client = httpx.AsyncClient(
+            transport=transport,
+            follow_redirects=False,
+            timeout=httpx.Timeout(
+                connect=policy.connect_timeout,
+                read=policy.read_timeout,
+                write=policy.read_timeout,
+                pool=policy.connect_timeout,
+            ),
+            limits=httpx.Limits(
+                max_connections=policy.concurrency,
+                max_keepalive_connections=policy.concurrency,
+            ),
+            headers={
+                "User-Agent": policy.user_agent,
+                "Accept": ACCEPT,
+                "Accept-Encoding": "gzip, deflate",
+            },
+        )
+        self.executor = ThreadPoolExecutor(
+            max_workers=max(1, min(policy.concurrency, os.cpu_count() or 1)),
+            thread_name_prefix="extract",
+        )
+
+    async def aclose(self) -> None:
+        self.executor.shutdown(wait=False, cancel_futures=True)
+        await self.client.aclose()
+
+    async def hops(self, state: _Attempt, target: httpx.URL) -> FetchedPage:
         policy = self.policy
         for hop in range(policy.max_redirects + 1):
             state.current = str(target)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import httpx
 
-    from research.sources.fetch import Resolver
+    from research.sources.addresses import Resolver
 
 
 @dataclass(frozen=True)
