@@ -18,14 +18,9 @@ import pytest
 from conftest import read_json, read_jsonl
 from helpers import events_of
 
-from research.core.budget import (
-    TimeBudget,
-    backoff_delay,
-    breaker_reason,
-    parse_time_budget,
-    synthesis_reserve_minutes,
-)
+from research.core.budget import TimeBudget, parse_time_budget, synthesis_reserve_minutes
 from research.core.errors import PhaseFailed
+from research.core.retries import backoff_delay, breaker_reason
 from research.core.similarity import topic_similarity
 from research.model.artifacts import parse_verdict_file
 

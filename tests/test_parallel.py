@@ -21,7 +21,7 @@ import pytest
 from conftest import SCRIPTED_CLI, read_json, read_jsonl
 from helpers import clean_env, run_research, spawned, wait_until
 
-from research.core.defaults import MAX_TRANSIENT_ATTEMPTS
+from research.core.retries import MAX_TRANSIENT_ATTEMPTS
 from research.workspace.archive import latest_archived
 
 QUESTION = "How do heat pumps perform in cold climates?"

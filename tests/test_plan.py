@@ -8,6 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from research.core.errors import PlanParseError
+from research.engine.scheduler import ready_topics
 from research.model.plan import (
     OPEN_STATUSES,
     ParsedPlan,
@@ -22,6 +23,7 @@ from research.model.plan import (
     slugify,
     unique_slug,
 )
+from research.model.state import InFlight, Phase
 
 S = TopicStatus
 
@@ -337,9 +339,18 @@ def test_garbage_raises_plan_parse_error(text, reason):
         ([], None),
     ],
 )  # fmt: skip
-def test_next_topic_is_breadth_first(rows, expected):
-    chosen = make_plan(rows).next_topic()
-    assert (chosen.name if chosen else None) == expected
+def test_the_next_topic_is_breadth_first(rows, expected):
+    """The rule the scheduler runs (engine/scheduler.ready_topics), on a plan at rest."""
+    ready = ready_topics(make_plan(rows), {})
+    assert (ready[0].name if ready else None) == expected
+
+
+def test_a_subtopic_waits_for_its_parents_research_and_none_runs_twice():
+    plan = make_plan([("A", None, S.IN_PROGRESS), ("A1", "A", S.PENDING), ("B", None, S.PENDING)])
+    researching = InFlight(phase=Phase.RESEARCH, iteration=1)
+    assert [t.name for t in ready_topics(plan, {"a": researching})] == ["B"]
+    reviewing = InFlight(phase=Phase.REVIEW, iteration=1)
+    assert [t.name for t in ready_topics(plan, {"a": reviewing})] == ["B", "A1"]
 
 
 def test_counts_open_topics_children_get_find():

@@ -1,18 +1,9 @@
-"""Iteration floor, time budget, backoff and the circuit breaker: the arithmetic of limits."""
+"""Iteration floor, time, token and cost budgets: the arithmetic of limits (the retries and
+the circuit breaker are `retries`)."""
 
 from __future__ import annotations
 
-import random
-
-from research.core.defaults import (
-    BACKOFF_CAP_SECONDS,
-    BREAKER_CONSECUTIVE_FAILED_PHASES,
-    BREAKER_FAILURE_RATIO,
-    BREAKER_MIN_PHASES,
-    CONFIRM_ITERATIONS_ABOVE,
-    MIN_CALL_SECONDS,
-)
-from research.core.defaults import MAX_TOPIC_RECOVERIES as MAX_TOPIC_RECOVERIES  # the engine's
+from research.core.defaults import CONFIRM_ITERATIONS_ABOVE, MIN_CALL_SECONDS
 
 
 def iteration_floor(breadth: int, depth: int) -> int:
@@ -107,27 +98,6 @@ class TimeBudget:
 
     def reserve_seconds(self) -> float:
         return synthesis_reserve_minutes(self.budget_minutes) * 60.0
-
-
-def backoff_delay(attempt: int, rng: random.Random) -> float:
-    """min(2**attempt + uniform(0, 1), 10) seconds before retry number `attempt` (0-based)."""
-    return float(min(2**attempt + rng.uniform(0, 1), BACKOFF_CAP_SECONDS))
-
-
-def breaker_reason(failing_in_a_row: int, phases: int, failed: int) -> str | None:
-    """Why the circuit breaker opens, or None while it stays closed.
-
-    It opens when phases failed for BREAKER_CONSECUTIVE_FAILED_PHASES *different* topics in
-    a row (a systemic failure), or when at least half of all phases (at least
-    BREAKER_MIN_PHASES) failed even after their retries. One topic failing its own attempts
-    is that topic's exhaustion, never the breaker, so `failed` counts a topic's failed
-    phases once (the caller's count), and `failing_in_a_row` counts different topics.
-    """
-    if failing_in_a_row >= BREAKER_CONSECUTIVE_FAILED_PHASES:
-        return f"phases failed for {failing_in_a_row} different topics in a row"
-    if phases >= BREAKER_MIN_PHASES and failed / phases >= BREAKER_FAILURE_RATIO:
-        return f"{failed} of {phases} phases failed even after retries"
-    return None
 
 
 USAGE_RESERVE_FRACTION = 0.25

@@ -29,17 +29,6 @@ MAX_SEARCHES = 100
 MAX_SOURCES = 200
 """The highest cap on the sources one topic's notes may list."""
 
-MAX_TOPIC_ATTEMPTS = 3
-MAX_PHASE_RECOVERIES = 3
-MAX_TRANSIENT_ATTEMPTS = 3
-BACKOFF_CAP_SECONDS = 10.0
-BREAKER_CONSECUTIVE_FAILED_PHASES = 3
-BREAKER_FAILURE_RATIO = 0.5
-BREAKER_MIN_PHASES = 6
-"""The failure-ratio rule of the circuit breaker needs at least this many phases."""
-MAX_TOPIC_RECOVERIES = 1
-"""Recovery rounds of one RESEARCH or REVIEW attempt: a topic costs at most its attempts,
-each with its transient retries and one recovery round."""
 MIN_CALL_SECONDS = 1.0
 """The shortest timeout an agent call is given; with less time left no call starts."""
 

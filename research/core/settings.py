@@ -8,7 +8,6 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from research.core.defaults import *  # noqa: F403 - the defaults were first published here
 from research.core.options import OPTION
 from research.core.tiers import Tier
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from research.agents.base import AgentResult
 from research.core.errors import PhaseFailed, RunFailed
-from research.core.settings import MAX_PHASE_RECOVERIES
+from research.core.retries import MAX_PHASE_RECOVERIES
 from research.engine import decisions, limits
 from research.engine.context import RunContext
 from research.engine.finalizer import Finalizer

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from research.core.budget import breaker_reason
-from research.core.settings import MAX_TOPIC_ATTEMPTS
+from research.core.retries import MAX_TOPIC_ATTEMPTS, breaker_reason
 from research.engine import decisions, limits
 from research.engine.context import RunContext
 from research.model import artifacts as phases

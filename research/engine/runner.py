@@ -8,9 +8,14 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from research.agents.base import AgentCall, AgentResult, FailureKind
-from research.core.budget import MAX_TOPIC_RECOVERIES, backoff_delay, breaker_reason
 from research.core.errors import PhaseFailed
-from research.core.settings import MAX_PHASE_RECOVERIES, MAX_TRANSIENT_ATTEMPTS
+from research.core.retries import (
+    MAX_PHASE_RECOVERIES,
+    MAX_TOPIC_RECOVERIES,
+    MAX_TRANSIENT_ATTEMPTS,
+    backoff_delay,
+    breaker_reason,
+)
 from research.engine.context import Cancelled, RunContext
 from research.engine.outcome import Failed, Ok, Outcome
 from research.engine.specs import FINAL_PHASES, SPECS, PhaseSpec

@@ -1,14 +1,14 @@
 """Which topics run now: the research stage, with one topic in flight or up to N.
 
 Topics start in the orchestrator's breadth-first order, topics sent back by a review first
-(see `ready`), until a stop rule holds and nothing is in flight; then SYNTHESIZE is next.
+(see `ready_topics`), until a stop rule holds and nothing is in flight; then SYNTHESIZE is next.
 Each topic runs the one iteration of `iteration.py`; never two calls on one topic at once.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 
 from research.engine import decisions
@@ -17,7 +17,7 @@ from research.engine.iteration import TopicIteration
 from research.engine.modes import Executor, TopicMode
 from research.engine.rules import Rules
 from research.engine.topics import TopicPhases
-from research.model.plan import Topic, TopicStatus
+from research.model.plan import Plan, Topic, TopicStatus
 from research.model.state import InFlight, Phase, StopReason
 
 
@@ -33,30 +33,8 @@ class TopicScheduler:
         self.iteration = TopicIteration(ctx, rules, topics, mode, research_over=self.wakeup.set)
 
     def ready(self) -> list[Topic]:
-        """Topics that may start now, best first.
-
-        A subtopic may start once its parent's research is over: that research proposed
-        it and measured the novelty that decides whether it is skipped; the parent's
-        review never changes either (a rejected or exhausted parent's subtopics are
-        researched all the same).
-        """
-        state = self.ctx.state
-        plan = state.plan
-        in_flight = state.progress.in_flight
-        researched = {
-            t.slug
-            for t in plan.topics
-            if t.status is not TopicStatus.PENDING
-            and not (t.slug in in_flight and in_flight[t.slug].phase is Phase.RESEARCH)
-        }
-        candidates = [
-            (topic.depth, topic.status is not TopicStatus.IN_PROGRESS, index, topic)
-            for index, topic in enumerate(plan.topics)
-            if topic.status in (TopicStatus.PENDING, TopicStatus.IN_PROGRESS)
-            and topic.slug not in in_flight
-            and (topic.parent is None or topic.parent in researched)
-        ]
-        return [c[3] for c in sorted(candidates, key=lambda c: c[:3])]
+        """Topics that may start now, best first (`ready_topics`)."""
+        return ready_topics(self.ctx.state.plan, self.ctx.state.progress.in_flight)
 
     def run(self) -> None:
         """Research until a stop rule holds and nothing is in flight; then SYNTHESIZE."""
@@ -119,3 +97,28 @@ class TopicScheduler:
 
     def job(self, slug: str, start: Phase) -> Callable[[], None]:
         return lambda: self.iteration.run(slug, start)
+
+
+def ready_topics(plan: Plan, in_flight: Mapping[str, InFlight]) -> list[Topic]:
+    """The topics that may start now, best first: the rule of which topic runs next.
+
+    Breadth-first: the shallowest first, then a topic sent back by its review (In Progress)
+    before a new one, then plan order. A subtopic may start once its parent's research is
+    over: that research proposed it and measured the novelty that decides whether it is
+    skipped; the parent's review never changes either (a rejected or exhausted parent's
+    subtopics are researched all the same). A topic in flight is not ready again.
+    """
+    researched = {
+        t.slug
+        for t in plan.topics
+        if t.status is not TopicStatus.PENDING
+        and not (t.slug in in_flight and in_flight[t.slug].phase is Phase.RESEARCH)
+    }
+    candidates = [
+        (topic.depth, topic.status is not TopicStatus.IN_PROGRESS, index, topic)
+        for index, topic in enumerate(plan.topics)
+        if topic.status in (TopicStatus.PENDING, TopicStatus.IN_PROGRESS)
+        and topic.slug not in in_flight
+        and (topic.parent is None or topic.parent in researched)
+    ]
+    return [c[3] for c in sorted(candidates, key=lambda c: c[:3])]

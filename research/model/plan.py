@@ -128,15 +128,6 @@ class Plan(BaseModel):
         """Topics still to be researched or reviewed."""
         return [t for t in self.topics if t.status in OPEN_STATUSES]
 
-    def next_topic(self) -> Topic | None:
-        """The next topic to research: shallowest, then In Progress before Pending, or None."""
-        candidates = [
-            (topic.depth, topic.status is not TopicStatus.IN_PROGRESS, index, topic)
-            for index, topic in enumerate(self.topics)
-            if topic.status in (TopicStatus.PENDING, TopicStatus.IN_PROGRESS)
-        ]
-        return min(candidates, key=lambda c: c[:3])[3] if candidates else None
-
     def add_topic(
         self,
         name: str,

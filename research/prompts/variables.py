@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from research.core.settings import MAX_TOPIC_ATTEMPTS
+from research.core.retries import MAX_TOPIC_ATTEMPTS
 from research.model.artifacts import read_text
 from research.model.mode import Mode
 from research.model.plan import Topic

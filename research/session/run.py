@@ -15,10 +15,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from research.agents.base import Agent
+from research.core.defaults import KILL_GRACE_SECONDS
 from research.core.errors import Interrupted, ResearchError, RunFailed, UsageError
 from research.core.hosts import host_id
 from research.core.interrupts import signals_raise_interrupted
-from research.core.settings import KILL_GRACE_SECONDS, Settings
+from research.core.settings import Settings
 from research.engine import Clock, ResearchLoop, RunContext
 from research.model import tiering
 from research.model.plan import Plan

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from research import __version__
-from research.core.settings import MAX_TOPIC_ATTEMPTS
+from research.core.retries import MAX_TOPIC_ATTEMPTS
 from research.core.tiers import TierSource
 from research.model.plan import RETRY_EXHAUSTED_TAG, Plan, Topic, TopicStatus
 from research.model.state import RWRState, StopReason
