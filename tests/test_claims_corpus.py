@@ -1,0 +1,82 @@
+"""The labelled corpus of real documents (issue 26, bench/corpus): the frozen half never
+changes, and every claim of either half is well formed and points at its page."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import REPO
+
+CORPUS = REPO / "bench" / "corpus"
+FROZEN = CORPUS / "frozen"
+KINDS = {
+    "true_plain": "supported",
+    "true_careful": "supported",
+    "changed_figure": "unsupported",
+    "flipped_meaning": "unsupported",
+}
+SUBKINDS = {"unit", "number_words", "fraction", "rounding", "date", "derived", "scale"}
+
+
+def halves() -> list[Path]:
+    return [half for half in (FROZEN, CORPUS / "dev") if (half / "claims.jsonl").is_file()]
+
+
+def rows(half: Path) -> list[dict[str, Any]]:
+    lines = (half / "claims.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def squeezed(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def test_the_frozen_half_is_exactly_what_its_manifest_says() -> None:
+    """The held-out half is measured, never edited: a changed, added or removed file fails."""
+    listed = {}
+    for line in (FROZEN / "MANIFEST.sha256").read_text(encoding="utf-8").splitlines():
+        digest, name = line.split(maxsplit=1)
+        listed[name] = digest
+    present = {
+        path.relative_to(FROZEN).as_posix()
+        for path in FROZEN.rglob("*")
+        if path.is_file() and path.name != "MANIFEST.sha256"
+    }
+    assert present == set(listed), present ^ set(listed)
+    changed = [
+        name
+        for name, digest in listed.items()
+        if hashlib.sha256((FROZEN / name).read_bytes()).hexdigest() != digest
+    ]
+    assert not changed, f"frozen corpus files changed: {changed}"
+
+
+@pytest.mark.parametrize("half", halves(), ids=lambda half: half.name)
+def test_every_claim_is_well_formed_and_its_passage_is_on_its_page(half: Path) -> None:
+    sources = json.loads((half / "sources.json").read_text(encoding="utf-8"))
+    pages = {path.stem for path in (half / "pages").glob("*.txt")}
+    assert pages == set(sources)
+    texts = {doc: squeezed((half / "pages" / f"{doc}.txt").read_text("utf-8")) for doc in pages}
+    claims = rows(half)
+    assert len({row["id"] for row in claims}) == len(claims)
+    for row in claims:
+        assert row["doc"] in pages, row["id"]
+        assert KINDS[row["kind"]] == row["label"], row["id"]
+        assert (row["subkind"] in SUBKINDS) == (row["kind"] == "true_careful"), row["id"]
+        assert row["claim"].strip() and row["passage"].strip(), row["id"]
+        assert squeezed(row["passage"]) in texts[row["doc"]], row["id"]
+    assert {row["doc"] for row in claims} == pages
+    kinds = Counter(row["kind"] for row in claims)
+    assert len(pages) >= 12 and len(claims) >= 100 and min(kinds.values()) >= 25, kinds
+    assert Counter(row["doc"] for row in claims).most_common()[-1][1] >= 8
+
+
+def test_no_document_is_in_both_halves() -> None:
+    docs = [{path.stem for path in (half / "pages").glob("*.txt")} for half in halves()]
+    assert len(docs) < 2 or not docs[0] & docs[1]
