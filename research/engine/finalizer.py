@@ -1,27 +1,23 @@
 """The final cycle: SYNTHESIZE → FINAL REVIEW → [REVISE], the orchestrator's fallback
-report, and finishing (citations, methodology, banners, archive)."""
+report, and finishing (citations, methodology, banners, archive). The report's side files
+(sources.json, citations.json, report.html) are `reportfiles.ReportFiles`'."""
 
 from __future__ import annotations
-
-import json
 
 from research.agents.base import AgentResult
 from research.engine import limits
 from research.engine.context import RunContext
 from research.engine.outcome import Failed
+from research.engine.reportfiles import ReportFiles
 from research.engine.runner import PhaseRunner
-from research.engine.sourcecheck import SourceChecker, registry_records
+from research.engine.sourcecheck import SourceChecker
 from research.model import artifacts as phases
 from research.model.state import Phase, Verdict
 from research.prompts.variables import PromptInput
 from research.sources.registry import (
-    CitationAudit,
     SourceRegistry,
-    audit_report,
-    build_registry,
 )
 from research.views import report
-from research.views.html_report import ReportPage, render_report_html
 from research.views.notices import mark_flagged, mark_snapshots
 from research.workspace import archive
 from research.workspace.fsutil import atomic_write_text
@@ -34,6 +30,7 @@ class Finalizer:
         self.ctx = ctx
         self.runner = runner
         self.sources = sources
+        self.files = ReportFiles(ctx, sources)
 
     def prompt(
         self, phase: Phase, registry: SourceRegistry, source_check: str | None = None
@@ -80,7 +77,7 @@ class Finalizer:
 
     def synthesize(self) -> None:
         ctx = self.ctx
-        registry = self.source_registry(rebuild=True)
+        registry = self.files.registry(rebuild=True)
         if self.budget_spent("the synthesis"):
             self.fallback(registry)
             return
@@ -93,7 +90,7 @@ class Finalizer:
             self.out_of_time()
             self.fallback(registry)
             return
-        self.write_audit(registry, stage="synthesize")
+        self.files.write_audit(registry, stage="synthesize")
         ctx.state.progress.current_phase = Phase.FINAL_REVIEW
 
     def fallback(self, registry: SourceRegistry) -> None:
@@ -115,7 +112,7 @@ class Finalizer:
         if phases.read_text(ctx.paths.report_file) is None:
             ctx.state.progress.current_phase = Phase.SYNTHESIZE  # report lost: write it again
             return
-        registry = self.source_registry()
+        registry = self.files.registry()
         if self.budget_spent("the final review"):
             self.finish()
             return
@@ -147,7 +144,7 @@ class Finalizer:
 
     def revise(self) -> None:
         ctx = self.ctx
-        registry = self.source_registry()
+        registry = self.files.registry()
         if self.budget_spent("the revision"):
             self.finish()
             return
@@ -167,82 +164,8 @@ class Finalizer:
                     "warning", message="revision failed; the synthesized report was restored"
                 )
         else:
-            self.write_audit(registry, stage="revise")
+            self.files.write_audit(registry, stage="revise")
         self.finish()
-
-    def source_registry(self, *, rebuild: bool = False) -> SourceRegistry:
-        """The numbered sources: built from the progress files (and written to sources.json)
-        at SYNTHESIZE, then read back, so the ids the report cites never shift."""
-        ctx = self.ctx
-        stored = self.stored_registry()
-        if stored is not None and not rebuild:
-            return stored
-        pairs = []
-        for topic in phases.tree_order(ctx.state.plan):
-            text = phases.read_text(ctx.paths.progress_file(topic.slug))
-            if text:
-                pairs.append((topic.slug, text))
-        if not pairs and stored is not None:  # the notes were already archived
-            return stored
-        registry = build_registry(pairs)
-        atomic_write_text(ctx.paths.sources_file, registry.model_dump_json(indent=2) + "\n")
-        return registry
-
-    def write_registry(self, registry: SourceRegistry) -> SourceRegistry:
-        """sources.json with each entry's fetch outcome."""
-        with_outcomes = registry_records(registry, self.sources.stored_records)
-        atomic_write_text(
-            self.ctx.paths.sources_file, with_outcomes.model_dump_json(indent=2) + "\n"
-        )
-        return with_outcomes
-
-    def stored_registry(self) -> SourceRegistry | None:
-        text = phases.read_text(self.ctx.paths.sources_file)
-        if text is None:
-            return None
-        try:
-            return SourceRegistry.model_validate_json(text)
-        except ValueError:
-            self.ctx.events.emit(
-                "warning",
-                message="sources.json was unreadable; it is rebuilt from the progress files",
-            )
-            return None
-
-    def write_audit(self, registry: SourceRegistry, *, stage: str) -> CitationAudit:
-        """Audit the report as it is now; `stage` says which phase's text was checked."""
-        ctx = self.ctx
-        text = phases.read_text(ctx.paths.report_file) or ""
-        audit = audit_report(text, registry)
-        record = {
-            "stage": stage,
-            **audit.model_dump(),
-            "ok": audit.ok,
-            "removed_by_orchestrator": ctx.state.final.citation_ids_removed,
-        }
-        atomic_write_text(ctx.paths.citations_file, json.dumps(record, indent=2) + "\n")
-        ctx.events.emit(
-            "citation_audit", stage=stage, ok=audit.ok, unknown=audit.unknown, defects=audit.defects
-        )
-        self.write_html(text, registry)
-        return audit
-
-    def write_html(self, markdown: str, registry: SourceRegistry) -> None:
-        """reports/<name>/report.html beside the Markdown, at every report stage."""
-        paths = self.ctx.paths
-        page = ReportPage(
-            plan=self.ctx.state.plan,
-            registry=registry,
-            verification=self.sources.read_file(),
-            root=paths.root,
-            report_dir=paths.report_file.parent,
-        )
-        try:
-            html = render_report_html(markdown, page)
-        except Exception as exc:  # the agent wrote the Markdown: never lose the run over it
-            self.ctx.events.emit("warning", message=f"report.html was not written: {exc!r}")
-            return
-        atomic_write_text(paths.report_html_file, html)
 
     def finish(self) -> None:
         """Make the report true (citations, methodology, banners), archive, and mark done.
@@ -253,7 +176,7 @@ class Finalizer:
         """
         ctx = self.ctx
         state = ctx.state
-        registry = self.source_registry()
+        registry = self.files.registry()
         body = report.final_body(phases.read_text(ctx.paths.report_file) or "", registry)
         if body.removed:
             state.final.citation_ids_removed = sorted(
@@ -266,12 +189,12 @@ class Finalizer:
         self.sources.check_report(registry, body.text, stage="final")
         text = body.text
         if self.sources.enabled:
-            registry = self.write_registry(registry)
+            registry = self.files.write_registry(registry)
             text = mark_snapshots(text, registry)
             text = mark_flagged(text, self.sources.read_file().report)
         ctx.save()
         atomic_write_text(ctx.paths.report_file, report.assemble_report(text, state))
-        self.write_audit(registry, stage="final")
+        self.files.write_audit(registry, stage="final")
         state.progress.is_complete = True  # from here on save() keeps elapsed_seconds
         state.progress.current_phase = Phase.DONE
         # Saved as done before the notes are archived and removed: a kill in between
