@@ -20,8 +20,6 @@ MAX_MODULE_LINES = 800
 ALLOWED = {
     "research/engine/runner.py PhaseRunner",  # the runner's call, validation, retry
     "research/workspace/lock.py SessionLock",  # file format, staleness, keep-alive
-    "research/engine/finalizer.py Finalizer",
-    "research/simulation/agent.py MockAgent",
     "research/model/plan.py",
 }
 
