@@ -6,6 +6,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -80,3 +82,23 @@ def test_every_claim_is_well_formed_and_its_passage_is_on_its_page(half: Path) -
 def test_no_document_is_in_both_halves() -> None:
     docs = [{path.stem for path in (half / "pages").glob("*.txt")} for half in halves()]
     assert len(docs) < 2 or not docs[0] & docs[1]
+
+
+def test_the_corpus_bench_runs_and_keeps_the_frozen_half_aggregate(tmp_path: Path) -> None:
+    """A smoke run of bench/claims_corpus.py on a few claims (no rate asserted: the bench
+    measures, the rates go to BENCHMARKS.md)."""
+    out = tmp_path / "corpus.json"
+    bench = [sys.executable, str(REPO / "bench" / "claims_corpus.py")]
+    proc = subprocess.run(
+        [*bench, "--limit", "12", "--json", str(out)], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    results = json.loads(out.read_text(encoding="utf-8"))
+    assert results["half"] == "frozen" and results["claims"] == 12
+    assert sum(results["rules"][kind]["n"] for kind in KINDS) == 12
+    assert "rules alone" in proc.stdout and "rules + scripted judge" in proc.stdout
+    if results["judge"] is not None:
+        assert 0.0 <= results["judge"]["passage_recall"] <= 1.0
+        assert results["judge"]["voided_changed_verdict"] == 0
+    refused = subprocess.run([*bench, "--list"], capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 2 and "held out" in refused.stderr
