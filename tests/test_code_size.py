@@ -20,7 +20,6 @@ MAX_MODULE_LINES = 800
 ALLOWED = {
     "research/engine/runner.py PhaseRunner",  # the runner's call, validation, retry
     "research/workspace/lock.py SessionLock",  # file format, staleness, keep-alive
-    "research/model/plan.py",
 }
 
 

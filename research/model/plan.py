@@ -1,40 +1,69 @@
-"""The topic tree: models, `research_plan.md` parsing and rendering, BFS order, reconciliation.
+"""The topic tree: its models, `research_plan.md` rendered, and reconciliation.
 
 The orchestrator's `Plan` (kept in `state.json`) is the truth. The agent edits
-`research_plan.md`; after each phase the file is parsed leniently into a `ParsedPlan` and
-`reconcile` decides which of the agent's edits the plan takes.
+`research_plan.md`; after each phase the file is parsed leniently into a `ParsedPlan`
+(`plan_parse.py`) and `reconcile` decides which of the agent's edits the plan takes. The
+statuses and the rules for topic names are `plan_words.py`'s; this module re-exports both
+modules' public names, so `research.model.plan` stays the one import for the plan.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from research.core.errors import PlanParseError
 from research.core.names import slugify, unique_slug
-from research.core.tiers import Tier, parse_tier
+from research.model.plan_parse import (
+    ParsedPlan,
+    ParsedTopic,
+    TopicBlocks,
+    parse_block_line,
+    parse_complexity,
+    parse_plan,
+    read_field,
+    split_topic_blocks,
+)
+from research.model.plan_words import (
+    OPEN_STATUSES,
+    RETRY_EXHAUSTED_TAG,
+    TopicStatus,
+    clean_name,
+    normalize_name,
+    squash,
+)
 from research.model.questions import questions_lines
 
+__all__ = [
+    "OPEN_STATUSES",
+    "RETRY_EXHAUSTED_TAG",
+    "SLUG_PATTERN",
+    "ParsedPlan",
+    "ParsedTopic",
+    "Placement",
+    "Plan",
+    "PlanEvent",
+    "ReconcileResult",
+    "Topic",
+    "TopicBlocks",
+    "TopicStatus",
+    "clean_name",
+    "merge_existing",
+    "normalize_name",
+    "parse_block_line",
+    "parse_complexity",
+    "parse_plan",
+    "place_new_topic",
+    "propose",
+    "read_field",
+    "reconcile",
+    "render_plan",
+    "slugify",
+    "split_topic_blocks",
+    "unique_slug",
+]
 
-class TopicStatus(StrEnum):
-    """A topic's status, as written in `research_plan.md`."""
-
-    PENDING = "Pending"
-    IN_PROGRESS = "In Progress"
-    IN_REVIEW = "In Review"
-    COMPLETE = "Complete"
-    SKIPPED = "Skipped"
-    EXHAUSTED = "Exhausted"
-
-
-OPEN_STATUSES: frozenset[TopicStatus] = frozenset(
-    {TopicStatus.PENDING, TopicStatus.IN_PROGRESS, TopicStatus.IN_REVIEW}
-)
-RETRY_EXHAUSTED_TAG = "#RETRY_EXHAUSTED"
 
 SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 
@@ -159,322 +188,11 @@ class Plan(BaseModel):
             parent=parent,
             status=status,
             note=note,
-            description=_squash(description),
-            criteria=[c for c in (_squash(c) for c in criteria) if c],
+            description=squash(description),
+            criteria=[c for c in (squash(c) for c in criteria) if c],
         )
         self.topics.append(topic)
         return topic
-
-
-# --- names and slugs -------------------------------------------------------------------
-
-_NUMBERING = re.compile(r"^(?:\d+(?:\.\d+)*[.)]|\d+(?:\.\d+)+)\s+")
-_DEPTH_SUFFIX = re.compile(r"\(\s*depth\s*[:=]?\s*(\d+)\s*\)\s*$", re.IGNORECASE)
-
-
-def _squash(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _unwrap(text: str) -> str:
-    """Strip markdown emphasis/code that wraps the whole of `text`."""
-    text = text.strip()
-    for mark in ("**", "__", "`", "*", "_"):
-        if len(text) > 2 * len(mark) and text.startswith(mark) and text.endswith(mark):
-            text = text[len(mark) : -len(mark)].strip()
-    return text
-
-
-def clean_name(text: str) -> str:
-    """A topic name without markdown, numbering or template brackets, on one line."""
-    name = _squash(text.replace("**", "").replace("`", ""))
-    name = _NUMBERING.sub("", _unwrap(name))
-    if name.startswith("[") and name.endswith("]") and "]" not in name[1:-1]:
-        name = name[1:-1]
-    return _squash(name)
-
-
-def normalize_name(name: str) -> str:
-    """The key topic names are matched by: cleaned, case-folded, trailing punctuation dropped."""
-    return clean_name(name).casefold().rstrip(" .:;,")
-
-
-# --- parsing ---------------------------------------------------------------------------
-
-
-class ParsedTopic(BaseModel):
-    """A topic as the agent wrote it; None means the file did not say (or said nonsense)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    name: str
-    depth: int | None = None
-    status: TopicStatus | None = None
-    note: str | None = None
-    parent_name: str | None = None
-    description: str = ""
-    criteria: list[str] = []
-    problems: list[str] = []
-    """Lines of this topic the parser could not interpret (e.g. an unknown status)."""
-
-
-class ParsedPlan(BaseModel):
-    """The topics found in a `research_plan.md`, in file order."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    topics: list[ParsedTopic]
-    problems: list[str] = []
-    """Headings under `## Topics` that could not be read as topics."""
-
-
-_HEADING = re.compile(r"^\s{0,3}(#{1,6})(?:\s+(.*?))?(?:\s+#+)?\s*$")
-_TOPICS_TITLE = re.compile(r"^(?:research\s+)?topics\s*:?$", re.IGNORECASE)
-_BULLET = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s+(.*)$")
-_FIELD = re.compile(r"^[*_`]*\s*([A-Za-z][A-Za-z ]{0,30}?)\s*[*_`]*\s*:\s*[*_`]*\s*(.*)$")
-_CHECKBOX = re.compile(r"^\[[ xX]\]\s+")
-_FIELD_KEYS = {
-    "status": "status",
-    "parent": "parent",
-    "parent topic": "parent",
-    "description": "description",
-    "acceptance criteria": "criteria",
-    "criteria": "criteria",
-    "depth": "depth",
-}
-_STATUS_WORDS = re.compile(
-    r"^(in[\s_-]*progress|in[\s_-]*review|pending|completed?|done|skipped|exhausted)\b(.*)$",
-    re.IGNORECASE,
-)
-_STATUS_BY_WORD = {
-    "inprogress": TopicStatus.IN_PROGRESS,
-    "inreview": TopicStatus.IN_REVIEW,
-    "pending": TopicStatus.PENDING,
-    "complete": TopicStatus.COMPLETE,
-    "completed": TopicStatus.COMPLETE,
-    "done": TopicStatus.COMPLETE,
-    "skipped": TopicStatus.SKIPPED,
-    "exhausted": TopicStatus.EXHAUSTED,
-}
-_NO_PARENT = {"", "none", "n/a", "na", "-", "null", "root"}
-
-
-def _parse_status(value: str) -> tuple[TopicStatus | None, str | None]:
-    """(status, note) from a Status value; status None if the value is not understood."""
-    text = _squash(value.replace("*", "").replace("`", ""))
-    tagged = RETRY_EXHAUSTED_TAG.lower() in text.lower()
-    text = re.sub(re.escape(RETRY_EXHAUSTED_TAG), "", text, flags=re.IGNORECASE).strip()
-    if not text:
-        return (TopicStatus.EXHAUSTED, None) if tagged else (None, None)
-    match = _STATUS_WORDS.match(text)
-    if not match:
-        return None, None
-    status = _STATUS_BY_WORD[re.sub(r"[\s_-]", "", match[1].lower())]
-    rest = match[2].strip()
-    if not rest:
-        return status, None
-    if rest.startswith("(") and rest.endswith(")"):
-        return status, _squash(rest[1:-1]) or None
-    if rest[0] in "-–—:":
-        return status, _squash(rest[1:]) or None
-    return None, None  # e.g. the template's "Pending | In Progress | ..." copied verbatim
-
-
-def _parse_heading(title: str) -> tuple[str, int | None]:
-    text = title.replace("**", "").replace("`", "").strip()
-    depth = None
-    if match := _DEPTH_SUFFIX.search(text):
-        depth = int(match[1])
-        text = text[: match.start()]
-    return clean_name(text), depth
-
-
-def read_field(body: str) -> tuple[str, str] | None:
-    """(key, value) of a `- Key: value` bullet body whose key the plan knows, else None."""
-    match = _FIELD.match(body)
-    key = _FIELD_KEYS.get(_squash(match[1]).lower()) if match else None
-    if match is None or key is None:
-        return None
-    return key, match[2].strip()
-
-
-def _set_status(topic: ParsedTopic, value: str) -> None:
-    topic.status, topic.note = _parse_status(value)
-    if topic.status is None and value:
-        topic.problems.append(f"unknown status {value!r}")
-
-
-def _set_parent(topic: ParsedTopic, value: str) -> None:
-    parent = clean_name(value)
-    topic.parent_name = None if parent.lower() in _NO_PARENT else parent
-
-
-def _set_description(topic: ParsedTopic, value: str) -> None:
-    topic.description = _squash(_unwrap(value))
-
-
-def _add_criterion(topic: ParsedTopic, value: str) -> None:
-    if item := _squash(_unwrap(value)):
-        topic.criteria.append(item)
-
-
-def _set_depth(topic: ParsedTopic, value: str) -> None:
-    """The first readable Depth line wins (the heading's `(Depth: N)` comes first)."""
-    if topic.depth is None and value.strip("*` ").isdigit():
-        topic.depth = int(value.strip("*` "))
-
-
-_FIELD_SETTERS: dict[str, Callable[[ParsedTopic, str], None]] = {
-    "status": _set_status,
-    "parent": _set_parent,
-    "description": _set_description,
-    "criteria": _add_criterion,
-    "depth": _set_depth,
-}
-_MULTI_LINE_FIELDS = {"description", "criteria"}
-
-
-def _apply_field(topic: ParsedTopic, key: str, value: str) -> str | None:
-    """Set one field of `topic`; returns the multi-line field the next lines continue, if any."""
-    _FIELD_SETTERS[key](topic, value)
-    return key if key in _MULTI_LINE_FIELDS else None
-
-
-def parse_block_line(topic: ParsedTopic, line: str, mode: str | None) -> str | None:
-    """Read one line below a topic's heading into `topic`; returns the multi-line field mode.
-
-    `mode` is the multi-line field being read ("description" or "criteria") or None.
-    """
-    if not line.strip() or line.lstrip().startswith("```"):
-        return mode
-    bullet = _BULLET.match(line)
-    if bullet is None:
-        if mode == "description":
-            topic.description = _squash(f"{topic.description} {line}")
-        return mode
-    body = bullet[2].strip()
-    known = read_field(body)
-    if mode == "criteria" and (len(bullet[1].expandtabs(4)) >= 2 or known is None):
-        if item := _squash(_unwrap(_CHECKBOX.sub("", body))):
-            topic.criteria.append(item)
-        return mode
-    if known is None:
-        return mode
-    return _apply_field(topic, *known)
-
-
-def _parse_block(topic: ParsedTopic, lines: list[str]) -> None:
-    """Fill `topic` from the lines below its heading."""
-    mode: str | None = None
-    for line in lines:
-        mode = parse_block_line(topic, line, mode)
-
-
-@dataclass
-class TopicBlocks:
-    """A plan file's `## Topics` sections cut into one block of lines per topic heading."""
-
-    blocks: list[tuple[ParsedTopic, list[str]]] = field(default_factory=list)
-    """Each topic heading read so far (name, depth, implied parent) and the lines below it."""
-    problems: list[str] = field(default_factory=list)
-    """Topic headings that could not be read."""
-    found_section: bool = False
-    """Whether the file has a `## Topics` section at all."""
-
-
-def split_topic_blocks(lines: Iterable[str]) -> TopicBlocks:
-    """Cut the lines of a plan file into topic blocks; other sections are dropped."""
-    found = TopicBlocks()
-    in_topics = False
-    current: list[str] | None = None  # the lines of the topic being read, if any
-    last_level3: ParsedTopic | None = None
-    for line in lines:
-        level, title = _heading(line)
-        if 1 <= level <= 2:
-            in_topics = bool(_TOPICS_TITLE.match(_unwrap(title)))
-            found.found_section = found.found_section or in_topics
-            current = None
-        elif not in_topics:
-            continue
-        elif level in (3, 4):
-            topic = _topic_from_heading(title, level, last_level3)
-            if topic is None:
-                found.problems.append(f"topic heading without a name: {line.strip()!r}")
-                current = None
-                continue
-            if level == 3:
-                last_level3 = topic
-            current = []
-            found.blocks.append((topic, current))
-        elif current is not None:
-            current.append(line)
-    return found
-
-
-def _heading(line: str) -> tuple[int, str]:
-    """(level, title) of a Markdown heading line; (0, "") for any other line."""
-    match = _HEADING.match(line)
-    return (len(match[1]), match[2] or "") if match else (0, "")
-
-
-def _topic_from_heading(
-    title: str, level: int, last_level3: ParsedTopic | None
-) -> ParsedTopic | None:
-    """The topic a `###`/`####` heading opens; None for a heading without a name."""
-    name, depth = _parse_heading(title)
-    if not name:
-        return None
-    topic = ParsedTopic(name=name, depth=depth)
-    if level == 4 and last_level3 is not None:
-        # `####` under a `###` reads as a subtopic unless a Parent line says otherwise.
-        topic.parent_name = last_level3.name
-    return topic
-
-
-def parse_plan(text: str) -> ParsedPlan:
-    """Parse an agent-written `research_plan.md`; PlanParseError says why it cannot be."""
-    if not text or not text.strip():
-        raise PlanParseError("research_plan.md is empty")
-    found = split_topic_blocks(text.lstrip("\ufeff").splitlines())
-    if not found.found_section:
-        raise PlanParseError(
-            "research_plan.md has no '## Topics' section "
-            "(expected '## Topics' followed by '### Name (Depth: N)' headings)"
-        )
-    if not found.blocks:
-        raise PlanParseError(
-            "research_plan.md has no topic headings under '## Topics' "
-            "(expected '### Name (Depth: N)')"
-        )
-    for topic, block in found.blocks:
-        _parse_block(topic, block)
-    return ParsedPlan(topics=[topic for topic, _ in found.blocks], problems=found.problems)
-
-
-_METADATA_TITLE = re.compile(r"^metadata\s*:?$", re.IGNORECASE)
-
-
-def parse_complexity(text: str) -> tuple[Tier, str] | None:
-    """The `- Complexity: simple|standard|deep <reason>` line of the plan's Metadata, as
-    (tier, reason); None when there is no such line or its class is not a tier."""
-    in_metadata = False
-    for line in text.lstrip("\ufeff").splitlines():
-        heading = _HEADING.match(line)
-        if heading:
-            in_metadata = len(heading[1]) <= 2 and bool(
-                _METADATA_TITLE.match(_unwrap(heading[2] or ""))
-            )
-            continue
-        bullet = _BULLET.match(line) if in_metadata else None
-        field = _FIELD.match(bullet[2].strip()) if bullet else None
-        if field is None or _squash(field[1]).lower() != "complexity":
-            continue
-        tier = None if "|" in field[2] else parse_tier(field[2])  # "|": the template copied
-        if tier is None:
-            return None
-        reason = _squash(field[2].strip().split(None, 1)[1] if " " in field[2].strip() else "")
-        return tier, reason.strip("*_`-–—:;,() ") or "no reason given"
-    return None
 
 
 # --- rendering -------------------------------------------------------------------------
@@ -491,8 +209,8 @@ _COMPLETION_ORDER = (
 
 def _status_text(topic: Topic) -> str:
     text = topic.status.value
-    if topic.note and _squash(topic.note):
-        text += f" ({_squash(topic.note)})"
+    if topic.note and squash(topic.note):
+        text += f" ({squash(topic.note)})"
     if topic.status is TopicStatus.EXHAUSTED:
         text += f" {RETRY_EXHAUSTED_TAG}"
     return text
@@ -503,9 +221,9 @@ def _topic_block(topic: Topic, names: dict[str, str]) -> list[str]:
     out = [f"### {topic.name} (Depth: {topic.depth})", f"- Status: {_status_text(topic)}"]
     if topic.parent is not None:
         out.append(f"- Parent: {names.get(topic.parent, topic.parent)}")
-    if description := _squash(topic.description):
+    if description := squash(topic.description):
         out.append(f"- Description: {description}")
-    criteria = [c for c in (_squash(c) for c in topic.criteria) if c]
+    criteria = [c for c in (squash(c) for c in topic.criteria) if c]
     if criteria:
         out.append("- Acceptance Criteria:")
         out += [f"  - {c}" for c in criteria]
@@ -519,7 +237,7 @@ def render_plan(plan: Plan) -> str:
         "# Research Plan",
         "",
         "## Metadata",
-        f"- Topic: {_squash(plan.topic)}",
+        f"- Topic: {squash(plan.topic)}",
         f"- Breadth: {plan.breadth}",
         f"- Depth: {plan.depth}",
         "",
@@ -569,9 +287,9 @@ def _edit_differences(topic: Topic, parsed: ParsedTopic) -> list[str]:
     if parsed.status is not None and (parsed.status, parsed.note) != (topic.status, topic.note):
         shown = parsed.status.value + (f" ({parsed.note})" if parsed.note else "")
         diffs.append(f"status {shown!r} -> {_status_text(topic)!r}")
-    if _squash(parsed.description) != _squash(topic.description):
+    if squash(parsed.description) != squash(topic.description):
         diffs.append("description")
-    if [_squash(c) for c in parsed.criteria] != [_squash(c) for c in topic.criteria]:
+    if [squash(c) for c in parsed.criteria] != [squash(c) for c in topic.criteria]:
         diffs.append("acceptance criteria")
     return diffs
 
@@ -590,9 +308,9 @@ def _differences(topic: Topic, parsed: ParsedTopic, plan: Plan, *, focus: bool) 
 
 def _take_focus_edits(topic: Topic, parsed: ParsedTopic) -> None:
     """The focus topic takes the file's description and criteria, when the file gives them."""
-    if description := _squash(parsed.description):
+    if description := squash(parsed.description):
         topic.description = description
-    if criteria := [c for c in (_squash(c) for c in parsed.criteria) if c]:
+    if criteria := [c for c in (squash(c) for c in parsed.criteria) if c]:
         topic.criteria = criteria
 
 
