@@ -69,6 +69,7 @@ def test_fresh_acquire_writes_all_fields(lock_path: Path) -> None:
     data = json.loads(lock_path.read_text(encoding="utf-8"))
     assert data == {
         "lock_token": lock.token,
+        "generation": 1,  # the fencing token: the first acquisition's
         "pid": os.getpid(),
         "host": "h1",
         "created": 1000.0,

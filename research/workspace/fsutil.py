@@ -12,6 +12,8 @@ import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from research.workspace.fencing import fenced
+
 
 def _umask() -> int:
     mask = os.umask(0)
@@ -258,13 +260,13 @@ def real_parent(path: Path) -> Iterator[int]:
 def unlink_entry(path: Path) -> None:
     """Remove the entry `path` itself (a link is unlinked, never followed) from its real
     directory; nothing there is fine."""
-    with real_parent(path) as fd, contextlib.suppress(FileNotFoundError):
+    with real_parent(path) as fd, contextlib.suppress(FileNotFoundError), fenced(path):
         os.unlink(path.name, dir_fd=fd)
 
 
 def rename_entry(source: Path, target: Path) -> None:
     """Rename `source` to `target`, both in their real directories (see real_parent)."""
-    with real_parent(source) as source_fd, real_parent(target) as target_fd:
+    with real_parent(source) as source_fd, real_parent(target) as target_fd, fenced(target, source):
         os.rename(source.name, target.name, src_dir_fd=source_fd, dst_dir_fd=target_fd)
 
 
@@ -284,7 +286,7 @@ def remove_if_holds(path: Path, data: bytes) -> bool:
                     return False
         finally:
             os.close(fd)
-        with contextlib.suppress(FileNotFoundError):
+        with contextlib.suppress(FileNotFoundError), fenced(path):
             os.unlink(path.name, dir_fd=dir_fd)
         return True
 
@@ -316,7 +318,7 @@ def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None
     if _outside_guarded_roots(path):
         path.parent.mkdir(parents=True, exist_ok=True)
     with real_parent(path) as dir_fd:
-        _write_in(dir_fd, path.name, data, durable)
+        _write_in(dir_fd, path.name, data, durable, path)
 
 
 def writes_repair(path: Path) -> bool:
@@ -330,7 +332,7 @@ def _outside_guarded_roots(path: Path) -> bool:
     return _below_guarded_root(os.path.dirname(os.fspath(path))) is None
 
 
-def _write_in(dir_fd: int, name: str, data: bytes, durable: bool) -> None:
+def _write_in(dir_fd: int, name: str, data: bytes, durable: bool, path: Path) -> None:
     try:
         info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
         # A link's target is not ours: neither its mode nor its content.
@@ -354,7 +356,8 @@ def _write_in(dir_fd: int, name: str, data: bytes, durable: bool) -> None:
             handle.flush()
             if durable:
                 os.fsync(handle.fileno())
-        os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        with fenced(path):
+            os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp, dir_fd=dir_fd)
@@ -401,11 +404,12 @@ def append_line(path: Path, line: str) -> None:
     """Append one line. A last line left unfinished (a kill, a full disk) is closed first,
     so it stays the only damaged one instead of swallowing this line too."""
     data = (line.rstrip("\n") + "\n").encode("utf-8")
-    fd = open_for_append(path)
-    try:
-        os.write(fd, _close_torn_line(fd) + data)
-    finally:
-        os.close(fd)
+    with fenced(path):
+        fd = open_for_append(path)
+        try:
+            os.write(fd, _close_torn_line(fd) + data)
+        finally:
+            os.close(fd)
 
 
 class LineLog:
@@ -432,12 +436,13 @@ class LineLog:
         if self.frozen:
             return
         data = (line.rstrip("\n") + "\n").encode("utf-8")
-        fd = self._open()
-        try:
-            os.write(fd, data)
-        except OSError:
-            self.close()
-            raise
+        with fenced(self.path):
+            fd = self._open()
+            try:
+                os.write(fd, data)
+            except OSError:
+                self.close()
+                raise
 
     def close(self) -> None:
         if self._fd is not None:
