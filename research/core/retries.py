@@ -2,7 +2,7 @@
 
 Four levels, innermost first; each one's failure is what the next level sees.
 
-1. **An agent call** (`engine/runner.py`, `call_agent`): a transient failure (a timeout,
+1. **An agent call** (`engine/agentcall.py`, `call_agent`): a transient failure (a timeout,
    a nonzero exit, no output) is tried again after `backoff_delay`, up to
    `MAX_TRANSIENT_ATTEMPTS` tries in all. Then the call's failure is its round's.
 2. **A phase's rounds** (`engine/runner.py`, `run`): output that does not validate gets a
