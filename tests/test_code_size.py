@@ -17,8 +17,7 @@ MAX_MODULE_LINES = 800
 # Over the limits when this gate landed, each being split this session (issue 27); the
 # lead empties this list. An entry that is no longer over its limit fails the gate, so
 # that the list only shrinks.
-ALLOWED = {
-}
+ALLOWED: set[str] = set()
 
 
 def oversized(root: Path, class_limit: int, module_limit: int) -> dict[str, int]:
