@@ -1,0 +1,209 @@
+"""Quantities read by libraries (issue 26): units (pint), number words (text2num), dates
+(python-dateutil), and the project's own small tables of fractions and hedges.
+
+Written before the rule that reads them, as held-out cases: every sentence here is new,
+none is copied from the claim fixture or from the modules' docstrings. Each case is a
+claim and a page passage; `quote_holds_quantity` says whether the passage holds a
+quantity equal to the claim's figure(s), and `check_claim` whether the page supports it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from research.sources.claims import Support, check_claim, index_page, quote_holds_quantity
+from research.sources.quantities import HEDGES
+
+# --- Units: one quantity, written in other units ----------------------------------------
+
+SAME_QUANTITY = [
+    ("The array streams at about 2 GB/s.", "Sequential reads reached 1,950 MB/s."),
+    ("A cold start takes 250 milliseconds.", "A cold start takes 0.25 seconds."),
+    ("The cache holds three quarters of a GiB.", "The cache holds 768 MiB."),
+    ("The link carries 100 Mbit/s.", "The link carries 12.5 MB/s."),
+    ("Each attachment may be 1.5 MB.", "Attachments are limited to 1,500 kbytes."),
+    ("The lookup takes 500 µs.", "The lookup takes 0.5 ms."),
+    ("The plant generates 2 GW.", "The plant generates 2,000 MW at full load."),
+    ("Each charge stores 3.6 MJ.", "Each charge stores 1 kWh."),
+    ("The span weighs 2.5 tonnes.", "The span weighs 2,500 kg."),
+    ("The survey ran for 90 seconds per person.", "The survey ran for 1.5 minutes per person."),
+    ("The warranty lasts thirty months.", "The warranty lasts 2.5 years."),
+    ("Support ends after two and a half years.", "Support ends after 30 months."),
+    ("The route is 12 km long.", "The route is 12,000 metres long."),
+]
+
+OTHER_QUANTITY = [
+    ("The array streams at about 2 GB/s.", "Sequential reads reached 1,200 MB/s."),
+    ("A cold start takes 250 milliseconds.", "A cold start takes 0.35 seconds."),
+    ("The cache holds three quarters of a GiB.", "The cache holds 512 MiB."),
+    ("The array stores 2 GB.", "The array draws 2 GW."),  # another dimension
+    ("The route is 5 km long.", "The load is 5 kg."),
+    ("The warranty lasts thirty months.", "The warranty lasts 3 years."),
+]
+
+
+@pytest.mark.parametrize(("claim", "quote"), SAME_QUANTITY)
+def test_a_quantity_in_other_units_is_the_same_quantity(claim: str, quote: str) -> None:
+    assert quote_holds_quantity(quote, claim)
+
+
+@pytest.mark.parametrize(("claim", "quote"), OTHER_QUANTITY)
+def test_another_quantity_is_not_held(claim: str, quote: str) -> None:
+    assert not quote_holds_quantity(quote, claim)
+
+
+# --- Number words -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("claim", "quote", "held"),
+    [
+        ("Twelve thousand volunteers signed up.", "12,000 volunteers signed up.", True),
+        ("Twelve thousand volunteers signed up.", "12,500 volunteers signed up.", False),
+        ("The fund lent four hundred and five loans.", "It made 405 loans.", True),
+        ("Some seven hundred million records leaked.", "700 million records leaked.", True),
+        ("Forty-two stations were built.", "42 stations were built.", True),
+        ("Forty-two stations were built.", "24 stations were built.", False),
+    ],
+)
+def test_number_words_are_figures(claim: str, quote: str, held: bool) -> None:
+    assert quote_holds_quantity(quote, claim) is held
+
+
+# --- Dates ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "written",
+    ["3 March 2021", "2021-03-03", "03-Mar-2021", "March 3, 2021", "3rd March 2021"],
+)
+def test_one_date_in_any_format(written: str) -> None:
+    claim = f"The registry went read-only on {written}."
+    for quote in ("Read-only since 2021-03-03.", "Read-only from 3 March 2021 onwards."):
+        assert quote_holds_quantity(quote, claim), (written, quote)
+
+
+def test_another_date_is_not_held() -> None:
+    claim = "The registry went read-only on 03-Mar-2021."
+    assert not quote_holds_quantity("Read-only since 2021-03-04.", claim)
+    assert not quote_holds_quantity("Read-only since 3 April 2021.", claim)
+
+
+def test_a_month_in_iso_form_is_the_month() -> None:
+    assert quote_holds_quantity("Launched in June 2019.", "It launched in 2019-06.")
+
+
+# --- Fractions and ratios ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("claim", "quote", "held"),
+    [
+        ("A fifth of the drivers opted out.", "19.6% of the drivers opted out.", True),
+        ("One in six pupils walks to school.", "16.7% of pupils walk to school.", True),
+        ("One in six pupils walks to school.", "25% of pupils walk to school.", False),
+        ("Two thirds of the grant went on staff.", "67% of the grant went on staff.", True),
+        ("Half of the sensors failed.", "50% of the sensors failed.", True),
+        ("Three in ten firms export.", "30 per cent of firms export.", True),
+    ],
+)
+def test_fractions_and_ratios_are_shares(claim: str, quote: str, held: bool) -> None:
+    assert quote_holds_quantity(quote, claim) is held
+
+
+# --- Hedges: each with one band -----------------------------------------------------------
+
+
+def test_every_hedge_has_a_band_around_or_beside_the_figure() -> None:
+    assert {"about", "roughly", "almost", "nearly", "more than", "less than"} <= set(HEDGES)
+    for word, (low, high) in HEDGES.items():
+        assert 0 < low <= 1 <= high, word
+
+
+@pytest.mark.parametrize(
+    ("claim", "quote", "held"),
+    [
+        ("Roughly 12% of requests time out.", "11.8% of requests time out.", True),
+        ("Roughly 12% of requests time out.", "15% of requests time out.", False),
+        ("More than 400 towns joined.", "419 towns joined.", True),
+        ("More than 400 towns joined.", "380 towns joined.", False),
+        ("Almost 3,000 bikes were stolen.", "2,950 bikes were stolen.", True),
+        ("Almost 3,000 bikes were stolen.", "3,100 bikes were stolen.", False),
+        ("Fewer than 50 beds remain.", "47 beds remain.", True),
+        ("Fewer than 50 beds remain.", "58 beds remain.", False),
+        # no hedge, same unit: the figure itself
+        ("410 towns joined.", "412 towns joined.", False),
+        ("12% of requests time out.", "12.4% of requests time out.", False),
+    ],
+)
+def test_hedges_widen_by_their_band_only(claim: str, quote: str, held: bool) -> None:
+    assert quote_holds_quantity(quote, claim) is held
+
+
+# --- Derived figures: from two figures of the page ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("claim", "quote", "held"),
+    [
+        # a share from a count and a total
+        ("About 21% of the sampled wells were dry.", "Of 1,000 wells sampled, 212 were dry.", True),
+        (
+            "About 35% of the wells sampled were dry.",
+            "Of 1,000 wells sampled, 212 were dry.",
+            False,
+        ),
+        # a change from two figures
+        ("Ridership nearly tripled.", "Ridership grew from 1.2 million to 3.5 million.", True),
+        ("Ridership nearly tripled.", "Ridership grew from 1.2 million to 2.0 million.", False),
+        ("The new cell is a third smaller.", "The cell shrank from 120 mm to 80 mm.", True),
+    ],
+)
+def test_a_figure_derived_from_two_page_figures(claim: str, quote: str, held: bool) -> None:
+    assert quote_holds_quantity(quote, claim) is held
+
+
+# --- Through the check ------------------------------------------------------------------
+
+PAGE = index_page(
+    "Storage benchmark, second edition\n"
+    "On the reference machine sequential reads reached 1,950 MB/s and a cold start took "
+    "0.25 seconds. The cache holds 768 MiB of hot blocks. "
+    "Of the 1,000 drives we sampled, 212 failed within 2.5 years of service. "
+    "The test rig was commissioned on 2021-03-03."
+)
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Sequential reads on the reference machine ran at about 2 GB/s.",
+        "A cold start on the reference machine took 250 milliseconds.",
+        "The cache holds three quarters of a GiB of hot blocks.",
+        "Roughly 21% of the sampled drives failed within thirty months of service.",
+        "The test rig was commissioned on 3 March 2021.",
+    ],
+)
+def test_careful_claims_are_supported(claim: str) -> None:
+    check = check_claim(claim, PAGE)
+    assert check.support is Support.SUPPORTED, check
+
+
+@pytest.mark.parametrize(
+    ("claim", "absent"),
+    [
+        ("Sequential reads on the reference machine ran at 1,590 MB/s.", "1,590"),
+        ("Of the 1,000 drives we sampled, 419 failed within 2.5 years of service.", "419"),
+    ],
+)
+def test_the_reason_names_the_figure_not_on_the_page(claim: str, absent: str) -> None:
+    check = check_claim(claim, PAGE)
+    assert check.support is Support.UNSUPPORTED, check
+    assert f"{absent} not on the page" in check.reason
+
+
+def test_a_quote_clears_only_the_figure_it_names() -> None:
+    claim = "Of the 1,000 drives we sampled, 419 failed."
+    assert quote_holds_quantity("we sampled 1,000 drives", claim, "1,000")
+    assert not quote_holds_quantity("we sampled 1,000 drives", claim, "419")
+    assert not quote_holds_quantity("we sampled 1,000 drives", claim)
