@@ -16,8 +16,8 @@ Three kinds of context count as part of every passage:
 - the title block: up to HEAD_SENTENCES leading lines of at most HEAD_WORDS words that do
   not end like a sentence (title, publisher, dateline), so "The Energy Observatory's May
   2024 trial found ..." is not penalised for naming the publisher and the date;
-- a year that the page states when neither the matching passage nor the title block gives
-  a year of its own: it may come from a heading or from "this year";
+- a year or a date that the page states when neither the matching passage nor the title
+  block gives a year or date of its own: it may come from a heading or from "this year";
 - a numbered name ("phase 3", "round 5", "table 2": a figure right after such a word),
   which must be on the page but need not be in the passage.
 
@@ -25,11 +25,13 @@ Issue 21 added three rules:
 - a figure after "version", "section", "level", "page" or "table" (kind "pinned") must be
   in the supporting passage after the same word ("LGPL version 2.3" is not supported by a
   page with version 2.1 and a section 2.3);
-- careful phrasing is read as such (`research.sources.phrasing`): number words ("a
-  fifth", "one in five", "three million") become figures marked as rounded, a figure
-  marked as rounded ("about 12%") matches a page figure within its rounding, a figure
-  with a unit also means the same quantity in the other units of its kind (5 km, 5,000 m),
-  and an ISO date ("2021-03") reads as "March 2021";
+- careful phrasing is read as such (issue 26 replaced the hand-written tables with
+  libraries): a figure is a quantity (`research.sources.quantities`: its unit through pint,
+  how exact it claims to be, the band of a hedge before it such as "about" or "more
+  than"), number words, fractions and dates are written as figures first
+  (`research.sources.spelling`: text2num, the project's fraction table, python-dateutil),
+  and a claim's percentage or multiple missing from the page is supported when the
+  matching passage holds two figures it is computed from (`research.sources.derived`);
 - a claim that keeps the figures but flips their meaning in the clause that holds them
   (increase/decrease, more/less, above/below, a negation, or two figures given to each
   other's subjects) is UNSUPPORTED ("meaning flipped: ...").
@@ -41,15 +43,17 @@ lend it a figure), then the run holding the most of the claim's figures, then th
 shortest, then the first. Known blind spot: figures swapped within one passage ("10.9%
 of recipients vs 3.3% on placebo" told the other way round) still come out SUPPORTED.
 
-The parts: `figures` (the figures a text states), `words` (content words, sentences),
-`pageindex` (a page read once), `claimtext` (the claims of notes and reports); this module
-re-exports what the engine uses.
+The parts: `figures` (the figures a text states), `figuretable` (a page's figures for
+lookups), `words` (content words, sentences), `pageindex` (a page read once), `flips` (a
+meaning turned around), `claimtext` (the claims of notes and reports); this module keeps
+the verdict and re-exports what the engine uses.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -66,6 +70,7 @@ from research.sources.claimtext import (
     rewrite_report_citations,
     unit_lines,
 )
+from research.sources.derived import derivable
 from research.sources.figures import (
     LINE_MARKER,
     StatedNumber,
@@ -74,8 +79,9 @@ from research.sources.figures import (
     raw_numbers,
     stated_number,
 )
+from research.sources.flips import clause_around, flipped, swapped
 from research.sources.pageindex import PageIndex, Sentence, holds, index_page, union
-from research.sources.phrasing import clause_around, flipped, spell_numbers, swapped
+from research.sources.spelling import spell_numbers
 from research.sources.words import blank_numbers, stems_of
 
 __all__ = [
@@ -157,7 +163,12 @@ class _Run:
 _NO_RUN = _Run(0, 0, frozenset(), 0, 0)
 
 
-def _best_run(page: PageIndex, stems: frozenset[str], numbers: Sequence[StatedNumber]) -> _Run:
+def _best_run(
+    page: PageIndex,
+    stems: frozenset[str],
+    numbers: Sequence[StatedNumber],
+    stating: Sequence[Collection[int]],
+) -> _Run:
     """The best run of sentences for a claim (see the module docstring).
 
     The passages holding the most of the claim's words and figures, at most
@@ -168,8 +179,8 @@ def _best_run(page: PageIndex, stems: frozenset[str], numbers: Sequence[StatedNu
     counts: Counter[int] = Counter()
     for stem in stems:
         counts.update(page.postings.get(stem, ()))
-    for number in numbers:
-        counts.update(page.passages_stating(number))
+    for sentences_stating in stating:  # the sentences stating each of the claim's figures
+        counts.update(page.passages_of(sentences_stating))
     if not counts:
         return _NO_RUN
     best = max(counts.values())
@@ -294,19 +305,34 @@ class _Match:
 def _match(page: PageIndex, parsed: _Parsed) -> _Match:
     stems, numbers = parsed.stems, parsed.numbers
     head = page.sentences[: page.head]  # title, publisher, date: context for every passage
-    run = _best_run(page, stems, numbers)
+    stating = [page.figures.sentences_stating(n) for n in numbers]
+    run = _best_run(page, stems, numbers, stating)
     if run.end == run.first and stems & page.head_stems:
         run = _Run(0, page.head, frozenset(), 0, 0)  # only the title block matches
     in_run = page.sentences[run.first : run.end]
     matched = len(run.held | (stems & page.head_stems))
-    missing = [n for n in numbers if not page.states(n)]
+    context = [f for sentence in (*head, *in_run) for f in sentence.numbers]
+    derived = [
+        n
+        for n in numbers
+        if not holds(in_run, n)
+        and not holds(head, n)
+        and derivable(n, context, multiple=_multiple(parsed.norm, n))
+    ]
+    missing = [n for n, s in zip(numbers, stating, strict=True) if not s and n not in derived]
     elsewhere = [
         n
         for n in numbers
-        if n not in missing and n.kind != "label" and not holds(in_run, n) and not holds(head, n)
+        if n not in missing
+        and n not in derived
+        and n.kind != "label"
+        and not holds(in_run, n)
+        and not holds(head, n)
     ]
-    dated = any(m.kind == "year" for sentence in (*head, *in_run) for m in sentence.numbers)
-    absent = [n for n in elsewhere if n.kind != "year" or dated]
+    dated = any(
+        m.kind in ("year", "date") for sentence in (*head, *in_run) for m in sentence.numbers
+    )
+    absent = [n for n in elsewhere if n.kind not in ("year", "date") or dated]
     return _Match(
         run=run,
         coverage=matched / len(stems) if stems else 0.0,
@@ -365,19 +391,31 @@ def check_claim(
     )
 
 
+_MULTIPLE_AFTER = re.compile(r"\s*(?:times|fold|x|\u00d7)(?![^\W\d_])", re.IGNORECASE)
+
+
+def _multiple(norm: str, number: StatedNumber) -> bool:
+    """Whether the figure is a multiple ("3 times", "2x", "tripled" as written)."""
+    return _MULTIPLE_AFTER.match(norm, number.span[1]) is not None
+
+
 def quote_holds_quantity(quote: str, claim: str, figure: str | None = None) -> bool:
     """Whether `quote` (say, a passage a judge quotes from the page) holds a quantity equal
     to the claim's figure `figure` (as the claim writes it: one of a check's
     `missing_numbers`), or, without `figure`, to every figure the claim states. False when
     the claim states no such figure. Equal as the check compares figures: the same value
     (or within the claim's marked rounding), a percentage only as a percentage."""
-    numbers = _parse(claim).numbers
+    parsed = _parse(claim)
+    numbers = parsed.numbers
     if figure is not None:
         numbers = [n for n in numbers if n.text == figure]
     if not numbers:
         return False
     page = index_page(quote)
-    return all(page.states(n) for n in numbers)
+    figures = [f for sentence in page.sentences for f in sentence.numbers]
+    return all(
+        page.states(n) or derivable(n, figures, multiple=_multiple(parsed.norm, n)) for n in numbers
+    )
 
 
 def _figure_in(
@@ -387,9 +425,7 @@ def _figure_in(
     the sentences holding most of the claim's figures first)."""
     for sentence in run:
         for stated in sentence.numbers:
-            if (stated.kind == "percent") == (number.kind == "percent") and number.accepts(
-                stated.candidates
-            ):
+            if number.matches(stated):
                 return sentence, stated
     return None
 

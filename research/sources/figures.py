@@ -1,4 +1,4 @@
-"""The figures a text states (pure: standard library only).
+"""The figures a text states (pure; units through `research.sources.quantities`).
 
 Figures (`claim_numbers`): digits, with
 - thousands separators "1,200", "1 200" (thin, narrow or no-break space only) and the
@@ -17,18 +17,23 @@ Figures (`claim_numbers`): digits, with
 - not figures: citation markers "[3]", list ordinals "1." at the start of a line,
   ordinals "21st", identifiers glued to letters ("CO2", "R290", "COVID-19", but
   "mid-2022", "pre-2020" are years); a figure
-  glued to a unit ("20kWh") is a figure; dotted versions "3.12.1" compare as text.
+  glued to a unit ("20kWh") is a figure; dotted versions "3.12.1" compare as text;
+- a unit after a figure ("1,950 MB/s", "0.25 seconds", "4.2-kilometre") makes it a
+  quantity, compared in base units with the same quantity in another unit;
+- a claim's figure after a hedge ("about", "more than", "nearly") carries the hedge's band;
+- dates as `research.sources.spelling` writes them ("3 March 2021", "March 2021") are one
+  figure each; a page's day also means its month and its year, and a claim's month its
+  year (a page may name the month alone, its year in the dateline).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TypeAlias
 
-from research.sources.phrasing import rounding_before, tolerance, unit_values
+from research.sources.quantities import Quantity, hedge_before, quantity, unit_after
 from research.sources.registry import _BARE_URL, _CITATION, _FILE_REF
 
 Value: TypeAlias = Decimal | str
@@ -62,6 +67,13 @@ _DECIMAL_COMMA = re.compile(r"\d+,(?:\d{1,2}|\d{4,})")  # never three digits: 2,
 _VERSION = re.compile(r"\d+(?:\.\d+){2,}")
 _RANGE_JOIN = re.compile(r"\s*(?:-|\u2013|\u2014|to|and)\s*[$\u20ac\u00a3\u00a5]?\s*")
 _YEAR_TAIL_JOIN = frozenset({"/", "-", "\u2013"})
+_MONTHS = (
+    "January February March April May June July August September October November December"
+).split()
+_DATE = re.compile(
+    rf"(?<![\w.,])(?:(?P<day>[0-3]?\d) )?(?P<month>{'|'.join(_MONTHS)})"
+    r" (?P<year>(?:18|19|20)\d\d)\b"
+)
 LINE_MARKER = re.compile(r"^[ \t]*(?:(?:[-*+\u2022]|\d+[.)])[ \t]+)+", re.MULTILINE)
 # A figure right after one of these words names something ("phase 3", "round 5").
 # After these it names the very thing the claim is about ("LGPL version 2.1", "page 48"):
@@ -81,34 +93,66 @@ class StatedNumber:
     text: str
     """As written, e.g. "1.2 million", "12 %"."""
     value: Value
-    """The normalised value (1.2 million -> 1200000; a percentage keeps its number)."""
+    """The normalised value (1.2 million -> 1200000; a percentage keeps its number; a date
+    its ISO form)."""
     kind: str
-    """"percent", "year" (a bare 4-digit 1800-2100), "label" (a numbered name such as
-    "phase 3"), "version" or "number"."""
+    """"percent", "year" (a bare 4-digit 1800-2100), "date" ("3 March 2021", "March
+    2021"), "label" (a numbered name such as "phase 3"), "version" or "number"."""
     candidates: frozenset[Value]
     """Every value it may mean ("1.2m": 1200000 or 1.2; "2019/20": 20 or 2020)."""
-    tolerance: Decimal | None = field(default=None, compare=False)
-    """How far a page's figure may be for a figure marked as rounded ("about 12%")."""
+    band: tuple[float, float] | None = field(default=None, compare=False)
+    """A claim's hedge ("about", "more than"): the page's figure may lie from band[0] x to
+    band[1] x this one (`research.sources.quantities.HEDGES`)."""
+    quantity: Quantity | None = field(default=None, compare=False)
+    """The figure with the unit written after it, in base units."""
     span: tuple[int, int] = field(default=(0, 0), compare=False)
     """Where it is in the (normalised) text it was read from."""
 
-    def accepts(self, values: Collection[Value]) -> bool:
-        """Whether one of `values` (a set or a mapping's keys) may be this figure (within
-        its rounding, if marked)."""
-        if any(value in values for value in self.candidates):
-            return True
-        return self.tolerance is not None and any(True for _ in self.near(values))
+    @property
+    def magnitude(self) -> float | None:
+        """The figure as a float in base units (its unit's, if it has one), or None for a
+        version or a date."""
+        if self.quantity is not None:
+            return self.quantity.base
+        return float(self.value) if isinstance(self.value, Decimal) else None
 
-    def near(self, values: Iterable[Value]) -> Iterator[Value]:
-        """The values within this figure's rounding (none when it is not marked rounded)."""
-        if self.tolerance is None:
-            return
-        targets = [c for c in self.candidates if isinstance(c, Decimal)]
-        for value in values:
-            if isinstance(value, Decimal) and any(
-                abs(value - c) <= self.tolerance for c in targets
-            ):
-                yield value
+    def matches(self, page: StatedNumber) -> bool:
+        """Whether a page's figure may be this (a claim's) figure: the same value (a claim's
+        percentage only as a percentage; a quantity only in its dimension), the same quantity
+        in another unit within this figure's step, or within its hedge's band."""
+        if self.kind == "percent" and page.kind != "percent":
+            return False
+        mine, theirs = self.quantity, page.quantity
+        if mine is not None and theirs is not None:
+            if mine.unit.dimension != theirs.unit.dimension:
+                return False
+            if mine.unit.name != theirs.unit.name:
+                return mine.same(theirs) or self.within(theirs.base, mine.base)
+        if not self.candidates.isdisjoint(page.candidates):
+            return True
+        if self.band is None or not isinstance(page.value, Decimal):
+            return False
+        value = float(page.value)
+        return any(self.within(value, float(c)) for c in self.candidates if isinstance(c, Decimal))
+
+    def within(self, value: float, mine: float) -> bool:
+        """Whether `value` is in this figure's hedge band around `mine` (its own value)."""
+        if self.band is None:
+            return False
+        low, high = self.band
+        return low * mine - 1e-9 <= value <= high * mine + 1e-9
+
+    def windows(self) -> list[tuple[float, float]]:
+        """The ranges of page values (in the figure's own terms) it may match through its
+        band, one per value it may mean; none without a band."""
+        if self.band is None:
+            return []
+        low, high = self.band
+        return [
+            (low * float(c) - 1e-9, high * float(c) + 1e-9)
+            for c in self.candidates
+            if isinstance(c, Decimal)
+        ]
 
 
 def _body_values(body: str) -> list[tuple[str, Value]]:
@@ -144,21 +188,63 @@ class RawFigure:
     scale: int | None
     letter: bool
     candidates: set[Value]
-    tolerance: Decimal | None = None
+    band: tuple[float, float] | None = None
+    quantity: Quantity | None = None
+    blank_end: int = 0
+    """Where its blank ends: after its unit, which is no content word ("MB/s"); -1: not
+    blanked (a date's month is a content word)."""
 
 
 def raw_numbers(text: str, *, claim: bool = False) -> list[RawFigure]:
     """The figures of `text`, in order (see the module docstring for the forms); a claim's
     also with their rounding and their values in other units."""
+    dates = _dates(text, claim=claim)
     found: list[RawFigure] = []
+    taken = iter(dates)
+    date = next(taken, None)
     for match in _NUMBER.finditer(text):
+        while date is not None and date.end <= match.start():
+            found.append(date)
+            date = next(taken, None)
+        if date is not None and date.start <= match.start() < date.end:
+            continue
         if not _is_identifier(text, match):
             found.extend(_figures_of(text, match))
+    found.extend([date] if date is not None else [])
+    found.extend(taken)
     _join_ranges(text, found)
     _pin(text, found, claim=claim)
-    if claim:
-        _mark_rounding_and_units(text, found)
+    _read_quantities(text, found, claim=claim)
     return found
+
+
+def _dates(text: str, *, claim: bool) -> list[RawFigure]:
+    """The dates of `text` as `spell_numbers` writes them ("3 March 2021", "March 2021"),
+    each one figure; a page's day also gives its month and year, and its month its year."""
+    out: list[RawFigure] = []
+    for match in _DATE.finditer(text):
+        year, month = int(match.group("year")), _MONTHS.index(match.group("month")) + 1
+        day = match.group("day")
+        key = f"{year:04d}-{month:02d}" + (f"-{int(day):02d}" if day else "")
+        candidates: set[Value] = {key}
+        if not claim:
+            candidates |= {key[:7], Decimal(year)}
+        elif not day:
+            candidates.add(Decimal(year))  # "in September 2022": a page may name the month alone
+        out.append(
+            RawFigure(
+                start=match.start(),
+                end=match.end(),
+                text=match.group(0),
+                value=key,
+                kind="date",
+                scale=None,
+                letter=False,
+                candidates=candidates,
+                blank_end=-1,
+            )
+        )
+    return out
 
 
 def _pin(text: str, found: list[RawFigure], *, claim: bool) -> None:
@@ -231,16 +317,26 @@ def _figures_of(text: str, match: re.Match[str]) -> list[RawFigure]:
     return out
 
 
-def _mark_rounding_and_units(text: str, found: list[RawFigure]) -> None:
-    """Figures marked as rounded ("about 12%") get their tolerance; a figure with a unit
-    also means the same quantity in the other units of its kind (5 km: 5,000 m)."""
+def _read_quantities(text: str, found: list[RawFigure], *, claim: bool) -> None:
+    """A figure followed by a unit is a quantity (pint reads the unit); a claim's figure
+    after a hedge ("about 12%", "more than 400") gets the hedge's band."""
     for raw in found:
-        if not isinstance(raw.value, Decimal):
+        if raw.blank_end != -1:
+            raw.blank_end = raw.end
+        if not isinstance(raw.value, Decimal) or raw.kind not in ("number", "percent"):
             continue
-        if rounding_before(text, raw.start):
-            raw.tolerance = tolerance(raw.text, raw.value, percent=raw.kind == "percent")
-        if raw.kind == "number":
-            raw.candidates |= set(unit_values(text, raw.end, raw.value))
+        if claim:
+            raw.band = hedge_before(text, raw.start)
+        if raw.kind == "number" and not (raw.letter or _glued_letter(text, raw.end)):
+            unit = unit_after(text, raw.end)
+            if unit is not None:
+                raw.quantity = quantity(raw.value, raw.text, unit[0])
+                raw.blank_end = unit[1]
+
+
+def _glued_letter(text: str, end: int) -> bool:
+    """A single letter glued to the figure ("1990s", "5s"): not read as a unit."""
+    return end < len(text) and text[end].isalpha() and not text[end + 1 : end + 2].isalpha()
 
 
 def _join_ranges(text: str, found: list[RawFigure]) -> None:
@@ -299,7 +395,8 @@ def stated_number(raw: RawFigure) -> StatedNumber:
         value=_normal(raw.value),
         kind=raw.kind,
         candidates=frozenset(raw.candidates),
-        tolerance=raw.tolerance,
+        band=raw.band,
+        quantity=raw.quantity,
         span=(raw.start, raw.end),
     )
 

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TypeVar
 
-from research.sources.figures import LINE_MARKER, StatedNumber, Value, raw_numbers, stated_number
-from research.sources.phrasing import spell_numbers
+from research.sources.figures import LINE_MARKER, StatedNumber, raw_numbers, stated_number
+from research.sources.figuretable import FigureTable
+from research.sources.spelling import spell_numbers
 from research.sources.words import blank_numbers, split_sentences, stems_of
 
 PASSAGE_SENTENCES = 3
@@ -34,8 +35,6 @@ class Sentence:
     words: int
     stems: frozenset[str]
     numbers: tuple[StatedNumber, ...]
-    values: frozenset[Value]
-    percents: frozenset[Value]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -51,10 +50,10 @@ class PageIndex:
     """(first sentence, end sentence) of each window after the title block, maximal."""
     postings: Mapping[str, tuple[int, ...]]
     """Stem -> the passages that hold it."""
-    figure_postings: Mapping[Value, tuple[int, ...]]
-    """Value -> the passages with a figure that may mean it."""
-    percent_postings: Mapping[Value, tuple[int, ...]]
-    """The same, for percentages only."""
+    figures: FigureTable
+    """The figures of every sentence, the title block's included."""
+    sentence_passages: tuple[tuple[int, ...], ...]
+    """Sentence -> the passages that hold it."""
 
     @property
     def empty(self) -> bool:
@@ -63,15 +62,13 @@ class PageIndex:
 
     def states(self, number: StatedNumber) -> bool:
         """Whether the page states `number` anywhere (a percentage must be one here too)."""
-        pool = self.percent_postings if number.kind == "percent" else self.figure_postings
-        return number.accepts(pool.keys()) or holds(self.sentences[: self.head], number)
+        return bool(self.figures.sentences_stating(number))
 
-    def passages_stating(self, number: StatedNumber) -> set[int]:
-        """The passages with a figure that may be `number`."""
-        pool = self.percent_postings if number.kind == "percent" else self.figure_postings
+    def passages_of(self, sentences: Iterable[int]) -> set[int]:
+        """The passages that hold any of `sentences`."""
         found: set[int] = set()
-        for value in (*number.candidates, *number.near(pool.keys())):
-            found.update(pool.get(value, ()))
+        for index in sentences:
+            found.update(self.sentence_passages[index])
         return found
 
 
@@ -96,8 +93,6 @@ def _sentence(text: str) -> Sentence:
         words=len(text.split()),
         stems=stems_of(blank_numbers(norm, raw)),
         numbers=numbers,
-        values=frozenset(v for n in numbers for v in n.candidates),
-        percents=frozenset(v for n in numbers if n.kind == "percent" for v in n.candidates),
     )
 
 
@@ -170,12 +165,21 @@ def index_page(text: str) -> PageIndex:
         head_stems=frozenset(union(s.stems for s in sentences[:head])),
         passages=tuple(passages),
         postings=_postings(union(s.stems for s in span) for span in spans),
-        figure_postings=_postings(union(s.values for s in span) for span in spans),
-        percent_postings=_postings(union(s.percents for s in span) for span in spans),
+        figures=FigureTable.of([s.numbers for s in sentences]),
+        sentence_passages=_sentence_passages(len(sentences), passages),
     )
 
 
+def _sentence_passages(
+    count: int, passages: Sequence[tuple[int, int]]
+) -> tuple[tuple[int, ...], ...]:
+    found: list[list[int]] = [[] for _ in range(count)]
+    for pid, (first, end) in enumerate(passages):
+        for index in range(first, end):
+            found[index].append(pid)
+    return tuple(tuple(pids) for pids in found)
+
+
 def holds(run: Sequence[Sentence], number: StatedNumber) -> bool:
-    if number.kind == "percent":
-        return any(number.accepts(s.percents) for s in run)
-    return any(number.accepts(s.values) for s in run)
+    """Whether a sentence of `run` states `number`."""
+    return any(number.matches(figure) for sentence in run for figure in sentence.numbers)

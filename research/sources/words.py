@@ -60,9 +60,11 @@ def blank_numbers(text: str, numbers: Sequence[RawFigure]) -> str:
     out: list[str] = []
     pos = 0
     for raw in numbers:
+        if raw.blank_end == -1 or raw.start < pos:
+            continue
         out.append(text[pos : raw.start])
         out.append(" ")
-        pos = max(pos, raw.end)
+        pos = max(pos, raw.end, raw.blank_end)
     out.append(text[pos:])
     return "".join(out)
 

@@ -1,0 +1,97 @@
+"""A page's figures, read once, for a claim's figures to look up (pure): by value, by a
+hedge's band (sorted floats, bisected), and by quantity in each dimension (base units,
+sorted, bisected), so that no lookup scans the page or calls pint."""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from types import MappingProxyType
+
+from research.sources.figures import StatedNumber, Value
+
+_Sorted = tuple[tuple[float, ...], tuple[int, ...]]
+"""Sorted values and, for each, the index of its figure."""
+
+
+def _sorted(pairs: list[tuple[float, int]]) -> _Sorted:
+    pairs.sort()
+    return tuple(v for v, _ in pairs), tuple(i for _, i in pairs)
+
+
+def _between(table: _Sorted, low: float, high: float) -> Iterator[int]:
+    values, refs = table
+    yield from refs[bisect_left(values, low) : bisect_right(values, high)]
+
+
+@dataclass(frozen=True, slots=True)
+class FigureTable:
+    """The figures of a page's sentences, looked up by what a claim's figure may match."""
+
+    figures: tuple[StatedNumber, ...]
+    owner: tuple[int, ...]
+    """Figure -> the sentence that states it."""
+    exact: Mapping[Value, tuple[int, ...]]
+    """Value (any candidate) -> the figures that may mean it."""
+    numbers: _Sorted
+    """The numeric figures by value."""
+    dimensions: Mapping[str, _Sorted]
+    """Dimension -> the quantities in it, by value in base units."""
+
+    @classmethod
+    def of(cls, sentences: Sequence[Sequence[StatedNumber]]) -> FigureTable:
+        """The table of the figures of `sentences` (each sentence's figures in order)."""
+        figures: list[StatedNumber] = []
+        owner: list[int] = []
+        exact: dict[Value, list[int]] = {}
+        numbers: list[tuple[float, int]] = []
+        dimensions: dict[str, list[tuple[float, int]]] = {}
+        for sentence, stated in enumerate(sentences):
+            for figure in stated:
+                index = len(figures)
+                figures.append(figure)
+                owner.append(sentence)
+                for value in figure.candidates:
+                    exact.setdefault(value, []).append(index)
+                if isinstance(figure.value, Decimal):
+                    numbers.append((float(figure.value), index))
+                if figure.quantity is not None:
+                    dimension = figure.quantity.unit.dimension
+                    dimensions.setdefault(dimension, []).append((figure.quantity.base, index))
+        return cls(
+            figures=tuple(figures),
+            owner=tuple(owner),
+            exact=MappingProxyType({k: tuple(v) for k, v in exact.items()}),
+            numbers=_sorted(numbers),
+            dimensions=MappingProxyType({k: _sorted(v) for k, v in dimensions.items()}),
+        )
+
+    def _candidates(self, number: StatedNumber) -> set[int]:
+        found: set[int] = set()
+        for value in number.candidates:
+            found.update(self.exact.get(value, ()))
+        for window in number.windows():
+            found.update(_between(self.numbers, *window))
+        mine = number.quantity
+        if mine is not None and mine.unit.dimension in self.dimensions:
+            low, high = mine.base - mine.step, mine.base + mine.step
+            if number.band is not None:
+                low, high = (
+                    min(low, number.band[0] * mine.base),
+                    max(high, number.band[1] * mine.base),
+                )
+            found.update(
+                _between(self.dimensions[mine.unit.dimension], low * (1 - 1e-9), high * (1 + 1e-9))
+            )
+        return found
+
+    def sentences_stating(self, number: StatedNumber) -> set[int]:
+        """The sentences with a figure that may be `number` (`StatedNumber.matches`)."""
+        found: set[int] = set()
+        for index in self._candidates(number):
+            owner = self.owner[index]
+            if owner not in found and number.matches(self.figures[index]):
+                found.add(owner)
+        return found

@@ -1,0 +1,191 @@
+"""A figure as a quantity: its unit through pint, how exact it claims to be, and the hedges
+that widen it (pure; pint is imported once, on the first unit read).
+
+A unit after a figure ("1,950 MB/s", "0.25 seconds", "768 MiB", "20kWh") is looked up in
+pint's registry once per spelling (`unit_of`, cached) and kept as a factor to pint's base
+units and the name of those units, so comparing two quantities is float arithmetic, never
+a pint call. Bytes and bits share one dimension (pint's base unit is the bit), as do GB/s
+and Mbit/s.
+
+How exact a figure claims to be (`step`): half a unit of its last written digit ("2 GB/s":
+0.5 GB/s, "1,950 MB/s": 5 MB/s, "12,000": 500). A figure converted from another unit is
+rounded by whoever converted it, so a page's figure in another unit matches when it is
+within the claim's step; in the same unit (or without a unit) the figure itself must be
+on the page, unless a hedge widens it.
+
+`HEDGES` is the one table of words that mark a figure as approximate or as a bound, each
+with its band: the page's figure may lie between low x and high x the claim's figure.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+from functools import lru_cache
+from typing import Any
+
+HEDGES: dict[str, tuple[float, float]] = {
+    # approximately: within a tenth either way
+    "about": (0.9, 1.1), "around": (0.9, 1.1), "roughly": (0.9, 1.1),
+    "approximately": (0.9, 1.1), "approx": (0.9, 1.1), "circa": (0.9, 1.1), "ca": (0.9, 1.1),
+    "some": (0.9, 1.1), "~": (0.9, 1.1), "an estimated": (0.9, 1.1), "estimated": (0.9, 1.1),
+    "close to": (0.9, 1.1), "of the order of": (0.5, 2.0),
+    # just short of it
+    "almost": (0.9, 1.0), "nearly": (0.9, 1.0), "just under": (0.9, 1.0),
+    "just below": (0.9, 1.0), "not quite": (0.9, 1.0),
+    # just past it
+    "just over": (1.0, 1.1), "just above": (1.0, 1.1), "a little over": (1.0, 1.1),
+    # a bound: past it, within half again (past that the writer would give a larger figure)
+    "more than": (1.0, 1.5), "over": (1.0, 1.5), "above": (1.0, 1.5), "upwards of": (1.0, 1.5),
+    "in excess of": (1.0, 1.5), "exceeding": (1.0, 1.5),
+    "less than": (0.67, 1.0), "fewer than": (0.67, 1.0), "under": (0.67, 1.0),
+    "below": (0.67, 1.0),
+    # not hedges: "up to", "at most", "at least" state a limit, which the page must give
+}  # fmt: skip
+"""Hedge -> (low, high): the page's figure may be from low x to high x the claim's."""
+
+_HEDGE_BEFORE = re.compile(
+    r"(?:(?<![\w-])(?P<word>"
+    + "|".join(re.escape(w) for w in sorted(HEDGES, key=len, reverse=True) if w != "~")
+    + r")\.?|(?P<tilde>~))\s*[$\u20ac\u00a3\u00a5]?\s*$",
+    re.IGNORECASE,
+)
+
+# Spellings pint reads as something a page rarely means after a figure ("5 in", "3 a",
+# "2 at", "10 K users", "5B dollars"), and the computing sizes pint spells otherwise.
+_NOT_UNITS = frozenset(
+    """in a at are point points quarter quarters b B K k M decade decades pint pints cup
+    cups bar bars turn turns line lines hand hands degree degrees count counts percent ppm
+    ppb x times fold ha mil gal tons ton""".split()
+)
+_UNIT_ALIASES = {"KB": "kilobyte", "kb": "kilobit", "Kb": "kilobit", "kbps": "kilobit/second"}
+_UNIT_TOKEN = re.compile(
+    r"[ \u00a0-]?(?P<unit>[^\W\d_][^\W\d]*(?:-[^\W\d_]+)?(?:[\u00b2\u00b3]|\^?[23])?"
+    r"(?:(?:/| per )[^\W\d_][^\W\d]*)?)"
+)
+_SHORT_OK = frozenset({"s", "h", "d", "t", "m", "g", "l", "L", "W", "J", "V", "A", "B"})
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """A unit as pint reads it: the factor to the base units and their name."""
+
+    name: str
+    """pint's name for it ("megabyte / second")."""
+    dimension: str
+    """pint's base units ("bit / second"): two quantities compare only in one dimension."""
+    factor: float
+
+
+@dataclass(frozen=True, slots=True)
+class Quantity:
+    """A figure with a unit, in base units."""
+
+    unit: Unit
+    base: float
+    """The figure in base units."""
+    step: float
+    """Half a unit of its last written digit, in base units (how exact it claims to be)."""
+
+    def same(self, page: Quantity) -> bool:
+        """Whether the page's quantity is this one: the same value in the same unit, or,
+        in another unit of the dimension, within this figure's step."""
+        if page.unit.dimension != self.unit.dimension:
+            return False
+        if page.unit.name == self.unit.name:
+            return _close(page.base, self.base)
+        return abs(page.base - self.base) <= self.step * (1 + 1e-9)
+
+
+def _close(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1e-300)
+
+
+_REGISTRY: Any = None
+
+
+def _registry() -> Any:
+    """pint's default registry, built on first use (about 0.2 s)."""
+    global _REGISTRY
+    if _REGISTRY is None:
+        import pint
+
+        _REGISTRY = pint.UnitRegistry()
+    return _REGISTRY
+
+
+@lru_cache(maxsize=4096)
+def unit_of(spelling: str) -> Unit | None:
+    """The unit a spelling names ("MB/s", "milliseconds", "kWh"), or None for a word pint
+    does not know as a unit or that rarely means one after a figure ("in", "a", "K")."""
+    first = re.split(r"/| per ", spelling)[0]
+    if spelling in _NOT_UNITS or first in _NOT_UNITS:
+        return None
+    if len(first) == 1 and first not in _SHORT_OK:
+        return None
+    text = _UNIT_ALIASES.get(spelling, spelling).replace(" per ", "/")
+    try:
+        registry = _registry()
+        quantity = registry.Quantity(1.0, registry.parse_units(text))
+        base = quantity.to_base_units()
+        if registry.Quantity(0.0, quantity.units).to_base_units().magnitude != 0:
+            return None  # an offset unit (degrees Celsius): no factor
+    except Exception:  # noqa: BLE001 - pint raises many kinds for a word that is no unit
+        return None
+    return Unit(name=str(quantity.units), dimension=str(base.units), factor=float(base.magnitude))
+
+
+def unit_after(text: str, end: int) -> tuple[Unit, int] | None:
+    """The unit written right after the figure that ends at `end`, and where it ends."""
+    match = _UNIT_TOKEN.match(text, end)
+    if match is None:
+        return None
+    spelling = match.group("unit")
+    if "-" in spelling:  # "terawatt-hours"; else only "4.2-kilometre"'s first word
+        joined = unit_of(spelling.replace("-", "_"))
+        if joined is not None:
+            return joined, match.end()
+        spelling = spelling.split("-")[0]
+        unit = unit_of(spelling)
+        return (unit, match.start("unit") + len(spelling)) if unit else None
+    unit = unit_of(spelling)
+    if unit is None and ("/" in spelling or " per " in spelling):
+        spelling = re.split(r"/| per ", spelling)[0]
+        unit = unit_of(spelling)
+        return (unit, match.start("unit") + len(spelling)) if unit else None
+    return (unit, match.end()) if unit else None
+
+
+def step_of(written: str, value: Decimal) -> Decimal:
+    """Half a unit of the last written digit of a figure as written ("1,950" -> 5, "2" ->
+    0.5, "0.25" -> 0.005, "12,000" -> 500), scaled like `value` ("1.2 million" -> 50,000)."""
+    digits = re.sub(r"[^\d.]", "", written.replace(",", "")).strip(".") or "0"
+    whole, _, frac = digits.partition(".")
+    if frac:
+        unit = Decimal(1).scaleb(-len(frac))
+    else:
+        stripped = whole.rstrip("0")
+        unit = Decimal(1).scaleb(len(whole) - len(stripped)) if stripped else Decimal(1)
+    base = Decimal(digits) if digits.replace(".", "").isdigit() else Decimal(0)
+    scale = value / base if base else Decimal(1)
+    return abs(unit * scale / 2)
+
+
+def hedge_before(text: str, start: int) -> tuple[float, float] | None:
+    """The band of the hedge right before the figure at `start` ("about", "more than",
+    "~"), or None."""
+    match = _HEDGE_BEFORE.search(text, max(0, start - 24), start)
+    if match is None:
+        return None
+    word = "~" if match.group("tilde") else match.group("word").lower()
+    return HEDGES[word]
+
+
+def quantity(value: Decimal, written: str, unit: Unit) -> Quantity:
+    """The figure `value` (as `written`) in `unit`, in base units."""
+    return Quantity(
+        unit=unit,
+        base=float(value) * unit.factor,
+        step=float(step_of(written, value)) * unit.factor,
+    )

@@ -1,0 +1,146 @@
+"""Figures written in words, fractions and dates, rewritten as the figure reader reads them
+(pure): `spell_numbers(text)`.
+
+- Number words through text2num's `alpha2digit` ("twelve thousand" -> 12000, "forty-two"
+  -> 42, "four hundred and five" -> 405); a figure already followed by a scale word
+  ("1.5 million") is left to the figure reader.
+- Fractions and ratios, the project's own small table (no library reads them): "a fifth",
+  "two thirds", "one in six", "three in ten", "half of" become a share marked as
+  approximate ("about 20%"); "three quarters of a GiB" becomes "about 0.75 GiB";
+  "two and a half" 2.5; "doubled", "tripled", "twice" 2 or 3 "times".
+- Dates through python-dateutil's parser: "3 March 2021", "2021-03-03", "03-Mar-2021",
+  "March 3, 2021" and "3rd March 2021" all become "3 March 2021", and "2021-03" "March
+  2021", which the figure reader takes as one date.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from functools import lru_cache
+
+from dateutil import parser as dateparser  # type: ignore[import-untyped]
+from text_to_num import alpha2digit, text2num  # type: ignore[import-untyped]
+
+from research.sources.quantities import unit_of
+
+APPROX = "about"
+"""The hedge written before a share made of a fraction (`HEDGES` gives its band)."""
+
+_DENOMINATORS = {
+    "half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4,
+    "fourth": 4, "fourths": 4, "fifth": 5, "fifths": 5, "sixth": 6, "sixths": 6,
+    "seventh": 7, "sevenths": 7, "eighth": 8, "eighths": 8, "ninth": 9, "ninths": 9,
+    "tenth": 10, "tenths": 10,
+}  # fmt: skip
+_MULTIPLES = {
+    "doubled": 2, "doubling": 2, "doubles": 2, "twice": 2, "tripled": 3, "trebled": 3,
+    "tripling": 3, "triples": 3, "quadrupled": 4, "quadrupling": 4,
+}  # fmt: skip
+_NUMBER_WORD = r"[A-Za-z]+(?:-[A-Za-z]+)?"
+_FRACTION = re.compile(
+    rf"\b(?:(?P<count>{_NUMBER_WORD}|\d+)[ -])?(?P<part>{'|'.join(_DENOMINATORS)})\b"
+    r"(?P<of>(?: of)?(?: an?)? (?P<unit>[^\W\d_][^\W\d]*(?:/[^\W\d_]+)?))?",
+    re.IGNORECASE,
+)
+_RATIO = re.compile(
+    rf"\b(?P<a>{_NUMBER_WORD}|\d+) (?:in|out of) (?P<b>{_NUMBER_WORD}|\d+)\b(?![.,]\d)",
+    re.IGNORECASE,
+)
+_AND_A_HALF = re.compile(rf"\b(?P<n>{_NUMBER_WORD}|\d+) and a half\b", re.IGNORECASE)
+_MULTIPLE = re.compile(rf"\b(?:{'|'.join(_MULTIPLES)})\b", re.IGNORECASE)
+_SCALED_DIGITS = re.compile(
+    r"\d[\d.,]*[ \u00a0-]?(?:thousand|million|billion|trillion)\b", re.IGNORECASE
+)
+_MONTH_NAMES = sorted(
+    (name for names in dateparser.parserinfo.MONTHS for name in names), key=len, reverse=True
+)
+_MONTH = "(?:" + "|".join(_MONTH_NAMES) + r")\.?"
+_DATE = re.compile(
+    r"(?<![\w.-])(?:(?:18|19|20)\d\d-(?:0[1-9]|1[0-2])(?:-[0-3]\d)?(?![\w-])"
+    rf"|[0-3]?\d(?:st|nd|rd|th)?[ -](?:of )?{_MONTH}[ ,-]+(?:18|19|20)\d\d\b"
+    rf"|{_MONTH} [0-3]?\d(?:st|nd|rd|th)?,? (?:18|19|20)\d\d\b"
+    rf"|{_MONTH},? (?:18|19|20)\d\d\b)"
+)
+_WORDS = re.compile(r"[A-Za-z]")
+_DAY_PROBES = (datetime(2000, 1, 1), datetime(2000, 1, 2))
+
+
+def _count(word: str | None) -> int | None:
+    """A small whole number written as digits or words ("six", "twenty-one", "a")."""
+    if word is None or word.lower() in ("a", "an"):
+        return 1
+    if word.isdigit():
+        return int(word)
+    try:
+        return int(text2num(word.lower(), "en"))
+    except ValueError:
+        return None
+
+
+def _share(value: float) -> str:
+    text = f"{value:.1f}".rstrip("0").rstrip(".")
+    return f"{APPROX} {text}%"
+
+
+def _fraction(match: re.Match[str]) -> str:
+    count = _count(match.group("count"))
+    part = match.group("part").lower()
+    if count is None or (match.group("count") is None and part not in ("half",)):
+        return match.group(0)
+    if match.group("count") is None and not match.group("of"):
+        return match.group(0)
+    value = count / _DENOMINATORS[part]
+    unit = match.group("unit")
+    if unit and " of" in (match.group("of") or "") and unit_of(unit) is not None:
+        return f"{APPROX} {value:.6g} {unit}"
+    rest = match.group("of") or ""
+    return _share(value * 100) + rest
+
+
+def _ratio(match: re.Match[str]) -> str:
+    a, b = _count(match.group("a")), _count(match.group("b"))
+    if a is None or b is None or not 0 < a < b <= 1000:
+        return match.group(0)
+    return _share(100 * a / b)
+
+
+def _and_a_half(match: re.Match[str]) -> str:
+    count = _count(match.group("n"))
+    return match.group(0) if count is None or count < 1 else f"{count}.5"
+
+
+def _words_to_digits(text: str) -> str:
+    """Number words as digits (text2num), leaving "1.5 million" to the figure reader."""
+    out: list[str] = []
+    pos = 0
+    for match in _SCALED_DIGITS.finditer(text):
+        out.append(alpha2digit(text[pos : match.start()], "en") if match.start() > pos else "")
+        out.append(match.group(0))
+        pos = match.end()
+    out.append(alpha2digit(text[pos:], "en") if pos < len(text) else "")
+    return "".join(out)
+
+
+@lru_cache(maxsize=4096)
+def _canonical_date(written: str) -> str:
+    """ "3 March 2021" or "March 2021" for a date as written (python-dateutil reads it)."""
+    try:
+        first, second = (dateparser.parse(written, default=d) for d in _DAY_PROBES)
+    except (ValueError, OverflowError):
+        return written
+    if first.day != second.day:
+        return f"{first:%B %Y}"
+    return f"{first.day} {first:%B %Y}"
+
+
+def spell_numbers(text: str) -> str:
+    """`text` with number words, fractions, multiples and dates written as figures (see
+    the module docstring)."""
+    if _WORDS.search(text):
+        text = _AND_A_HALF.sub(_and_a_half, text)
+        text = _FRACTION.sub(_fraction, text)
+        text = _RATIO.sub(_ratio, text)
+        text = _MULTIPLE.sub(lambda m: f"{_MULTIPLES[m.group(0).lower()]} times", text)
+        text = _words_to_digits(text)
+    return _DATE.sub(lambda m: _canonical_date(m.group(0)), text)
