@@ -4,7 +4,9 @@ changes, and every claim of either half is well formed and points at its page.""
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
+import random
 import re
 import subprocess
 import sys
@@ -17,6 +19,7 @@ from conftest import REPO
 
 CORPUS = REPO / "bench" / "corpus"
 FROZEN = CORPUS / "frozen"
+BENCH = REPO / "bench" / "claims_corpus.py"
 KINDS = {
     "true_plain": "supported",
     "true_careful": "supported",
@@ -88,7 +91,7 @@ def test_the_corpus_bench_runs_and_keeps_the_frozen_half_aggregate(tmp_path: Pat
     """A smoke run of bench/claims_corpus.py on a few claims (no rate asserted: the bench
     measures, the rates go to BENCHMARKS.md)."""
     out = tmp_path / "corpus.json"
-    bench = [sys.executable, str(REPO / "bench" / "claims_corpus.py")]
+    bench = [sys.executable, str(BENCH)]
     proc = subprocess.run(
         [*bench, "--limit", "12", "--json", str(out)], capture_output=True, text=True, timeout=120
     )
@@ -102,3 +105,27 @@ def test_the_corpus_bench_runs_and_keeps_the_frozen_half_aggregate(tmp_path: Pat
         assert results["judge"]["voided_changed_verdict"] == 0
     refused = subprocess.run([*bench, "--list"], capture_output=True, text=True, timeout=120)
     assert refused.returncode == 2 and "held out" in refused.stderr
+
+
+def test_the_scripted_judge_quotes_the_page_verbatim_and_lies_off_the_page() -> None:
+    spec = importlib.util.spec_from_file_location("claims_corpus", BENCH)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    sys.modules["claims_corpus"] = bench  # dataclasses look their module up
+    spec.loader.exec_module(bench)
+    claim = next(c for c in bench.load("dev") if c.row["passage"] == "Created: 23-Aug-2016")
+    quote = bench.quote_of(claim.page_text, claim.row["passage"])
+    assert len(quote.split()) >= bench.QUOTE_MIN_WORDS and quote in claim.page_text
+    assert "Created: 23-Aug-2016" in quote
+    given = [quote]
+    answers = [
+        bench.scripted_answer(claim, given, random.Random(n), 0.85, 0.15) for n in range(400)
+    ]
+    lies = [q for _, q in answers if q not in claim.page_text]
+    right = sum(a == "says" for a, q in answers if q in claim.page_text)
+    assert all(q == claim.row["claim"] for q in lies) and 30 <= len(lies) <= 90
+    assert 0.75 <= right / (len(answers) - len(lies)) <= 0.95
+    assert bench.scripted_answer(claim, ["another passage"], random.Random(1), 1.0, 0.0) == (
+        "not_said",
+        "another passage",
+    )
