@@ -111,6 +111,10 @@ def render_all(root: Path) -> dict[str, str]:
             ("revise", Phase.REVISE, 42.0),
         )
     }
+    judged = PromptInput(
+        state=state, paths=paths, phase=Phase.VERIFY, remaining_minutes=42.0, judge_sentences=3
+    )
+    rendered["verify"] = phase_prompt(templates, "verify", prompts.variables(judged), None)
     rendered["recovery"] = recovery_prompt(templates, failed, failure)
     rendered["phase_recovery"] = retry_block(templates, failed, failure)
     # --parallel N: the prompts of a topic's two calls with several topics in flight.

@@ -49,6 +49,7 @@ def test_every_phase_family_fills_only_known_variables(tmp_path: Path) -> None:
         values(state, paths, Phase.INITIAL_PLAN),
         values(state, paths, Phase.RESEARCH, 12.0),
         values(state, paths, Phase.SYNTHESIZE, registry=registry),
+        values(state, paths, Phase.VERIFY),
         Failure(Phase.REVIEW, None, 0).values(),
     ]
     filled = set().union(*families)

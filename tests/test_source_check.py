@@ -159,7 +159,7 @@ def test_pages_are_fetched_kept_and_checked_against_the_claims(run_cli, site, ci
     assert re.search(r"Running costs fell by 45% compared with oil boilers \[\d\]\u2020", report)
     appendix = report.split("### Sentences that could not be verified", 1)[1]
     (line,) = [x for x in appendix.splitlines() if "45%" in x]
-    assert "unsupported: 45% not on the page" in line and "fell by 31%" in line
+    assert "unsupported: rules: 45% not on the page" in line and "fell by 31%" in line
     assert "not_found" in appendix
     summary = read_json(SESSION / "verification.json")["summary"]
     assert (summary["supported"], summary["unsupported"], summary["unverifiable"]) == (2, 1, 1)
@@ -188,8 +188,10 @@ def test_no_verify_sources_fetches_nothing_and_says_so(run_cli, site, citing_age
         "citations": [],
         "pages": {},
         "summary": None,
+        "judge": {"judgements": {}, "unanswered": [], "calls": 0, "failed": 0, "skipped": ""},
     }
     assert not (SESSION / "sources").exists()
+    assert not [c for c in read_jsonl(citing_agent) if c["phase"] == "verify"]
     report = REPORT.read_text(encoding="utf-8")
     assert "- Source check: off (--no-verify-sources)" in report
     assert "snapshot kept" not in report
@@ -224,12 +226,19 @@ def test_mock_mode_checks_its_simulated_sources_offline(run_cli):
     for line in flagged:
         sentence = line.split('"', 2)[1]
         assert re.search(re.escape(sentence.rstrip(".")) + r" \[\d+\]\u2020", body), line
-        assert "not on the page" in line
-        page_figure = re.search(r'the page says: ".*\b(\d+) sites', line)
+        # Decided by the rules (the figure is not on the page) or by the simulated judge,
+        # which quotes the page's own figure as the opposite of the sentence's.
+        by_rules = "unsupported: rules: " in line and "not on the page" in line
+        by_judge = "unsupported: judge (simulated): the page says the opposite: " in line
+        assert by_rules or by_judge, line
+        page_figure = re.search(r'the page says(?: the opposite)?: ".*\b(\d+) sites', line)
         assert page_figure and page_figure.group(1) not in sentence, line
     assert (
         f"{summary['claims_checked']} cited sentences: {summary['supported']} supported" in report
     )
+    # The simulated agent judged the sentences too (VERIFY), so --mock-mode shows that path.
+    assert summary["judge"] == "all" and summary["judge_calls"] >= 1
+    assert summary["decided_by_judge"] > 0 and "- Decided by: the rules for " in report
     # Also the pages of the first topic's rejected first attempt: kept, not cited.
     assert len(list((SESSION / "sources").glob("*.txt"))) > summary["snapshotted"]
 

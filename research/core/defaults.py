@@ -7,6 +7,8 @@ RESEARCH_* environment < command-line flag.
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 DEFAULT_BREADTH = 3
 DEFAULT_DEPTH = 3
 BREADTH_RANGE = (1, 10)
@@ -44,3 +46,18 @@ HEARTBEAT_INTERVAL_SECONDS = 5.0
 """How often a run refreshes its lock's heartbeat: another host judges the lock by whether
 it changes (less often than this only when the failover bound is very short)."""
 KILL_GRACE_SECONDS = 5.0
+
+
+class JudgeMode(StrEnum):
+    """Which cited sentences of the report the agent judges after the rules (--judge)."""
+
+    ALL = "all"
+    """Every sentence with a readable page: the only way to catch a flipped meaning."""
+    FLAGGED = "flagged"
+    """Only the sentences the rules flagged."""
+    OFF = "off"
+
+
+DEFAULT_JUDGE = JudgeMode.ALL
+"""One call per 20 cited sentences (README, "Checking sources"): small beside a session's
+calls, and without it a sentence whose figures are right but meaning flipped passes."""

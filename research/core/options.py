@@ -323,6 +323,18 @@ OPTIONS: tuple[Option, ...] = (
         off_flag="--no-verify-sources",
     ),
     Option(
+        "judge",
+        ("--judge",),
+        "After the rules, the review model judges the report's cited sentences against their "
+        "pages, quoting the page: all of them, only those the rules flagged, or none.",
+        kind=d.JudgeMode,
+        default=d.DEFAULT_JUDGE,
+        env="RESEARCH_JUDGE",
+        on_resume=OnResume.CHANGES,
+        metavar="all|flagged|off",
+        request="judge",
+    ),
+    Option(
         "allow_private_sources",
         ("--allow-private-sources",),
         "Also fetch URLs on loopback, private or link-local addresses (refused by default: "

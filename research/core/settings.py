@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from research.core.defaults import JudgeMode
 from research.core.options import OPTION
 from research.core.tiers import Tier
 
@@ -48,6 +49,8 @@ class Settings(BaseModel):
     """Topics researched at once (--parallel)."""
     verify_sources: bool = _settings_field("verify_sources")
     """Fetch the cited pages and check claims against them (--no-verify-sources)."""
+    judge: JudgeMode = _settings_field("judge")
+    """Which cited sentences the agent judges after the rules (--judge)."""
     allow_private_sources: bool = _settings_field("allow_private_sources")
     """Also fetch URLs that resolve to loopback, private or link-local addresses."""
     source_dirs: tuple[Path, ...] = ()

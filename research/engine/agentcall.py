@@ -27,8 +27,10 @@ class AgentCaller:
         model: str,
         context: dict[str, str],
         final_cycle: bool | None = None,
+        timeout_cap: float | None = None,
     ) -> AgentResult:
-        """One agent call with transient retries (exponential backoff with jitter)."""
+        """One agent call with transient retries (exponential backoff with jitter);
+        `timeout_cap` shortens the call's timeout (a judge leaves the final cycle time)."""
         ctx = self.ctx
         if final_cycle is None:
             final_cycle = SPECS[phase].final_cycle
@@ -44,7 +46,12 @@ class AgentCaller:
                     error="the time budget is used up",
                 )
             result = self.call_once(
-                phase, prompt, model=model, context=context, final_cycle=final_cycle
+                phase,
+                prompt,
+                model=model,
+                context=context,
+                final_cycle=final_cycle,
+                timeout_cap=timeout_cap,
             )
             if result.ok or result.failure is None or not result.failure.transient:
                 return result
@@ -55,7 +62,14 @@ class AgentCaller:
         return result
 
     def call_once(
-        self, phase: Phase, prompt: str, *, model: str, context: dict[str, str], final_cycle: bool
+        self,
+        phase: Phase,
+        prompt: str,
+        *,
+        model: str,
+        context: dict[str, str],
+        final_cycle: bool,
+        timeout_cap: float | None = None,
     ) -> AgentResult:
         """The agent call itself, with its own log, inside the workspace checks; the lock
         is checked before and after (a run that lost it stops)."""
@@ -63,6 +77,8 @@ class AgentCaller:
         timeout = ctx.budget.call_timeout(
             ctx.state.config.timeout, ctx.now(), final_cycle=final_cycle
         )
+        if timeout_cap is not None:
+            timeout = min(timeout, timeout_cap)
         log_path = ctx.new_log_path(phase)
         call = AgentCall(
             phase=phase.value,

@@ -22,6 +22,7 @@ from research.engine.runner import PhaseRunner
 from research.engine.scheduler import TopicScheduler
 from research.engine.sourcecheck import SourceChecker
 from research.engine.topics import TopicPhases
+from research.engine.verify import Judge
 from research.model import artifacts as phases
 from research.model.plan import parse_plan, reconcile
 from research.model.questions import parse_questions
@@ -40,7 +41,7 @@ class ResearchLoop:
         self.ctx = ctx
         self.runner = PhaseRunner(self.ctx)
         self.rules = Rules(self.ctx)
-        self.sources = SourceChecker(self.ctx, web)
+        self.sources = SourceChecker(self.ctx, web, Judge(self.ctx, self.runner.calls))
         mode = topic_mode(self.ctx, self.rules)
         self.topics = TopicPhases(self.ctx, self.runner, self.sources, mode)
         self.scheduler = TopicScheduler(self.ctx, self.rules, self.topics, mode)

@@ -9,11 +9,13 @@ its fetching are `snapshots.py`'s, the user's documents `userdocs.py`'s.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 from research.engine.context import RunContext
 from research.engine.snapshots import Snapshots
 from research.engine.userdocs import UserDocuments
+from research.engine.verify import Judge
 from research.model import artifacts as phases
 from research.model.plan import Topic
 from research.prompts.text import NO_REPORT_YET, NO_SOURCE_CHECK, LocalDocuments
@@ -34,10 +36,14 @@ FETCH_SECONDS_FINAL = 60.0
 class SourceChecker:
     """Fetches, keeps and checks the session's sources."""
 
-    def __init__(self, ctx: RunContext, web: Callable[[], Web] | None = None) -> None:
+    def __init__(
+        self, ctx: RunContext, web: Callable[[], Web] | None = None, judge: Judge | None = None
+    ) -> None:
         self.ctx = ctx
         self.snapshots = Snapshots(ctx, web)
         self.documents = UserDocuments(ctx, self.snapshots)
+        self.judge = judge
+        """VERIFY's calls on the report's sentences (None: the rules alone)."""
 
     @property
     def enabled(self) -> bool:
@@ -120,15 +126,29 @@ class SourceChecker:
             [s.url for s in registry.sources], seconds=FETCH_SECONDS_FINAL, before_review=False
         )
         records = self.store.records()
-        pages = verification.PageCache(self.store.text)
+        text_of = functools.lru_cache(maxsize=None)(self.store.text)
+        pages = verification.PageCache(text_of)
         claims = verification.check_report(report, registry, records, pages)
+        with ctx.mutex:
+            record = self.read_file().judge
+        if self.judge is not None:
+            self.judge.judge(claims, text_of, record)
+        claims = verification.apply_judgements(claims, record, text_of)
         outcomes = verification.citation_outcomes(claims, registry, records, pages)
         summary = verification.summarise(
             claims, outcomes, registry, records, len(self.local_records())
+        ).model_copy(
+            update={
+                "judge": ctx.state.config.judge.value,
+                "judge_calls": record.calls,
+                "judge_failed": record.failed,
+                "judge_skipped": record.skipped,
+            }
         )
         with ctx.mutex:
             file = self.read_file()
             file.report, file.citations, file.summary = claims, outcomes, summary
+            file.judge = record
             file.pages.update({s.url: records[s.url] for s in registry.sources if s.url in records})
             self.write_file(file)
             ctx.state.final.verification = summary
@@ -141,6 +161,8 @@ class SourceChecker:
             unsupported=summary.unsupported,
             unverifiable=summary.unverifiable,
             dead_sources=summary.dead,
+            decided_by_judge=summary.decided_by_judge,
+            judge_voided=summary.judge_voided,
         )
         return verification.final_text(claims, outcomes)
 

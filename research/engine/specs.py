@@ -39,6 +39,10 @@ def _final_review_writes(paths: SessionPaths, slug: str | None, mode: Mode) -> t
     return mode.verdict_files(paths, None)
 
 
+def _judge(paths: SessionPaths, slug: str | None, mode: Mode) -> tuple[Path, ...]:
+    return (paths.judge_answers_file,)
+
+
 def _recovery(paths: SessionPaths, slug: str | None, mode: Mode) -> tuple[Path, ...]:
     return (paths.recovery_notes,)
 
@@ -69,6 +73,7 @@ SPECS: dict[Phase, PhaseSpec] = {
         PhaseSpec(Phase.SYNTHESIZE, "synthesize", False, True, False, _report),
         PhaseSpec(Phase.FINAL_REVIEW, "final_review", True, True, False, _final_review_writes),
         PhaseSpec(Phase.REVISE, "revise", False, True, False, _report),
+        PhaseSpec(Phase.VERIFY, "verify", True, True, False, _judge),
         PhaseSpec(Phase.RECOVERY, "recovery", False, False, False, _recovery),
     )
 }

@@ -34,6 +34,7 @@ class Phase(StrEnum):
     SYNTHESIZE = "synthesize"
     FINAL_REVIEW = "final_review"
     REVISE = "revise"
+    VERIFY = "verify"
     RECOVERY = "recovery"
     DONE = "done"
 
@@ -132,6 +133,8 @@ class SessionConfig(BaseModel):
     """Topics researched at once (--parallel); 1 is the sequential loop."""
     verify_sources: bool = defaults.DEFAULT_VERIFY_SOURCES
     """Fetch the cited pages and check the claims against them (--no-verify-sources)."""
+    judge: defaults.JudgeMode = defaults.DEFAULT_JUDGE
+    """Which cited sentences the agent judges after the rules (--judge)."""
     allow_private_sources: bool = defaults.DEFAULT_ALLOW_PRIVATE_SOURCES
     """Fetch URLs that resolve to loopback, private or link-local addresses too."""
     source_dirs: list[str] = Field(default_factory=list)
@@ -371,6 +374,9 @@ class FlaggedSentence(BaseModel):
     """Why, in one line (a missing figure is named here)."""
     passage: str = ""
     """The best passage of the page, including the page's own figure where it differs."""
+    decided_by: str = "rules"
+    """"rules", or "judge" when the agent's judgement (with its quote as the passage)
+    decided."""
 
 
 class VerificationSummary(BaseModel):
@@ -401,6 +407,20 @@ class VerificationSummary(BaseModel):
     """Each cited sentence that is not supported (at most the first 100)."""
     not_reached: int = 0
     """Sources not checked because this machine could not reach the web."""
+    judge: str = "off"
+    """--judge as the session ran: all, flagged or off."""
+    decided_by_rules: int = 0
+    """Checked sentences whose verdict is the rules' (no judgement, or a void one)."""
+    decided_by_judge: int = 0
+    """Checked sentences whose verdict is the judge's (with a quote found on the page)."""
+    judge_voided: int = 0
+    """Judgements voided: their quote was not on the page (the rules decided)."""
+    judge_calls: int = 0
+    """VERIFY calls made for the report."""
+    judge_failed: int = 0
+    """VERIFY calls that failed or left no valid answers (their sentences: the rules')."""
+    judge_skipped: str = ""
+    """Why sentences were not sent to the judge, when budgets stopped it."""
 
 
 class FinalCycle(BaseModel):

@@ -21,6 +21,7 @@ TEMPLATE_NAMES = (
     "synthesize",
     "final_review",
     "revise",
+    "verify",
     "recovery",
     "phase_recovery",
 )
@@ -78,7 +79,10 @@ FINAL_VARIABLES = (
     "source_verification",
 )
 RECOVERY_VARIABLES = ("failed_phase", "last_error", "recovery_round")
-VARIABLES = frozenset(COMMON_VARIABLES + TOPIC_VARIABLES + FINAL_VARIABLES + RECOVERY_VARIABLES)
+JUDGE_VARIABLES = ("judge_batch_file", "judge_answers_file", "judge_count")
+VARIABLES = frozenset(
+    COMMON_VARIABLES + TOPIC_VARIABLES + FINAL_VARIABLES + RECOVERY_VARIABLES + JUDGE_VARIABLES
+)
 NOT_APPLICABLE = "(not applicable)"
 
 
@@ -108,6 +112,7 @@ REQUIRED_VARIABLES: dict[str, tuple[str, ...]] = {
         "source_registry",
         "citation_audit",
     ),
+    "verify": ("judge_batch_file", "judge_answers_file"),
     "recovery": ("failed_phase", "last_error", "recovery_notes_file"),
     "phase_recovery": ("last_error", "recovery_notes_file"),
 }
@@ -118,6 +123,7 @@ HEADINGS = {
     "synthesize": "# Phase: SYNTHESIZE",
     "final_review": "# Phase: FINAL REVIEW",
     "revise": "# Phase: REVISE",
+    "verify": "# Phase: VERIFY",
     "recovery": "# Phase: RECOVERY",
 }
 HALT = "(halt)"

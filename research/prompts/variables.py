@@ -51,6 +51,8 @@ class PromptInput:
     """What the source check found, for REVIEW and the final cycle; None when it is off."""
     local_documents: LocalDocuments | None = None
     """The user's documents that bear on a RESEARCH call's topic."""
+    judge_sentences: int = 0
+    """The cited sentences in a VERIFY call's batch."""
 
 
 @dataclass(frozen=True)
@@ -80,7 +82,20 @@ def variables(source: PromptInput) -> dict[str, str]:
         return topic_variables(source)
     if source.phase in FINAL_PHASES:
         return final_variables(source)
+    if source.phase is Phase.VERIFY:
+        return judge_variables(source)
     return base_variables(source)
+
+
+def judge_variables(source: PromptInput) -> dict[str, str]:
+    """VERIFY: the batch of cited sentences to judge and where the answers go."""
+    paths = source.paths
+    return {
+        **base_variables(source),
+        "judge_batch_file": paths.relative(paths.judge_batch_file),
+        "judge_answers_file": paths.relative(paths.judge_answers_file),
+        "judge_count": str(source.judge_sentences),
+    }
 
 
 def base_variables(source: PromptInput) -> dict[str, str]:

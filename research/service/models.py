@@ -38,6 +38,7 @@ class RunRequest(BaseModel):
     review_model: str | None = _request_field("review_model", min_length=1, max_length=200)
     agent: AgentKind | None = _request_field("agent", strict=False)
     parallel: int | None = _request_field("parallel")
+    judge: Literal["all", "flagged", "off"] | None = _request_field("judge")
     complexity_tier: Literal["simple", "standard", "deep"] | None = _request_field(
         "complexity_tier"
     )

@@ -21,6 +21,15 @@ from research.sources.claims import (
     index_page,
     report_claims,
 )
+from research.sources.judging import (
+    Decider,
+    FigureTest,
+    Judgement,
+    decide,
+    holds_figures,
+    judge_key,
+    normalised,
+)
 from research.sources.records import FetchStatus, SourceRecord
 from research.sources.registry import SourceRegistry
 
@@ -68,6 +77,14 @@ class CitedClaim(_Model):
 
     ids: list[int]
     check: ClaimCheck
+    """The verdict the reader is told: the rules', or the judge's where it decided."""
+    decided_by: Decider = "rules"
+    quote: str = ""
+    """The judge's quote of the page, when the judge decided."""
+    voided: bool = False
+    """The judge's quote was not on the page, so its judgement was void."""
+    rules: ClaimCheck | None = None
+    """The rules' own check, when the judge decided."""
 
 
 class CitationOutcome(_Model):
@@ -78,6 +95,19 @@ class CitationOutcome(_Model):
     outcome: str
     """supported, weak, unsupported, or unverifiable."""
     reason: str = ""
+
+
+class JudgeRecord(_Model):
+    """The judge's answers on the report's sentences, and its calls."""
+
+    judgements: dict[str, Judgement] = Field(default_factory=dict)
+    """Per `judge_key`: the answer as the judge gave it (decided again at every check)."""
+    unanswered: list[str] = Field(default_factory=list)
+    """Keys sent in a call that failed or left no answer for them: not sent again."""
+    calls: int = 0
+    failed: int = 0
+    skipped: str = ""
+    """Why sentences were not sent at all (the budget), when that happened."""
 
 
 class VerificationFile(_Model):
@@ -94,6 +124,41 @@ class VerificationFile(_Model):
     pages: dict[str, SourceRecord] = Field(default_factory=dict)
     """Per cited location: what fetching (or reading) it gave."""
     summary: VerificationSummary | None = None
+    judge: JudgeRecord = Field(default_factory=JudgeRecord)
+    """What the judge (VERIFY) answered, kept so no sentence is sent twice."""
+
+
+def apply_judgements(
+    claims: Sequence[CitedClaim],
+    record: JudgeRecord,
+    text_of: TextOf,
+    figures_held: FigureTest = holds_figures,
+) -> list[CitedClaim]:
+    """The rules' verdicts with the judge's answers decided on (`judging.decide`)."""
+    pages: dict[str, str | None] = {}
+    decided: list[CitedClaim] = []
+    for claim in claims:
+        rules = claim.check
+        judgement = record.judgements.get(judge_key(rules))
+        if judgement is None:
+            decided.append(claim)
+            continue
+        if rules.source not in pages:
+            text = text_of(rules.source)
+            pages[rules.source] = normalised(text) if text else None
+        verdict = decide(rules, judgement, pages[rules.source], figures_held)
+        if verdict.decided_by == "rules":
+            decided.append(claim.model_copy(update={"voided": verdict.voided}))
+            continue
+        check = rules.model_copy(
+            update={"support": verdict.support, "reason": verdict.reason, "evidence": verdict.quote}
+        )
+        decided.append(
+            CitedClaim(
+                ids=claim.ids, check=check, decided_by="judge", quote=verdict.quote, rules=rules
+            )
+        )
+    return decided
 
 
 def best_check(
@@ -242,6 +307,7 @@ def summarise(
             outcome=claim.check.support.value,
             reason=claim.check.reason,
             passage=claim.check.evidence,
+            decided_by=claim.decided_by,
         )
         for claim in claims
         if claim.check.support is not Support.SUPPORTED
@@ -260,6 +326,9 @@ def summarise(
         unsupported=counts[Support.UNSUPPORTED],
         unverifiable=counts[Support.UNVERIFIABLE],
         unverified=unverified[:MAX_APPENDIX],
+        decided_by_judge=sum(1 for claim in claims if claim.decided_by == "judge"),
+        decided_by_rules=sum(1 for claim in claims if claim.decided_by == "rules"),
+        judge_voided=sum(1 for claim in claims if claim.voided),
     )
 
 

@@ -139,7 +139,7 @@ def _source_block(
         lines.append('<p class="outcome">not checked (--no-verify-sources)</p>')
     elif claim is not None and claim.check.source == source.url:
         check = claim.check
-        lines.append(_outcome_line(check.support.value, check.reason))
+        lines.append(_outcome_line(check.support.value, f"{claim.decided_by}: {check.reason}"))
         if check.evidence:
             lines.append(f"<blockquote>{escape(check.evidence)}</blockquote>")
         else:

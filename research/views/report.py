@@ -11,10 +11,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from research import __version__
+from research.core.defaults import JudgeMode
 from research.core.retries import MAX_TOPIC_ATTEMPTS
 from research.core.tiers import TierSource
 from research.model.plan import RETRY_EXHAUSTED_TAG, Plan, Topic, TopicStatus
-from research.model.state import RWRState, StopReason
+from research.model.state import RWRState, StopReason, VerificationSummary
 from research.sources.registry import (
     SourceRegistry,
     audit_report,
@@ -486,6 +487,7 @@ def _source_check_lines(state: RWRState) -> list[str]:
         f"- Claims checked against their pages: {found.claims_checked} cited sentences: "
         f"{found.supported} supported, {found.weak} weak, {found.unsupported} unsupported, "
         f"{found.unverifiable} unverifiable (no snapshot)",
+        *_judge_lines(state, found),
     ]
 
 
@@ -524,16 +526,49 @@ def _unverified_appendix(state: RWRState) -> list[str]:
         f"Each is marked {FLAG_MARK} in the text after its citation.",
         "",
     ]
+    judge = judge_label(state)
     for item in found.flagged:
         ids = ", ".join(str(i) for i in item.ids)
-        line = (
-            f'- "{_prose(_first_words(item.sentence))}" (source {ids}): '
-            f"{item.outcome}: {_prose(item.reason)}"
-        )
-        if item.passage:
-            line += f'; the page says: "{_prose(item.passage)}"'
+        line = f'- "{_prose(_first_words(item.sentence))}" (source {ids}): {item.outcome}: '
+        if item.decided_by == "judge":
+            line += f"{judge}: {_prose(item.reason)}"
+            line += f': "{_prose(item.passage)}"' if item.passage else ""
+        else:
+            line += f"rules: {_prose(item.reason)}"
+            line += f'; the page says: "{_prose(item.passage)}"' if item.passage else ""
         lines.append(line)
     return lines
+
+
+def judge_label(state: RWRState) -> str:
+    """Who "the judge" was: the review model, or the simulated agent (--mock-mode)."""
+    return "judge (simulated)" if state.config.mock_mode else "judge"
+
+
+def _judge_lines(state: RWRState, found: VerificationSummary) -> list[str]:
+    """Who decided the checked sentences: the rules, the judge, and the void judgements."""
+    if found.judge == JudgeMode.OFF.value:
+        return [
+            f"- Decided by: the rules alone, for all {found.claims_checked} checked sentences "
+            "(the judge was off: --judge off)"
+        ]
+    sent = "every checked sentence" if found.judge == JudgeMode.ALL.value else "flagged ones"
+    who = "the simulated agent" if state.config.mock_mode else "the review model"
+    line = (
+        f"- Decided by: the rules for {_plural(found.decided_by_rules, 'sentence')}, "
+        f"the judge for {found.decided_by_judge}; "
+        f"{_plural(found.judge_voided, 'judgement')} voided (its quote was not on the page, "
+        f"so the rules decided). The judge ({who}, --judge {found.judge}: {sent} with a "
+        f"readable page) answered with a verbatim quote of the page in "
+        f"{_plural(found.judge_calls, 'call')}"
+    )
+    line += (
+        "; a call that fails or leaves no valid answers is never taken as support: its "
+        f"sentences keep the rules' verdicts ({found.judge_failed} did)"
+    )
+    if found.judge_skipped:
+        line += f"; some sentences were not judged ({_prose(found.judge_skipped)})"
+    return [line]
 
 
 # --- the final report -----------------------------------------------------------------------

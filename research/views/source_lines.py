@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-SOURCE_EVENTS = frozenset({"sources_checking", "web_unreachable", "source_check", "report_check"})
+SOURCE_EVENTS = frozenset(
+    {"sources_checking", "web_unreachable", "source_check", "report_check", "judge"}
+)
 
 
 def source_line(where: str, name: str | None, event: dict[str, Any]) -> str | None:
@@ -27,10 +29,16 @@ def source_line(where: str, name: str | None, event: dict[str, Any]) -> str | No
             f"{unchecked} could not be checked"
         )
     if kind == "report_check":
+        judged = event.get("decided_by_judge", 0)
+        voided = event.get("judge_voided", 0)
         return (
             f"source check of the report ({event.get('stage')}): {event['claims']} cited "
             "sentences, "
             f"{event['supported']} supported, {event['weak']} weak, "
             f"{event['unsupported']} unsupported, {event['unverifiable']} unverifiable"
+            + (f"; {judged} decided by the judge" if judged else "")
+            + (f", {voided} judgements voided (quote not on the page)" if voided else "")
         )
+    if kind == "judge":
+        return f"{where}   judge: {event['answered']} of {event['sentences']} sentences answered"
     return None

@@ -50,6 +50,7 @@ EVENT_TYPES = frozenset(
         "web_unreachable",
         "source_check",
         "report_check",
+        "judge",
         "workspace_repair",
         "tier",
         "awaiting_approval",

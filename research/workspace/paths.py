@@ -119,6 +119,16 @@ class SessionPaths:
         return self.session_dir / "verification.json"
 
     @property
+    def judge_batch_file(self) -> Path:
+        """The cited sentences a VERIFY call judges, with their pages' passages."""
+        return self.session_dir / "judge.batch.json"
+
+    @property
+    def judge_answers_file(self) -> Path:
+        """Where the VERIFY call writes its judgements, beside the batch."""
+        return self.session_dir / "judge.answers.json"
+
+    @property
     def sources_dir(self) -> Path:
         """The snapshot store: the text of every fetched page and local document."""
         return self.session_dir / "sources"
@@ -155,4 +165,6 @@ class SessionPaths:
             self.rejected_file,
             self.recovery_notes,
             self.completed_file,
+            self.judge_batch_file,
+            self.judge_answers_file,
         ]

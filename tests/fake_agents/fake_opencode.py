@@ -42,6 +42,7 @@ PHASES = {
     "SYNTHESIZE": "synthesize",
     "FINAL REVIEW": "final_review",
     "REVISE": "revise",
+    "VERIFY": "verify",
     "RECOVERY": "recovery",
 }
 
@@ -151,8 +152,40 @@ VERDICT = (
 
 
 def files_to_read(phase, prompt):
-    """The files a careful agent reads before writing this phase's files (it may edit them)."""
+    """The files a careful agent reads before writing this phase's files (it may edit them;
+    a judge reads its batch)."""
+    if phase == "verify":
+        return [judge_paths(prompt)[0]]
     return list(phase_files(phase, prompt, lambda relative: None))
+
+
+def judge_paths(prompt):
+    """(batch file, answers file) a VERIFY prompt names."""
+    batch = re.search(r"`([^`\s]+\.batch\.json)`", prompt)
+    answers = re.search(r"`([^`\s]+\.answers\.json)`", prompt)
+    return batch.group(1), answers.group(1)
+
+
+def judge_answers(batch_text):
+    """A judge's answers to a batch, as FAKE_OPENCODE_JUDGE says: "agree" (default: the
+    rules' verdict, quoting the first passage), "says" (everything is said), "opposite",
+    "lie" (says, with a quote that is on no page), "garbage" (not JSON)."""
+    how = os.environ.get("FAKE_OPENCODE_JUDGE", "agree")
+    if how == "garbage":
+        return "this is not JSON {"
+    items = json.loads(batch_text)["items"] if batch_text else []
+    answers = []
+    for item in items:
+        passage = (item["passages"] or [""])[0]
+        quote = " ".join(passage.split()[:12])
+        if how == "lie":
+            answer, quote = "says", "the page says exactly what the sentence says, trust me"
+        elif how in ("says", "opposite"):
+            answer = how
+        else:
+            answer = "says" if item["rules"] == "supported" else "not_said"
+        answers.append({"id": item["id"], "answer": answer, "quote": quote})
+    return json.dumps({"judgements": answers})
 
 
 def phase_files(phase, prompt, existing):
@@ -214,6 +247,9 @@ def phase_files(phase, prompt, existing):
         )
         if phase == "revise":
             out[files["accepted"]] = VERDICT
+    elif phase == "verify":
+        batch, answers = judge_paths(prompt)
+        out[answers] = judge_answers(existing(batch))
     elif phase == "recovery":
         out[files["notes"]] = "# Recovery Notes\n\n## What went wrong\n- a fake failure\n"
     return out

@@ -1,0 +1,42 @@
+"""The simulated agent as judge (VERIFY): it reads the orchestrator's batch and answers each
+sentence with a quote of its first passage, so that `--mock-mode` shows the whole path. It
+agrees with a sentence the rules found supported, says the page says the opposite where a
+figure of the sentence is not on the page (the simulator misreads one on purpose), and
+otherwise that the page does not say it. Every answer says it is simulated."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from research.workspace.fsutil import atomic_write_text
+
+QUOTE_WORDS = 12
+
+
+def answers(batch: dict[str, Any]) -> dict[str, Any]:
+    """The simulated judge's answers file for a batch (as the orchestrator wrote it)."""
+    judgements = []
+    for item in batch.get("items", []):
+        passages = item.get("passages") or [""]
+        quote = " ".join(str(passages[0]).split()[:QUOTE_WORDS])
+        if item.get("rules") == "supported":
+            answer = "says"
+        elif "not on the page" in str(item.get("reason", "")):
+            answer = "opposite"
+        else:
+            answer = "not_said"
+        judgements.append(
+            {"id": item.get("id"), "answer": answer, "quote": quote, "note": "[simulated]"}
+        )
+    return {"judgements": judgements}
+
+
+def judge(batch_file: Path, answers_file: Path) -> None:
+    """Read the batch and write the answers beside it (nothing when there is no batch)."""
+    try:
+        batch = json.loads(batch_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    atomic_write_text(answers_file, json.dumps(answers(batch), indent=2) + "\n")
