@@ -30,7 +30,7 @@ from research.agents.base import AgentCall, AgentResult, FailureKind
 from research.core.tiers import TIERS, Tier
 from research.model.plan import Plan, TopicStatus, parse_plan, render_plan
 from research.simulation import offline_web
-from research.simulation.judge import judge
+from research.simulation.judge import verify
 from research.simulation.mock_report import (
     REVISED_MARK,
     REVISION_VERDICT,
@@ -153,7 +153,7 @@ class MockAgent:
             "synthesize": self.synthesize,
             "final_review": self.final_review,
             "revise": self.revise,
-            "verify": self.verify,
+            "verify": verify,
             "recovery": self.recovery,
         }.get(call.phase)
         if handler is not None:
@@ -316,10 +316,6 @@ class MockAgent:
             text = report.read_text(encoding="utf-8")
         report.write_text(with_trade_off(text), encoding="utf-8")
         self._path(call, "accepted_file").write_text(REVISION_VERDICT, encoding="utf-8")
-
-    def verify(self, call: AgentCall) -> None:
-        """VERIFY: judge the batch's sentences (research/simulation/judge.py)."""
-        judge(self._path(call, "judge_batch_file"), self._path(call, "judge_answers_file"))
 
     def recovery(self, call: AgentCall) -> None:
         self._path(call, "recovery_notes_file").write_text(

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from research.agents.base import AgentCall
 from research.workspace.fsutil import atomic_write_text
 
 QUOTE_WORDS = 12
@@ -40,3 +41,10 @@ def judge(batch_file: Path, answers_file: Path) -> None:
     except (OSError, ValueError):
         return
     atomic_write_text(answers_file, json.dumps(answers(batch), indent=2) + "\n")
+
+
+def verify(call: AgentCall) -> None:
+    """The VERIFY call: the batch and answers files its prompt's variables name."""
+    judge(
+        call.cwd / call.context["judge_batch_file"], call.cwd / call.context["judge_answers_file"]
+    )
