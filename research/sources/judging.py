@@ -28,7 +28,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from research.sources.claims import ClaimCheck, Support, claim_numbers
+from research.sources.claims import ClaimCheck, Support, quote_holds_quantity
 
 MIN_QUOTE_WORDS = 3
 """A shorter quote proves nothing (any page holds "the data")."""
@@ -136,12 +136,8 @@ def quote_on_page(quote: str, page: str) -> bool:
 
 def holds_figures(claim: str, figures: Sequence[str], quote: str) -> bool:
     """Whether the quote states a quantity equal to each of the claim's `figures` (as the
-    rules wrote them in `missing_numbers`)."""
-    wanted = [n for n in claim_numbers(claim) if n.text in figures]
-    if not wanted:
-        return False
-    stated = {value for n in claim_numbers(quote) for value in n.candidates}
-    return all(n.accepts(stated) for n in wanted)
+    rules wrote them in `missing_numbers`), as the rules compare quantities."""
+    return bool(figures) and all(quote_holds_quantity(quote, claim, figure) for figure in figures)
 
 
 FigureTest = Callable[[str, Sequence[str], str], bool]
