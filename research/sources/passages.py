@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from research.core.similarity import STOPWORDS
+from research.sources.claims import PageIndex, claim_numbers, index_page
 
 MAX_PASSAGES = 3
 PASSAGE_CHARS = 700
@@ -23,12 +24,14 @@ PASSAGE_CHARS = 700
 SENTENCE_CHARS = 1_200
 """A longer "sentence" (a run-on line, a table flattened into text) is cut into pieces."""
 STEM = 6
-FIGURE_WEIGHT = 2.0
+FIGURE_WEIGHT = 1.0
 """A figure of the claim found in a sentence counts this many times the rarest word."""
+FIND_CHARS = 60
+"""A sentence of the claim check's index is found among these by its first characters."""
 
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
-_FIGURE = re.compile(r"\d+(?:[.,\u00a0\u2009\u202f]\d+)*")
-_ENDER = re.compile(r"(?<=[.!?;:])[\"'\u201d\u2019)\]]*\s+(?=[\"'\u201c\u2018(\[]?[A-Z0-9])")
+_FIGURE = re.compile(r"(?<![^\W\d_])\d+(?:[.,\u00a0\u2009\u202f]\d+)*(?![^\W\d_])")
+_ENDER = re.compile(r"(?<=[.!?;])[\"'\u201d\u2019)\]]*\s+(?=[\"'\u201c\u2018(\[]?[A-Z0-9])")
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,8 @@ def _figures(text: str) -> frozenset[str]:
 _BLOCK_START = re.compile(r"\s*(?:[|*\-#>\u2022]|\d+[.)]\s)")
 _BLOCK_END = re.compile(r"[.!?:;|]\W*$")
 TITLE_WORDS = 6
+SHORT_WORDS = 8
+"""A line this short (a label, a heading, a table row) is read with its neighbours."""
 
 
 def _paragraphs(text: str) -> list[str]:
@@ -97,7 +102,9 @@ class PassageIndex:
         for number, paragraph in enumerate(_paragraphs(text)):
             for piece in _pieces(paragraph):
                 sentences.append(_Sentence(piece, number, _stems(piece), _figures(piece)))
+        self.text = text
         self.sentences: Sequence[_Sentence] = sentences
+        self.squeezed = [s.text.casefold() for s in sentences]
         df: dict[str, int] = {}
         for sentence in sentences:
             for stem in sentence.stems:
@@ -105,55 +112,68 @@ class PassageIndex:
         total = max(1, len(sentences))
         self.idf = {stem: math.log(1.0 + total / count) for stem, count in df.items()}
         self.top_idf = max(self.idf.values(), default=1.0)
+        self._rules: PageIndex | None = None
 
-    def score(self, index: int, stems: frozenset[str], figures: frozenset[str]) -> float:
-        sentence = self.sentences[index]
-        words = sum(self.idf.get(stem, 0.0) for stem in stems & sentence.stems)
-        return words + FIGURE_WEIGHT * self.top_idf * len(figures & sentence.figures)
+    @property
+    def rules(self) -> PageIndex:
+        """The claim check's own index of the page (its figures read as quantities)."""
+        if self._rules is None:
+            self._rules = index_page(self.text)
+        return self._rules
+
+    def figure_hits(self, claim: str) -> list[int]:
+        """Per sentence, how many of the claim's figures it states: the same digits, or
+        the same quantity as the claim check reads it (another unit, number words, a
+        hedge's band)."""
+        wanted = _figures(claim)
+        hits = [len(wanted & s.figures) for s in self.sentences]
+        numbers = claim_numbers(claim)
+        for number in numbers:
+            found: set[int] = set()
+            for index in self.rules.figures.sentences_stating(number):
+                key = " ".join(self.rules.sentences[index].text.split()).casefold()[:FIND_CHARS]
+                found.update(i for i, mine in enumerate(self.squeezed) if key and key in mine)
+            for i in found:
+                hits[i] = max(hits[i], 1) if not wanted & self.sentences[i].figures else hits[i]
+        return hits
 
     def best(self, claim: str, limit: int = MAX_PASSAGES) -> list[str]:
-        """Up to `limit` passages for `claim`, best first; [] for a page with no text."""
-        stems, figures = _stems(claim), _figures(claim)
-        scores = [self.score(i, stems, figures) for i in range(len(self.sentences))]
-        windows = sorted(
-            ((self._window_score(i, scores, stems, figures), i) for i in range(len(scores))),
-            key=lambda pair: (-pair[0], pair[1]),
-        )
+        """Up to `limit` passages for `claim`, best first; [] for a page with no text. The
+        first and third are the best by words and figures; the second the best by words
+        alone (a claim whose figure was changed has its decisive passage without it)."""
+        if not self.sentences:
+            return []
+        stems = _stems(claim)
+        words = [sum(self.idf.get(stem, 0.0) for stem in stems & s.stems) for s in self.sentences]
+        hits = self.figure_hits(claim)
+        both = [w + FIGURE_WEIGHT * self.top_idf * h for w, h in zip(words, hits, strict=True)]
         taken: list[tuple[int, int]] = []
-        for value, start in windows:
-            if len(taken) >= limit or (value <= 0 and taken):
-                break
-            span = self._span(start, scores)
-            if any(not (span[1] <= a or b <= span[0]) for a, b in taken):
-                continue
-            taken.append(self._widen(span))
+        for scores in (both, words, both)[:limit]:
+            span = self._best_span(scores, taken)
+            if span is not None:
+                taken.append(self._widen(span))
         return [" ".join(s.text for s in self.sentences[a:b]) for a, b in taken]
 
-    def _window_score(
-        self, index: int, scores: list[float], stems: frozenset[str], figures: frozenset[str]
-    ) -> float:
-        """A sentence with its next one in the same paragraph, words counted once."""
-        here = self.sentences[index]
-        if index + 1 >= len(self.sentences) or self.sentences[index + 1].paragraph != (
-            here.paragraph
-        ):
-            return scores[index]
-        after = self.sentences[index + 1]
-        joined = (here.stems | after.stems) & stems
-        words = sum(self.idf.get(stem, 0.0) for stem in joined)
-        found = (here.figures | after.figures) & figures
-        return max(scores[index], words + FIGURE_WEIGHT * self.top_idf * len(found))
-
-    def _span(self, start: int, scores: list[float]) -> tuple[int, int]:
-        """The window at `start`: two sentences when the second adds to the score."""
-        end = start + 1
-        if (
-            end < len(self.sentences)
-            and self.sentences[end].paragraph == self.sentences[start].paragraph
-            and scores[end] > 0
-        ):
-            end += 1
-        return start, end
+    def _best_span(
+        self, scores: list[float], taken: list[tuple[int, int]]
+    ) -> tuple[int, int] | None:
+        """The best window (a sentence, or two of one paragraph) not overlapping `taken`."""
+        best: tuple[float, int, int] | None = None
+        for start in range(len(scores)):
+            end = start + 1
+            value = scores[start]
+            pair = end < len(scores) and self.sentences[end].paragraph == (
+                self.sentences[start].paragraph
+            )
+            if pair and scores[end] > 0:
+                end, value = end + 1, value + 0.5 * scores[end]
+            if any(not (end <= a or b <= start) for a, b in taken):
+                continue
+            if value > 0 and (best is None or value > best[0]):
+                best = (value, start, end)
+        if best is None:
+            return None if taken else (0, 1)
+        return best[1], best[2]
 
     def _widen(self, span: tuple[int, int]) -> tuple[int, int]:
         start, end = span
@@ -162,12 +182,15 @@ class PassageIndex:
         def length(a: int, b: int) -> int:
             return sum(len(s.text) + 1 for s in self.sentences[a:b])
 
-        if start > 0 and self.sentences[start - 1].paragraph == paragraph:
-            if length(start - 1, end) <= PASSAGE_CHARS:
-                start -= 1
-        if end < len(self.sentences) and self.sentences[end].paragraph == paragraph:
-            if length(start, end + 1) <= PASSAGE_CHARS:
-                end += 1
+        def joins(index: int) -> bool:
+            """A neighbour of the same block, or a short line (a label, a table row)."""
+            neighbour = self.sentences[index]
+            return neighbour.paragraph == paragraph or len(neighbour.text.split()) <= SHORT_WORDS
+
+        if start > 0 and joins(start - 1) and length(start - 1, end) <= PASSAGE_CHARS:
+            start -= 1
+        if end < len(self.sentences) and joins(end) and length(start, end + 1) <= PASSAGE_CHARS:
+            end += 1
         return start, end
 
 
