@@ -207,3 +207,39 @@ def test_a_quote_clears_only_the_figure_it_names() -> None:
     assert quote_holds_quantity("we sampled 1,000 drives", claim, "1,000")
     assert not quote_holds_quantity("we sampled 1,000 drives", claim, "419")
     assert not quote_holds_quantity("we sampled 1,000 drives", claim)
+
+
+# --- Added with the second round of rules (written with them, not held out) ------------
+
+
+@pytest.mark.parametrize(
+    ("claim", "quote", "held"),
+    [
+        ("The import took 95 seconds.", "import: 1m35s", True),
+        ("The import took 95 seconds.", "import: 1m45s", False),
+        ("The lookup took 41 milliseconds.", "lookup | 0.041s", True),
+        ("Maintenance lasted a year and a half.", "Maintenance lasted 18 months.", True),
+        ("Wheels outnumbered eggs by nine to one.", "Wheels outnumbered eggs 9x.", True),
+        ("The new build is 40% faster.", "The new build runs 1.4x as fast.", True),
+        ("The new build is 60% faster.", "The new build runs 1.4x as fast.", False),
+        ("Linux trailed macOS by 12 percentage points.", "macOS 71%, Linux 59%.", True),
+        ("Roughly 300 of the owners replied.", "Of 1,210 owners, 25% replied.", True),
+        ("Roughly 500 of the owners replied.", "Of 1,210 owners, 25% replied.", False),
+        ("The survey drew 4,700 answers.", "The survey drew 4 700 answers.", True),
+        ("The 1990s were quiet.", "In the 1990s it was quiet.", True),
+    ],
+)
+def test_more_ways_of_writing_one_figure(claim: str, quote: str, held: bool) -> None:
+    assert quote_holds_quantity(quote, claim) is held
+
+
+def test_a_hard_wrapped_paragraph_is_one_passage() -> None:
+    page = index_page(
+        "Release schedule\n\n"
+        "The branch received bugfix releases every two months for\n"
+        "approximately 18 months, then source-only security fixes.\n\n"
+        "| version | date |\n| 1.0 | 2020-01-01 |\n"
+    )
+    check = check_claim("The branch received bugfix releases for about a year and a half.", page)
+    assert check.support is Support.SUPPORTED, check
+    assert [s.text for s in page.sentences][-2:] == ["| version | date |", "| 1.0 | 2020-01-01 |"]

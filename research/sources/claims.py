@@ -51,7 +51,6 @@ the verdict and re-exports what the engine uses.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
@@ -313,11 +312,7 @@ def _match(page: PageIndex, parsed: _Parsed) -> _Match:
     matched = len(run.held | (stems & page.head_stems))
     context = [f for sentence in (*head, *in_run) for f in sentence.numbers]
     derived = [
-        n
-        for n in numbers
-        if not holds(in_run, n)
-        and not holds(head, n)
-        and derivable(n, context, multiple=_multiple(parsed.norm, n))
+        n for n in numbers if not holds(in_run, n) and not holds(head, n) and derivable(n, context)
     ]
     missing = [n for n, s in zip(numbers, stating, strict=True) if not s and n not in derived]
     elsewhere = [
@@ -391,14 +386,6 @@ def check_claim(
     )
 
 
-_MULTIPLE_AFTER = re.compile(r"\s*(?:times|fold|x|\u00d7)(?![^\W\d_])", re.IGNORECASE)
-
-
-def _multiple(norm: str, number: StatedNumber) -> bool:
-    """Whether the figure is a multiple ("3 times", "2x", "tripled" as written)."""
-    return _MULTIPLE_AFTER.match(norm, number.span[1]) is not None
-
-
 def quote_holds_quantity(quote: str, claim: str, figure: str | None = None) -> bool:
     """Whether `quote` (say, a passage a judge quotes from the page) holds a quantity equal
     to the claim's figure `figure` (as the claim writes it: one of a check's
@@ -413,9 +400,7 @@ def quote_holds_quantity(quote: str, claim: str, figure: str | None = None) -> b
         return False
     page = index_page(quote)
     figures = [f for sentence in page.sentences for f in sentence.numbers]
-    return all(
-        page.states(n) or derivable(n, figures, multiple=_multiple(parsed.norm, n)) for n in numbers
-    )
+    return all(page.states(n) or derivable(n, figures) for n in numbers)
 
 
 def _figure_in(

@@ -1,12 +1,14 @@
-"""A figure derived from two figures of the page (pure): a share computed from a count
-and a total ("21%" from 212 of 1,000), a change ("a third smaller" from 120 mm to 80 mm),
-or a multiple ("nearly tripled" from 1.2 million to 3.5 million).
+"""A figure derived from figures of the page (pure): a share computed from a count and a
+total ("21%" from 212 of 1,000), a change ("a third smaller" from 120 mm to 80 mm), a
+multiple ("nearly tripled" from 1.2 million to 3.5 million; "25% faster" from "1.25x"), a
+count from a total and a share ("roughly 370" from 1,495 and 25%), or a difference in
+percentage points ("20 percentage points" from 77% and 57%).
 
-Only a claim's percentage or multiple ("3 times") is derived, a percentage only where the
-passage gives none of its own, only from two figures of the same kind and dimension in
-the passage that matches the claim (a page with many
-figures would otherwise hold some pair for almost any figure), and only within the
-claim's hedge band, or within half a unit of its last digit when it has none.
+Only from figures of the passage that matches the claim (a page with many figures would
+otherwise hold some pair for almost any figure), of the same kind and dimension where two
+are combined; a share or change of two figures only where the passage gives no percentage
+of its own (it would be the figure to compare with); and only within the claim's hedge band, or
+within half a unit of its last digit when it has none.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from research.sources.figures import StatedNumber
 from research.sources.quantities import step_of
 
 MAX_FIGURES = 12
-"""Figures of the passage paired at most (the first ones)."""
+"""Figures of the passage combined at most (the first ones)."""
 
 
 def _range(number: StatedNumber) -> tuple[float, float] | None:
@@ -32,32 +34,62 @@ def _range(number: StatedNumber) -> tuple[float, float] | None:
     return value - step, value + step
 
 
-def _pairs(figures: Sequence[StatedNumber]) -> Iterator[tuple[float, float]]:
-    usable = [f for f in figures if f.kind in ("number", "percent") and (f.magnitude or 0) > 0][
+def _usable(figures: Sequence[StatedNumber]) -> list[StatedNumber]:
+    return [f for f in figures if f.kind in ("number", "percent") and (f.magnitude or 0) > 0][
         :MAX_FIGURES
     ]
-    for a, b in permutations(usable, 2):
-        same_kind = a.kind == b.kind
+
+
+def _pairs(figures: Sequence[StatedNumber], kind: str) -> Iterator[tuple[float, float]]:
+    """(a, b) of two figures of `kind` in one dimension, both orders."""
+    for a, b in permutations([f for f in figures if f.kind == kind and not f.multiple], 2):
         dimension_a = a.quantity.unit.dimension if a.quantity else None
         dimension_b = b.quantity.unit.dimension if b.quantity else None
-        if same_kind and dimension_a == dimension_b and a.magnitude and b.magnitude:
+        if dimension_a == dimension_b and a.magnitude and b.magnitude:
             yield a.magnitude, b.magnitude
 
 
-def derivable(number: StatedNumber, figures: Sequence[StatedNumber], *, multiple: bool) -> bool:
-    """Whether a claim's percentage (a share or a change) or multiple is computed from two
-    of `figures` (see the module docstring)."""
+def _shares_and_changes(figures: Sequence[StatedNumber]) -> Iterator[float]:
+    for m in (f.magnitude for f in figures if f.multiple and f.magnitude):
+        yield from (100 * (m - 1), 100 * (1 - 1 / m))  # "1.25x": 25% more, 20% less
+    if any(f.kind == "percent" for f in figures):
+        return  # the passage gives its own percentage: the claim's is not computed
+    for a, b in _pairs(figures, "number"):
+        yield from ([100 * a / b, 100 * (b - a) / b] if a < b else [100 * (a - b) / b])
+
+
+def _multiples(figures: Sequence[StatedNumber]) -> Iterator[float]:
+    for a, b in _pairs(figures, "number"):
+        yield a / b
+
+
+def _counts(figures: Sequence[StatedNumber]) -> Iterator[float]:
+    totals = [f.magnitude for f in figures if f.kind == "number" and not f.multiple]
+    shares = [f.magnitude for f in figures if f.kind == "percent"]
+    for total in totals:
+        for share in shares:
+            if total and share:
+                yield total * share / 100
+
+
+def _points(figures: Sequence[StatedNumber]) -> Iterator[float]:
+    for a, b in _pairs(figures, "percent"):
+        if a > b:
+            yield a - b
+
+
+def derivable(number: StatedNumber, figures: Sequence[StatedNumber]) -> bool:
+    """Whether a claim's figure is computed from `figures` (see the module docstring)."""
     bounds = _range(number)
-    if bounds is None or not (number.kind == "percent" or multiple):
+    if bounds is None or number.kind not in ("number", "percent"):
         return False
-    if not multiple and any(f.kind == "percent" for f in figures):
-        return False  # the passage gives its own percentage: the claim's is not derived
+    usable = _usable(figures)
+    if number.kind == "percent":
+        points = "point" in number.text.lower()
+        derived = _points(usable) if points else _shares_and_changes(usable)
+    elif number.multiple:
+        derived = _multiples(usable)
+    else:
+        derived = _counts(usable)
     low, high = bounds
-    for a, b in _pairs(figures):
-        if multiple:
-            derived = [a / b]
-        else:
-            derived = [100 * a / b, 100 * abs(a - b) / b] if a < b else [100 * (a - b) / b]
-        if any(low <= value <= high for value in derived):
-            return True
-    return False
+    return any(low <= value <= high for value in derived)

@@ -74,6 +74,7 @@ _DATE = re.compile(
     rf"(?<![\w.,])(?:(?P<day>[0-3]?\d) )?(?P<month>{'|'.join(_MONTHS)})"
     r" (?P<year>(?:18|19|20)\d\d)\b"
 )
+_MULTIPLE_AFTER = re.compile(r"\s*(?:times|fold|x|\u00d7)(?![^\W\d_])", re.IGNORECASE)
 LINE_MARKER = re.compile(r"^[ \t]*(?:(?:[-*+\u2022]|\d+[.)])[ \t]+)+", re.MULTILINE)
 # A figure right after one of these words names something ("phase 3", "round 5").
 # After these it names the very thing the claim is about ("LGPL version 2.1", "page 48"):
@@ -105,6 +106,8 @@ class StatedNumber:
     band[1] x this one (`research.sources.quantities.HEDGES`)."""
     quantity: Quantity | None = field(default=None, compare=False)
     """The figure with the unit written after it, in base units."""
+    multiple: bool = field(default=False, compare=False)
+    """A multiple: "3 times", "1.25x", "tripled" (written "3 times" by `spell_numbers`)."""
     span: tuple[int, int] = field(default=(0, 0), compare=False)
     """Where it is in the (normalised) text it was read from."""
 
@@ -190,6 +193,7 @@ class RawFigure:
     candidates: set[Value]
     band: tuple[float, float] | None = None
     quantity: Quantity | None = None
+    multiple: bool = False
     blank_end: int = 0
     """Where its blank ends: after its unit, which is no content word ("MB/s"); -1: not
     blanked (a date's month is a content word)."""
@@ -213,6 +217,8 @@ def raw_numbers(text: str, *, claim: bool = False) -> list[RawFigure]:
     found.extend([date] if date is not None else [])
     found.extend(taken)
     _join_ranges(text, found)
+    if not claim:
+        _spaced_thousands(text, found)
     _pin(text, found, claim=claim)
     _read_quantities(text, found, claim=claim)
     return found
@@ -327,16 +333,36 @@ def _read_quantities(text: str, found: list[RawFigure], *, claim: bool) -> None:
             continue
         if claim:
             raw.band = hedge_before(text, raw.start)
-        if raw.kind == "number" and not (raw.letter or _glued_letter(text, raw.end)):
+        raw.multiple = raw.kind == "number" and _MULTIPLE_AFTER.match(text, raw.end) is not None
+        if raw.kind == "number" and not (raw.letter or _decade(text, raw)):
             unit = unit_after(text, raw.end)
             if unit is not None:
                 raw.quantity = quantity(raw.value, raw.text, unit[0])
                 raw.blank_end = unit[1]
 
 
-def _glued_letter(text: str, end: int) -> bool:
-    """A single letter glued to the figure ("1990s", "5s"): not read as a unit."""
-    return end < len(text) and text[end].isalpha() and not text[end + 1 : end + 2].isalpha()
+def _decade(text: str, raw: RawFigure) -> bool:
+    """A whole figure with a glued "s" ("1990s", "the 20s"): a decade, not seconds."""
+    return (
+        text[raw.end : raw.end + 1] == "s"
+        and not text[raw.end + 1 : raw.end + 2].isalpha()
+        and ("." not in raw.text)
+    )
+
+
+def _spaced_thousands(text: str, found: list[RawFigure]) -> None:
+    """A page's "3 700" (thousands after a plain space) may also be 3700: the first figure
+    gets that value too (a claim's figures are not read so loosely)."""
+    for first, second in zip(found, found[1:], strict=False):
+        if (
+            text[first.end : second.start] == " "
+            and first.kind == "number"
+            and first.text.isdigit()
+            and len(first.text) <= 3
+            and second.text.isdigit()
+            and len(second.text) == 3
+        ):
+            first.candidates.add(Decimal(first.text + second.text))
 
 
 def _join_ranges(text: str, found: list[RawFigure]) -> None:
@@ -397,6 +423,7 @@ def stated_number(raw: RawFigure) -> StatedNumber:
         candidates=frozenset(raw.candidates),
         band=raw.band,
         quantity=raw.quantity,
+        multiple=raw.multiple,
         span=(raw.start, raw.end),
     )
 

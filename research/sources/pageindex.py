@@ -8,6 +8,7 @@ passages, and figure -> passages.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -117,12 +118,43 @@ def _postings(groups: Iterable[Iterable[T]]) -> Mapping[T, tuple[int, ...]]:
     return MappingProxyType({key: tuple(ids) for key, ids in found.items()})
 
 
+_BLOCK_LINE = re.compile(r"^\s*(?:[|>#*+\u2022-]|\d+[.)]\s)")
+
+
+def _lines(text: str) -> Iterator[str]:
+    """The page's lines, a hard-wrapped paragraph's joined into one (a line that does not
+    end a sentence, followed by a line that starts in lowercase, continues it); table
+    rows, list items and headings stay lines of their own."""
+    pending = ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line:
+            if pending:
+                yield pending
+            pending = ""
+            continue
+        continues = (
+            pending
+            and not pending.endswith((".", "!", "?", ":", "|"))
+            and not _BLOCK_LINE.match(pending)
+            and not _BLOCK_LINE.match(line)
+            and (line[0].islower() or line[0].isdigit() or line[0] in "(~\"'\u201c")
+        )
+        if continues:
+            pending = f"{pending} {line}"
+            continue
+        if pending:
+            yield pending
+        pending = line
+    if pending:
+        yield pending
+
+
 def _page_sentences(text: str) -> tuple[Sentence, ...]:
     return tuple(
         _sentence(chunk)
-        for line in text.splitlines()
-        if line.strip()
-        for piece in split_sentences(line.strip())
+        for line in _lines(text)
+        for piece in split_sentences(line)
         for chunk in _chunks(piece)
     )
 

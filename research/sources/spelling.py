@@ -1,13 +1,15 @@
 """Figures written in words, fractions and dates, rewritten as the figure reader reads them
 (pure): `spell_numbers(text)`.
 
+- Durations written as a clock ("8m30s") in seconds ("510 s").
 - Number words through text2num's `alpha2digit` ("twelve thousand" -> 12000, "forty-two"
   -> 42, "four hundred and five" -> 405); a figure already followed by a scale word
   ("1.5 million") is left to the figure reader.
 - Fractions and ratios, the project's own small table (no library reads them): "a fifth",
   "two thirds", "one in six", "three in ten", "half of" become a share marked as
   approximate ("about 20%"); "three quarters of a GiB" becomes "about 0.75 GiB";
-  "two and a half" 2.5; "doubled", "tripled", "twice" 2 or 3 "times".
+  "two and a half" 2.5, "a year and a half" 1.5 year; "doubled", "tripled", "twice",
+  "seven to one" 2, 3 or 7 "times".
 - Dates through python-dateutil's parser: "3 March 2021", "2021-03-03", "03-Mar-2021",
   "March 3, 2021" and "3rd March 2021" all become "3 March 2021", and "2021-03" "March
   2021", which the figure reader takes as one date.
@@ -47,7 +49,12 @@ _RATIO = re.compile(
     rf"\b(?P<a>{_NUMBER_WORD}|\d+) (?:in|out of) (?P<b>{_NUMBER_WORD}|\d+)\b(?![.,]\d)",
     re.IGNORECASE,
 )
-_AND_A_HALF = re.compile(rf"\b(?P<n>{_NUMBER_WORD}|\d+) and a half\b", re.IGNORECASE)
+_AND_A_HALF = re.compile(rf"\b(?P<n>{_NUMBER_WORD}|\d+)(?P<noun>) and a half\b", re.IGNORECASE)
+_NOUN_AND_A_HALF = re.compile(
+    rf"\b(?P<n>{_NUMBER_WORD}|\d+)(?P<noun> [^\W\d_]+) and a half\b", re.IGNORECASE
+)
+_TO_ONE = re.compile(rf"\b(?P<n>{_NUMBER_WORD}|\d+) to one\b", re.IGNORECASE)
+_CLOCK = re.compile(r"\b(?:(?P<h>\d+)h)?(?P<m>\d+)m(?P<s>\d+(?:\.\d+)?)s\b")
 _MULTIPLE = re.compile(rf"\b(?:{'|'.join(_MULTIPLES)})\b", re.IGNORECASE)
 _SCALED_DIGITS = re.compile(
     r"\d[\d.,]*[ \u00a0-]?(?:thousand|million|billion|trillion)\b", re.IGNORECASE
@@ -86,6 +93,8 @@ def _share(value: float) -> str:
 def _fraction(match: re.Match[str]) -> str:
     count = _count(match.group("count"))
     part = match.group("part").lower()
+    if match.string[max(0, match.start() - 4) : match.start()].lower() == "and ":
+        return match.group(0)  # "a year and a half" not read as a noun: no share
     if count is None or (match.group("count") is None and part not in ("half",)):
         return match.group(0)
     if match.group("count") is None and not match.group("of"):
@@ -106,8 +115,24 @@ def _ratio(match: re.Match[str]) -> str:
 
 
 def _and_a_half(match: re.Match[str]) -> str:
+    """ "two and a half" -> 2.5; "a year and a half" -> "1.5 year"."""
     count = _count(match.group("n"))
-    return match.group(0) if count is None or count < 1 else f"{count}.5"
+    noun = match.group("noun") or ""
+    if count is None or count < 1 or (noun and unit_of(noun.strip()) is None):
+        return match.group(0)
+    return f"{count}.5{noun}"
+
+
+def _clock(match: re.Match[str]) -> str:
+    """ "8m30s" -> "510 s", "1h2m3s" -> "3723 s"."""
+    hours = int(match.group("h") or 0)
+    seconds = float(match.group("s")) + 60 * int(match.group("m")) + 3600 * hours
+    return f"{seconds:g} s"
+
+
+def _to_one(match: re.Match[str]) -> str:
+    count = _count(match.group("n"))
+    return match.group(0) if count is None or count < 2 else f"{count} times"
 
 
 def _words_to_digits(text: str) -> str:
@@ -139,6 +164,9 @@ def spell_numbers(text: str) -> str:
     the module docstring)."""
     if _WORDS.search(text):
         text = _AND_A_HALF.sub(_and_a_half, text)
+        text = _NOUN_AND_A_HALF.sub(_and_a_half, text)
+        text = _TO_ONE.sub(_to_one, text)
+        text = _CLOCK.sub(_clock, text)
         text = _FRACTION.sub(_fraction, text)
         text = _RATIO.sub(_ratio, text)
         text = _MULTIPLE.sub(lambda m: f"{_MULTIPLES[m.group(0).lower()]} times", text)
