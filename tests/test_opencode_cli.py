@@ -163,6 +163,45 @@ def test_usage_is_unknown_when_the_provider_reports_none(
     assert "tokens unknown; cost unknown" in result.stdout  # the closing summary
 
 
+@pytest.mark.parametrize(
+    ("usage", "flags", "dropped"),
+    [
+        ('{"tokens": {"input": 1e400, "output": 20}, "cost": 0.01}', (), "input tokens inf"),
+        ('{"tokens": {"input": 100, "output": 20}, "cost": NaN}', ("--max-cost", "1"), "cost nan"),
+        (
+            '{"tokens": {"input": -1000000000, "output": 20}, "cost": 0.01}',
+            ("--token-budget", "1000"),
+            "input tokens -1000000000",
+        ),
+        ('{"tokens": {"input": 100, "output": 20}, "cost": -5}', (), "cost -5"),
+    ],
+)
+def test_usage_that_is_not_finite_and_non_negative_is_dropped_with_a_warning(
+    fake: Path,
+    run_cli: Callable[..., Any],
+    monkeypatch: pytest.MonkeyPatch,
+    usage: str,
+    flags: tuple[str, ...],
+    dropped: str,
+) -> None:
+    monkeypatch.setenv("FAKE_OPENCODE_USAGE", usage)
+    result = start(run_cli, *flags)
+    assert result.exit_code == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    said = f"the agent reported {dropped}; the figure was dropped"
+    assert said in result.stderr
+    assert any(said == e["message"] for e in events("warning"))
+    phases = read_json(SESSION / "state.json")["usage"]["phases"]
+    for figures in phases.values():
+        for name in ("input_tokens", "output_tokens", "cost"):
+            value = figures[name]
+            assert value is None or 0 <= value < 10**6, (name, value)
+    report = Path("reports/demo/report.md").read_text(encoding="utf-8")
+    assert not re.search(r"Tokens: -|\$nan|\$-|inf", report.partition("## Methodology")[2])
+    log = Path(agent_calls("research")[0]["log"]).read_text(encoding="utf-8")
+    assert f"usage dropped: {said}" in log
+
+
 def test_prompts_name_the_files_by_relative_paths_and_forbid_other_writes(
     fake: Path, run_cli: Callable[..., Any], script: Callable[..., None], isolated: Path
 ) -> None:

@@ -11,6 +11,7 @@ import json
 
 import pytest
 
+from research.agents.base import Usage, checked_usage
 from research.agents.opencode import interpret_opencode, read_events, stderr_rejections
 from research.agents.process import ProcessResult
 
@@ -115,3 +116,28 @@ def test_without_events_the_output_is_the_raw_stdout_and_problems_are_deduplicat
     assert outcome.error == "permission rejected: bash (x)"
     assert (outcome.input_tokens, outcome.output_tokens, outcome.cost) == (None, None, None)
     assert outcome.notes == ("events: 0",)
+
+
+def test_checked_usage_keeps_finite_non_negative_figures_and_says_what_it_dropped():
+    kept = checked_usage(10, 0, 0.5)
+    assert (kept.input_tokens, kept.output_tokens, kept.cost, kept.dropped) == (10, 0, 0.5, ())
+    assert checked_usage(None, None, None) == Usage()
+    bad = checked_usage(float("inf"), -3, float("nan"))
+    assert (bad.input_tokens, bad.output_tokens, bad.cost) == (None, None, None)
+    assert bad.dropped == (
+        "the agent reported input tokens inf; the figure was dropped",
+        "the agent reported output tokens -3; the figure was dropped",
+        "the agent reported cost nan; the figure was dropped",
+    )
+    assert checked_usage(10**400, True, "1").dropped[0].startswith("the agent reported input")
+    assert len(checked_usage(10**400, True, "1").dropped) == 3
+
+
+def test_an_infinite_or_huge_figure_reaches_the_check_instead_of_raising():
+    summary = read_events(
+        '{"type": "step_finish", "part": {"tokens": {"input": 1e400, "output": NaN}, '
+        '"cost": 1' + "0" * 400 + "}}\n"
+    )
+    assert summary.tokens["input"] == float("inf")
+    assert summary.cost == float("inf")
+    assert summary.summed("output") != summary.summed("output")  # NaN

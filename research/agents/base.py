@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -56,6 +57,61 @@ class AgentResult:
     input_tokens: int | None = None
     output_tokens: int | None = None
     cost: float | None = None
+    usage_warnings: tuple[str, ...] = ()
+    """Usage figures the agent reported that were dropped, and why (see `checked_usage`)."""
+
+
+@dataclass(frozen=True)
+class Usage:
+    """The usage figures of one call the budgets may count, and the ones dropped."""
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost: float | None = None
+    dropped: tuple[str, ...] = ()
+
+
+def checked_usage(input_tokens: object, output_tokens: object, cost: object) -> Usage:
+    """Keep only the figures that are finite, non-negative numbers; say what was dropped.
+
+    Every agent's reported usage passes here (an Infinity, a NaN or a negative count would
+    break the budgets, the totals and the report). None means "not reported" and is kept.
+    """
+    dropped: list[str] = []
+
+    def keep(what: str, value: object) -> float | None:
+        if value is None:
+            return None
+        number = _finite(value)
+        if number is None or number < 0:
+            dropped.append(f"the agent reported {what} {_shown(value)}; the figure was dropped")
+            return None
+        return number
+
+    kept_in, kept_out = keep("input tokens", input_tokens), keep("output tokens", output_tokens)
+    kept_cost = keep("cost", cost)
+    return Usage(
+        input_tokens=None if kept_in is None else int(kept_in),
+        output_tokens=None if kept_out is None else int(kept_out),
+        cost=kept_cost,
+        dropped=tuple(dropped),
+    )
+
+
+def _finite(value: object) -> float | None:
+    """`value` as a finite float, or None (not a number, a bool, too large, inf or NaN)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:  # an int beyond any float
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _shown(value: object) -> str:
+    text = f"{value:g}" if isinstance(value, float) else repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 class Agent(Protocol):

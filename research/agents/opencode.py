@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 import shutil
 from collections.abc import Sequence
@@ -97,8 +98,9 @@ class EventSummary:
     """The non-empty `text` parts, stripped, in order."""
     problems: list[str] = field(default_factory=list)
     """Error events and rejected permissions, in order."""
-    tokens: dict[str, int] = field(default_factory=dict)
-    """Token totals by `_TOKEN_FIELDS` name; empty if no event reported any."""
+    tokens: dict[str, float] = field(default_factory=dict)
+    """Token totals by `_TOKEN_FIELDS` name; empty if no event reported any. Whole numbers
+    as reported; an Infinity or NaN is kept as is for `checked_usage` to drop."""
     cost: float | None = None
     """Summed `step_finish` costs; None if no event reported one."""
 
@@ -112,7 +114,7 @@ class EventSummary:
         elif kind == "step_finish":
             _add_tokens(self.tokens, part.get("tokens"))
             if _is_number(part_cost := part.get("cost")):
-                self.cost = (self.cost or 0.0) + float(part_cost)
+                self.cost = (self.cost or 0.0) + _as_float(part_cost)
         elif kind == "error":
             self.problems.append(_error_text(event))
         elif kind == "tool_use":
@@ -120,7 +122,7 @@ class EventSummary:
         elif kind == "done":
             self.problems += _done_rejections(event)
 
-    def summed(self, *fields: str) -> int | None:
+    def summed(self, *fields: str) -> float | None:
         """The total of these token fields; None when no event reported tokens."""
         return sum(self.tokens.get(name, 0) for name in fields) if self.tokens else None
 
@@ -196,7 +198,20 @@ def _dict(value: object) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _add_tokens(totals: dict[str, int], tokens: object) -> None:
+def _as_float(value: float) -> float:
+    """A reported figure as a float; an int beyond any float is Infinity (dropped later)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf
+
+
+def _whole(value: float) -> float:
+    """A finite token count truncated to a whole number; Infinity and NaN pass unchanged."""
+    return int(value) if isinstance(value, int) or math.isfinite(value) else value
+
+
+def _add_tokens(totals: dict[str, float], tokens: object) -> None:
     """Add one `step_finish` event's `{input, output, reasoning, cache: {read, write}}`."""
     if not isinstance(tokens, dict):
         return
@@ -210,7 +225,7 @@ def _add_tokens(totals: dict[str, int], tokens: object) -> None:
     }
     for name, value in found.items():
         if _is_number(value):
-            totals[name] = totals.get(name, 0) + int(value)
+            totals[name] = totals.get(name, 0) + _whole(value)
 
 
 def _error_text(event: dict[str, Any]) -> str:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from research.agents.base import AgentCall, AgentResult, FailureKind
+from research.agents.base import AgentCall, AgentResult, FailureKind, checked_usage
 from research.core.errors import AgentUnavailable
 from research.workspace.fsutil import atomic_write_text
 
@@ -167,8 +167,9 @@ class CallOutcome:
 
     output: str = ""
     error: str | None = None  # reported by the agent itself: an error event, a rejected permission
-    input_tokens: int | None = None
-    output_tokens: int | None = None
+    # The usage as the agent reported it: any number; `classify` keeps only sane figures.
+    input_tokens: float | None = None
+    output_tokens: float | None = None
     cost: float | None = None
     notes: tuple[str, ...] = ()  # extra lines for the call log
 
@@ -243,6 +244,7 @@ def classify(proc: ProcessResult, outcome: CallOutcome, *, timeout: float) -> Ag
         error = "exited 0 without any output"
         if tail := stderr_tail(proc.stderr):
             error += f"; stderr: {tail}"
+    usage = checked_usage(outcome.input_tokens, outcome.output_tokens, outcome.cost)
     return AgentResult(
         ok=failure is None,
         exit_code=proc.exit_code,
@@ -251,9 +253,10 @@ def classify(proc: ProcessResult, outcome: CallOutcome, *, timeout: float) -> Ag
         duration=proc.duration,
         failure=failure,
         error=error,
-        input_tokens=outcome.input_tokens,
-        output_tokens=outcome.output_tokens,
-        cost=outcome.cost,
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        cost=usage.cost,
+        usage_warnings=usage.dropped,
     )
 
 
@@ -289,6 +292,7 @@ def write_call_log(
         f"error: {result.error or '-'}",
         f"tokens: {tokens}",
         f"cost: {'unknown' if result.cost is None else f'{result.cost:.6f}'}",
+        *(f"usage dropped: {warning}" for warning in result.usage_warnings),
         *notes,
     ]
     body = [

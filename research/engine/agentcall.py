@@ -103,6 +103,8 @@ class AgentCaller:
         self.restore_state_file()
         self.count_call(phase, result, ctx.now() - before)
         self.report_call(call, result)
+        for warning in result.usage_warnings:  # dropped by agents/base.py's checked_usage
+            ctx.events.emit("warning", message=warning, phase=phase.value)
         return result
 
     def restore_state_file(self) -> None:

@@ -13,6 +13,8 @@ prints JSON events with TOKENS and COST per call. FAKE_OPENCODE_SCRIPT names a J
 {"research": ["exit1", "agent"], …}: the n-th call of a phase uses the n-th mode listed
 (then FAKE_OPENCODE_MODE). FAKE_OPENCODE_CALLS names a JSON Lines file that gets one record
 per call (argv, pwd, cwd, pid, phase, mode, stdin); it is also how calls are counted.
+FAKE_OPENCODE_USAGE is raw JSON text `{"tokens": …, "cost": …}` (it may say 1e400 or NaN)
+that mode "agent" reports instead of TOKENS and COST.
 """
 
 import json
@@ -291,7 +293,10 @@ def main():
             write(STRAY_FILE, "an agent that wrote outside the session\n")
         emit("step_start", part={"type": "step-start"})
         text(f"Did the {phase} work.")
-        if mode != "agent_no_usage":
+        if os.environ.get("FAKE_OPENCODE_USAGE"):
+            usage = os.environ["FAKE_OPENCODE_USAGE"]
+            print(f'{{"type": "step_finish", "part": {usage}}}', flush=True)
+        elif mode != "agent_no_usage":
             step_finish(TOKENS, COST)
         if mode == "agent_then_error":
             emit("error", error={"name": "APIError", "data": {"message": "Connection reset"}})
