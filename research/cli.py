@@ -386,6 +386,10 @@ def main() -> None:
         from research.service.serve import main as serve
 
         sys.exit(serve(sys.argv[2:]))
+    if sys.argv[1:2] == ["mcp"]:  # `research mcp …`; a topic named mcp: `research -- mcp`
+        from research.mcp_server.command import main as mcp
+
+        sys.exit(mcp(sys.argv[2:]))
     if sys.argv[1:2] == ["worker"]:  # `research worker …`; a topic named worker: `-- worker`
         from research.cluster.worker_cli import main as worker
 

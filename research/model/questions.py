@@ -57,3 +57,36 @@ def answers_text(questions: str, approved: bool) -> str:
         return "none"
     quoted = "\n".join(f"> {line}" if line else ">" for line in questions.splitlines())
     return f"\n\n{quoted}\n"
+
+
+def with_answers(plan_text: str, answers: str) -> str:
+    """The plan with `answers` (free text) written at the end of its Open questions section,
+    or in a new section before the topics when it has none."""
+    block = ["", "Answers:", *(f"  {line}" for line in answers.strip().splitlines())]
+    lines = plan_text.lstrip("\ufeff").splitlines()
+    start = _section_start(lines)
+    if start is None:
+        at = next((i for i, line in enumerate(lines) if _is_topics(line)), len(lines))
+        return "\n".join([*lines[:at], f"## {TITLE}", *block, "", *lines[at:]]) + "\n"
+    end = next((i for i in range(start + 1, len(lines)) if _level(lines[i]) in (1, 2)), len(lines))
+    while end > start + 1 and not lines[end - 1].strip():
+        end -= 1
+    return "\n".join([*lines[:end], *block, *lines[end:]]) + "\n"
+
+
+def _level(line: str) -> int:
+    heading = _HEADING.match(line)
+    return len(heading[1]) if heading else 0
+
+
+def _section_start(lines: list[str]) -> int | None:
+    for i, line in enumerate(lines):
+        heading = _HEADING.match(line)
+        if heading and len(heading[1]) <= 2 and _TITLE.match(heading[2].strip()):
+            return i
+    return None
+
+
+def _is_topics(line: str) -> bool:
+    heading = _HEADING.match(line)
+    return bool(heading and len(heading[1]) <= 2 and "topics" in heading[2].lower())

@@ -7,6 +7,7 @@ from typing import Any
 
 from research.core.agentkind import AgentKind
 from research.core.errors import INTERRUPTED_CODES, ExitCode
+from research.model.plan import render_plan
 from research.model.state import RWRState
 from research.service.children import Job
 from research.service.models import (
@@ -32,6 +33,8 @@ def job_state(snapshot: Snapshot | None, job: Job | None) -> JobState:
         return "failed" if job is not None and job.exit_code not in (None, 0) else "stopped"
     if snapshot.complete:
         return "done"
+    if snapshot.state.progress.awaiting_approval and not (job and job.exit_code):
+        return "awaiting_approval"
     if job is not None and job.exit_code is not None:
         return "stopped" if job.exit_code in INTERRUPTED_CODES | {ExitCode.OK} else "failed"
     end = snapshot.last_run_end
@@ -158,6 +161,8 @@ def detail(name: str, snapshot: Snapshot | None, job: Job | None) -> RunDetail:
             cost=cost,
             model=model_used(state),
             agent=config.agent,
+            plan=render_plan(state.plan) if progress.awaiting_approval else None,
+            open_questions=state.plan.questions,
         )
     return RunDetail(**base, **extra)
 

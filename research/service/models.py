@@ -9,8 +9,15 @@ from pydantic import BaseModel, ConfigDict, Field
 from research.core.agentkind import AgentKind
 from research.core.options import BY_REQUEST
 
-JobState = Literal["queued", "running", "stopped", "failed", "done"]
-JOB_STATES: tuple[JobState, ...] = ("queued", "running", "stopped", "failed", "done")
+JobState = Literal["queued", "running", "stopped", "failed", "done", "awaiting_approval"]
+JOB_STATES: tuple[JobState, ...] = (
+    "queued",
+    "running",
+    "stopped",
+    "failed",
+    "done",
+    "awaiting_approval",
+)
 
 
 def _request_field(field: str, **extra: Any) -> Any:
@@ -160,6 +167,29 @@ class RunDetail(RunSummary):
     """The exit code of the job's last process this server saw end."""
     message: str | None = None
     """Its last error line, when it failed."""
+    plan: str | None = None
+    """The plan awaiting approval (research_plan.md as the orchestrator keeps it), or None."""
+    open_questions: str = ""
+    """The plan's Open questions section (with the user's answers once approved)."""
+
+
+class ApproveRequest(BaseModel):
+    """POST /runs/{name}/approve: the plan as approved, and answers to its open questions."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    plan: str | None = Field(
+        None,
+        min_length=1,
+        max_length=60_000,
+        description="The edited research_plan.md (default: the plan as it is).",
+    )
+    answers: str | None = Field(
+        None,
+        min_length=1,
+        max_length=4000,
+        description="Answers to the plan's open questions, added to its Open questions section.",
+    )
 
 
 class RunList(BaseModel):

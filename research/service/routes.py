@@ -20,8 +20,10 @@ from fastapi.responses import (
 )
 
 from research import __version__
+from research.service.approval import approve
 from research.service.children import Job
 from research.service.models import (
+    ApproveRequest,
     ErrorResponse,
     JobAccepted,
     RunDetail,
@@ -138,6 +140,9 @@ def job_routes(service: Service) -> APIRouter:
         else:
             await job.ended.wait()
         result = service.result(job.name)
+        if result is None and service.awaiting_approval(job.name):
+            answer = accepted(job, job.name).model_copy(update={"status": "awaiting_approval"})
+            return JSONResponse(answer.model_dump(), status_code=202)
         if result is None:
             raise service.failure(job)
         return JSONResponse(result.model_dump())
@@ -146,6 +151,13 @@ def job_routes(service: Service) -> APIRouter:
     async def resume(name: str) -> JSONResponse:
         """Continue a stopped or failed session (the CLI's --resume)."""
         return JSONResponse(accepted(service.resume(name), name).model_dump(), status_code=202)
+
+    @router.post("/runs/{name}/approve", tags=["jobs"], status_code=202, response_model=JobAccepted)
+    async def approve_plan(name: str, body: ApproveRequest | None = None) -> JSONResponse:
+        """Approve the plan of a session stopped for approval (approve_plan), edited or not,
+        with answers to its open questions, and continue it."""
+        job = approve(service, service.roster.name(name), body or ApproveRequest.model_validate({}))
+        return JSONResponse(accepted(job, name).model_dump(), status_code=202)
 
     @router.delete("/runs/{name}", tags=["jobs"], status_code=202)
     async def stop(name: str) -> JSONResponse:

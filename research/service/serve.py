@@ -152,7 +152,13 @@ def main(argv: list[str]) -> int:
     return run(app, args.host, args.port, root)
 
 
-def run(app: FastAPI, host: str, port: int, root: Path | None = None) -> int:
+def run(
+    app: FastAPI,
+    host: str,
+    port: int,
+    root: Path | None = None,
+    described: str = "API description at /openapi.json",
+) -> int:
     """Serve `app` with uvicorn until SIGINT or SIGTERM; 0 once it has shut down.
 
     The socket is bound first, so that the address printed is the real one (with
@@ -177,8 +183,7 @@ def run(app: FastAPI, host: str, port: int, root: Path | None = None) -> int:
     bound = sock.getsockname()[1]
     where = f"[{host}]" if ":" in host else host
     sys.stderr.write(
-        f"research.py: serving {root or 'the app'} on http://{where}:{bound}/ "
-        "(API description at /openapi.json)\n"
+        f"research.py: serving {root or 'the app'} on http://{where}:{bound}/ ({described})\n"
     )
     try:
         uvicorn.Server(config).run(sockets=[sock])

@@ -149,7 +149,7 @@ class Service:
         """Wait until a queued job's session is complete (or failed for good: 502)."""
         while True:
             snap = self.store.snapshot(name)
-            if snap.complete:
+            if snap.complete or (snap.state is not None and snap.state.progress.awaiting_approval):
                 return
             end = snap.last_run_end
             if (
@@ -166,6 +166,11 @@ class Service:
                     retryable=True,
                 )
             await asyncio.sleep(0.5)
+
+    def awaiting_approval(self, name: str) -> bool:
+        """Whether the session stopped after its plan for the user's approval."""
+        state = self.store.snapshot(name).state
+        return state is not None and state.progress.awaiting_approval
 
     def resume(self, name: str) -> Job:
         snap = self.roster.snapshot(name)

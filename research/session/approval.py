@@ -53,10 +53,18 @@ def check_approval(state: RWRState, paths: SessionPaths) -> Approval | None:
     text = read_text(paths.plan_file)
     if text is None:
         raise _broken(where, "it is missing or not a regular file")
+    return check_plan_text(state, text, where)
+
+
+def check_plan_text(
+    state: RWRState, text: str, where: str, retry: str = "fix it and run --resume again"
+) -> Approval:
+    """The plan `text` checked as the approved plan of `state` (PlanEditError naming `where`
+    and saying to `retry` when it cannot be)."""
     try:
         parsed = parse_plan(text)
     except PlanParseError as exc:
-        raise _broken(where, str(exc)) from None
+        raise _broken(where, str(exc), retry) from None
     config = state.config.model_copy(deep=True)
     settle_from_plan(config, text, Plan(topic=state.plan.topic, breadth=1, depth=config.depth))
     top = {topic.name.casefold() for topic in parsed.topics if _top_level(topic.depth)}
@@ -69,7 +77,7 @@ def check_approval(state: RWRState, paths: SessionPaths) -> Approval | None:
         empty, parsed, focus=None, find_duplicate=duplicate_finder(config.duplicate_threshold)
     )
     if not any(topic.depth == 0 for topic in result.plan.topics):
-        raise _broken(where, "it has no depth-0 topic the plan can take")
+        raise _broken(where, "it has no depth-0 topic the plan can take", retry)
     result.plan.questions = parse_questions(text)
     return Approval(result, config, state.config.max_iterations)
 
@@ -78,9 +86,9 @@ def _top_level(depth: int | None) -> bool:
     return depth is None or depth == 0
 
 
-def _broken(where: str, why: str) -> PlanEditError:
+def _broken(where: str, why: str, retry: str = "fix it and run --resume again") -> PlanEditError:
     return PlanEditError(
-        f"the edited plan {where} cannot be used: {why}; fix it and run --resume again "
+        f"the edited plan {where} cannot be used: {why}; {retry} "
         "(the session still awaits approval, nothing was changed)"
     )
 
