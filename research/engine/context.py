@@ -17,6 +17,7 @@ from pathlib import Path
 
 from research.agents.base import Agent, AgentCall, AgentResult
 from research.core.budget import TimeBudget
+from research.core.hosts import host_id
 from research.engine.specs import SPECS
 from research.model import artifacts as phases
 from research.model.artifacts import NOT_REGULAR, read_regular
@@ -144,6 +145,16 @@ class RunContext:
         )
 
     @property
+    def owner(self) -> dict[str, object]:
+        """Who writes: the host, the pid and the lock's generation (every phase event)."""
+        lock = self.lock
+        return {
+            "host": lock.host if lock else host_id(),
+            "pid": os.getpid(),
+            "generation": lock.generation if lock else 0,
+        }
+
+    @property
     def state_copy(self) -> Path:
         return self.paths.session_dir / STATE_COPY_NAME
 
@@ -158,6 +169,7 @@ class RunContext:
             if not state.progress.is_complete:  # a finished session's time is final
                 state.progress.elapsed_seconds = self.budget.elapsed(self.clock.now())
             state.progress.lock_token = self.lock.token if self.lock else None
+            state.progress.lock_generation = self.lock.generation if self.lock else 0
             text = state.model_dump_json(indent=2) + "\n"
             atomic_write_text(self.paths.state_file, text)
             # Not fsynced: only read when state.json is not a regular file.

@@ -123,7 +123,11 @@ class PhaseRunner:
         text, values = self.prompt(job, prompt, round_number, error)
         started = ctx.now()
         ctx.events.emit(
-            "phase_start", phase=job.phase.value, topic=values.get("topic_slug"), round=round_number
+            "phase_start",
+            phase=job.phase.value,
+            topic=values.get("topic_slug"),
+            round=round_number,
+            **ctx.owner,
         )
         result = self.call_agent(job.phase, text, model=self.model(job), context=values)
         try:
@@ -144,6 +148,7 @@ class PhaseRunner:
             **end,
             topic=job.topic,
             duration=round(ctx.now() - started, 3),
+            **ctx.owner,
         )
         return values, outcome
 

@@ -307,6 +307,9 @@ class SessionProgress(BaseModel):
     """Wall-clock time used by all processes of this session, up to the last save."""
     lock_token: str | None = None
     """The token of the lock held by the run that last saved this state."""
+    lock_generation: int = 0
+    """The generation (fencing token) of that lock: a run of a lower one that wakes up
+    after this one released the lock knows it was taken over (workspace/keepalive.py)."""
     awaiting_approval: bool = False
     """The plan is written and the run stopped for the user to approve it (--approve-plan)."""
     plan_approved: bool = False
@@ -521,6 +524,19 @@ def migrate_v1(raw: dict[str, object]) -> dict[str, object]:
     if "usage" in flat:
         usage["phases"] = flat.pop("usage")
     return {**flat, **nested, "schema_version": SCHEMA_VERSION}
+
+
+def saved_lock_generation(path: Path) -> int:
+    """The lock generation `path` (a state.json) was last saved under; 0 when it cannot be
+    read. Never follows a link or opens a FIFO."""
+    data = read_regular(path)
+    if data is None or data == NOT_REGULAR:
+        return 0
+    try:
+        value = json.loads(data)["progress"]["lock_generation"]
+    except (ValueError, KeyError, TypeError):
+        return 0
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def save_state(state: RWRState, path: Path) -> None:

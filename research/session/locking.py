@@ -9,7 +9,9 @@ from pathlib import Path
 
 from research.core.errors import RunFailed
 from research.core.hosts import lock_watch_seconds
+from research.model.state import saved_lock_generation
 from research.prompts.templates import PromptTemplates, sync_templates, write_newer_defaults
+from research.workspace.fencing import fence_tree, unfence_tree
 from research.workspace.guard import remove_temp_files
 from research.workspace.lock import Acquired, SessionLock
 from research.workspace.paths import SessionPaths
@@ -30,17 +32,26 @@ def session_lock(
     except OSError as exc:
         raise RunFailed(f"cannot create {paths.session_dir}: {exc.strerror}") from None
     watch = None if failover is None else lock_watch_seconds(failover)
-    lock = SessionLock(paths.lock_file, watch_seconds=watch)
+    lock = SessionLock(
+        paths.lock_file,
+        watch_seconds=watch,
+        generation_floor=lambda: saved_lock_generation(paths.state_file),
+    )
     try:
         acquired = lock.acquire(force=force)
     except BaseException:
         if created_session_dir:
             _remove_empty(paths.session_dir, paths.research_root)
         raise
+    fenced = (paths.session_dir, paths.report_dir)
+    for tree in fenced:  # every write below them from now on: only while the lock is ours
+        fence_tree(tree, lock.fenced)
     try:
         yield lock, acquired
     finally:
         lock.release()
+        for tree in fenced:
+            unfence_tree(tree)
 
 
 def prepare_workspace(paths: SessionPaths, warn: Callable[[str], None]) -> PromptTemplates:

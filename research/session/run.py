@@ -16,7 +16,13 @@ from dataclasses import dataclass
 
 from research.agents.base import Agent
 from research.core.defaults import KILL_GRACE_SECONDS
-from research.core.errors import Interrupted, ResearchError, RunFailed, UsageError
+from research.core.errors import (
+    Interrupted,
+    ResearchError,
+    RunFailed,
+    SessionLockedError,
+    UsageError,
+)
 from research.core.hosts import host_id
 from research.core.interrupts import signals_raise_interrupted
 from research.core.settings import Settings
@@ -328,6 +334,8 @@ def _emit_quietly(events: EventLog | None, event_type: str, **fields: object) ->
         events.emit(event_type, **fields)
     except OSError as exc:
         log.warning("could not write %s: %s", events.path, exc)
+    except SessionLockedError:
+        pass  # another run holds the session now: nothing more is written into it
 
 
 def stop_leftover_agents(previous: LockInfo, paths: SessionPaths, events: EventLog) -> None:

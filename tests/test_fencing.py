@@ -1,0 +1,144 @@
+"""Fencing (issue 28): the lock's generation, and no write into a session by a run that no
+longer owns it. In-process pieces here; the real processes (a paused run, a killed one)
+in test_fencing_processes.py."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import events_of
+
+from research.core.errors import SessionLockedError
+from research.core.hosts import host_id
+from research.model.state import saved_lock_generation
+from research.workspace.fencing import fence_tree, unfence_tree
+from research.workspace.fsutil import LineLog, append_line, atomic_write_text, unlink_entry
+from research.workspace.lock import SessionLock
+
+
+@pytest.fixture
+def session(tmp_path: Path) -> Path:
+    directory = tmp_path / ".research" / "s"
+    directory.mkdir(parents=True)
+    return directory
+
+
+def lock_of(session: Path, floor: int = 0) -> SessionLock:
+    return SessionLock(
+        session / "research.lock.json",
+        heartbeat_interval=60,
+        check_interval=60,
+        generation_floor=lambda: floor,
+    )
+
+
+def test_each_acquisition_takes_a_higher_generation_than_the_lock_and_the_state(
+    session: Path,
+) -> None:
+    first = lock_of(session)
+    assert first.acquire().info.generation == 1
+    second = lock_of(session)
+    assert second.acquire(force=True).info.generation == 2  # took the first one over
+    second.release()
+    third = lock_of(session, floor=7)  # the state was saved under generation 7
+    assert third.acquire().info.generation == 8
+    third.release()
+    first.release()
+
+
+def test_a_run_that_was_taken_over_writes_nothing_more_into_its_session(session: Path) -> None:
+    heard: list[tuple[str, dict[str, object]]] = []
+    mine = lock_of(session)
+    mine.acquire()
+    mine.listen(lambda kind, fields: heard.append((kind, fields)))
+    fence_tree(session, mine.fenced)
+    log = LineLog(session / "events.jsonl")
+    try:
+        atomic_write_text(session / "state.json", "mine\n")
+        log.append("{}")
+        theirs = lock_of(session)
+        theirs.acquire(force=True)
+        before = {p.name: p.read_bytes() for p in session.iterdir()}
+        with pytest.raises(SessionLockedError, match="was taken over by"):
+            atomic_write_text(session / "state.json", "stale\n")
+        for write in (
+            lambda: log.append('{"stale": true}'),
+            lambda: append_line(session / "decisions.jsonl", "{}"),
+            lambda: unlink_entry(session / "state.json"),
+        ):
+            with pytest.raises(SessionLockedError):
+                write()
+        assert {p.name: p.read_bytes() for p in session.iterdir()} == before
+        assert [kind for kind, _ in heard] == ["lock_lost"]
+        assert heard[0][1]["generation"] == 2
+        theirs.release()
+    finally:
+        log.close()
+        unfence_tree(session)
+        mine.release()
+
+
+def test_a_run_woken_after_the_next_run_released_the_lock_does_not_write_it_again(
+    session: Path,
+) -> None:
+    floor = [0]
+    mine = SessionLock(
+        session / "research.lock.json",
+        heartbeat_interval=60,
+        check_interval=60,
+        generation_floor=lambda: floor[0],
+    )
+    mine.acquire()
+    theirs = lock_of(session)
+    theirs.acquire(force=True)
+    floor[0] = 2  # the next run saved the state under its generation, and released the lock
+    theirs.release()
+    assert not mine.heartbeat() and mine.lost.is_set()
+    assert not (session / "research.lock.json").exists()
+    assert not mine.release()
+
+
+def test_a_record_an_agent_deleted_is_still_written_again(session: Path) -> None:
+    mine = lock_of(session)
+    mine.acquire()
+    fence_tree(session, mine.fenced)
+    try:
+        (session / "research.lock.json").unlink()  # no newer state: not a newer run's doing
+        atomic_write_text(session / "notes.md", "written\n")
+        assert json.loads((session / "research.lock.json").read_text())["lock_token"] == mine.token
+        assert not mine.lost.is_set()
+    finally:
+        unfence_tree(session)
+        mine.release()
+
+
+def test_saved_lock_generation_reads_only_a_regular_state_file(tmp_path: Path) -> None:
+    state = tmp_path / "state.json"
+    assert saved_lock_generation(state) == 0
+    state.write_text(json.dumps({"progress": {"lock_generation": 5}}))
+    assert saved_lock_generation(state) == 5
+    state.write_text("{not json")
+    assert saved_lock_generation(state) == 0
+    state.unlink()
+    os.mkfifo(state)
+    assert saved_lock_generation(state) == 0  # never opened
+
+
+def test_every_phase_event_names_its_host_pid_and_generation(
+    run_cli: Callable[..., Any], unfinished: Path
+) -> None:
+    """`unfinished`: a first run that failed at its INITIAL PLAN; the resume is the next
+    generation."""
+    assert run_cli("--mock-mode", "--name", "lk", "--resume").exit_code == 0
+    session = unfinished.parent
+    phases = [e for e in events_of(session) if e["type"] in ("phase_start", "phase_end")]
+    assert {(e["host"], e["pid"]) for e in phases} == {(host_id(), os.getpid())}
+    generations = [e["generation"] for e in phases]
+    assert generations[0] == 1 and generations[-1] == 2 and generations == sorted(generations)
+    state = json.loads((session / "state.json").read_text())
+    assert state["progress"]["lock_generation"] == 2
