@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TypeVar
 
-from research.sources.figures import LINE_MARKER, StatedNumber, raw_numbers, stated_number
+from research.sources.figures import LINE_MARKER, StatedNumber, Value, raw_numbers, stated_number
 from research.sources.figuretable import FigureTable
 from research.sources.spelling import spell_numbers
 from research.sources.words import blank_numbers, split_sentences, stems_of
@@ -36,6 +36,10 @@ class Sentence:
     words: int
     stems: frozenset[str]
     numbers: tuple[StatedNumber, ...]
+    values: frozenset[Value]
+    """Every value its figures may mean (a fast path for `holds`)."""
+    percents: frozenset[Value]
+    """The same, of its percentages."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -94,6 +98,8 @@ def _sentence(text: str) -> Sentence:
         words=len(text.split()),
         stems=stems_of(blank_numbers(norm, raw)),
         numbers=numbers,
+        values=frozenset(v for n in numbers for v in n.candidates),
+        percents=frozenset(v for n in numbers if n.kind == "percent" for v in n.candidates),
     )
 
 
@@ -214,4 +220,8 @@ def _sentence_passages(
 
 def holds(run: Sequence[Sentence], number: StatedNumber) -> bool:
     """Whether a sentence of `run` states `number`."""
+    if number.quantity is None and number.band is None:  # the same as matches(): by value
+        if number.kind == "percent":
+            return any(not number.candidates.isdisjoint(s.percents) for s in run)
+        return any(not number.candidates.isdisjoint(s.values) for s in run)
     return any(number.matches(figure) for sentence in run for figure in sentence.numbers)

@@ -70,6 +70,8 @@ _DATE = re.compile(
     rf"|{_MONTH},? (?:18|19|20)\d\d\b)"
 )
 _WORDS = re.compile(r"[A-Za-z]")
+_FRACTION_WORD = re.compile("|".join(_DENOMINATORS))
+_MONTH_OR_ISO = re.compile(rf"{_MONTH}|\d{{4}}-\d\d")
 _DAY_PROBES = (datetime(2000, 1, 1), datetime(2000, 1, 2))
 
 
@@ -163,12 +165,21 @@ def spell_numbers(text: str) -> str:
     """`text` with number words, fractions, multiples and dates written as figures (see
     the module docstring)."""
     if _WORDS.search(text):
-        text = _AND_A_HALF.sub(_and_a_half, text)
-        text = _NOUN_AND_A_HALF.sub(_and_a_half, text)
-        text = _TO_ONE.sub(_to_one, text)
-        text = _CLOCK.sub(_clock, text)
-        text = _FRACTION.sub(_fraction, text)
-        text = _RATIO.sub(_ratio, text)
-        text = _MULTIPLE.sub(lambda m: f"{_MULTIPLES[m.group(0).lower()]} times", text)
+        lower = text.lower()  # each rewrite runs only where its words are (it is per sentence)
+        if "and a half" in lower:
+            text = _AND_A_HALF.sub(_and_a_half, text)
+            text = _NOUN_AND_A_HALF.sub(_and_a_half, text)
+        if " to one" in lower:
+            text = _TO_ONE.sub(_to_one, text)
+        if "m" in lower and "s" in lower:
+            text = _CLOCK.sub(_clock, text)
+        if _FRACTION_WORD.search(lower):
+            text = _FRACTION.sub(_fraction, text)
+        if " in " in lower or " out of " in lower:
+            text = _RATIO.sub(_ratio, text)
+        if _MULTIPLE.search(text):
+            text = _MULTIPLE.sub(lambda m: f"{_MULTIPLES[m.group(0).lower()]} times", text)
         text = _words_to_digits(text)
-    return _DATE.sub(lambda m: _canonical_date(m.group(0)), text)
+    if _MONTH_OR_ISO.search(text):
+        text = _DATE.sub(lambda m: _canonical_date(m.group(0)), text)
+    return text
