@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO, read_json, read_jsonl
 from helpers import clean_env
+from real_agents import processes_with
 
 from research.agents.base import AgentCall, FailureKind
 from research.agents.opencode import OpenCodeAgent
@@ -233,19 +234,6 @@ def test_a_hung_provider_times_out_and_nothing_of_opencode_keeps_running(
     assert result.failure is FailureKind.TIMEOUT and not result.ok
     assert "timed out: yes\n" in (tmp_path / "review.log").read_text(encoding="utf-8")
     assert processes_with(f"RESEARCH_TEST_MARKER={marker}") == []
-
-
-def processes_with(variable: str) -> list[int]:
-    """The pids of live processes whose environment holds `variable` (NAME=value)."""
-    needle = variable.encode() + b"\0"
-    found = []
-    for environ in Path("/proc").glob("[0-9]*/environ"):
-        try:
-            if needle in environ.read_bytes():
-                found.append(int(environ.parent.name))
-        except OSError:
-            continue
-    return found
 
 
 def test_a_write_outside_the_project_is_rejected_and_reported_despite_exit_0(

@@ -15,15 +15,35 @@ class FailureKind(StrEnum):
 
     TIMEOUT = "timeout"
     EXIT_NONZERO = "exit_nonzero"
-    AGENT_ERROR = "agent_error"  # exit 0, but an `error` event or a rejected permission
+    AGENT_ERROR = "agent_error"  # exit 0, but an `error` event or a denied permission
     NO_OUTPUT = "no_output"
     MISSING_FILES = "missing_files"  # set by the loop after validating the phase's files
+    API_ERROR = "api_error"
+    """The model API answered with an error the CLI's own retries did not get past (5xx,
+    429, overloaded, a dropped connection)."""
+    API_REFUSED = "api_refused"
+    """The model API refused the request (401, 403, 400, 404: a key, an account, a model
+    name): the same call would be refused again."""
 
     @property
     def transient(self) -> bool:
         """Worth retrying the same call after a backoff (a non-zero exit, a timeout,
-        no output). An error event with exit 0 is not: the phase's files decide."""
-        return self in (FailureKind.TIMEOUT, FailureKind.EXIT_NONZERO, FailureKind.NO_OUTPUT)
+        no output, a server-side API error). An error event with exit 0 is not (the
+        phase's files decide), nor is a refused request."""
+        return self in (
+            FailureKind.TIMEOUT,
+            FailureKind.EXIT_NONZERO,
+            FailureKind.NO_OUTPUT,
+            FailureKind.API_ERROR,
+        )
+
+    @staticmethod
+    def of_http_status(status: int | None) -> FailureKind:
+        """API_REFUSED for a client error the same request would get again, else API_ERROR
+        (a server error, 408 or 429, or no status at all: the connection failed)."""
+        if status is not None and 400 <= status < 500 and status not in (408, 409, 429):
+            return FailureKind.API_REFUSED
+        return FailureKind.API_ERROR
 
 
 @dataclass(frozen=True)
@@ -57,6 +77,8 @@ class AgentResult:
     input_tokens: int | None = None
     output_tokens: int | None = None
     cost: float | None = None
+    model: str | None = None
+    """The model the agent says it used (an alias resolved), when it says."""
     usage_warnings: tuple[str, ...] = ()
     """Usage figures the agent reported that were dropped, and why (see `checked_usage`)."""
 

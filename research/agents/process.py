@@ -167,10 +167,14 @@ class CallOutcome:
 
     output: str = ""
     error: str | None = None  # reported by the agent itself: an error event, a rejected permission
+    failure: FailureKind | None = None
+    """What the agent's own report says went wrong (an API error), when it says more than
+    the exit code; it goes with `error`."""
     # The usage as the agent reported it: any number; `classify` keeps only sane figures.
     input_tokens: float | None = None
     output_tokens: float | None = None
     cost: float | None = None
+    model: str | None = None  # the model the agent reports it used
     notes: tuple[str, ...] = ()  # extra lines for the call log
 
 
@@ -233,6 +237,9 @@ def classify(proc: ProcessResult, outcome: CallOutcome, *, timeout: float) -> Ag
     if proc.timed_out:
         failure = FailureKind.TIMEOUT
         error = f"no result within {timeout:g} s; the process group was killed"
+    elif outcome.failure is not None:
+        failure = outcome.failure
+        error = outcome.error or stderr_tail(proc.stderr) or f"exited with code {proc.exit_code}"
     elif proc.exit_code != 0:
         failure = FailureKind.EXIT_NONZERO
         error = outcome.error or stderr_tail(proc.stderr) or f"exited with code {proc.exit_code}"
@@ -257,6 +264,7 @@ def classify(proc: ProcessResult, outcome: CallOutcome, *, timeout: float) -> Ag
         output_tokens=usage.output_tokens,
         cost=usage.cost,
         usage_warnings=usage.dropped,
+        model=outcome.model,
     )
 
 

@@ -1,0 +1,193 @@
+"""The real `claude` (Claude Code) binary against a local fake Messages API.
+
+Claude Code runs with HOME in the test's directory, ANTHROPIC_BASE_URL at
+tests/fake_agents/fake_anthropic.py and every other connection routed to a recording proxy
+(see real_agents.py). The fake model does each phase's work through Claude Code's own
+`Read` and `Write` tools. Skipped when `claude` is not on PATH, except under
+REAL_AGENT_CLIS=1 (.ci/run), where that fails.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from conftest import REPO, read_json, read_jsonl
+from helpers import clean_env
+from real_agents import binary_or_skip, processes_with, proxy_env
+
+from research.agents.base import AgentCall, AgentResult, FailureKind
+from research.agents.claude import ClaudeAgent
+
+sys.path.insert(0, str(Path(__file__).parent / "fake_agents"))
+from fake_anthropic import FakeAnthropic  # noqa: E402
+from fake_llm import OUTSIDE, ProxyRecorder  # noqa: E402
+
+MODEL = "claude-sonnet-4-5"
+# Claude Code's own list prices for MODEL, USD per token: it computes the cost it reports.
+PRICE = {"input": 3e-6, "cache_read": 0.3e-6, "cache_write": 3.75e-6, "output": 15e-6}
+PHASES = ("initial_plan", "research", "review", "synthesize", "final_review")
+REVIEW_PROMPT = (
+    "# Phase: REVIEW — Anything\n\nWrite exactly ONE of "
+    "`.research/x/review.accepted.md` or `.research/x/review.rejected.md`.\n"
+)
+
+
+@pytest.fixture(scope="module")
+def claude() -> str:
+    return binary_or_skip("claude", "@anthropic-ai/claude-code")
+
+
+@pytest.fixture
+def proxy(tmp_path: Path) -> Iterator[ProxyRecorder]:
+    with ProxyRecorder(tmp_path / "proxy.jsonl") as recorder:
+        yield recorder  # type: ignore[misc]
+    assert recorder.requests == [], "a connection beyond loopback was attempted"
+
+
+@pytest.fixture
+def start_api(
+    tmp_path: Path, claude: str, proxy: ProxyRecorder
+) -> Iterator[Callable[..., tuple[FakeAnthropic, dict[str, str]]]]:
+    """Start the fake API; returns it and the environment that points Claude Code at it."""
+    started: list[FakeAnthropic] = []
+    home = tmp_path / "claude-home"
+    home.mkdir()
+
+    def start(script: dict[str, list[str]] | None = None) -> tuple[FakeAnthropic, dict[str, str]]:
+        api = FakeAnthropic(tmp_path / "api-requests.jsonl", script=script)
+        started.append(api.__enter__())  # type: ignore[arg-type]
+        env = clean_env("ANTHROPIC_", "CLAUDE_")
+        env.update(proxy_env(proxy.origin))
+        env.update(
+            HOME=str(home),
+            XDG_CONFIG_HOME=str(home / ".config"),
+            ANTHROPIC_BASE_URL=api.origin,
+            ANTHROPIC_API_KEY="fake-key",
+            DISABLE_AUTOUPDATER="1",
+        )
+        return api, env
+
+    yield start
+    for api in started:
+        api.__exit__(None, None, None)
+
+
+def review_call(tmp_path: Path, cwd: Path, env: dict[str, str], timeout: float = 60) -> AgentCall:
+    return AgentCall(
+        phase="review",
+        prompt=REVIEW_PROMPT,
+        model=MODEL,
+        timeout=timeout,
+        cwd=cwd,
+        log_path=tmp_path / "logs" / "001-review-001.log",
+        env=env,
+    )
+
+
+def served_usage(api: FakeAnthropic, phase: str) -> tuple[int, int, float]:
+    """Input tokens (cache included), output tokens and the list-price cost of what the
+    fake API answered for `phase`."""
+    tokens_in = tokens_out = 0
+    cost = 0.0
+    for entry in api.served(phase):
+        usage = entry["usage"]
+        tokens_in += (
+            usage["input_tokens"]
+            + usage["cache_read_input_tokens"]
+            + usage["cache_creation_input_tokens"]
+        )
+        tokens_out += usage["output_tokens"]
+        cost += (
+            usage["input_tokens"] * PRICE["input"]
+            + usage["cache_read_input_tokens"] * PRICE["cache_read"]
+            + usage["cache_creation_input_tokens"] * PRICE["cache_write"]
+            + usage["output_tokens"] * PRICE["output"]
+        )
+    return tokens_in, tokens_out, cost
+
+
+def test_a_phase_writes_its_file_and_reports_tokens_cost_and_model(
+    tmp_path: Path, isolated: Path, start_api: Callable[..., tuple[FakeAnthropic, dict]]
+) -> None:
+    api, env = start_api()
+    result = ClaudeAgent(grace=2.0).run(review_call(tmp_path, isolated, env))
+    assert result.ok, result.error
+    assert (isolated / ".research/x/review.accepted.md").read_text().startswith("The notes meet")
+    assert [entry["step"] for entry in api.served("review")] == ["read", "write", "final"]
+    tokens_in, tokens_out, cost = served_usage(api, "review")
+    assert (result.input_tokens, result.output_tokens) == (tokens_in, tokens_out)
+    assert tokens_in > 0 and tokens_out > 0
+    assert result.cost == pytest.approx(cost, rel=1e-9)
+    assert result.model == MODEL
+    assert result.output == "Done: wrote 1 file(s) for the review phase."
+    log = (tmp_path / "logs" / "001-review-001.log").read_text(encoding="utf-8")
+    assert "--permission-mode acceptEdits" in log and '"type":"result"' in log
+    assert "cost: reported by Claude Code" in log
+    # Claude Code's own retries were bounded, and nothing was sent but the conversation.
+    assert {entry["method"] for entry in api.requests} <= {"HEAD", "POST"}
+
+
+@pytest.mark.parametrize(
+    ("mode", "failure", "words", "requests"),
+    [
+        # 401: refused; Claude Code says so in its own words, and so do we.
+        ("http401", FailureKind.API_REFUSED, "Invalid API key", None),
+        # 500: Claude Code retries CLAUDE_CODE_MAX_RETRIES (2) times, then gives up.
+        ("http500", FailureKind.API_ERROR, "fake anthropic: upstream failure", 3),
+    ],
+)
+def test_an_api_error_is_classified_from_the_result_on_stdout(
+    tmp_path: Path,
+    isolated: Path,
+    start_api: Callable[..., tuple[FakeAnthropic, dict]],
+    mode: str,
+    failure: FailureKind,
+    words: str,
+    requests: int | None,
+) -> None:
+    api, env = start_api({"review": [mode]})
+    result = ClaudeAgent(grace=2.0).run(review_call(tmp_path, isolated, env))
+    assert not result.ok and result.exit_code == 1
+    assert result.failure is failure
+    assert result.error is not None and words in result.error
+    assert f"(HTTP {mode[4:]})" in result.error
+    assert failure.transient is (failure is FailureKind.API_ERROR)
+    refused = [entry for entry in api.requests if entry.get("status") == int(mode[4:])]
+    if requests is not None:
+        assert len(refused) == requests
+    assert not (isolated / ".research").exists()
+
+
+def test_a_denied_write_is_reported_despite_exit_0(
+    tmp_path: Path, isolated: Path, start_api: Callable[..., tuple[FakeAnthropic, dict]]
+) -> None:
+    api, env = start_api({"review": ["outside"]})
+    result = ClaudeAgent(grace=2.0).run(review_call(tmp_path, isolated, env))
+    assert result.exit_code == 0 and not result.ok
+    assert result.failure is FailureKind.AGENT_ERROR
+    target = tmp_path / OUTSIDE / ".research/x/review.accepted.md"
+    assert result.error is not None and f"Write {target}" in result.error
+    assert result.error.startswith("permission denied: ")
+    assert not target.exists()
+    finals = [entry for entry in api.requests if entry.get("step") == "final"]
+    assert finals and finals[0]["failed"] == [str(target)]
+
+
+def test_a_hung_api_times_out_and_nothing_of_claude_keeps_running(
+    tmp_path: Path, isolated: Path, start_api: Callable[..., tuple[FakeAnthropic, dict]]
+) -> None:
+    api, env = start_api({"review": ["hang"]})
+    marker = f"research-test-{tmp_path.name}"
+    call = review_call(tmp_path, isolated, {**env, "RESEARCH_TEST_MARKER": marker}, timeout=5)
+    result: AgentResult = ClaudeAgent(grace=2.0).run(call)
+    assert result.failure is FailureKind.TIMEOUT and not result.ok
+    assert [entry["status"] for entry in api.requests if entry.get("phase")] == [None]
+    assert "timed out: yes\n" in (tmp_path / "logs" / "001-review-001.log").read_text()
+    assert processes_with(f"RESEARCH_TEST_MARKER={marker}") == []
+
+
+__all__ = ["REPO", "PHASES", "read_json", "read_jsonl", "subprocess"]
