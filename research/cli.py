@@ -231,9 +231,14 @@ def _pick_agent(values: Mapping[str, Any], sources: dict[str, str | None]) -> di
             agent_cmd = None  # RESEARCH_AGENT_CMD gives way to --mock-mode / --agent
         else:
             picked = False  # RESEARCH_AGENT gives way to --agent-cmd
-    sources["mock_mode"] = picked_from if picked else None
+    sources["mock_mode"] = sources["agent"] = picked_from if picked else None
     mock = values["mock_mode"] or values["agent"] is AgentKind.MOCK
-    return {"agent_cmd": agent_cmd, "mock_mode": mock if picked else None}
+    kind = AgentKind.MOCK if mock else values["agent"]
+    return {
+        "agent_cmd": agent_cmd,
+        "mock_mode": mock if picked else None,
+        "agent": kind if picked else None,
+    }
 
 
 def _in_seconds(sources: dict[str, str | None]) -> dict[str, Any]:

@@ -9,6 +9,7 @@ REAL_AGENT_CLIS=1 (.ci/run), where that fails.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -21,6 +22,7 @@ from real_agents import binary_or_skip, processes_with, proxy_env
 
 from research.agents.base import AgentCall, AgentResult, FailureKind
 from research.agents.claude import ClaudeAgent
+from research.core.options import OPTION
 
 sys.path.insert(0, str(Path(__file__).parent / "fake_agents"))
 from fake_anthropic import FakeAnthropic  # noqa: E402
@@ -190,4 +192,135 @@ def test_a_hung_api_times_out_and_nothing_of_claude_keeps_running(
     assert processes_with(f"RESEARCH_TEST_MARKER={marker}") == []
 
 
-__all__ = ["REPO", "PHASES", "read_json", "read_jsonl", "subprocess"]
+def run_research(cwd: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(REPO / "research.py"), "--agent", "claude", *args],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_a_research_session_runs_end_to_end_through_the_real_claude(
+    tmp_path: Path, isolated: Path, start_api: Callable[..., tuple[FakeAnthropic, dict]]
+) -> None:
+    # The first research call meets a 500 on every request: Claude Code gives up after its
+    # own two retries, exits 1, and research.py retries the call.
+    api, env = start_api({"research": ["http500"]})
+    result = run_research(
+        isolated,
+        env,
+        "--name",
+        "e2e",
+        "--breadth",
+        "1",
+        "--depth",
+        "1",
+        "--model",
+        MODEL,
+        "--review-model",
+        MODEL,
+        "--timeout",
+        "120",
+        "What does a fake question cost?",
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    session = isolated / ".research" / "e2e"
+    writes = [entry for entry in api.requests if entry.get("step") == "write"]
+    assert {entry["phase"] for entry in writes} == set(PHASES)
+    assert all(Path(p).is_relative_to(isolated) for entry in writes for p in entry["files"])
+    report = (isolated / "reports" / "e2e" / "report.md").read_text(encoding="utf-8")
+    assert report.startswith("# Report\n\nThe answer, with a source [1]")
+    assert f"- Agent: claude; model `{MODEL}`, review model `{MODEL}`" in report
+
+    state = read_json(session / "state.json")
+    assert (state["config"]["agent"], state["config"]["model"]) == ("claude", MODEL)
+    assert state["usage"]["models_used"] == [MODEL]
+    usage = state["usage"]["phases"]
+    for phase in PHASES:
+        tokens_in, tokens_out, cost = served_usage(api, phase)
+        assert usage[phase]["input_tokens"] == tokens_in > 0, phase
+        assert usage[phase]["output_tokens"] == tokens_out > 0, phase
+        assert usage[phase]["cost"] == pytest.approx(cost, rel=1e-6), phase
+    assert f"${sum(u['cost'] for u in usage.values()):.4f}" in report
+
+    events = read_jsonl(session / "events.jsonl")
+    calls = [event for event in events if event["type"] == "agent_call"]
+    assert {(c["agent"], c["model"], c.get("model_used")) for c in calls if c["ok"]} == {
+        ("claude", MODEL, MODEL)
+    }
+    failed = [event for event in calls if not event["ok"]]
+    assert [(f["phase"], f["failure"], f["exit_code"]) for f in failed] == [
+        ("research", FailureKind.API_ERROR.value, 1)
+    ]
+    assert "API Error: 500 fake anthropic: upstream failure" in failed[0]["error"]
+    assert [event["failure"] for event in events if event["type"] == "retry"] == ["api_error"]
+    assert not [event for event in events if event["type"] == "stray_files"]
+
+    status = run_research(isolated, env, "--name", "e2e", "--status")
+    assert status.returncode == 0, status.stderr
+    assert f"claude, model {MODEL}, review model {MODEL}" in " ".join(status.stdout.split())
+
+
+def test_a_cost_budget_stops_research_on_claude_code_s_reported_cost(
+    tmp_path: Path, isolated: Path, start_api: Callable[..., tuple[FakeAnthropic, dict]]
+) -> None:
+    api, env = start_api()
+    # The plan costs about $0.15 at Sonnet 4.5's prices (Claude Code's long system prompt):
+    # a budget of $0.17 leaves less than the final cycle's reserve for research.
+    result = run_research(
+        isolated,
+        env,
+        "--name",
+        "b",
+        "--breadth",
+        "1",
+        "--depth",
+        "1",
+        "--model",
+        MODEL,
+        "--review-model",
+        MODEL,
+        "--max-cost",
+        "0.17",
+        "What does a fake question cost?",
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    state = read_json(isolated / ".research" / "b" / "state.json")
+    assert state["progress"]["stop_reason"] == "cost_budget"
+    assert "research" not in state["usage"]["phases"]
+    assert "COST BUDGET REACHED" in (isolated / "reports" / "b" / "report.md").read_text()
+
+
+def test_the_agent_cmd_example_of_the_help_works_as_written(
+    tmp_path: Path, isolated: Path, start_api: Callable[..., tuple[FakeAnthropic, dict]]
+) -> None:
+    api, env = start_api()
+    # A generic command runs in the user's environment as it is: research.py's own
+    # settings for Claude Code (telemetry off) are the user's business here.
+    env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] = "1"
+    example = re.search(r'--agent-cmd "([^"]+)"', OPTION["agent_cmd"].help)
+    assert example is not None and example.group(1).startswith("claude -p ")
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "research.py"),
+            "--agent-cmd",
+            example.group(1),
+            *("--model", MODEL, "--review-model", MODEL, "--name", "cmd"),
+            *("--breadth", "1", "--depth", "1", "What does a fake question cost?"),
+        ],
+        cwd=isolated,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    state = read_json(isolated / ".research" / "cmd" / "state.json")
+    assert (state["config"]["agent"], state["config"]["model"]) == ("command", MODEL)
+    assert {entry["phase"] for entry in api.requests if entry.get("step") == "write"} == set(PHASES)

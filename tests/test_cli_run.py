@@ -340,7 +340,7 @@ def test_agent_choice_from_flag_or_environment(run_cli, args, env, mock) -> None
 
 
 def test_unknown_agent_kind_is_a_usage_error(run_cli) -> None:
-    result = run_cli("--name", "ag", QUESTION, env={"RESEARCH_AGENT": "claude"})
+    result = run_cli("--name", "ag", QUESTION, env={"RESEARCH_AGENT": "aider"})
     assert result.exit_code == 2
     assert "RESEARCH_AGENT" in result.stderr
     assert not Path(".research").exists()

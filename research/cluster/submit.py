@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from research.cluster.broker import QueueClient, QueueMissing, QueueUnavailable, check_url
 from research.cluster.messages import JobMessage, check_job
-from research.core.agentkind import DEFAULT_AGENT, AgentKind
+from research.core.agentkind import AgentKind
 from research.core.errors import RunFailed, UsageError
 from research.core.hosts import failover_seconds
 from research.core.settings import Settings
@@ -31,7 +31,7 @@ def job_of(settings: Settings) -> JobMessage:
         {
             "name": settings.name,
             "task": None if settings.resume else settings.topic,
-            "agent": AgentKind.MOCK if settings.mock_mode else DEFAULT_AGENT,
+            "agent": AgentKind.MOCK if settings.mock_mode else settings.agent,
             "breadth": settings.breadth,
             "depth": settings.depth,
             "max_iterations": settings.max_iterations,

@@ -7,14 +7,43 @@ here (and build it in `session/preflight.py`).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
+
+from research.core import defaults as d
 
 
 class AgentKind(StrEnum):
     """The built-in agents `--agent` selects (a generic command goes through --agent-cmd)."""
 
     OPENCODE = "opencode"
+    CLAUDE = "claude"
     MOCK = "mock"
+
+    @property
+    def models(self) -> AgentModels:
+        """The agent's own default models and where its cost figures come from."""
+        return AGENT_MODELS[self]
+
+
+@dataclass(frozen=True)
+class AgentModels:
+    """An agent's default models (in its own naming) and how its cost is known."""
+
+    model: str
+    review_model: str
+    cost: str
+    """"reported" (the CLI reports it), "computed" (from research.py's dated price table),
+    or "simulated" (made up by the simulated agent)."""
+
+
+AGENT_MODELS = {
+    AgentKind.OPENCODE: AgentModels(d.DEFAULT_MODEL, d.DEFAULT_REVIEW_MODEL, "reported"),
+    AgentKind.CLAUDE: AgentModels(d.CLAUDE_MODEL, d.CLAUDE_REVIEW_MODEL, "reported"),
+    AgentKind.MOCK: AgentModels(d.SIMULATED_MODEL, d.SIMULATED_MODEL, "simulated"),
+}
+COMMAND_MODEL = "default"
+"""The model a session records for an --agent-cmd run given no --model: the command's own."""
 
 
 DEFAULT_AGENT = AgentKind.OPENCODE
@@ -36,6 +65,21 @@ def agent_name(*, mock: bool, agent_cmd: str | None, kind: AgentKind = DEFAULT_A
     if agent_cmd:
         return COMMAND_AGENT
     return kind.value
+
+
+def default_models(agent: str) -> tuple[str, str]:
+    """The (model, review model) a session of agent `agent` (a recorded name) runs on when
+    none is given: the built-in agent's own, or the command's own default."""
+    if agent in AGENT_MODELS:
+        models = AgentKind(agent).models
+        return models.model, models.review_model
+    return COMMAND_MODEL, COMMAND_MODEL
+
+
+def cost_basis(agent: str) -> str:
+    """How a session's cost figures are known: "reported", "computed" or "simulated" ("reported"
+    for a command, which reports none)."""
+    return AgentKind(agent).models.cost if agent in AGENT_MODELS else "reported"
 
 
 def agent_args(kind: AgentKind, agent_cmd: str | None) -> list[str]:

@@ -15,6 +15,13 @@ BREADTH_RANGE = (1, 10)
 DEPTH_RANGE = (1, 6)
 DEFAULT_MODEL = "opencode/minimax-m2.1-free"
 DEFAULT_REVIEW_MODEL = "opencode/big-pickle"
+"""OpenCode's default models; every agent has its own (core/agentkind.py)."""
+CLAUDE_MODEL = "sonnet"
+CLAUDE_REVIEW_MODEL = "opus"
+"""Claude Code's aliases for the latest Sonnet and Opus: a call records the model they
+resolved to."""
+SIMULATED_MODEL = "simulated"
+"""What the simulated agent's session records as its model: it uses none."""
 DEFAULT_TIMEOUT_SECONDS = 1200.0
 MAX_TIMEOUT_SECONDS = 7 * 24 * 3600.0
 """A week per agent call: more is a typo (or inf), and would overflow the clock."""

@@ -20,7 +20,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from research.core import defaults as d
-from research.core.agentkind import DEFAULT_AGENT, AgentKind, agent_names
+from research.core.agentkind import AGENT_MODELS, DEFAULT_AGENT, AgentKind, agent_names
 from research.core.budget import iteration_floor, parse_time_budget, time_budget_from_env
 from research.core.tiers import TIERS, Tier
 
@@ -116,7 +116,7 @@ class Option:
     request: str | None = None
     """The field of the service's POST /run body that sets this option, if any."""
     setting: bool = True
-    """Whether `Settings` has a field of this name (--agent is turned into others)."""
+    """Whether `Settings` has a field of this name."""
 
     @property
     def flag(self) -> str:
@@ -159,6 +159,15 @@ def _tier(value: object) -> object:
 
 def _folders(value: object) -> object:
     return None if not value else existing_folders(value)  # type: ignore[arg-type]
+
+
+def _defaults(field: str) -> str:
+    """Each built-in agent's default model, for --help."""
+    return ", ".join(
+        f"{kind.value} {getattr(models, field)}"
+        for kind, models in AGENT_MODELS.items()
+        if kind is not AgentKind.MOCK
+    )
 
 
 OPTIONS: tuple[Option, ...] = (
@@ -220,18 +229,18 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "model",
         ("--model",),
-        "Model for plan/research/synthesis.",
-        default=d.DEFAULT_MODEL,
+        "Model for plan/research/synthesis, in the agent's own naming.",
         env="RESEARCH_MODEL",
+        shown_default="the agent's: " + _defaults("model"),
         on_resume=OnResume.CHANGES,
         request="model",
     ),
     Option(
         "review_model",
         ("--review-model",),
-        "Model for reviews.",
-        default=d.DEFAULT_REVIEW_MODEL,
+        "Model for reviews, in the agent's own naming.",
         env="RESEARCH_REVIEW_MODEL",
+        shown_default="the agent's: " + _defaults("review_model"),
         on_resume=OnResume.CHANGES,
         request="review_model",
     ),
@@ -267,13 +276,14 @@ OPTIONS: tuple[Option, ...] = (
         default=DEFAULT_AGENT,
         env="RESEARCH_AGENT",
         request="agent",
-        setting=False,
     ),
     Option(
         "agent_cmd",
         ("--agent-cmd",),
         "Use a generic agent command that reads the prompt on stdin; {model} is replaced by "
-        'the model (e.g. "claude -p --model {model}").',
+        "--model, which it then needs "
+        '(e.g. --agent-cmd "claude -p --permission-mode acceptEdits --model {model}" '
+        "--model sonnet --review-model sonnet).",
         env="RESEARCH_AGENT_CMD",
         shown_default=False,
     ),
@@ -560,8 +570,8 @@ def from_request(fields: Mapping[str, object]) -> dict[str, object]:
     values: dict[str, object] = {}
     for key, value in fields.items():
         option = BY_REQUEST.get(key)
-        if option is None or not option.setting or option.name == "name":
-            continue
+        if option is None or not option.setting or option.name in ("name", "agent"):
+            continue  # the service names the session and picks the agent's flags itself
         if option.name == "time_budget_minutes":
             try:
                 value = time_budget_minutes(str(value))

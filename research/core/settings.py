@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from research.core.agentkind import AgentKind
 from research.core.defaults import JudgeMode
 from research.core.options import OPTION
 from research.core.tiers import Tier
@@ -34,8 +35,9 @@ class Settings(BaseModel):
     """What the user asked for; the effective limit is never below the floor."""
     time_budget_minutes: float | None = _settings_field("time_budget_minutes")
     """None means unlimited."""
-    model: str = _settings_field("model")
-    review_model: str = _settings_field("review_model")
+    model: str | None = _settings_field("model")
+    """None: the agent's own default (core/agentkind.py), or the saved one on --resume."""
+    review_model: str | None = _settings_field("review_model")
     timeout: float = _settings_field("timeout")
     resume: bool = _settings_field("resume")
     force_resume: bool = _settings_field("force_resume")
@@ -44,6 +46,8 @@ class Settings(BaseModel):
     """Seconds each simulated agent call takes (--mock-latency)."""
     failover_seconds: float | None = _settings_field("failover_seconds")
     """The failover bound (--failover); None: RESEARCH_FAILOVER_SECONDS or the default."""
+    agent: AgentKind = _settings_field("agent")
+    """The built-in agent (--agent); mock_mode and agent_cmd take precedence."""
     agent_cmd: str | None = _settings_field("agent_cmd")
     parallel: int = _settings_field("parallel")
     """Topics researched at once (--parallel)."""

@@ -126,6 +126,7 @@ class AgentCaller:
             phase=call.phase,
             agent=ctx.agent.name,
             model=call.model,
+            **({"model_used": result.model} if result.model else {}),
             timeout=round(call.timeout, 3),
             exit_code=result.exit_code,
             ok=result.ok,
@@ -175,3 +176,5 @@ class AgentCaller:
                 this.output_tokens = (this.output_tokens or 0) + result.output_tokens
             if result.cost is not None:
                 this.cost = (this.cost or 0.0) + result.cost
+            if result.model and result.model not in usage.models_used:
+                usage.models_used.append(result.model)

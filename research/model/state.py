@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from research.core import defaults
-from research.core.agentkind import DEFAULT_AGENT, agent_name
+from research.core.agentkind import DEFAULT_AGENT, agent_name, agent_names, default_models
 from research.core.errors import StateError
 from research.core.options import OPTIONS, OnResume, Option
 from research.core.tiers import Tier, TierSource
@@ -167,9 +167,14 @@ class SessionConfig(BaseModel):
         effective limit."""
         assert settings.topic is not None
         saved = {option.name: _saved(settings, option) for option in OPTIONS if option.saved}
+        model, review_model = default_models(agent)
+        if agent not in agent_names():  # a command: its reviews use --model unless told
+            review_model = settings.model or review_model
         return cls.model_validate(
             {
                 **saved,
+                "model": settings.model or model,
+                "review_model": settings.review_model or review_model,
                 "original_topic": settings.topic,
                 "max_iterations": max_iterations,
                 "agent": agent,
@@ -191,7 +196,7 @@ class SessionConfig(BaseModel):
     def apply(self, settings: Settings) -> list[str]:
         """Take the options the user set on a resume; say what changed ("--time 5.0 (was
         unlimited)"). The agent is the settings' (see `apply_agent`)."""
-        changes = []
+        changes = self.apply_agent(settings)
         for option in OPTIONS:
             if option.name not in settings.given or option.on_resume not in _CHANGEABLE:
                 continue
@@ -203,20 +208,35 @@ class SessionConfig(BaseModel):
             if value != before:
                 setattr(self, option.name, value)
                 changes.append(f"{option.flag} {_shown(value)} (was {_shown(before)})")
-        return changes + self.apply_agent(settings)
+        return changes
 
     def apply_agent(self, settings: Settings) -> list[str]:
         """Any agent may continue a session, but once part of it was simulated the report
-        says so."""
-        agent = agent_name(mock=settings.mock_mode, agent_cmd=settings.agent_cmd)
+        says so. Another agent does not inherit the models named in the last one's
+        naming: those not given become the new agent's defaults."""
+        agent = agent_name(
+            mock=settings.mock_mode, agent_cmd=settings.agent_cmd, kind=settings.agent
+        )
         changes = []
         if agent != self.agent or settings.agent_cmd != self.agent_cmd:
             shown = (
                 f"--agent-cmd {settings.agent_cmd!r}" if settings.agent_cmd else f"--agent {agent}"
             )
             changes.append(f"{shown} (was {self.agent_cmd or self.agent})")
+            if agent != self.agent:
+                changes += self._default_models(agent, settings)
             self.agent, self.agent_cmd = agent, settings.agent_cmd
         self.mock_mode = self.mock_mode or settings.mock_mode
+        return changes
+
+    def _default_models(self, agent: str, settings: Settings) -> list[str]:
+        """Switch the models the user did not give to `agent`'s defaults."""
+        changes = []
+        for name, default in zip(("model", "review_model"), default_models(agent), strict=True):
+            before = getattr(self, name)
+            if name not in settings.given and before != default:
+                setattr(self, name, default)
+                changes.append(f"--{name.replace('_', '-')} {default} (was {before})")
         return changes
 
 
@@ -337,6 +357,9 @@ class SessionUsage(BaseModel):
     """Recovery rounds run."""
     phases: dict[str, PhaseUsage] = Field(default_factory=dict)
     """Per phase kind: calls, failures, seconds, tokens and cost."""
+    models_used: list[str] = Field(default_factory=list)
+    """The models the agent said its calls ran on (an alias resolved), in first-use order;
+    empty when it says none."""
 
     def total_tokens(self) -> int:
         """Input and output tokens the calls reported, over all phases."""

@@ -8,22 +8,27 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from research.core.agentkind import DEFAULT_AGENT, AgentKind
 from research.core.errors import AgentUnavailable, UsageError
 from research.core.options import from_request, iteration_floor_problem
 from research.service.errors import ApiError
 from research.service.models import RunRequest
 
 
-def check_agent(root: Path, agent_cmd: str | None, mock: bool) -> None:
-    """503 when the agent's executable is missing (the CLI's own check)."""
-    if mock:
+def check_agent(root: Path, agent_cmd: str | None, kind: AgentKind) -> None:
+    """503 when the agent's executable is missing (the CLI's own check). The server's
+    --agent-cmd stands in for the default agent only (as in `agent_args`)."""
+    if kind is AgentKind.MOCK:
         return
     from research.core.settings import Settings
     from research.session.run import build_agent
 
+    command = agent_cmd if kind is DEFAULT_AGENT else None
     try:
         build_agent(
-            Settings.model_validate({"root": root, "name": "check", "agent_cmd": agent_cmd})
+            Settings.model_validate(
+                {"root": root, "name": "check", "agent": kind, "agent_cmd": command}
+            )
         )
     except AgentUnavailable as exc:
         raise ApiError(503, "agent_unavailable", str(exc), retryable=True) from None

@@ -20,6 +20,7 @@ from fastapi.responses import (
 )
 
 from research import __version__
+from research.core.agentkind import agent_names
 from research.service.approval import approve
 from research.service.children import Job
 from research.service.models import (
@@ -49,7 +50,10 @@ class JSONBytes(Response):
 
 
 def page_html() -> str:
-    return (resources.files("research.service") / "static" / "index.html").read_text("utf-8")
+    """The page, its agent choices those of `AgentKind`."""
+    page = (resources.files("research.service") / "static" / "index.html").read_text("utf-8")
+    options = "".join(f'<option value="{name}">{name}</option>' for name in agent_names())
+    return page.replace("<!--AGENT_OPTIONS-->", options)
 
 
 def service_routes(service: Service) -> APIRouter:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from research.cluster.messages import JobMessage
-from research.core.agentkind import DEFAULT_AGENT, AgentKind, agent_args
+from research.core.agentkind import DEFAULT_AGENT, AgentKind, agent_args, agent_names
 from research.core.errors import INTERRUPTED_CODES, ExitCode
 from research.core.options import command_line
 from research.service.bodies import citations, job_state, synthesis
@@ -66,6 +66,14 @@ def queued_job(name: str, request: RunRequest) -> JobMessage:
     return JobMessage.model_validate(fields)
 
 
+def resumed_agent(agent: str, mock_mode: bool) -> AgentKind:
+    """The agent a resumed session runs on: its own built-in one (the simulated one only if
+    it ran on it throughout), or the default (the server's --agent-cmd) for a command."""
+    if agent == AgentKind.MOCK and not mock_mode:
+        return DEFAULT_AGENT
+    return AgentKind(agent) if agent in agent_names() else DEFAULT_AGENT
+
+
 class Service:
     """One running server: the session store, the job manager and the roster of what runs,
     the event feeds and the polled bodies; it starts, queues and stops the jobs."""
@@ -110,10 +118,9 @@ class Service:
                 f"resume it with POST /runs/{name}/resume, or choose another name",
             )
         kind = request.agent or DEFAULT_AGENT
-        mock = kind is AgentKind.MOCK
         if self.queue is not None:  # the workers check their agent
             return self.enqueue(queued_job(name, request))
-        check_agent(self.config.root, self.config.agent_cmd, mock)
+        check_agent(self.config.root, self.config.agent_cmd, kind)
         args = [
             request.task,
             "--name",
@@ -187,12 +194,11 @@ class Service:
             raise ApiError(409, "not_resumable", f"session {name!r} cannot be resumed: {reason}")
         if snap.complete:
             raise ApiError(409, "already_complete", f"session {name!r} is complete")
-        mock = snap.state.config.mock_mode and snap.state.config.agent == AgentKind.MOCK
-        kind = AgentKind.MOCK if mock else DEFAULT_AGENT
+        kind = resumed_agent(snap.state.config.agent, snap.state.config.mock_mode)
         if self.queue is not None:
             job = {"name": name, "agent": kind}
             return self.enqueue(JobMessage.model_validate(job))
-        check_agent(self.config.root, self.config.agent_cmd, mock)
+        check_agent(self.config.root, self.config.agent_cmd, kind)
         agent = agent_args(kind, self.config.agent_cmd)
         return self.submit(name, ["--resume", "--name", name, "--yes", "--quiet", *agent])
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from string import Template
 
 from research.agents.base import Agent, AgentCall, AgentResult
-from research.core.agentkind import AgentKind, agent_name
+from research.core.agentkind import AgentKind, agent_name, agent_names
 from research.core.budget import effective_max_iterations, needs_confirmation
 from research.core.errors import (
     AgentUnavailable,
@@ -165,7 +165,9 @@ def _agent(
         if saved is None or not saved.state.progress.is_complete:
             raise
         # A finished session needs no agent, unless a raised limit reopens it.
-        return NoAgent(agent_name(mock=False, agent_cmd=settings.agent_cmd), exc), Clock()
+        return NoAgent(
+            agent_name(mock=False, agent_cmd=settings.agent_cmd, kind=settings.agent), exc
+        ), Clock()
 
 
 def saved_before(paths: SessionPaths) -> bool:
@@ -327,4 +329,6 @@ def remembered_agent(state: RWRState, settings: Settings) -> Settings:
         return settings.model_copy(update={"mock_mode": True})
     if state.config.agent_cmd is not None:
         return settings.model_copy(update={"agent_cmd": state.config.agent_cmd})
+    if state.config.agent in agent_names():
+        return settings.model_copy(update={"agent": AgentKind(state.config.agent)})
     return settings

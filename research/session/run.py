@@ -60,21 +60,32 @@ def build_agent(settings: Settings) -> tuple[Agent, Clock]:
     """The agent the settings ask for, and the clock the loop runs on."""
     if settings.agent_cmd is not None and not settings.agent_cmd.strip():
         raise UsageError(
-            "empty agent command: give --agent-cmd (or RESEARCH_AGENT_CMD) a "
-            'command line, e.g. --agent-cmd "claude -p --model {model}"'
+            "empty agent command: give --agent-cmd (or RESEARCH_AGENT_CMD) a command line, "
+            'e.g. --agent-cmd "claude -p --permission-mode acceptEdits --model {model}" '
+            "--model sonnet"
         )
     if settings.mock_mode:
         from research.simulation.agent import MockAgent
 
         return MockAgent(latency=settings.mock_latency), Clock(sleep=lambda _: None)
     if settings.agent_cmd is not None:
-        from research.agents.generic import CommandAgent
+        from research.agents.generic import MODEL_PLACEHOLDER, CommandAgent
+
+        if (
+            MODEL_PLACEHOLDER in settings.agent_cmd
+            and settings.model is None
+            and not settings.resume
+        ):
+            raise UsageError(
+                f"the agent command's {MODEL_PLACEHOLDER} needs --model (and, for reviews, "
+                "--review-model): a command has no default model"
+            )
 
         agent: Agent = CommandAgent(settings.agent_cmd)
     else:
-        from research.agents.opencode import OpenCodeAgent
+        from research.agents.kinds import built_in
 
-        agent = OpenCodeAgent()
+        agent = built_in(settings.agent)
     agent.check_available()
     return agent, Clock()
 

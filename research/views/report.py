@@ -389,7 +389,11 @@ def _models_used(state: RWRState) -> str:
     """The models the agent was asked to use; the simulated agent uses none."""
     if state.config.mock_mode:
         return "no model (the simulated agent answers without one)"
-    return f"model `{state.config.model}`, review model `{state.config.review_model}`"
+    asked = f"model `{state.config.model}`, review model `{state.config.review_model}`"
+    used = state.usage.models_used
+    if used and set(used) != {state.config.model, state.config.review_model}:
+        asked += " (the agent ran on " + ", ".join(f"`{name}`" for name in used) + ")"
+    return asked
 
 
 def methodology(state: RWRState) -> str:

@@ -207,6 +207,7 @@ def status_rows(paths: SessionPaths, state: RWRState) -> list[tuple[str, str]]:
     rows += [
         ("topics", counts_text(state.plan)),
         ("time", time_text(state.progress.elapsed_seconds, state.config.time_budget_minutes)),
+        ("agent", plain(agent_text(state))),
         (
             "agent calls",
             f"{state.usage.agent_calls} ({state.usage.agent_failures} failed, "
@@ -336,3 +337,14 @@ def list_sessions(root: Path, stream: TextIO | None = None) -> None:
             )
         )
     make_console(out).print(table)
+
+
+def agent_text(state: RWRState) -> str:
+    """The agent and the models it was asked for, and those it said it ran on."""
+    config = state.config
+    if config.mock_mode:
+        return f"{config.agent} (simulated in part or whole; no model)"
+    text = f"{config.agent}, model {config.model}, review model {config.review_model}"
+    if state.usage.models_used:
+        text += f" (ran on {', '.join(state.usage.models_used)})"
+    return text
