@@ -17,6 +17,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import REPO, read_json, read_jsonl
@@ -28,6 +29,7 @@ from research.agents.opencode import OpenCodeAgent
 
 sys.path.insert(0, str(Path(__file__).parent / "fake_agents"))
 from fake_provider import OUTSIDE, FakeProvider  # noqa: E402
+from test_source_check import FINDINGS, site  # noqa: E402, F401  (a local web to cite)
 
 pytestmark = pytest.mark.skipif(
     shutil.which("opencode") is None, reason="needs a real `opencode` on PATH"
@@ -261,3 +263,68 @@ def test_a_write_outside_the_project_is_rejected_and_reported_despite_exit_0(
     asked = [entry for entry in provider.requests if entry.get("step") == "read"]
     assert asked and all(OUTSIDE in path for entry in asked for path in entry["files"])
     assert not (tmp_path / OUTSIDE).exists()
+
+
+@pytest.mark.skipif(
+    os.environ.get("OPENCODE_E2E") != "1",
+    reason="the full session through the real opencode runs with OPENCODE_E2E=1",
+)
+def test_a_session_with_its_judge_runs_through_the_real_opencode(
+    tmp_path: Path,
+    isolated: Path,
+    opencode_env: dict[str, str],
+    start_provider: Callable[..., FakeProvider],
+    site: Any,  # noqa: F811  (the fixture)
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """RESEARCH cites pages of a local web server, the orchestrator fetches and checks them,
+    and VERIFY (the review model, through OpenCode's read and write tools) judges the
+    report's sentences from the batch file."""
+    base = f"http://127.0.0.1:{site.server_address[1]}"
+    findings = tmp_path / "findings.json"
+    findings.write_text(json.dumps([[claim, base + path] for claim, path in FINDINGS]))
+    monkeypatch.setenv("FAKE_OPENCODE_FINDINGS", str(findings))  # read by the fake model
+    provider = start_provider()
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "research.py"),
+            "--name",
+            "judged",
+            "--breadth",
+            "1",
+            "--depth",
+            "1",
+            "--model",
+            MODEL,
+            "--review-model",
+            MODEL,
+            "--timeout",
+            "120",
+            "--verify-sources",
+            "--allow-private-sources",
+            "Heat pumps in winter",
+        ],
+        cwd=isolated,
+        env={**opencode_env, "PWD": str(isolated)},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    session = isolated / ".research" / "judged"
+    # The fake model read the batch and wrote the answers through OpenCode's tools.
+    steps = {entry.get("step") for entry in provider.requests if entry.get("phase") == "verify"}
+    assert {"write", "final"} <= steps
+    found = read_json(session / "verification.json")
+    assert found["judge"]["calls"] == 1 and found["judge"]["failed"] == 0
+    assert len(found["judge"]["judgements"]) == 3  # the dead page's sentence is never sent
+    summary = found["summary"]
+    assert summary["decided_by_judge"] == 2 and summary["judge_voided"] == 0
+    assert summary["unsupported"] == 1  # "fell by 45%": the page says 31%
+    # Its tokens and cost are counted like any call's.
+    usage = read_json(session / "state.json")["usage"]["phases"]["verify"]
+    assert usage["calls"] == 1 and usage["input_tokens"] > 0 and usage["cost"] > 0
+    report = (isolated / "reports" / "judged" / "report.md").read_text(encoding="utf-8")
+    assert "- Decided by: the rules for 2 sentences, the judge for 2" in report
