@@ -227,6 +227,12 @@ def test_a_quote_clears_only_the_figure_it_names() -> None:
         ("Roughly 500 of the owners replied.", "Of 1,210 owners, 25% replied.", False),
         ("The survey drew 4,700 answers.", "The survey drew 4 700 answers.", True),
         ("The 1990s were quiet.", "In the 1990s it was quiet.", True),
+        ("A tick lasts 4 milliseconds.", "A tick lasts 0.01, 0.004 or 0.001 seconds.", True),
+        ("A tick lasted one millisecond.", "A tick lasted 0.001 seconds.", True),
+        ("Of 8,310 entrants, 1,127 did not finish.", "8,310 entered and 7,183 finished.", True),
+        ("Of 8,310 entrants, 1,227 did not finish.", "8,310 entered and 7,183 finished.", False),
+        ("Caching saved 0.4 seconds.", "It took 1.25s, and 0.85s with the cache.", True),
+        ("Stage 1 of 2 is done.", "Stages 2 and 3 are done.", False),  # no small differences
     ],
 )
 def test_more_ways_of_writing_one_figure(claim: str, quote: str, held: bool) -> None:

@@ -1,8 +1,10 @@
 """A figure derived from figures of the page (pure): a share computed from a count and a
 total ("21%" from 212 of 1,000), a change ("a third smaller" from 120 mm to 80 mm), a
 multiple ("nearly tripled" from 1.2 million to 3.5 million; "25% faster" from "1.25x"), a
-count from a total and a share ("roughly 370" from 1,495 and 25%), or a difference in
-percentage points ("20 percentage points" from 77% and 57%).
+count from a total and a share ("roughly 370" from 1,495 and 25%), a difference ("2,049
+did not complete" from 11,482 and 9,433; "added 0.6 seconds" from 1.664s and 1.064s), or
+a difference in percentage points ("20 percentage points" from 77% and 57%); a
+difference only for a quantity with a unit or a figure of at least 100.
 
 Only from figures of the passage that matches the claim (a page with many figures would
 otherwise hold some pair for almost any figure), of the same kind and dimension where two
@@ -34,17 +36,30 @@ def _range(number: StatedNumber) -> tuple[float, float] | None:
     return value - step, value + step
 
 
+def _in_base(number: StatedNumber, bounds: tuple[float, float]) -> tuple[float, float]:
+    """`bounds` (in the figure's own unit) in base units, when it is a quantity."""
+    if number.quantity is None:
+        return bounds
+    factor = number.quantity.unit.factor
+    return bounds[0] * factor, bounds[1] * factor
+
+
 def _usable(figures: Sequence[StatedNumber]) -> list[StatedNumber]:
     return [f for f in figures if f.kind in ("number", "percent") and (f.magnitude or 0) > 0][
         :MAX_FIGURES
     ]
 
 
-def _pairs(figures: Sequence[StatedNumber], kind: str) -> Iterator[tuple[float, float]]:
-    """(a, b) of two figures of `kind` in one dimension, both orders."""
+def _pairs(
+    figures: Sequence[StatedNumber], kind: str, dimension: str | None = None
+) -> Iterator[tuple[float, float]]:
+    """(a, b) of two figures of `kind` in one dimension, both orders (in `dimension` only,
+    when given)."""
     for a, b in permutations([f for f in figures if f.kind == kind and not f.multiple], 2):
         dimension_a = a.quantity.unit.dimension if a.quantity else None
         dimension_b = b.quantity.unit.dimension if b.quantity else None
+        if dimension is not None and dimension_a != dimension:
+            continue
         if dimension_a == dimension_b and a.magnitude and b.magnitude:
             yield a.magnitude, b.magnitude
 
@@ -63,13 +78,20 @@ def _multiples(figures: Sequence[StatedNumber]) -> Iterator[float]:
         yield a / b
 
 
-def _counts(figures: Sequence[StatedNumber]) -> Iterator[float]:
+def _counts(
+    figures: Sequence[StatedNumber], unit: str | None, *, differences: bool
+) -> Iterator[float]:
+    """A count from a total and a share, or a difference of two figures (in `unit`'s
+    dimension, compared in base units)."""
     totals = [f.magnitude for f in figures if f.kind == "number" and not f.multiple]
     shares = [f.magnitude for f in figures if f.kind == "percent"]
     for total in totals:
         for share in shares:
             if total and share:
                 yield total * share / 100
+    for a, b in _pairs(figures, "number", unit) if differences else ():
+        if a > b:
+            yield a - b
 
 
 def _points(figures: Sequence[StatedNumber]) -> Iterator[float]:
@@ -90,6 +112,9 @@ def derivable(number: StatedNumber, figures: Sequence[StatedNumber]) -> bool:
     elif number.multiple:
         derived = _multiples(usable)
     else:
-        derived = _counts(usable)
-    low, high = bounds
+        unit = number.quantity.unit.dimension if number.quantity else None
+        # a small bare figure is the difference of too many pairs to mean anything
+        large = isinstance(number.value, Decimal) and number.value >= 100
+        derived = _counts(usable, unit, differences=unit is not None or large)
+    low, high = _in_base(number, bounds)
     return any(low <= value <= high for value in derived)

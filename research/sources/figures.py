@@ -74,6 +74,9 @@ _DATE = re.compile(
     rf"(?<![\w.,])(?:(?P<day>[0-3]?\d) )?(?P<month>{'|'.join(_MONTHS)})"
     r" (?P<year>(?:18|19|20)\d\d)\b"
 )
+_LIST_JOIN = re.compile(
+    r"\s*(?:,\s*(?:or\s+|and\s+)?|\s(?:or|and|to)\s|[-\u2013]|\s[-\u2013]\s)\s*"
+)
 _MULTIPLE_AFTER = re.compile(r"\s*(?:times|fold|x|\u00d7)(?![^\W\d_])", re.IGNORECASE)
 LINE_MARKER = re.compile(r"^[ \t]*(?:(?:[-*+\u2022]|\d+[.)])[ \t]+)+", re.MULTILINE)
 # A figure right after one of these words names something ("phase 3", "round 5").
@@ -339,6 +342,23 @@ def _read_quantities(text: str, found: list[RawFigure], *, claim: bool) -> None:
             if unit is not None:
                 raw.quantity = quantity(raw.value, raw.text, unit[0])
                 raw.blank_end = unit[1]
+    _lend_units(text, found)
+
+
+def _lend_units(text: str, found: list[RawFigure]) -> None:
+    """In a list or range of figures whose last one has a unit ("0.01, 0.004, or 0.001
+    seconds", "5 to 10 km"), the others have it too."""
+    for index in range(len(found) - 2, -1, -1):
+        first, second = found[index], found[index + 1]
+        unit = second.quantity.unit if second.quantity else None
+        if (
+            unit is not None
+            and first.quantity is None
+            and first.kind == "number"
+            and isinstance(first.value, Decimal)
+            and _LIST_JOIN.fullmatch(text, first.end, second.start)
+        ):
+            first.quantity = quantity(first.value, first.text, unit)
 
 
 def _decade(text: str, raw: RawFigure) -> bool:

@@ -53,6 +53,7 @@ _AND_A_HALF = re.compile(rf"\b(?P<n>{_NUMBER_WORD}|\d+)(?P<noun>) and a half\b",
 _NOUN_AND_A_HALF = re.compile(
     rf"\b(?P<n>{_NUMBER_WORD}|\d+)(?P<noun> [^\W\d_]+) and a half\b", re.IGNORECASE
 )
+_ONE_UNIT = re.compile(r"\bone (?P<unit>[^\W\d_]+)\b", re.IGNORECASE)
 _TO_ONE = re.compile(rf"\b(?P<n>{_NUMBER_WORD}|\d+) to one\b", re.IGNORECASE)
 _CLOCK = re.compile(r"\b(?:(?P<h>\d+)h)?(?P<m>\d+)m(?P<s>\d+(?:\.\d+)?)s\b")
 _MULTIPLE = re.compile(rf"\b(?:{'|'.join(_MULTIPLES)})\b", re.IGNORECASE)
@@ -125,6 +126,12 @@ def _and_a_half(match: re.Match[str]) -> str:
     return f"{count}.5{noun}"
 
 
+def _one_unit(match: re.Match[str]) -> str:
+    """ "one millisecond" -> "1 millisecond" (text2num leaves "one" as a word)."""
+    unit = match.group("unit")
+    return f"1 {unit}" if unit_of(unit) is not None else match.group(0)
+
+
 def _clock(match: re.Match[str]) -> str:
     """ "8m30s" -> "510 s", "1h2m3s" -> "3723 s"."""
     hours = int(match.group("h") or 0)
@@ -171,6 +178,8 @@ def spell_numbers(text: str) -> str:
             text = _NOUN_AND_A_HALF.sub(_and_a_half, text)
         if " to one" in lower:
             text = _TO_ONE.sub(_to_one, text)
+        if "one " in lower:
+            text = _ONE_UNIT.sub(_one_unit, text)
         if "m" in lower and "s" in lower:
             text = _CLOCK.sub(_clock, text)
         if _FRACTION_WORD.search(lower):
