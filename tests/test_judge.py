@@ -8,6 +8,7 @@ import itertools
 
 import pytest
 
+from research.core.budget import TimeBudget
 from research.sources.claims import ClaimCheck, Support, check_claim, index_page
 from research.sources.judging import (
     Answer,
@@ -179,3 +180,10 @@ def test_the_passages_hold_the_decisive_sentence_verbatim() -> None:
     page = "Intro line about nothing much.\n\n| memcpy | 13700 MB/s |\n\nAnother unrelated line."
     assert any("13700 MB/s" in p for p in best_passages("memcpy ran at 13.7 GB/s", page))
     assert best_passages("anything", "") == []
+
+
+def test_the_final_cycle_keeps_time_for_the_judge() -> None:
+    assert TimeBudget(10, 0, 0).reserve_seconds() == pytest.approx(90)
+    assert TimeBudget(10, 0, 0, judge=True).reserve_seconds() == pytest.approx(120)
+    assert TimeBudget(1, 0, 0, judge=True).reserve_seconds() == pytest.approx(24)
+    assert TimeBudget(None, 0, 0, judge=True).reserve_seconds() == 0

@@ -25,11 +25,17 @@ def needs_confirmation(max_iterations: int) -> bool:
     return max_iterations > CONFIRM_ITERATIONS_ABOVE
 
 
-def synthesis_reserve_minutes(budget_minutes: float | None) -> float:
-    """min(1.5, 0.3 × N) minutes kept back for the final cycle; 0 when unlimited."""
+def synthesis_reserve_minutes(budget_minutes: float | None, *, judge: bool = False) -> float:
+    """min(1.5, 0.3 × N) minutes kept back for the final cycle, and min(0.5, 0.1 × N) more
+    for the judge's calls (VERIFY) when it judges; 0 when unlimited."""
     if budget_minutes is None:
         return 0.0
-    return min(1.5, 0.3 * budget_minutes)
+    extra = min(JUDGE_RESERVE_MINUTES, 0.1 * budget_minutes) if judge else 0.0
+    return min(1.5, 0.3 * budget_minutes) + extra
+
+
+JUDGE_RESERVE_MINUTES = 0.5
+"""The final cycle's extra reserve for the judge: one or two batches of 20 sentences."""
 
 
 def parse_time_budget(text: str) -> float | None:
@@ -51,10 +57,19 @@ def parse_time_budget(text: str) -> float | None:
 class TimeBudget:
     """Wall-clock budget of a run, counting time used by earlier processes of the same session."""
 
-    def __init__(self, budget_minutes: float | None, elapsed_before: float, started: float) -> None:
+    def __init__(
+        self,
+        budget_minutes: float | None,
+        elapsed_before: float,
+        started: float,
+        *,
+        judge: bool = False,
+    ) -> None:
         self.budget_minutes = budget_minutes
         self.elapsed_before = elapsed_before
         self.started = started
+        self.judge = judge
+        """The final cycle's reserve includes the judge's calls."""
 
     def elapsed(self, now: float) -> float:
         return self.elapsed_before + max(0.0, now - self.started)
@@ -97,7 +112,7 @@ class TimeBudget:
         return max(MIN_CALL_SECONDS, min(timeout, left))
 
     def reserve_seconds(self) -> float:
-        return synthesis_reserve_minutes(self.budget_minutes) * 60.0
+        return synthesis_reserve_minutes(self.budget_minutes, judge=self.judge) * 60.0
 
 
 USAGE_RESERVE_FRACTION = 0.25

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from research.agents.base import Agent, AgentCall, AgentResult
 from research.core.budget import TimeBudget
+from research.core.defaults import JudgeMode
 from research.core.hosts import host_id
 from research.engine.specs import SPECS
 from research.model import artifacts as phases
@@ -95,7 +96,10 @@ class RunContext:
         self.mode = Mode(state.config.parallel)
         """Which files a topic's call may write: one topic in flight, or several."""
         self.budget = TimeBudget(
-            state.config.time_budget_minutes, state.progress.elapsed_seconds, self.clock.now()
+            state.config.time_budget_minutes,
+            state.progress.elapsed_seconds,
+            self.clock.now(),
+            judge=state.config.verify_sources and state.config.judge is not JudgeMode.OFF,
         )
         self.events.iteration = state.progress.iteration
         self.call_number = state.usage.agent_calls
