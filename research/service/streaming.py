@@ -2,7 +2,8 @@
 
 The events are the session's `events.jsonl` lines, as GET /runs/{name}/events sends them
 (each id a byte offset). Once the job has ended, the last event is `event: result` with the
-SynthesisResponse, or `event: error` with the ErrorResponse of a failed run.
+SynthesisResponse, or `event: error` with the ErrorResponse of a failed run, or (approve_plan)
+`event: awaiting_approval` with the session's name.
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ async def run_stream(service: Service, job: Job) -> AsyncIterator[bytes]:
         yield message
     await job.ended.wait()
     result = service.result(job.name)
+    if result is None and service.awaiting_approval(job.name):
+        yield b'event: awaiting_approval\ndata: {"name": "' + job.name.encode() + b'"}\n\n'
+        return
     if result is None:
         yield error_event(service.failure(job))
         return
