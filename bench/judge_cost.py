@@ -101,9 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         f"(min {min(ins):,}, max {max(ins):,}); "
         f"tokens out: median {statistics.median(outs):,.0f} (min {min(outs):,}, max {max(outs):,})"
     )
-    print(
-        "(4 characters a token; plus the agent's own fixed overhead per call, as for any phase)"
-    )
+    print("(4 characters a token; plus the agent's own fixed overhead per call, as for any phase)")
     return 0
 
 
