@@ -25,6 +25,7 @@ from research.core.options import OPTION, OPTIONS, Option, given_names
 
 if TYPE_CHECKING:
     from research.core.settings import Settings
+    from research.views.display import SessionDisplay
 
 app = typer.Typer(
     add_completion=False,
@@ -306,6 +307,7 @@ def _run(settings: Settings) -> None:
             warn=lambda message: typer.echo(f"research.py: warning: {message}", err=True),
             on_events=display.attach,
             inform=lambda message: typer.echo(f"research.py: {message}", err=True),
+            ask=lambda question: _ask_again(question, display),
         )
     if outcome.state.progress.awaiting_approval:
         from research.views.approval import approval_lines
@@ -353,6 +355,14 @@ def _confirm(question: str) -> bool:
             "to ask: pass --yes to confirm"
         )
     return typer.confirm(question, default=False)
+
+
+def _ask_again(question: str, display: SessionDisplay) -> bool:
+    """A question during the run: no when there is no terminal to ask."""
+    if not sys.stdin.isatty():
+        return False
+    with display.paused():
+        return typer.confirm(question, default=False)
 
 
 def _signal_name(signum: int) -> str:

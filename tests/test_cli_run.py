@@ -180,8 +180,9 @@ def test_iteration_limit_banner_text(tmp_path: Path) -> None:
 
 
 def test_confirmation_needed_without_terminal(run_cli) -> None:
-    # Default breadth 3, depth 3 → 86 iterations > 20: no terminal and no --yes → exit 2.
-    result = run_cli("--mock-mode", "--name", "big", QUESTION, input="")
+    # Default breadth 3, depth 3 → 86 iterations > 20: no terminal and no --yes → exit 2
+    # (an agent that costs; the simulated one asks nothing: tests/test_iteration_limit.py).
+    result = run_cli("--agent-cmd", "true", "--name", "big", QUESTION, input="")
     assert result.exit_code == 2
     assert "--yes" in result.stderr
     assert not (session("big") / "state.json").exists()

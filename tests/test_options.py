@@ -44,6 +44,8 @@ def test_every_saved_option_is_in_the_saved_config_and_nothing_else_is() -> None
     own = {"original_topic", "agent", "agent_cmd", "mock_mode"}
     # How the tier was settled: not options, the session's record of who chose what.
     own |= {"tier_source", "tier_reason", "explicit", "requested_max_iterations"}
+    # How the user agreed to the iteration limit, and what changed it since.
+    own |= {"limit_agreement", "limit_changes"}
     assert set(SessionConfig.model_fields) == saved | own
 
 

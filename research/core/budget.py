@@ -3,6 +3,8 @@ the circuit breaker are `retries`)."""
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from research.core.defaults import CONFIRM_ITERATIONS_ABOVE, MIN_CALL_SECONDS
 
 
@@ -21,8 +23,53 @@ def effective_max_iterations(requested: int | None, breadth: int, depth: int) ->
     return requested, False
 
 
-def needs_confirmation(max_iterations: int) -> bool:
-    return max_iterations > CONFIRM_ITERATIONS_ABOVE
+def needs_confirmation(max_iterations: int, *, costs: bool = True) -> bool:
+    """Whether starting a run this long asks the user first: never when nothing is spent
+    (the simulated agent)."""
+    return costs and max_iterations > CONFIRM_ITERATIONS_ABOVE
+
+
+class LimitAgreement(StrEnum):
+    """How the user agreed to a session's iteration limit (kept in state.json)."""
+
+    GIVEN = "given"
+    """They set it: --max-iterations, RESEARCH_MAX_ITERS or the request's field."""
+    CONFIRMED = "confirmed"
+    """They answered yes at a terminal."""
+    YES = "yes"
+    """--yes answered for them."""
+    FREE = "free"
+    """Nothing is spent (the simulated agent): nobody was asked."""
+    UNASKED = "unasked"
+    """The limit was small enough not to ask."""
+
+
+class LimitRaise(StrEnum):
+    """What may happen when something (the plan's tier, an approved plan) would raise a
+    session's iteration limit."""
+
+    KEEP = "keep"
+    """Never raised: the tree keeps the shape the agreed limit covers."""
+    ASK = "ask"
+    """Raised only if the user says yes again at a terminal; kept otherwise."""
+    SAY = "say"
+    """Raised, and said on screen, in the events and in the Methodology."""
+
+
+def limit_raise(agreement: LimitAgreement, after: int, *, costs: bool = True) -> LimitRaise:
+    """The one rule for raising an agreed iteration limit to `after`.
+
+    A limit the user set is never raised; one --yes agreed to (or that costs nothing) is
+    raised and said; one confirmed at a terminal, or a raise to a limit long enough to need
+    confirmation, is asked about again.
+    """
+    if agreement is LimitAgreement.GIVEN:
+        return LimitRaise.KEEP
+    if agreement in (LimitAgreement.YES, LimitAgreement.FREE) or not costs:
+        return LimitRaise.SAY
+    if agreement is LimitAgreement.CONFIRMED or needs_confirmation(after):
+        return LimitRaise.ASK
+    return LimitRaise.SAY
 
 
 def synthesis_reserve_minutes(budget_minutes: float | None, *, judge: bool = False) -> float:

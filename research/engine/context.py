@@ -62,6 +62,10 @@ class Cancelled(BaseException):  # noqa: N818 - not an error: the run is stoppin
     unrecorded, so a resumed run makes it again."""
 
 
+def _cannot_ask(_question: str) -> bool:
+    return False
+
+
 @dataclass
 class Clock:
     """Time and sleep, injectable so tests run on a simulated clock."""
@@ -84,8 +88,12 @@ class RunContext:
         lock: SessionLock | None = None,
         clock: Clock | None = None,
         rng: random.Random | None = None,
+        ask: Callable[[str], bool] | None = None,
     ) -> None:
         self.state = state
+        self.ask = ask or _cannot_ask
+        """Asks the user a yes/no question at a terminal during the run; False when there is
+        none to ask (or the answer is no); True at once with --yes."""
         self.paths = paths
         self.agent = agent
         self.templates = templates

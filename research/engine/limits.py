@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from research.core.budget import UsageBudget
+from research.core.budget import LimitAgreement, LimitRaise, UsageBudget, limit_raise
 from research.core.errors import PhaseFailed
 from research.engine.context import RunContext
 from research.model.state import StopReason
-from research.model.tiering import settle_from_plan
+from research.model.tiering import LimitChange, Settled, settle_from_plan
 from research.sources.registry import extract_sources
 
 
@@ -14,7 +14,9 @@ def settle_tier(ctx: RunContext, plan_text: str) -> None:
     """After INITIAL PLAN: the plan's class sets the tier unless the user chose one."""
     with ctx.mutex:
         config = ctx.state.config
-        settled = settle_from_plan(config, plan_text, ctx.state.plan)
+        settled = settle_from_plan(
+            config, plan_text, ctx.state.plan, lambda before, after: may_raise(ctx, before, after)
+        )
         if settled is None:
             return
         ctx.budget.budget_minutes = config.time_budget_minutes
@@ -34,7 +36,53 @@ def settle_tier(ctx: RunContext, plan_text: str) -> None:
             max_iterations=config.max_iterations,
             skipped=settled.trimmed,
         )
+        if settled.limit is not None:
+            say_limit(ctx, settled, settled.limit)
         ctx.write_plan()
+
+
+def may_raise(ctx: RunContext, before: int, after: int) -> bool:
+    """Whether the plan's tier may raise the iteration limit the user agreed to
+    (`core/budget.py`'s `limit_raise`): asked again at a terminal where the rule says so."""
+    config = ctx.state.config
+    rule = limit_raise(config.limit_agreement, after, costs=not config.mock_mode)
+    if rule is LimitRaise.ASK:
+        return ctx.ask(
+            f"The plan classes the question {config.tier.value if config.tier else ''} and "
+            f"may run up to {after} research iterations (breadth {config.breadth}, depth "
+            f"{config.depth}), not the {before} agreed to. Continue with {after}?"
+        )
+    return rule is LimitRaise.SAY
+
+
+def say_limit(ctx: RunContext, settled: Settled, change: LimitChange) -> None:
+    """A raised (or kept) iteration limit on screen, in the events and in the Methodology."""
+    config = ctx.state.config
+    tier = f"the plan's {settled.tier.value} tier"
+    if change.raised:
+        message = f"{tier} raised the iteration limit from {change.before} to {change.wanted}"
+        if config.limit_agreement is LimitAgreement.YES:
+            message += " (--yes)"
+    else:
+        why = (
+            "--max-iterations set it"
+            if config.limit_agreement is LimitAgreement.GIVEN
+            else "it was not confirmed again"
+        )
+        message = (
+            f"{tier} would raise the iteration limit from {change.before} to "
+            f"{change.wanted}; kept at {change.before} ({why}), with breadth "
+            f"{config.breadth} and depth {config.depth}"
+        )
+    config.limit_changes.append(message)
+    ctx.events.emit(
+        "iteration_limit",
+        message=message,
+        before=change.before,
+        wanted=change.wanted,
+        raised=change.raised,
+        max_iterations=config.max_iterations,
+    )
 
 
 def usage_budget(ctx: RunContext) -> UsageBudget:

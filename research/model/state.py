@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from research.core import defaults
 from research.core.agentkind import DEFAULT_AGENT, agent_name, agent_names, default_models
+from research.core.budget import LimitAgreement
 from research.core.errors import StateError
 from research.core.options import OPTIONS, OnResume, Option
 from research.core.tiers import Tier, TierSource
@@ -150,6 +151,10 @@ class SessionConfig(BaseModel):
     """The tier-set settings the user gave explicitly, which a tier never changes."""
     requested_max_iterations: int | None = None
     """--max-iterations as the user gave it (the limit follows the tree's floor)."""
+    limit_agreement: LimitAgreement = LimitAgreement.UNASKED
+    """How the user agreed to the iteration limit: what may raise it (`limit_raise`)."""
+    limit_changes: list[str] = Field(default_factory=list)
+    """What raised the iteration limit after the start, or kept it (the Methodology)."""
     searches: int | None = None
     """Web searches per RESEARCH phase; None (sessions from before tiers): the breadth."""
     max_sources: int | None = None

@@ -7,7 +7,7 @@ phase's classification (the plan's `- Complexity:` line) settles it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -49,6 +49,16 @@ def apply_choice(config: SessionConfig, choice: TierChoice, reason: str = "") ->
 
 
 @dataclass(frozen=True)
+class LimitChange:
+    """The tier would raise the iteration limit from `before` to `wanted`; `raised` says
+    whether it did (otherwise the tree kept the breadth and depth `before` covers)."""
+
+    before: int
+    wanted: int
+    raised: bool
+
+
+@dataclass(frozen=True)
 class Settled:
     """What settling the tier from the plan did."""
 
@@ -57,13 +67,23 @@ class Settled:
     reason: str
     trimmed: list[str]
     """Names of depth-0 topics beyond the tier's breadth, set to Skipped."""
+    limit: LimitChange | None = None
+    """Set when the tier would raise the iteration limit."""
 
 
-def settle_from_plan(config: SessionConfig, plan_text: str, plan: Plan) -> Settled | None:
+MayRaise = Callable[[int, int], bool]
+"""Whether the iteration limit may go from the first figure to the second."""
+
+
+def settle_from_plan(
+    config: SessionConfig, plan_text: str, plan: Plan, may_raise: MayRaise | None = None
+) -> Settled | None:
     """After INITIAL PLAN: apply the plan's class unless the user chose a tier; None then.
 
     `plan` is the reconciled Plan; its breadth and depth follow the tier, and depth-0
     topics beyond the new breadth are skipped (the planner wrote them for a wider tier).
+    A tier that would raise the iteration limit does so only if `may_raise` agrees;
+    otherwise the tree keeps the breadth and depth the limit covers.
     """
     if config.tier_source is TierSource.USER:
         return None
@@ -72,7 +92,14 @@ def settle_from_plan(config: SessionConfig, plan_text: str, plan: Plan) -> Settl
     source = TierSource.PLAN if parsed else TierSource.DEFAULT
     given = {key: getattr(config, key) for key in TIER_FIELDS if key in config.explicit}
     choice = replace(choose(tier, given), source=source)
+    before = (config.breadth, config.depth, config.max_iterations)
     apply_choice(config, choice, reason)
+    limit = None
+    if config.max_iterations > before[2]:
+        raised = may_raise is None or may_raise(before[2], config.max_iterations)
+        limit = LimitChange(before[2], config.max_iterations, raised)
+        if not raised:
+            config.breadth, config.depth, config.max_iterations = before
     plan.breadth, plan.depth = config.breadth, config.depth
     trimmed = []
     for topic in [t for t in plan.topics if t.depth == 0][config.breadth :]:
@@ -80,7 +107,7 @@ def settle_from_plan(config: SessionConfig, plan_text: str, plan: Plan) -> Settl
             topic.status = TopicStatus.SKIPPED
             topic.note = f"beyond the {tier.value} tier's {config.breadth} topics"
             trimmed.append(topic.name)
-    return Settled(tier, source, reason, trimmed)
+    return Settled(tier, source, reason, trimmed, limit)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from string import Template
 
 from research.agents.base import Agent, AgentCall, AgentResult
 from research.core.agentkind import AgentKind, agent_name, agent_names
-from research.core.budget import effective_max_iterations, needs_confirmation
+from research.core.budget import LimitAgreement, effective_max_iterations, needs_confirmation
 from research.core.errors import (
     AgentUnavailable,
     RunFailed,
@@ -85,6 +85,8 @@ class Preflight:
     """A new session's tier, whose values `settings` already carry."""
     approval: Approval | None = None
     """A session awaiting approval: the user's edited plan, checked."""
+    agreement: LimitAgreement = LimitAgreement.UNASKED
+    """How the user agreed to a new session's iteration limit."""
 
     def describe(self) -> str:
         name = self.settings.name
@@ -125,12 +127,15 @@ def preflight(
     max_iterations, raised = effective_max_iterations(
         settings.max_iterations, settings.breadth, settings.depth
     )
+    agreement = LimitAgreement.UNASKED
     if saved is None:
-        check_iterations(settings, max_iterations, raised, confirm=confirm, warn=warn)
+        agreement = check_iterations(settings, max_iterations, raised, confirm=confirm, warn=warn)
     approval = None if saved is None else check_approval(saved.state, paths)
     if approval is not None:
         confirm_approval(settings, approval, confirm=confirm, warn=warn)
-    return Preflight(settings, paths, saved, the_agent, clock, max_iterations, tier, approval)
+    return Preflight(
+        settings, paths, saved, the_agent, clock, max_iterations, tier, approval, agreement
+    )
 
 
 def confirm_approval(
@@ -233,23 +238,30 @@ def check_iterations(
     *,
     confirm: Callable[[str], bool],
     warn: Callable[[str], None],
-) -> None:
-    """A new session says when its limit was raised to the floor, and asks before a long run."""
+) -> LimitAgreement:
+    """A new session says when its limit was raised to the floor, and asks before a long
+    run (not when nothing is spent); how the user agreed to the limit."""
     if raised:
         warn(
             f"--max-iterations {settings.max_iterations} is below the floor "
             f"{settings.breadth}^({settings.depth}+1)+5 = {max_iterations}; "
             f"using {max_iterations}"
         )
-    if (
-        needs_confirmation(max_iterations)
-        and not settings.assume_yes
-        and not confirm(
-            f"This session may run up to {max_iterations} research iterations "
-            f"(breadth {settings.breadth}, depth {settings.depth}). Continue?"
-        )
+    asked = not settings.assume_yes and needs_confirmation(
+        max_iterations, costs=not settings.mock_mode
+    )
+    if asked and not confirm(
+        f"This session may run up to {max_iterations} research iterations "
+        f"(breadth {settings.breadth}, depth {settings.depth}). Continue?"
     ):
         raise UsageError("not confirmed; nothing was started")
+    if "max_iterations" in settings.given:
+        return LimitAgreement.GIVEN
+    if settings.mock_mode:
+        return LimitAgreement.FREE
+    if settings.assume_yes:
+        return LimitAgreement.YES
+    return LimitAgreement.CONFIRMED if asked else LimitAgreement.UNASKED
 
 
 def check_templates(paths: SessionPaths) -> None:

@@ -98,8 +98,12 @@ def run_session(
     on_events: Callable[[EventLog, RWRState], None] | None = None,
     agent: tuple[Agent, Clock] | None = None,
     inform: Callable[[str], None] | None = None,
+    ask: Callable[[str], bool] | None = None,
 ) -> RunOutcome:
-    """Run (or resume) the session the settings describe, through to the written report."""
+    """Run (or resume) the session the settings describe, through to the written report.
+
+    `ask` puts a yes/no question to the user during the run (a raised iteration limit);
+    without it, or with no terminal, the answer is no. --yes answers yes."""
     checked = preflight(
         settings,
         build_agent=lambda chosen: build_agent(chosen),  # looked up at call time
@@ -116,7 +120,7 @@ def run_session(
     ) as (lock, acquired):
         templates = prepare_workspace(checked.paths, warn)
         with signals_raise_interrupted():
-            run = Run(checked, lock, inform or log.info)
+            run = Run(checked, lock, inform or log.info, _asker(checked.settings, ask))
             with run.ending():
                 run.open(acquired, templates, on_events)
                 outcome = run.go()
@@ -126,8 +130,15 @@ def run_session(
 class Run:
     """One run of a session under its lock: opened, run, and ended one way."""
 
-    def __init__(self, checked: Preflight, lock: SessionLock, inform: Callable[[str], None]):
+    def __init__(
+        self,
+        checked: Preflight,
+        lock: SessionLock,
+        inform: Callable[[str], None],
+        ask: Callable[[str], bool] | None = None,
+    ):
         self.checked = checked
+        self.ask = ask
         self.settings = checked.settings
         self.paths = checked.paths
         self.lock = lock
@@ -189,6 +200,7 @@ class Run:
             events=events,
             lock=self.lock,
             clock=self.checked.clock,
+            ask=self.ask,
         )
         self.loop = ResearchLoop(context, web=_web(self.settings))
 
@@ -204,6 +216,7 @@ class Run:
             progress=SessionProgress(start_time=time.time()),
         )
         tiering.record(state.config, tier, settings.max_iterations)
+        state.config.limit_agreement = self.checked.agreement
         return state
 
     def resumed_state(self) -> RWRState:
@@ -326,6 +339,11 @@ def unenforceable_budgets(
     )
     warn(message)
     events.emit("warning", message=message)
+
+
+def _asker(settings: Settings, ask: Callable[[str], bool] | None) -> Callable[[str], bool] | None:
+    """--yes answers every question of the run yes."""
+    return (lambda _question: True) if settings.assume_yes else ask
 
 
 def _web(settings: Settings) -> Callable[[], Web] | None:

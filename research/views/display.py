@@ -15,7 +15,8 @@ import re
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -308,6 +309,7 @@ _EVENT_LINES: dict[str, EventLine] = {
     **dict.fromkeys(SOURCE_EVENTS, _source_event_line),
     "research_stopped": lambda _s, e, _w: f"research ended: {e['detail']}",
     "lock_taken": _lock_taken_line,
+    "iteration_limit": lambda _s, e, _w: str(e["message"]),
     "warning": _message_line,
     "error": _message_line,
 }
@@ -464,6 +466,11 @@ class LiveDisplay:
     def __call__(self, event: dict[str, Any]) -> None:
         self.view(event)
 
+    def restart(self) -> None:
+        """Start again after `stop`."""
+        self._stop = threading.Event()
+        self.start()
+
     def start(self) -> None:
         from rich.live import Live
 
@@ -557,6 +564,19 @@ class SessionDisplay:
         if self.live is not None:
             self.live.stop(keep_last_frame=exc_type is not None)
             self.live = None
+
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """The live region stopped (its last frame kept) while the user is asked something."""
+        live = self.live
+        if live is None:
+            yield
+            return
+        live.stop(keep_last_frame=True)
+        try:
+            yield
+        finally:
+            live.restart()
 
 
 def session_display(

@@ -385,6 +385,11 @@ def _citation_check_line(state: RWRState) -> str:
     )
 
 
+def _limit_changes(state: RWRState) -> str:
+    """ "; the plan's deep tier raised the iteration limit from 86 to 261 (--yes)" or ""."""
+    return "".join(f"; {change}" for change in state.config.limit_changes)
+
+
 def _models_used(state: RWRState) -> str:
     """The models the agent was asked to use; the simulated agent uses none."""
     if state.config.mock_mode:
@@ -419,7 +424,7 @@ def methodology(state: RWRState) -> str:
         f"- Breadth: {state.config.breadth}; depth: {_plural(state.config.depth, 'topic level')}",
         *_tier_lines(state),
         f"- Iterations: {state.progress.iteration} used of a limit of "
-        f"{state.config.max_iterations}",
+        f"{state.config.max_iterations}{_limit_changes(state)}",
         f"- Time: {time_used(state)} used; budget: {time_budget(state)}",
         f"- Topics: {len(plan.topics)} in the plan: {counts[TopicStatus.COMPLETE]} complete, "
         f"{counts[TopicStatus.SKIPPED]} skipped ({skipped_detail}), "

@@ -53,6 +53,7 @@ EVENT_TYPES = frozenset(
         "judge",
         "workspace_repair",
         "tier",
+        "iteration_limit",
         "awaiting_approval",
         "plan_approved",
     }

@@ -14,7 +14,8 @@ prints JSON events with TOKENS and COST per call. FAKE_OPENCODE_SCRIPT names a J
 (then FAKE_OPENCODE_MODE). FAKE_OPENCODE_CALLS names a JSON Lines file that gets one record
 per call (argv, pwd, cwd, pid, phase, mode, stdin); it is also how calls are counted.
 FAKE_OPENCODE_USAGE is raw JSON text `{"tokens": …, "cost": …}` (it may say 1e400 or NaN)
-that mode "agent" reports instead of TOKENS and COST.
+that mode "agent" reports instead of TOKENS and COST. FAKE_OPENCODE_COMPLEXITY (simple,
+standard, deep) is the class the INITIAL PLAN gives the question.
 """
 
 import json
@@ -207,9 +208,11 @@ def phase_files(phase, prompt, existing):
             f"- Acceptance Criteria:\n  - Facts about {name.lower()}\n\n"
             for name in TOPIC_NAMES[:breadth]
         )
+        complexity = os.environ.get("FAKE_OPENCODE_COMPLEXITY")  # simple, standard or deep
+        classed = f"- Complexity: {complexity} — the fake's class\n" if complexity else ""
         out[files["plan"]] = (
             f"# Research Plan\n\n## Metadata\n- Topic: {question}\n"
-            f"- Breadth: {breadth}\n\n## Topics\n\n{blocks}## Completion Status\n"
+            f"- Breadth: {breadth}\n{classed}\n## Topics\n\n{blocks}## Completion Status\n"
         )
     elif phase == "research" and os.environ.get("FAKE_OPENCODE_FINDINGS"):
         name = first(r"^# Phase: RESEARCH — (.+)$", prompt, "topic")
