@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import TypeVar
 
@@ -111,8 +111,12 @@ def union(sets: Iterable[frozenset[T]]) -> set[T]:
 
 
 def _title_like(sentence: Sentence) -> bool:
-    """A title, a byline or a dateline: short, and not ended like a sentence."""
-    return sentence.words <= HEAD_WORDS and not sentence.text.endswith((".", "!", "?", ":"))
+    """A title, a byline or a dateline: short, not ended like a sentence, no table row."""
+    return (
+        sentence.words <= HEAD_WORDS
+        and not sentence.text.endswith((".", "!", "?", ":"))
+        and not sentence.text.startswith("|")
+    )
 
 
 def _postings(groups: Iterable[Iterable[T]]) -> Mapping[T, tuple[int, ...]]:
@@ -124,6 +128,7 @@ def _postings(groups: Iterable[Iterable[T]]) -> Mapping[T, tuple[int, ...]]:
     return MappingProxyType({key: tuple(ids) for key, ids in found.items()})
 
 
+_TABLE_RULE = re.compile(r"\|?(?:\s*:?-{2,}:?\s*\|)+\s*:?-*:?\s*")
 _BLOCK_LINE = re.compile(r"^\s*(?:[|>#*+\u2022-]|\d+[.)]\s)")
 
 
@@ -157,12 +162,24 @@ def _lines(text: str) -> Iterator[str]:
 
 
 def _page_sentences(text: str) -> tuple[Sentence, ...]:
-    return tuple(
-        _sentence(chunk)
-        for line in _lines(text)
-        for piece in split_sentences(line)
-        for chunk in _chunks(piece)
-    )
+    """The page's sentences; a table row's words include its header row's (a row says
+    "| memcpy | 13700 MB/s |", its header what the figure is: "Decompression")."""
+    out: list[Sentence] = []
+    header: frozenset[str] | None = None
+    for line in _lines(text):
+        if not line.startswith("|"):
+            header = None
+        elif _TABLE_RULE.fullmatch(line):
+            continue  # "|---|---|": no words, no figures; it would only push rows apart
+        for piece in split_sentences(line):
+            for chunk in _chunks(piece):
+                sentence = _sentence(chunk)
+                if header is None and line.startswith("|"):
+                    header = sentence.stems
+                elif header:
+                    sentence = replace(sentence, stems=sentence.stems | header)
+                out.append(sentence)
+    return tuple(out)
 
 
 def _title_block(sentences: Sequence[Sentence]) -> int:
