@@ -11,7 +11,7 @@ import inspect
 import logging
 import signal
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -160,11 +160,11 @@ def main_command(ctx: typer.Context, **values: Any) -> None:
     try:
         root = _working_directory()
         if not _other_action(root, values):
-            settings = build_settings(root, values, _sources(ctx, values))
+            settings = build_settings(root, values, _sources(ctx.get_parameter_source, values))
             if values["queue"] is not None:
                 from research.cluster.submit import submit
 
-                typer.echo(submit(settings, values["queue"]))
+                typer.echo(submit(settings, values["queue"], warn=_warn))
             else:
                 _run(settings)
     except ResearchError as exc:
@@ -208,11 +208,12 @@ def _other_action(root: Path, values: Mapping[str, Any]) -> bool:
     return False
 
 
-def _sources(ctx: typer.Context, values: Mapping[str, Any]) -> dict[str, str | None]:
-    """Where each option's value came from: COMMANDLINE, ENVIRONMENT, DEFAULT, or None."""
+def _sources(source_of: Callable[[str], Any], values: Mapping[str, Any]) -> dict[str, str | None]:
+    """Where each option's value came from (`source_of`: the context's
+    get_parameter_source): COMMANDLINE, ENVIRONMENT, DEFAULT, or None."""
     sources: dict[str, str | None] = {}
     for name in values:
-        source = ctx.get_parameter_source(name)
+        source = source_of(name)
         sources[name] = None if source is None else str(source.name)
     return sources
 
@@ -304,7 +305,7 @@ def _run(settings: Settings) -> None:
         outcome = run_session(
             settings,
             confirm=_confirm,
-            warn=lambda message: typer.echo(f"research.py: warning: {message}", err=True),
+            warn=_warn,
             on_events=display.attach,
             inform=lambda message: typer.echo(f"research.py: {message}", err=True),
             ask=lambda question: _ask_again(question, display),
@@ -315,6 +316,20 @@ def _run(settings: Settings) -> None:
         typer.echo("\n".join(approval_lines(outcome.state, outcome.paths)))
         return
     print_summary(outcome.state, outcome.paths)
+
+
+def _warn(message: str) -> None:
+    typer.echo(f"research.py: warning: {message}", err=True)
+
+
+def settings_of(args: Sequence[str]) -> Settings:
+    """The Settings `research ARGS` would run with (the RESEARCH_* variables included),
+    checked as a run checks them: what a child's command line gives, for example."""
+    command = typer.main.get_command(app)
+    with command.make_context("research", list(args)) as ctx:
+        return build_settings(
+            _working_directory(), ctx.params, _sources(ctx.get_parameter_source, ctx.params)
+        )
 
 
 def _working_directory() -> Path:

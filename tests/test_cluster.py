@@ -9,6 +9,7 @@ job delivered twice runs once.
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import time
@@ -200,3 +201,22 @@ def test_enqueue_from_the_command_line_says_so_and_fails_cleanly_without_redis(
     assert down.returncode == 1, down.stderr
     (line,) = down.stderr.strip().splitlines()
     assert "cannot reach the queue" in line and "nothing was queued" in line
+
+
+def test_research_queue_sends_every_option_the_user_set(cluster: Cluster) -> None:
+    """`research --queue` once dropped --token-budget, --max-cost, --timeout and
+    --no-verify-sources (and sent every default as if the user had set it)."""
+    argv = research_argv(
+        "--queue", cluster.redis.url, "--mock-mode", "--name", "sent", "--tier", "simple",
+        "--token-budget", "500000", "--max-cost", "40", "--timeout", "60",
+        "--verify-sources", "--max-queries", "4", "heat pumps",
+    )  # fmt: skip
+    sent = subprocess.run(argv, capture_output=True, text=True, env=clean_env(), timeout=60)
+    assert sent.returncode == 0, sent.stderr
+    cluster.start_worker("h1")
+    wait_until(lambda: is_complete(cluster.work, "sent"), within=60, what="the job complete")
+    config = json.loads((cluster.work / ".research" / "sent" / "state.json").read_text())["config"]
+    assert (config["token_budget"], config["max_cost"], config["timeout"]) == (500000, 40.0, 60.0)
+    assert config["verify_sources"] is True  # the worker's RESEARCH_VERIFY_SOURCES=0 gives way
+    assert config["searches"] == 4
+    assert (config["tier"], config["breadth"], config["depth"]) == ("simple", 2, 1)

@@ -3,6 +3,7 @@ A real redis-server (with a password) and a real worker process as another host.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -114,3 +115,31 @@ async def test_redis_down_new_jobs_get_a_retryable_503_and_sessions_stay_readabl
     assert (await api.client.get("/runs")).status_code == 200
     metrics = (await api.client.get("/metrics")).text
     assert "research_queue_up 0.0" in metrics
+
+
+@pytest.mark.anyio
+async def test_a_queued_run_takes_every_option_of_its_request(api: QueuedApi) -> None:
+    """With --queue the request's tier, budgets and per-request limits reach the worker's
+    run (the job once listed its fields by hand, and a token_budget answered 500)."""
+    body = {
+        "task": "heat pumps in cold climates",
+        "name": "knobs",
+        "agent": "mock",
+        "complexity_tier": "simple",
+        "token_budget": 500000,
+        "max_cost": 40.0,
+        "max_queries": 4,
+        "max_sources": 6,
+        "max_execution_time_s": 600,
+        "timeout": 60.0,
+    }
+    response = await api.client.post("/run?async=true", json=body)
+    assert response.status_code == 202, response.text
+    api.cluster.start_worker("h1")
+    await api.until("knobs", lambda b: b["state"] == "done", within=60)
+    state = json.loads((api.cluster.work / ".research" / "knobs" / "state.json").read_text())
+    config = state["config"]
+    assert (config["tier"], config["tier_source"]) == ("simple", "user")
+    assert (config["token_budget"], config["max_cost"]) == (500000, 40.0)
+    assert (config["searches"], config["max_sources"]) == (4, 6)
+    assert (config["time_budget_minutes"], config["timeout"]) == (10.0, 60.0)

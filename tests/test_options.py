@@ -12,13 +12,13 @@ import typer
 
 from research.cli import app
 from research.core import defaults
+from research.core.option_fields import request_values
 from research.core.options import (
     ENV,
     OPTIONS,
     command_line,
-    from_request,
     given_names,
-    iteration_floor_problem,
+    iteration_floor_note,
 )
 from research.core.settings import Settings
 from research.model.state import SessionConfig
@@ -53,8 +53,9 @@ def test_every_request_field_is_an_option_with_the_cli_bounds() -> None:
     pytest.importorskip("fastapi")
     from research.service.models import RunRequest
 
-    requested = {option.request: option for option in OPTIONS if option.request}
-    assert set(RunRequest.model_fields) == {"task", *requested}
+    requested = {option.request_field: option for option in OPTIONS if option.request_field}
+    seconds = {option.request_seconds for option in OPTIONS if option.request_seconds}
+    assert set(RunRequest.model_fields) == {"task", *requested, *seconds}
     for field, option in requested.items():
         bounds = {type(m).__name__: m for m in RunRequest.model_fields[field].metadata}
         if option.minimum is not None:
@@ -146,12 +147,17 @@ def test_a_resume_applies_only_what_the_user_set(tmp_path: Path) -> None:
 
 
 def test_the_service_options_and_the_iteration_floor() -> None:
-    assert from_request({"time": "90", "breadth": 2, "name": "x", "agent": "mock"}) == {
-        "time_budget_minutes": 90.0,
+    assert request_values({"time": "90", "breadth": 2, "max_queries": 4}) == {
+        "time_budget_minutes": "90",
         "breadth": 2,
+        "searches": 4,
     }
-    with pytest.raises(ValueError, match="^time: "):
-        from_request({"time": "soon"})
-    assert iteration_floor_problem({"max_iterations": 6, "breadth": 1, "depth": 1}) is None
-    problem = iteration_floor_problem({"max_iterations": 5, "breadth": 1, "depth": 1})
-    assert problem is not None and "floor" in problem and "6" in problem
+    assert request_values({"max_execution_time_s": 90}) == {"time_budget_minutes": "1.5"}
+    assert request_values({"max_execution_time_s": 90, "time": 1.5}) == {
+        "time_budget_minutes": "1.5"
+    }
+    with pytest.raises(ValueError, match="^time and max_execution_time_s give different"):
+        request_values({"max_execution_time_s": 90, "time": "unlimited"})
+    assert iteration_floor_note({"max_iterations": 6, "breadth": 1, "depth": 1}) is None
+    note = iteration_floor_note({"max_iterations": 5, "breadth": 1, "depth": 1})
+    assert note is not None and "floor" in note and "raises it to 6" in note

@@ -187,3 +187,52 @@ async def test_metrics_count_failed_research_calls_as_search_failures(
     metrics = (await api.client.get("/metrics")).text
     assert f"search_failures_total {float(failed)}" in metrics
     assert f"agent_call_failures_total {float(usage['agent_failures'])}" in metrics
+
+
+@pytest.mark.anyio
+async def test_run_takes_the_seeds_per_request_limits(api: Api) -> None:
+    """Seed 002 asks for max_queries, max_sources and max_execution_time_s per request: the
+    CLI's --max-queries, --max-sources and its time budget in seconds."""
+    response = await api.client.post(
+        "/run",
+        json={
+            "task": TASK,
+            "agent": "mock",
+            "name": "limits",
+            "breadth": 1,
+            "depth": 1,
+            "max_queries": 4,
+            "max_sources": 5,
+            "max_execution_time_s": 600,
+        },
+    )
+    assert response.status_code == 200, response.text
+    config = state_of(api, "limits")["config"]
+    assert (config["searches"], config["max_sources"]) == (4, 5)
+    assert config["time_budget_minutes"] == 10.0
+    both = await api.client.post(
+        "/run", json={"task": TASK, "agent": "mock", "time": 5, "max_execution_time_s": 600}
+    )
+    error = error_of(both, 422, "validation_error")
+    assert "time and max_execution_time_s" in error["message"]
+
+
+@pytest.mark.anyio
+async def test_a_max_iterations_below_the_floor_is_raised_and_said(api: Api) -> None:
+    """As the CLI does (seed 002: max_iters=1 runs and ends): the run raises it to the floor
+    breadth^(depth+1)+5 and the response says so, at once (async) and with the result."""
+    body = {"task": TASK, "agent": "mock", "breadth": 1, "depth": 1, "max_iterations": 1}
+    response = await api.client.post("/run", json={**body, "name": "one"})
+    assert response.status_code == 200, response.text
+    metadata = response.json()["metadata"]
+    assert metadata["max_iterations"] == 6 and metadata["stop_reason"]
+    (warning,) = metadata["warnings"]
+    assert "max_iterations 1" in warning and "6" in warning
+    config = state_of(api, "one")["config"]
+    assert (config["max_iterations"], config["requested_max_iterations"]) == (6, 1)
+    queued = await api.client.post("/run?async=true", json={**body, "name": "two"})
+    assert queued.status_code == 202, queued.text
+    (said,) = queued.json()["warnings"]
+    assert "raises it to 6" in said
+    report = await api.client.get("/runs/one/report", headers={"Accept": "application/json"})
+    assert report.json()["metadata"]["warnings"] == metadata["warnings"]

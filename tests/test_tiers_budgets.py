@@ -230,8 +230,8 @@ def test_the_time_budget_in_seconds_is_declared_with_the_time_option() -> None:
 
 
 def test_the_iteration_floor_of_a_request_follows_its_tier() -> None:
-    from research.core.options import iteration_floor_problem
+    from research.core.options import iteration_floor_note
 
-    assert iteration_floor_problem({"max_iterations": 9, "tier": "simple"}) is None
-    problem = iteration_floor_problem({"max_iterations": 9})
+    assert iteration_floor_note({"max_iterations": 9, "tier": "simple"}) is None
+    problem = iteration_floor_note({"max_iterations": 9})
     assert problem is not None and "86" in problem

@@ -2,53 +2,59 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 from research.cluster.broker import QueueClient, QueueMissing, QueueUnavailable, check_url
 from research.cluster.messages import JobMessage, check_job
 from research.core.agentkind import AgentKind
 from research.core.errors import RunFailed, UsageError
 from research.core.hosts import failover_seconds
+from research.core.option_fields import given_values
+from research.core.options import iteration_floor_note
 from research.core.settings import Settings
 
 
 def job_of(settings: Settings) -> JobMessage:
-    """The job that runs `settings` on a worker. A worker chooses its own agent command:
-    a job names only `opencode` or `mock`."""
+    """The job that runs `settings` on a worker: the options the user set, as the row's
+    fields of a job (the others keep their defaults, or the plan's tier, there too). A
+    worker chooses its own agent command: a job names only a built-in agent."""
     if settings.agent_cmd is not None:
         raise UsageError(
             "--agent-cmd cannot be sent through --queue: each worker runs its own "
             "(research worker --agent-cmd)"
         )
     root = settings.root.resolve()
-    sources = []
-    for folder in settings.source_dirs:
-        if not folder.resolve().is_relative_to(root):
-            raise UsageError(
-                f"--sources {folder} is outside the working directory, which the workers share"
-            )
-        sources.append(str(folder.resolve().relative_to(root)))
-    budget = settings.time_budget_minutes
+    values = given_values(settings)
+    if "source_dirs" in values:
+        values["source_dirs"] = shared_folders(settings.source_dirs, root)
     job = JobMessage.model_validate(
         {
             "name": settings.name,
             "task": None if settings.resume else settings.topic,
             "agent": AgentKind.MOCK if settings.mock_mode else settings.agent,
-            "breadth": settings.breadth,
-            "depth": settings.depth,
-            "max_iterations": settings.max_iterations,
-            "time": None if budget is None else repr(budget),
-            "model": settings.model,
-            "review_model": settings.review_model,
-            "parallel": settings.parallel,
-            "sources": sources,
-            "mock_latency": settings.mock_latency or None,
+            **values,
         }
     )
     check_job(job, root)
     return job
 
 
-def submit(settings: Settings, url: str) -> str:
-    """Send the job; the lines to print (the session's name and how to follow it)."""
+def shared_folders(folders: tuple[Path, ...], root: Path) -> list[str]:
+    """The --sources folders relative to the working directory, which the workers share."""
+    shared = []
+    for folder in folders:
+        if not folder.resolve().is_relative_to(root):
+            raise UsageError(
+                f"--sources {folder} is outside the working directory, which the workers share"
+            )
+        shared.append(str(folder.resolve().relative_to(root)))
+    return shared
+
+
+def submit(settings: Settings, url: str, warn: Callable[[str], None] = lambda _: None) -> str:
+    """Send the job; the lines to print (the session's name and how to follow it). What the
+    run will change in what was asked goes to `warn` first, as a run says it."""
     if not settings.resume and (not settings.topic or not settings.topic.strip()):
         raise UsageError("give the research topic or question as an argument")
     try:
@@ -56,6 +62,12 @@ def submit(settings: Settings, url: str) -> str:
     except ValueError as exc:
         raise UsageError(f"invalid --queue: {exc}") from None
     job = job_of(settings)
+    shape = ("max_iterations", "breadth", "depth", "tier")
+    note = iteration_floor_note(
+        {name: getattr(settings, name) for name in shape if name in settings.given}
+    )
+    if note is not None:
+        warn(note.replace("max_iterations", "--max-iterations", 1))
     bound = settings.failover_seconds or failover_seconds()
     try:
         QueueClient(url, failover=bound).send(job)

@@ -142,8 +142,6 @@ class QueueWorker:
         env = dict(self.config.env)
         env[HOST_ID_ENV] = self.config.host
         env[FAILOVER_ENV] = repr(self.config.failover)
-        if job.mock_latency is not None:
-            env["RESEARCH_MOCK_LATENCY"] = repr(job.mock_latency)
         with tempfile.TemporaryFile() as stderr:
             with self._mutex:
                 if self.stopping.is_set():

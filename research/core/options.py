@@ -1,11 +1,14 @@
 """Every option of a run, declared once.
 
 Each `Option` gives a setting's flag, RESEARCH_* variable, default, bounds, help text, what a
-resumed session does with it, and its name in the service's requests. The command line
-declares its flags from this table, `Settings` takes its defaults and bounds from it, the
-saved `SessionConfig` copies and updates the options marked as saved, the service validates
-its requests and builds its child's command line with it. To add an option: add its row
-here, its typed field to `Settings` (and to `SessionConfig` when it is saved), and use it.
+resumed session does with it, and whether (and as what) the service's requests and the
+queue's jobs carry it. The command line declares its flags from this table, `Settings` takes
+its defaults and bounds from it, the saved `SessionConfig` copies and updates the options
+marked as saved, and `option_fields` generates the service's requests and the queue's jobs
+from it; a job becomes the child's command line through `command_line`. To add an option:
+add its row here and its typed field to `Settings` (and to `SessionConfig` when it is
+saved), and use it: the CLI, the variables, the service, /search, the queue and the worker
+take it from the row.
 
 Plain Python with no third-party imports, so `--help` needs no pydantic. The defaults
 themselves live in `defaults`.
@@ -16,7 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from enum import StrEnum
+from enum import Enum, StrEnum
 from pathlib import Path
 
 from research.core import defaults as d
@@ -113,14 +116,40 @@ class Option:
     """What `--help` shows as the default (False: nothing; True: the default itself)."""
     metavar: str | None = None
     repeatable: bool = False
+    api: bool = True
+    """Whether the service's requests (POST /run, POST /search) may set it."""
     request: str | None = None
-    """The field of the service's POST /run body that sets this option, if any."""
+    """Its field in the service's requests, where that is not its name."""
+    request_seconds: str | None = None
+    """A second request field that gives the same value in seconds."""
+    job: bool = True
+    """Whether a job (the service's child, the queue's message) carries it to the child
+    `research`; False for what whoever runs a job decides (--yes, --quiet, its agent
+    command, the failover bound) and for the job's own fields (its name, its agent)."""
+    choices: tuple[str, ...] | None = None
+    """The values it takes, where it takes a few names (an enum `kind` gives its own)."""
+    max_length: int | None = None
+    """The longest text a request or a job may give (a model's name)."""
+    unlimited: bool = False
+    """'unlimited' is one of its values: None in `Settings`, given all the same."""
     setting: bool = True
     """Whether `Settings` has a field of this name."""
 
     @property
     def flag(self) -> str:
         return self.flags[0]
+
+    @property
+    def request_field(self) -> str | None:
+        """Its field in the service's requests, or None when they cannot set it."""
+        return (self.request or self.name) if self.api else None
+
+    @property
+    def values(self) -> tuple[str, ...] | None:
+        """The names it takes (`choices`, or its enum's values), or None for any value."""
+        if isinstance(self.kind, type) and issubclass(self.kind, Enum):
+            return tuple(str(member.value) for member in self.kind)
+        return self.choices
 
     @property
     def saved(self) -> bool:
@@ -170,13 +199,17 @@ def _defaults(field: str) -> str:
     )
 
 
+MAX_NAME_LENGTH = 200
+"""The longest model name a request or a job may give."""
+MAX_COMMAND_LENGTH = 4000
+
 OPTIONS: tuple[Option, ...] = (
     Option(
         "name",
         ("--name",),
         "Session name: .research/NAME/ and reports/NAME/ (default: slug of the topic).",
         shown_default=False,
-        request="name",
+        job=False,  # the job's own field
     ),
     Option(
         "breadth",
@@ -188,7 +221,6 @@ OPTIONS: tuple[Option, ...] = (
         minimum=d.BREADTH_RANGE[0],
         maximum=d.BREADTH_RANGE[1],
         on_resume=OnResume.FIXED,
-        request="breadth",
     ),
     Option(
         "depth",
@@ -200,7 +232,6 @@ OPTIONS: tuple[Option, ...] = (
         minimum=d.DEPTH_RANGE[0],
         maximum=d.DEPTH_RANGE[1],
         on_resume=OnResume.FIXED,
-        request="depth",
     ),
     Option(
         "max_iterations",
@@ -212,7 +243,6 @@ OPTIONS: tuple[Option, ...] = (
         maximum=d.MAX_ITERATIONS,
         on_resume=OnResume.RAISES,
         shown_default=False,
-        request="max_iterations",
     ),
     Option(
         "time_budget_minutes",
@@ -225,6 +255,8 @@ OPTIONS: tuple[Option, ...] = (
         shown_default="unlimited",
         metavar="MINUTES|unlimited",
         request="time",
+        request_seconds="max_execution_time_s",
+        unlimited=True,
     ),
     Option(
         "model",
@@ -233,7 +265,7 @@ OPTIONS: tuple[Option, ...] = (
         env="RESEARCH_MODEL",
         shown_default="the agent's: " + _defaults("model"),
         on_resume=OnResume.CHANGES,
-        request="model",
+        max_length=MAX_NAME_LENGTH,
     ),
     Option(
         "review_model",
@@ -242,7 +274,7 @@ OPTIONS: tuple[Option, ...] = (
         env="RESEARCH_REVIEW_MODEL",
         shown_default="the agent's: " + _defaults("review_model"),
         on_resume=OnResume.CHANGES,
-        request="review_model",
+        max_length=MAX_NAME_LENGTH,
     ),
     Option(
         "timeout",
@@ -265,7 +297,6 @@ OPTIONS: tuple[Option, ...] = (
         minimum=d.PARALLEL_RANGE[0],
         maximum=d.PARALLEL_RANGE[1],
         on_resume=OnResume.CHANGES,
-        request="parallel",
     ),
     Option(
         "agent",
@@ -275,7 +306,7 @@ OPTIONS: tuple[Option, ...] = (
         kind=AgentKind,
         default=DEFAULT_AGENT,
         env="RESEARCH_AGENT",
-        request="agent",
+        job=False,  # the job's own field
     ),
     Option(
         "agent_cmd",
@@ -286,6 +317,9 @@ OPTIONS: tuple[Option, ...] = (
         "--model sonnet --review-model sonnet).",
         env="RESEARCH_AGENT_CMD",
         shown_default=False,
+        max_length=MAX_COMMAND_LENGTH,
+        api=False,  # a server's or a worker's own
+        job=False,
     ),
     Option(
         "duplicate_threshold",
@@ -342,7 +376,6 @@ OPTIONS: tuple[Option, ...] = (
         env="RESEARCH_JUDGE",
         on_resume=OnResume.CHANGES,
         metavar="all|flagged|off",
-        request="judge",
     ),
     Option(
         "allow_private_sources",
@@ -353,6 +386,7 @@ OPTIONS: tuple[Option, ...] = (
         default=d.DEFAULT_ALLOW_PRIVATE_SOURCES,
         env="RESEARCH_ALLOW_PRIVATE_SOURCES",
         on_resume=OnResume.CHANGES,
+        api=False,  # the server's network is not a client's to reach
     ),
     Option(
         "source_dirs",
@@ -378,6 +412,7 @@ OPTIONS: tuple[Option, ...] = (
         maximum=d.MAX_MOCK_LATENCY_SECONDS,
         check=_checked(check_latency),
         shown_default="0",
+        api=False,  # the server's environment decides
     ),
     Option(
         "failover_seconds",
@@ -391,6 +426,8 @@ OPTIONS: tuple[Option, ...] = (
         check=_checked(check_failover),
         shown_default=f"{d.DEFAULT_FAILOVER_SECONDS:g}",
         metavar="SECONDS",
+        api=False,  # each host's own
+        job=False,
     ),
     Option(
         "tier",
@@ -402,6 +439,7 @@ OPTIONS: tuple[Option, ...] = (
         check=_tier,
         shown_default="the plan's class",
         metavar="simple|standard|deep",
+        choices=tuple(tier.value for tier in Tier),
         request="complexity_tier",
     ),
     Option(
@@ -414,6 +452,7 @@ OPTIONS: tuple[Option, ...] = (
         maximum=d.MAX_SEARCHES,
         on_resume=OnResume.FIXED,
         shown_default="the tier's",
+        request="max_queries",
     ),
     Option(
         "max_sources",
@@ -435,7 +474,6 @@ OPTIONS: tuple[Option, ...] = (
         minimum=1,
         on_resume=OnResume.CHANGES,
         shown_default="unlimited",
-        request="token_budget",
     ),
     Option(
         "max_cost",
@@ -448,7 +486,6 @@ OPTIONS: tuple[Option, ...] = (
         check=_checked(check_cost),
         shown_default="unlimited",
         metavar="USD",
-        request="max_cost",
     ),
     Option(
         "approve_plan",
@@ -459,15 +496,24 @@ OPTIONS: tuple[Option, ...] = (
         default=False,
         env="RESEARCH_APPROVE_PLAN",
         on_resume=OnResume.CHANGES,
-        request="approve_plan",
     ),
-    Option("resume", ("--resume",), "Continue a saved session.", kind=bool, default=False),
+    Option(
+        "resume",
+        ("--resume",),
+        "Continue a saved session.",
+        kind=bool,
+        default=False,
+        api=False,
+        job=False,
+    ),
     Option(
         "force_resume",
         ("--force-resume",),
         "Resume and take over the session lock even if it is live.",
         kind=bool,
         default=False,
+        api=False,
+        job=False,
     ),
     Option(
         "mock_mode",
@@ -475,6 +521,8 @@ OPTIONS: tuple[Option, ...] = (
         "Use the built-in simulated agent: no network, no keys.",
         kind=bool,
         default=False,
+        api=False,
+        job=False,
     ),
     Option(
         "assume_yes",
@@ -482,6 +530,8 @@ OPTIONS: tuple[Option, ...] = (
         "Answer yes to the many-iterations confirmation.",
         kind=bool,
         default=False,
+        api=False,
+        job=False,
     ),
     Option(
         "quiet",
@@ -489,13 +539,23 @@ OPTIONS: tuple[Option, ...] = (
         "Print only errors and the final summary.",
         kind=bool,
         default=False,
+        api=False,
+        job=False,
     ),
-    Option("verbose", ("--verbose", "-v"), "Log DEBUG messages.", kind=bool, default=False),
+    Option(
+        "verbose",
+        ("--verbose", "-v"),
+        "Log DEBUG messages.",
+        kind=bool,
+        default=False,
+        api=False,
+        job=False,
+    ),
 )
 
 OPTION: Mapping[str, Option] = {option.name: option for option in OPTIONS}
 BY_REQUEST: Mapping[str, Option] = {
-    option.request: option for option in OPTIONS if option.request is not None
+    option.request_field: option for option in OPTIONS if option.request_field is not None
 }
 ENV: Mapping[str, str] = {option.name: option.env for option in OPTIONS if option.env}
 
@@ -522,7 +582,7 @@ def given_names(
 
 def _none_is_a_value(name: str, source: str | None) -> bool:
     """'unlimited' is a time budget too (None), which a resumed session must take."""
-    return name == "time_budget_minutes" and source in ("COMMANDLINE", "ENVIRONMENT")
+    return OPTION[name].unlimited and source in ("COMMANDLINE", "ENVIRONMENT")
 
 
 def seconds_from_environment(option: Option, environ: Mapping[str, str]) -> float | None:
@@ -563,27 +623,10 @@ def _shown(value: object) -> str:
     return str(value)
 
 
-def from_request(fields: Mapping[str, object]) -> dict[str, object]:
-    """The options of a service request (a POST /run body, without its nulls), by option
-    name and as `Settings` takes them: the time budget in minutes, the source folders as
-    given (the service resolves them). ValueError names the request's field."""
-    values: dict[str, object] = {}
-    for key, value in fields.items():
-        option = BY_REQUEST.get(key)
-        if option is None or not option.setting or option.name in ("name", "agent"):
-            continue  # the service names the session and picks the agent's flags itself
-        if option.name == "time_budget_minutes":
-            try:
-                value = time_budget_minutes(str(value))
-            except ValueError as exc:
-                raise ValueError(f"{key}: {exc}") from None
-        values[option.name] = value
-    return values
-
-
-def iteration_floor_problem(values: Mapping[str, object]) -> str | None:
-    """Why a requested --max-iterations is below the floor of its breadth and depth (the
-    tier's where not given), or None."""
+def iteration_floor_note(values: Mapping[str, object]) -> str | None:
+    """What happens to a requested --max-iterations below the floor of its breadth and depth
+    (the tier's where not given): the run raises it to the floor, as the CLI says. None when
+    it is not below."""
     requested = values.get("max_iterations")
     if not isinstance(requested, int):
         return None
@@ -594,7 +637,12 @@ def iteration_floor_problem(values: Mapping[str, object]) -> str | None:
     floor = iteration_floor(breadth, depth)
     if requested >= floor:
         return None
+    shape = (
+        ""
+        if tier is not None or {"breadth", "depth"} <= set(values)
+        else ("; the plan's tier may change breadth and depth, and the floor with them")
+    )
     return (
-        f"{requested} is below the iteration floor breadth^(depth+1)+5 = {floor} "
-        f"(breadth {breadth}, depth {depth}); give at least {floor}, or leave it out"
+        f"max_iterations {requested} is below the iteration floor breadth^(depth+1)+5 = "
+        f"{floor} (breadth {breadth}, depth {depth}): the run raises it to {floor}{shape}"
     )

@@ -227,5 +227,21 @@ def synthesis(
             stop_reason=state.progress.stop_reason.value if state.progress.stop_reason else None,
             cost=cost,
             elapsed_seconds=round(state.progress.elapsed_seconds, 3),
+            max_iterations=state.config.max_iterations,
+            warnings=run_warnings(state),
         ),
     )
+
+
+def run_warnings(state: RWRState) -> list[str]:
+    """What the session changed in what was asked: a --max-iterations below the floor of
+    its tree, raised to it (as the CLI warns)."""
+    config = state.config
+    asked = config.requested_max_iterations
+    if asked is None or asked >= config.max_iterations:
+        return []
+    return [
+        f"max_iterations {asked} was below the iteration floor breadth^(depth+1)+5 of the "
+        f"session's tree (breadth {config.breadth}, depth {config.depth}); the run used "
+        f"{config.max_iterations}"
+    ]

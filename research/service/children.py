@@ -42,6 +42,8 @@ class Job:
     stderr: IO[bytes] | None = None
     topic: str | None = None
     """The question asked, for a new session (shown before its state exists)."""
+    warnings: list[str] = field(default_factory=list)
+    """What the service changed in the request, as the CLI warns (told to the client)."""
 
 
 class JobManager:

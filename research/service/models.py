@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from research.core.agentkind import AgentKind
-from research.core.options import BY_REQUEST
+from research.core.option_fields import request_fields
+from research.core.options import OPTION
 
 JobState = Literal["queued", "running", "stopped", "failed", "done", "awaiting_approval"]
 JOB_STATES: tuple[JobState, ...] = (
@@ -20,43 +20,31 @@ JOB_STATES: tuple[JobState, ...] = (
 )
 
 
-def _request_field(field: str, **extra: Any) -> Any:
-    """A request field of the option table: the CLI's bounds and help text, no value by
-    default (the CLI's default then applies)."""
-    option = BY_REQUEST[field]
-    extra.setdefault("description", option.help)
-    return Field(None, ge=option.minimum, le=option.maximum, **extra)
+MAX_TASK_LENGTH = 4000
 
 
-class RunRequest(BaseModel):
-    """POST /run: a research job, with the CLI's options of the same names (each field but
-    `task` is a row of the option table with its `request` name). Numbers are strict: "2"
-    and true are not numbers."""
+class RunRequestBase(BaseModel):
+    """A request's own fields; the generated `RunRequest` adds a field for each option the
+    service's requests may set."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    task: str = Field(min_length=1, max_length=4000, description="The research question.")
-    name: str | None = _request_field("name")
-    breadth: int | None = _request_field("breadth")
-    depth: int | None = _request_field("depth")
-    max_iterations: int | None = _request_field("max_iterations")
-    time: str | float | None = _request_field("time")
-    model: str | None = _request_field("model", min_length=1, max_length=200)
-    review_model: str | None = _request_field("review_model", min_length=1, max_length=200)
-    agent: AgentKind | None = _request_field("agent", strict=False)
-    parallel: int | None = _request_field("parallel")
-    judge: Literal["all", "flagged", "off"] | None = _request_field("judge")
-    complexity_tier: Literal["simple", "standard", "deep"] | None = _request_field(
-        "complexity_tier"
+    task: str = Field(
+        min_length=1, max_length=MAX_TASK_LENGTH, description="The research question."
     )
-    token_budget: int | None = _request_field("token_budget")
-    max_cost: float | None = _request_field("max_cost", gt=0, allow_inf_nan=False)
-    approve_plan: bool | None = _request_field("approve_plan")
-    sources: list[str] | None = _request_field(
-        "sources",
-        max_length=64,
-        description="Folders of your own documents to research and cite too (the CLI's "
-        "--sources): each inside the server's working directory, relative to it or absolute.",
+    name: str | None = Field(None, description=OPTION["name"].help)
+
+
+if TYPE_CHECKING:
+    RunRequest = RunRequestBase
+else:
+    RunRequest = create_model(
+        "RunRequest",
+        __base__=RunRequestBase,
+        __doc__="POST /run: a research job, with the CLI's options (each field but `task` "
+        'is a row of the option table, by its request name). Numbers are strict: "2" and '
+        "true are not numbers.",
+        **request_fields(without={"name"}),
     )
 
 
@@ -77,6 +65,9 @@ class JobAccepted(BaseModel):
     name: str
     status: JobState
     status_url: str
+    warnings: list[str] = []
+    """What the service changed in the request, as the CLI warns (a max_iterations below
+    the iteration floor is raised to it)."""
 
 
 class Citation(BaseModel):
@@ -100,6 +91,11 @@ class SynthesisMetadata(BaseModel):
     review_model: str | None = None
     cost: float | None = None
     elapsed_seconds: float | None = None
+    max_iterations: int | None = None
+    """The session's iteration limit (never below its tree's floor)."""
+    warnings: list[str] = []
+    """What the run changed in what was asked, as the CLI warns (a max_iterations below the
+    iteration floor is raised to it)."""
 
 
 class SynthesisResponse(BaseModel):

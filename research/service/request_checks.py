@@ -1,6 +1,6 @@
-"""A run request checked as the CLI checks its flags, before any job starts: its options
-(a 422 names the request's field), its source folders (inside the working directory), and
-whether the agent it needs is there (a 503)."""
+"""A run request checked as the CLI checks its flags, before any job starts, and turned into
+the job that runs it: its options (a 422 names the request's field), its source folders
+(inside the working directory), and whether the agent it needs is there (a 503)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,11 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from research.cluster.messages import JobMessage
 from research.core.agentkind import DEFAULT_AGENT, AgentKind
 from research.core.errors import AgentUnavailable, UsageError
-from research.core.options import from_request, iteration_floor_problem
+from research.core.option_fields import request_values, settings_value
+from research.core.options import OPTION, iteration_floor_note
 from research.service.errors import ApiError
 from research.service.models import RunRequest
 
@@ -43,30 +45,42 @@ def local_sources_allowed() -> bool:
     return "source_dirs" in Settings.model_fields
 
 
-def run_options(request: RunRequest, name: str, root: Path) -> dict[str, object]:
-    """The request's options by option name, checked as the CLI checks them (a 422 names
-    the request's field); its source folders resolved inside the working directory."""
-    from research.core.settings import Settings
-
+def request_job(request: RunRequest, name: str, root: Path) -> tuple[JobMessage, list[str]]:
+    """The job of a request, checked as the CLI checks its flags (a 422 names the request's
+    field), its source folders resolved inside the working directory; and what the service
+    tells the client it changed, as the CLI warns (a --max-iterations below the floor)."""
     fields = request.model_dump(exclude_none=True)
     try:
-        values = from_request(fields)
+        values = request_values(fields)
     except ValueError as exc:
         raise ApiError(422, "validation_error", str(exc)) from None
-    try:
-        Settings.model_validate({"root": root, "name": name, "topic": request.task, **values})
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
-        raise ApiError(422, "validation_error", f"{where}: {first['msg']}") from None
+    values.pop("name", None)
+    kind = AgentKind(str(values.pop("agent", DEFAULT_AGENT)))
     if not request.task.strip():
         raise ApiError(422, "validation_error", "task: give the research question")
-    problem = iteration_floor_problem(values)
-    if problem is not None:
-        raise ApiError(422, "validation_error", f"max_iterations: {problem}")
     if "source_dirs" in values:
-        values["source_dirs"] = request_folders(request.sources or [], root)
-    return values
+        values["source_dirs"] = [str(folder) for folder in request_folders(fields["sources"], root)]
+    settings = check_settings({**values, "agent": kind}, name, request.task, root)
+    note = iteration_floor_note(settings)
+    job = JobMessage.model_validate({"name": name, "task": request.task, "agent": kind, **values})
+    return job, [note] if note is not None else []
+
+
+def check_settings(
+    values: dict[str, object], name: str, task: str, root: Path
+) -> dict[str, object]:
+    """The options' values as `Settings` holds them, checked as `Settings` checks them."""
+    from research.core.settings import Settings
+
+    settings = {key: settings_value(OPTION[key], value) for key, value in values.items()}
+    try:
+        Settings.model_validate({"root": root, "name": name, "topic": task, **settings})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        key = str(first["loc"][0]) if first["loc"] else ""
+        where = OPTION[key].request_field if key in OPTION else key
+        raise ApiError(422, "validation_error", f"{where}: {first['msg']}") from None
+    return settings
 
 
 def request_folders(sources: list[str], root: Path) -> list[Path]:

@@ -101,6 +101,7 @@ def accepted(job: Job, name: str) -> JobAccepted:
         name=name,
         status="queued" if job.state == "queued" else "running",
         status_url=f"/runs/{name}",
+        warnings=job.warnings,
     )
 
 

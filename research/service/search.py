@@ -9,14 +9,15 @@ any other: its session is in the working directory, with its events and report.
 from __future__ import annotations
 
 import secrets
+from typing import TYPE_CHECKING
 
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse, Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from research.core.agentkind import AgentKind
-from research.core.options import BY_REQUEST
-from research.service.models import RunRequest, SynthesisResponse
+from research.core.option_fields import request_fields
+from research.core.options import OPTION
+from research.service.models import MAX_TASK_LENGTH, RunRequest, SynthesisResponse
 from research.service.service import Service
 
 SEARCH_TIME_MINUTES = 2.0
@@ -24,25 +25,36 @@ SEARCH_TIME_MINUTES = 2.0
 so with one the synthesis fallback often writes the answer; give `time` for more."""
 
 
-class SearchRequest(BaseModel):
-    """POST /search: a question for a quick, cited answer."""
+FIXED = {"depth": 1, "complexity_tier": "simple"}
+"""What a search is: the simple tier, one topic level (its request cannot change these)."""
+TIME = OPTION["time_budget_minutes"]
 
-    model_config = ConfigDict(extra="forbid")
 
-    task: str = Field(min_length=1, max_length=4000, description="The question.")
+class SearchRequestBase(BaseModel):
+    """A search's own fields; the generated `SearchRequest` adds the run's options but those
+    a search fixes (`FIXED`)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    task: str = Field(min_length=1, max_length=MAX_TASK_LENGTH, description="The question.")
     name: str | None = Field(None, description="Session name (default: search-<slug>-<random>).")
-    time: str | float | None = Field(
-        None,
-        description=f"Wall-clock budget in minutes (default {SEARCH_TIME_MINUTES:g}), or "
-        "'unlimited' (as --time).",
+
+
+if TYPE_CHECKING:
+    SearchRequest = SearchRequestBase
+else:
+    SearchRequest = create_model(
+        "SearchRequest",
+        __base__=SearchRequestBase,
+        __doc__="POST /search: a question for a quick, cited answer.",
+        **request_fields(
+            without={"name", *FIXED},
+            descriptions={
+                str(TIME.request_field): f"{TIME.help} Default {SEARCH_TIME_MINUTES:g}; "
+                "'unlimited' for no limit."
+            },
+        ),
     )
-    model: str | None = Field(None, min_length=1, max_length=200)
-    review_model: str | None = Field(None, min_length=1, max_length=200)
-    agent: AgentKind | None = Field(
-        None, description=BY_REQUEST["agent"].help + " Another agent command: the server's."
-    )
-    token_budget: int | None = Field(None, ge=1)
-    max_cost: float | None = Field(None, gt=0, allow_inf_nan=False)
 
 
 def search_name(task: str) -> str:
@@ -56,8 +68,9 @@ def as_run(body: SearchRequest) -> RunRequest:
     """The /run request of a search: the simple tier, one topic level, a short budget."""
     fields = body.model_dump(exclude_none=True)
     fields.setdefault("name", search_name(body.task))
-    fields.setdefault("time", SEARCH_TIME_MINUTES)
-    return RunRequest.model_validate({**fields, "depth": 1, "complexity_tier": "simple"})
+    if TIME.request_field not in fields and TIME.request_seconds not in fields:
+        fields[str(TIME.request_field)] = SEARCH_TIME_MINUTES
+    return RunRequest.model_validate({**fields, **FIXED})
 
 
 def search_router(service: Service) -> APIRouter:

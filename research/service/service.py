@@ -12,17 +12,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from research.cluster.messages import JobMessage
-from research.core.agentkind import DEFAULT_AGENT, AgentKind, agent_args, agent_names
+from research.cluster.messages import JobMessage, child_args
+from research.core.agentkind import DEFAULT_AGENT, AgentKind, agent_names
 from research.core.errors import INTERRUPTED_CODES, ExitCode
-from research.core.options import command_line
 from research.service.bodies import citations, job_state, synthesis
 from research.service.children import Job, JobManager, QueueFull, is_research_process
 from research.service.errors import ApiError
 from research.service.feeds import FeedHub
 from research.service.models import RunRequest, SynthesisResponse
 from research.service.polled import PolledBodies
-from research.service.request_checks import check_agent, run_options
+from research.service.request_checks import check_agent, request_job
 from research.service.roster import Roster
 from research.service.session_files import SessionStore
 
@@ -55,15 +54,6 @@ class ServiceConfig:
     queue_url: str | None = None
     """With --queue URL, jobs go on the task queue for `research worker`s to run."""
     failover: float = 120.0
-
-
-def queued_job(name: str, request: RunRequest) -> JobMessage:
-    """The task-queue job of a request the CLI's checks accepted (`request_checks.run_options`)."""
-    fields = request.model_dump(exclude_none=True)
-    if "time" in fields:
-        fields["time"] = str(fields["time"])
-    fields.update(name=name, agent=request.agent or DEFAULT_AGENT)
-    return JobMessage.model_validate(fields)
 
 
 def resumed_agent(agent: str, mock_mode: bool) -> AgentKind:
@@ -109,7 +99,7 @@ class Service:
 
         name = request.name if request.name is not None else slugify(request.task, max_length=64)
         self.roster.name(name)
-        values = run_options(request, name, self.config.root)
+        job, warnings = request_job(request, name, self.config.root)
         if self.roster.running(name) or self.store.exists(name):
             raise ApiError(
                 409,
@@ -117,21 +107,14 @@ class Service:
                 f"a session named {name!r} already exists; "
                 f"resume it with POST /runs/{name}/resume, or choose another name",
             )
-        kind = request.agent or DEFAULT_AGENT
         if self.queue is not None:  # the workers check their agent
-            return self.enqueue(queued_job(name, request))
-        check_agent(self.config.root, self.config.agent_cmd, kind)
-        args = [
-            request.task,
-            "--name",
-            name,
-            "--yes",
-            "--quiet",
-            *agent_args(kind, self.config.agent_cmd),
-        ]
-        job = self.submit(name, args + command_line(values))
-        job.topic = request.task
-        return job
+            started = self.enqueue(job)
+        else:
+            check_agent(self.config.root, self.config.agent_cmd, job.agent)
+            started = self.submit(name, child_args(job, self.config.root, self.config.agent_cmd))
+        started.topic = request.task
+        started.warnings = warnings
+        return started
 
     def submit(self, name: str, args: list[str]) -> Job:
         try:
@@ -195,12 +178,11 @@ class Service:
         if snap.complete:
             raise ApiError(409, "already_complete", f"session {name!r} is complete")
         kind = resumed_agent(snap.state.config.agent, snap.state.config.mock_mode)
+        job = JobMessage.model_validate({"name": name, "agent": kind})  # no task: it resumes
         if self.queue is not None:
-            job = {"name": name, "agent": kind}
-            return self.enqueue(JobMessage.model_validate(job))
+            return self.enqueue(job)
         check_agent(self.config.root, self.config.agent_cmd, kind)
-        agent = agent_args(kind, self.config.agent_cmd)
-        return self.submit(name, ["--resume", "--name", name, "--yes", "--quiet", *agent])
+        return self.submit(name, child_args(job, self.config.root, self.config.agent_cmd))
 
     def stop(self, name: str) -> str:
         snap = self.roster.snapshot(name)

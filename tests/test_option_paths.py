@@ -1,0 +1,238 @@
+"""Every path an option travels, generated from the option table (research/core/options.py):
+the command line, the RESESARCH_* variables, the service's requests (POST /run, /search), the
+job (the service's child, the queue's message, `research --queue`), the child's command line
+and the Settings it runs with. One test adds a row to a copy of the code and sees it arrive
+everywhere; the others round-trip every option of the table through every path."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from research.cli import settings_of
+from research.cluster.messages import child_args
+from research.cluster.submit import job_of
+from research.core.option_fields import settings_value
+from research.core.options import OPTIONS, Option
+
+REPO = Path(__file__).resolve().parent.parent
+TOPIC = "heat pumps in cold climates"
+WIRE = {"time_budget_minutes": "90.5"}
+"""Sample values the generic rules of `sample` cannot make (text its check reads)."""
+
+
+def sample(option: Option, folder: str) -> Any:
+    """A valid value of `option` other than its default, as a request or a job gives it."""
+    if option.name in WIRE:
+        return WIRE[option.name]
+    if option.values is not None:
+        return next(value for value in reversed(option.values) if value != option.default)
+    if option.repeatable:
+        return [folder]
+    if option.kind is bool:
+        return not option.default
+    if option.kind is int:
+        return int(option.minimum or 0) + 1
+    if option.kind is float:
+        if option.minimum is not None and option.maximum is not None:
+            return (option.minimum + option.maximum) / 2
+        return 2.5
+    return f"{option.name}/x"
+
+
+def flags(option: Option, value: Any) -> list[str]:
+    """The command line that gives `value` (a wire value) to `option`."""
+    if option.kind is bool:
+        return [option.flag if value else str(option.off_flag)]
+    if option.repeatable:
+        return [part for item in value for part in (option.flag, str(item))]
+    return [option.flag, str(value)]
+
+
+TRAVELLING = [option for option in OPTIONS if option.job]
+REQUESTED = [option for option in OPTIONS if option.request_field and option.job]
+
+
+def test_the_table_says_where_each_option_goes() -> None:
+    """Every option either travels in a job or is decided by whoever runs it: a request
+    field that no job carried would be dropped on the way to the child."""
+    for option in OPTIONS:
+        if option.request_field and not option.job:
+            assert option.name in ("name", "agent"), option.name  # the job's own fields
+    assert {o.name for o in TRAVELLING} >= {"token_budget", "max_cost", "timeout", "searches"}
+
+
+def test_every_option_goes_from_the_command_line_through_a_queued_job_to_the_child(
+    isolated: Path,
+) -> None:
+    """research --queue … → the job → the worker's child command line → the same Settings."""
+    (isolated / "docs").mkdir()
+    args = [part for o in TRAVELLING for part in flags(o, sample(o, "docs"))]
+    sent = settings_of([*args, "--mock-mode", TOPIC])
+    job = job_of(sent)
+    assert set(job.options()) == {o.name for o in TRAVELLING}
+    child = child_args(job, isolated, None)
+    assert child[-2:] == ["--", TOPIC]
+    ran = settings_of(child)
+    for option in TRAVELLING:
+        expected = getattr(sent, option.name)
+        assert expected != option.default, option.name  # the sample is not the default
+        assert getattr(ran, option.name) == expected, option.name
+        assert option.name in ran.given, option.name
+    assert ran.mock_mode and ran.assume_yes and ran.quiet
+
+
+def test_each_option_alone_goes_from_the_command_line_to_the_child(isolated: Path) -> None:
+    """One option at a time (with the test's RESEARCH_VERIFY_SOURCES=0): nothing else the
+    job carries makes it arrive, and the job carries only what the user set."""
+    (isolated / "docs").mkdir()
+    for option in TRAVELLING:
+        sent = settings_of([*flags(option, sample(option, "docs")), TOPIC])
+        job = job_of(sent)
+        assert option.name in job.options(), option.name
+        assert set(job.options()) == {o.name for o in TRAVELLING if o.name in sent.given}
+        ran = settings_of(child_args(job, isolated, None))
+        assert getattr(ran, option.name) == getattr(sent, option.name), option.name
+        travelled = {o.name for o in TRAVELLING}
+        assert ran.given & travelled == sent.given & travelled, option.name
+
+
+@pytest.mark.parametrize("endpoint", ["run", "search"])
+def test_every_request_field_goes_through_the_job_to_the_child(
+    isolated: Path, endpoint: str
+) -> None:
+    """POST /run's (and /search's) fields → the job → the child's command line → Settings,
+    each value as the CLI reads the same flag."""
+    pytest.importorskip("fastapi")
+    from research.service.models import RunRequest
+    from research.service.request_checks import request_job
+    from research.service.search import FIXED, SearchRequest, as_run
+
+    docs = isolated / "docs"
+    docs.mkdir()
+    model = RunRequest if endpoint == "run" else SearchRequest
+    options = [o for o in REQUESTED if o.request_field in model.model_fields]
+    body = {str(o.request_field): sample(o, "docs") for o in options}
+    if endpoint == "run":
+        request = RunRequest.model_validate({"task": TOPIC, **body})
+    else:
+        assert {o.request_field for o in REQUESTED} - set(model.model_fields) == set(FIXED)
+        request = as_run(SearchRequest.model_validate({"task": TOPIC, **body}))
+    job, warnings = request_job(request, "probe", isolated)
+    assert warnings  # the sample max_iterations is below the floor: said, not refused
+    ran = settings_of(child_args(job, isolated, None))
+    for option in options:
+        expected = settings_value(option, body[str(option.request_field)])
+        if option.repeatable:
+            expected = (docs.resolve(),)
+        assert getattr(ran, option.name) == expected, option.name
+        assert option.name in ran.given, option.name
+    assert ran.topic == TOPIC and ran.name == "probe"
+
+
+def test_the_seconds_field_is_the_time_budget(isolated: Path) -> None:
+    pytest.importorskip("fastapi")
+    from research.service.models import RunRequest
+    from research.service.request_checks import request_job
+
+    request = RunRequest.model_validate({"task": TOPIC, "max_execution_time_s": 90})
+    job, _ = request_job(request, "probe", isolated)
+    assert settings_of(child_args(job, isolated, None)).time_budget_minutes == 1.5
+
+
+NEW_ROW = """
+    Option(
+        "probe_level",
+        ("--probe-level",),
+        "A level no real option has.",
+        kind=int,
+        env="RESEARCH_PROBE_LEVEL",
+        minimum=1,
+        maximum=9,
+    ),
+"""
+NEW_FIELD = '    probe_level: int | None = _settings_field("probe_level")\n'
+CHECK = textwrap.dedent(
+    """
+    import os, sys
+    from pathlib import Path
+    import typer
+    from research.cli import app, settings_of
+    from research.cluster.messages import JobMessage, child_args
+    from research.cluster.submit import job_of
+    from research.service.models import RunRequest
+    from research.service.request_checks import request_job
+    from research.service.search import SearchRequest, as_run
+
+    root = Path.cwd()
+    help_text = typer.main.get_command(app).get_help(
+        typer.main.get_command(app).make_context("research", ["x"])
+    )
+    assert "--probe-level" in help_text, "CLI flag"
+    assert settings_of(["--probe-level", "4", "q"]).probe_level == 4, "flag -> Settings"
+    os.environ["RESEARCH_PROBE_LEVEL"] = "5"
+    by_variable = settings_of(["q"])
+    assert by_variable.probe_level == 5 and "probe_level" in by_variable.given, "variable"
+    del os.environ["RESEARCH_PROBE_LEVEL"]
+    assert "probe_level" in RunRequest.model_fields, "POST /run field"
+    assert "probe_level" in SearchRequest.model_fields, "POST /search field"
+    assert "probe_level" in JobMessage.model_fields, "job field"
+    for request in (
+        RunRequest.model_validate({"task": "q", "probe_level": 3}),
+        as_run(SearchRequest.model_validate({"task": "q", "probe_level": 3})),
+    ):
+        job, _ = request_job(request, "probe", root)
+        assert job.options()["probe_level"] == 3, "request -> job"
+        argv = child_args(job, root, None)
+        assert argv[argv.index("--probe-level") + 1] == "3", "job -> child argv"
+        assert settings_of(argv).probe_level == 3, "child argv -> Settings"
+    try:
+        RunRequest.model_validate({"task": "q", "probe_level": 10})
+    except Exception as exc:
+        assert "probe_level" in str(exc), "bounds"
+    else:
+        raise AssertionError("the request's bounds are the row's")
+    queued = job_of(settings_of(["--probe-level", "7", "q"]))
+    argv = child_args(queued, root, None)
+    assert settings_of(argv).probe_level == 7, "research --queue -> worker's child"
+    print("arrived everywhere")
+    """
+)
+
+
+def test_a_row_added_to_the_table_arrives_everywhere(isolated: Path, tmp_path: Path) -> None:
+    """Adding an option is one row in the table and one typed field in Settings: a copy of
+    the code with just those two edits takes it on the command line, from its variable, in
+    POST /run and /search, in the job, on the child's command line and in Settings."""
+    pytest.importorskip("fastapi")
+    copy = tmp_path / "copy"
+    shutil.copytree(REPO / "research", copy / "research", ignore=shutil.ignore_patterns("*.pyc"))
+    options = copy / "research" / "core" / "options.py"
+    text = options.read_text(encoding="utf-8")
+    anchor = "OPTIONS: tuple[Option, ...] = (\n"
+    assert text.count(anchor) == 1
+    options.write_text(text.replace(anchor, anchor + NEW_ROW), encoding="utf-8")
+    settings = copy / "research" / "core" / "settings.py"
+    text = settings.read_text(encoding="utf-8")
+    anchor = "    given: frozenset[str] = frozenset()\n"
+    assert text.count(anchor) == 1
+    settings.write_text(text.replace(anchor, NEW_FIELD + anchor), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RESEARCH_")}
+    env["PYTHONPATH"] = str(copy)
+    done = subprocess.run(
+        [sys.executable, "-c", CHECK],
+        cwd=isolated,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "arrived everywhere"
