@@ -38,10 +38,6 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("PYTHONPATH", f"{REPO}{os.pathsep}{path}" if path else str(REPO))
     # The user's key (research/workspace/userkey.py) is made in the test's own state dir.
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    # Children started as `python -m research` (the service's jobs, the workers' runs) run
-    # this checkout, not whichever copy the environment has installed.
-    path = os.environ.get("PYTHONPATH")
-    monkeypatch.setenv("PYTHONPATH", str(REPO) + (os.pathsep + path if path else ""))
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.chdir(work)

@@ -24,7 +24,7 @@ import httpx  # noqa: E402
 from mcp import Client  # noqa: E402
 from mcp.client.stdio import StdioServerParameters  # noqa: E402
 
-from research.core.options import BY_REQUEST, OPTION  # noqa: E402
+from research.core.options import BY_REQUEST, OPTION, OPTIONS  # noqa: E402
 
 TOOLS = {
     "start_research",
@@ -121,7 +121,8 @@ def test_the_tools_and_start_researchs_schema_come_from_the_option_table(isolate
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
         assert set(tools) == TOOLS
         schema = tools["start_research"].input_schema
-        assert set(schema["properties"]) == {"question", *BY_REQUEST}
+        seconds = {option.request_seconds for option in OPTIONS if option.request_seconds}
+        assert set(schema["properties"]) == {"question", *BY_REQUEST, *seconds}
         assert schema["required"] == ["question"]
         breadth = schema["properties"]["breadth"]["anyOf"][0]
         assert (breadth["minimum"], breadth["maximum"]) == (
