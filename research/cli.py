@@ -185,7 +185,8 @@ main_command.__annotations__ = {
 }
 app.command(
     epilog="Also: research serve [--host H] [--port P] runs the HTTP service "
-    "(see research serve --help; it needs the [server] extra)."
+    "(see research serve --help; it needs the [server] extra); research mcp [--http PORT] "
+    "serves MCP to coding agents (see research mcp --help; it needs the [mcp] extra)."
 )(main_command)
 
 

@@ -234,3 +234,25 @@ def test_http_off_loopback_needs_a_token_and_a_set_token_is_required(isolated) -
         assert httpx.post(server.url, json={}, timeout=30).status_code == 401
     finally:
         server.stop()
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--http", "70000"], "--http must be a port"),
+        (["--workdir", "missing"], "is not a directory"),
+        (["--queue", "lots"], "--queue must be a number of jobs or a redis:// URL"),
+        (["--max-jobs", "0"], "--max-jobs must be at least 1"),
+    ],
+)
+def test_bad_server_options_are_one_line_and_exit_2(isolated, args, says) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "research", "mcp", *args],
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        cwd=isolated,
+        stdin=subprocess.DEVNULL,
+    )
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and says in result.stderr, result.stderr
