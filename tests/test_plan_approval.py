@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import read_json
+from conftest import install_fake_agent, read_json
 from helpers import events_of
 
 from research.model.questions import answers_text, has_questions, parse_questions
@@ -104,22 +104,56 @@ def test_a_broken_edit_is_one_line_and_the_session_still_awaits_approval(run_cli
     )
 
 
-def test_the_limit_follows_the_approved_tree_and_a_longer_run_is_asked_again(run_cli) -> None:
+EXTRA = "".join(
+    f"### Extra topic {n} (Depth: 0)\n- Status: Pending\n- Description: More.\n\n" for n in (1, 2)
+)
+FLOOR_2, FLOOR_4 = 2 ** (1 + 1) + 5, 4 ** (1 + 1) + 5
+
+
+def test_the_limit_follows_the_approved_tree_and_a_free_run_says_so(run_cli) -> None:
     stopped(run_cli)
-    before = read_json(SESSION / "state.json")["config"]["max_iterations"]
-    assert before == 2 ** (1 + 1) + 5
-    extra = "".join(
-        f"### Extra topic {n} (Depth: 0)\n- Status: Pending\n- Description: More.\n\n"
-        for n in (1, 2)
+    assert read_json(SESSION / "state.json")["config"]["max_iterations"] == FLOOR_2
+    edit_plan("## Completion Status", EXTRA + "## Completion Status")
+    result = run_cli("--resume", "--name", "a")  # the simulated agent costs nothing: no asking
+    assert result.exit_code == 0, result.stderr
+    said = f"the approved plan raised the iteration limit from {FLOOR_2} to {FLOOR_4}"
+    assert said in result.stderr
+    config = read_json(SESSION / "state.json")["config"]
+    assert (config["breadth"], config["max_iterations"]) == (4, FLOOR_4)
+    assert any(said in change for change in config["limit_changes"])
+    assert events_of(SESSION, "iteration_limit")[-1]["wanted"] == FLOOR_4
+
+
+def test_a_limit_the_user_set_is_not_raised_by_an_approved_plan(run_cli) -> None:
+    result = run_cli(
+        "--mock-mode", "--approve-plan", "--name", "a", *SMALL, "--max-iterations", "9", QUESTION
     )
-    edit_plan("## Completion Status", extra + "## Completion Status")
-    unconfirmed = run_cli("--resume", "--name", "a")  # no terminal and no --yes
+    assert result.exit_code == 0, result.stderr
+    edit_plan("## Completion Status", EXTRA + "## Completion Status")
+    saved = (SESSION / "state.json").read_bytes()
+    kept = run_cli("--resume", "--name", "a")
+    assert kept.exit_code == 2
+    assert f"resume with --max-iterations {FLOOR_4}" in kept.stderr
+    assert (SESSION / "state.json").read_bytes() == saved
+    raised = run_cli("--resume", "--name", "a", "--max-iterations", str(FLOOR_4))
+    assert raised.exit_code == 0, raised.stderr
+    assert read_json(SESSION / "state.json")["config"]["max_iterations"] == FLOOR_4
+
+
+def test_an_agent_that_costs_asks_again_before_the_longer_run(
+    run_cli, tmp_path: Path, monkeypatch
+) -> None:
+    install_fake_agent(tmp_path / "bin", monkeypatch)
+    monkeypatch.setenv("FAKE_OPENCODE_MODE", "agent")
+    started = run_cli("--approve-plan", "--name", "a", "--breadth", "2", "--depth", "1", QUESTION)
+    assert started.exit_code == 0, started.stderr  # 9 iterations: not asked
+    edit_plan("## Completion Status", EXTRA + "## Completion Status")
+    unconfirmed = run_cli("--resume", "--name", "a")  # no terminal to ask, no --yes
     assert unconfirmed.exit_code == 2 and "--yes" in unconfirmed.stderr
     assert read_json(SESSION / "state.json")["progress"]["awaiting_approval"]
     confirmed = run_cli("--resume", "--name", "a", "--yes")
     assert confirmed.exit_code == 0, confirmed.stderr
-    config = read_json(SESSION / "state.json")["config"]
-    assert (config["breadth"], config["max_iterations"]) == (4, 4 ** (1 + 1) + 5)
+    assert read_json(SESSION / "state.json")["config"]["max_iterations"] == FLOOR_4
 
 
 def test_the_questions_section_is_read_and_quoted_only_once_approved() -> None:

@@ -8,6 +8,7 @@ awaits approval with its plan file as it was.
 
 from __future__ import annotations
 
+from research.core.budget import LimitRaise
 from research.core.errors import PlanEditError
 from research.model.artifacts import read_text
 from research.model.plan import render_plan
@@ -16,7 +17,7 @@ from research.service.children import Job
 from research.service.errors import ApiError
 from research.service.models import ApproveRequest
 from research.service.service import Service
-from research.session.approval import check_plan_text
+from research.session.approval import check_plan_text, kept_limit_problem, limit_rule
 from research.workspace.fsutil import atomic_write_text
 
 
@@ -39,9 +40,11 @@ def approve(service: Service, name: str, body: ApproveRequest) -> Job:
     if body.answers is not None:
         text = with_answers(text, body.answers)
     try:
-        check_plan_text(state, text, "sent", retry="send a corrected plan")
+        approval = check_plan_text(state, text, "sent", retry="send a corrected plan")
     except PlanEditError as exc:
         raise ApiError(422, "invalid_plan", str(exc)) from None
+    if limit_rule(approval, costs=not state.config.mock_mode) is LimitRaise.KEEP:
+        raise ApiError(422, "invalid_plan", kept_limit_problem(approval, None))
     if text != current:
         atomic_write_text(paths.plan_file, text)
     return service.resume(name)

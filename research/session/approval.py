@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from research.core.budget import effective_max_iterations
+from research.core.budget import LimitRaise, effective_max_iterations, limit_raise
 from research.core.defaults import BREADTH_RANGE
 from research.core.errors import PlanEditError, PlanParseError
 from research.engine.decisions import duplicate_finder
@@ -93,9 +93,40 @@ def _broken(where: str, why: str, retry: str = "fix it and run --resume again") 
     )
 
 
+def limit_rule(approval: Approval, *, costs: bool) -> LimitRaise | None:
+    """What may happen to the iteration limit the user agreed to, now that the approved
+    tree needs a higher one (`core/budget.py`'s one rule); None when it does not."""
+    if approval.config.max_iterations <= approval.previous_limit:
+        return None
+    agreement = approval.config.limit_agreement  # as the session recorded it
+    return limit_raise(agreement, approval.config.max_iterations, costs=costs)
+
+
+def kept_limit_problem(approval: Approval, given: int | None) -> str:
+    """Why an approved tree cannot run within a limit the user set (--max-iterations)."""
+    limit, config = approval.config.max_iterations, approval.config
+    return (
+        f"the approved plan needs up to {limit} research iterations (breadth {config.breadth}, "
+        f"depth {config.depth}), more than the {given or approval.previous_limit} set with "
+        f"--max-iterations; resume with --max-iterations {limit}, or approve fewer topics "
+        "(the session still awaits approval, nothing was changed)"
+    )
+
+
+def raised_message(approval: Approval) -> str:
+    return (
+        f"the approved plan raised the iteration limit from {approval.previous_limit} to "
+        f"{approval.config.max_iterations} (breadth {approval.config.breadth}, depth "
+        f"{approval.config.depth})"
+    )
+
+
 def take_approval(state: RWRState, approval: Approval) -> None:
     """The approved plan and its recomputed config replace the session's."""
+    changes = state.config.limit_changes
     state.config = approval.config.model_copy(deep=True)
+    if approval.config.max_iterations > approval.previous_limit:
+        state.config.limit_changes = [*changes, raised_message(approval)]
     state.plan = approval.result.plan.model_copy(deep=True)
     state.progress.skipped_topics = [name for name, _ in approval.result.duplicates]
     state.progress.awaiting_approval = False
@@ -107,6 +138,15 @@ def record_approval(events: EventLog, state: RWRState, approval: Approval) -> No
     for event in approval.result.events:
         if event.kind != "added":
             events.emit("plan_repair", action=event.kind, topic=event.topic, detail=event.detail)
+    if approval.config.max_iterations > approval.previous_limit:
+        events.emit(
+            "iteration_limit",
+            message=raised_message(approval),
+            before=approval.previous_limit,
+            wanted=approval.config.max_iterations,
+            raised=True,
+            max_iterations=state.config.max_iterations,
+        )
     events.emit(
         "plan_approved",
         topics=len(state.plan.topics),

@@ -11,9 +11,15 @@ from string import Template
 
 from research.agents.base import Agent, AgentCall, AgentResult
 from research.core.agentkind import AgentKind, agent_name, agent_names
-from research.core.budget import LimitAgreement, effective_max_iterations, needs_confirmation
+from research.core.budget import (
+    LimitAgreement,
+    LimitRaise,
+    effective_max_iterations,
+    needs_confirmation,
+)
 from research.core.errors import (
     AgentUnavailable,
+    PlanEditError,
     RunFailed,
     StateError,
     TemplateError,
@@ -31,7 +37,13 @@ from research.prompts.templates import (
     digest,
     shipped_history,
 )
-from research.session.approval import Approval, check_approval
+from research.session.approval import (
+    Approval,
+    check_approval,
+    kept_limit_problem,
+    limit_rule,
+    raised_message,
+)
 from research.workspace.guard import refuse_linked_dirs
 from research.workspace.lock import SessionLock
 from research.workspace.paths import SessionPaths
@@ -145,20 +157,28 @@ def confirm_approval(
     confirm: Callable[[str], bool],
     warn: Callable[[str], None],
 ) -> None:
-    """Say what the approved plan could not keep, and ask again before a longer run."""
+    """Say what the approved plan could not keep; a longer run is kept from a limit the
+    user set, asked about again or said, by the one rule (`core/budget.py`)."""
     for line in approval.dropped:
         warn(line)
-    limit, before = approval.config.max_iterations, approval.previous_limit
+    rule = limit_rule(approval, costs=not settings.mock_mode)
+    limit = approval.config.max_iterations
+    given = settings.max_iterations if "max_iterations" in settings.given else None
+    if rule is None or (given is not None and given >= limit):
+        return
+    if rule is LimitRaise.KEEP:
+        raise PlanEditError(kept_limit_problem(approval, settings.max_iterations))
     if (
-        limit > before
-        and needs_confirmation(limit)
+        rule is LimitRaise.ASK
         and not settings.assume_yes
         and not confirm(
-            f"The approved plan may run up to {limit} research iterations (it was {before}: "
-            f"breadth {approval.config.breadth}, depth {approval.config.depth}). Continue?"
+            f"The approved plan may run up to {limit} research iterations (it was "
+            f"{approval.previous_limit}: breadth {approval.config.breadth}, depth "
+            f"{approval.config.depth}). Continue?"
         )
     ):
         raise UsageError("not confirmed; the session still awaits approval")
+    warn(raised_message(approval))
 
 
 def _agent(
