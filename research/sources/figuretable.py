@@ -39,6 +39,10 @@ class FigureTable:
     """The numeric figures by value."""
     dimensions: Mapping[str, _Sorted]
     """Dimension -> the quantities in it, by value in base units."""
+    by_value: Mapping[Value, frozenset[int]]
+    """Value -> the sentences with a figure that may mean it (a plain figure's lookup)."""
+    percents_by_value: Mapping[Value, frozenset[int]]
+    """The same, of percentages only."""
 
     @classmethod
     def of(cls, sentences: Sequence[Sequence[StatedNumber]]) -> FigureTable:
@@ -60,7 +64,16 @@ class FigureTable:
                 if figure.quantity is not None:
                     dimension = figure.quantity.unit.dimension
                     dimensions.setdefault(dimension, []).append((figure.quantity.base, index))
+        by_value: dict[Value, set[int]] = {}
+        percents: dict[Value, set[int]] = {}
+        for value, indexes in exact.items():
+            for index in indexes:
+                by_value.setdefault(value, set()).add(owner[index])
+                if figures[index].kind == "percent":
+                    percents.setdefault(value, set()).add(owner[index])
         return cls(
+            by_value=MappingProxyType({k: frozenset(v) for k, v in by_value.items()}),
+            percents_by_value=MappingProxyType({k: frozenset(v) for k, v in percents.items()}),
             figures=tuple(figures),
             owner=tuple(owner),
             exact=MappingProxyType({k: tuple(v) for k, v in exact.items()}),
@@ -90,6 +103,11 @@ class FigureTable:
     def sentences_stating(self, number: StatedNumber) -> set[int]:
         """The sentences with a figure that may be `number` (`StatedNumber.matches`)."""
         found: set[int] = set()
+        if number.quantity is None and number.band is None:  # matches() is by value alone
+            pool = self.percents_by_value if number.kind == "percent" else self.by_value
+            for value in number.candidates:
+                found.update(pool.get(value, ()))
+            return found
         for index in self._candidates(number):
             owner = self.owner[index]
             if owner not in found and number.matches(self.figures[index]):
