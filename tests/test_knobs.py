@@ -178,6 +178,36 @@ def test_explicit_flags_override_the_tier(run_cli: Callable[..., Any]) -> None:
     assert "Run up to 7 web searches" in prompts_of("t", "research")[0]
 
 
+@pytest.mark.parametrize(
+    ("flags", "searches"),
+    [
+        (("--breadth", "2"), 2),  # SPEC: up to X searches
+        (("--breadth", "2", "--tier", "standard"), TIERS[Tier.STANDARD].searches),
+        (("--breadth", "2", "--max-queries", "5"), 5),
+        ((), TIERS[Tier.STANDARD].searches),
+    ],
+)
+def test_the_breadth_given_without_a_tier_is_the_searches_per_research_phase(
+    run_cli: Callable[..., Any], flags: tuple[str, ...], searches: int
+) -> None:
+    result = run_cli("--mock-mode", "--name", "q", "--depth", "1", *flags, QUESTION)
+    assert result.exit_code == 0, result.output
+    assert state_of("q")["config"]["searches"] == searches
+    assert f"Run up to {searches} web searches" in prompts_of("q", "research")[0]
+
+
+def test_the_help_says_the_plans_tier_decides_the_defaults(run_cli: Callable[..., Any]) -> None:
+    text = " ".join(run_cli("--help").output.split())
+    for option, values in (
+        ("--breadth", "simple 2, standard 3, deep 4"),
+        ("--depth", "simple 1, standard 3, deep 3"),
+        ("--time", "simple 15, standard unlimited, deep unlimited"),
+    ):
+        after = text.partition(option + " ")[2]
+        assert f"by tier: {values}; the plan picks the tier unless --tier does" in after[:400]
+    assert "--breadth's when given without --tier" in text
+
+
 def test_the_environment_sets_the_tier_and_the_caps(run_cli: Callable[..., Any]) -> None:
     result = run_cli(
         "--mock-mode",
@@ -205,7 +235,8 @@ def test_the_plans_class_sets_the_tier_unless_the_user_chose_one(
     config = state_of("p")["config"]
     assert (config["tier"], config["tier_source"]) == (tier, "plan")
     assert (config["breadth"], config["depth"]) == (breadth, depth)
-    assert config["searches"] == TIERS[Tier(tier)].searches
+    # --breadth X without --tier: up to X searches; else the tier's count.
+    assert config["searches"] == (breadth if shape else TIERS[Tier(tier)].searches)
     assert config["tier_reason"].startswith("[simulated]")
     methodology = report_of("p").split("## Methodology", 1)[1]
     assert f"- Complexity tier: {tier} (classified by the plan: " in methodology

@@ -203,6 +203,26 @@ MAX_NAME_LENGTH = 200
 """The longest model name a request or a job may give."""
 MAX_COMMAND_LENGTH = 4000
 
+
+def _by_tier(field: str) -> str:
+    """A tier-set option's default as --help shows it: "by tier: simple 2, standard 3,
+    deep 4; the plan picks the tier unless --tier does"."""
+
+    def shown(value: object) -> str:
+        return (
+            "unlimited"
+            if value is None
+            else f"{value:g}"
+            if isinstance(value, float)
+            else str(value)
+        )
+
+    values = ", ".join(
+        f"{tier.value} {shown(getattr(spec, field))}" for tier, spec in TIERS.items()
+    )
+    return f"by tier: {values}; the plan picks the tier unless --tier does"
+
+
 OPTIONS: tuple[Option, ...] = (
     Option(
         "name",
@@ -217,6 +237,7 @@ OPTIONS: tuple[Option, ...] = (
         "Max subtopics per topic, and depth-0 topics.",
         kind=int,
         default=d.DEFAULT_BREADTH,
+        shown_default=_by_tier("breadth"),
         env="RESEARCH_BREADTH",
         minimum=d.BREADTH_RANGE[0],
         maximum=d.BREADTH_RANGE[1],
@@ -228,6 +249,7 @@ OPTIONS: tuple[Option, ...] = (
         "Number of topic levels.",
         kind=int,
         default=d.DEFAULT_DEPTH,
+        shown_default=_by_tier("depth"),
         env="RESEARCH_DEPTH",
         minimum=d.DEPTH_RANGE[0],
         maximum=d.DEPTH_RANGE[1],
@@ -252,7 +274,7 @@ OPTIONS: tuple[Option, ...] = (
         env_seconds="RESEARCH_MAX_EXECUTION_TIME_S",
         on_resume=OnResume.CHANGES,
         check=_time,
-        shown_default="unlimited",
+        shown_default=_by_tier("time_budget_minutes"),
         metavar="MINUTES|unlimited",
         request="time",
         request_seconds="max_execution_time_s",
@@ -451,7 +473,7 @@ OPTIONS: tuple[Option, ...] = (
         minimum=1,
         maximum=d.MAX_SEARCHES,
         on_resume=OnResume.FIXED,
-        shown_default="the tier's",
+        shown_default="--breadth's when given without --tier; else " + _by_tier("searches"),
         request="max_queries",
     ),
     Option(
@@ -463,7 +485,7 @@ OPTIONS: tuple[Option, ...] = (
         minimum=1,
         maximum=d.MAX_SOURCES,
         on_resume=OnResume.FIXED,
-        shown_default="the tier's",
+        shown_default=_by_tier("max_sources"),
     ),
     Option(
         "token_budget",

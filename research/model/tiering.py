@@ -21,16 +21,22 @@ TIER_FIELDS = ("breadth", "depth", "searches", "max_sources", "time_budget_minut
 """The settings a tier gives defaults to, by their SessionConfig names."""
 
 
-def choose(tier: Tier | None, given: Mapping[str, Any]) -> TierChoice:
+def choose(tier: Tier | None, given: Mapping[str, Any], *, user_tier: bool) -> TierChoice:
     """The tier's values (the standard tier's when None) with the `given` ones kept: the
-    settings the user set, by their TIER_FIELDS names."""
-    source = TierSource.USER if tier is not None else TierSource.DEFAULT
+    settings the user set, by their TIER_FIELDS names.
+
+    Searches per research phase: --max-queries if given; else, when the user gave the
+    breadth X and chose no tier, X (SPEC §5.1's "up to X searches"); else the tier's."""
+    source = TierSource.USER if user_tier else TierSource.DEFAULT
+    searches = given.get("searches")
+    if searches is None and not user_tier:
+        searches = given.get("breadth")
     return apply_tier(
         tier or DEFAULT_TIER,
         source,
         breadth=given.get("breadth"),
         depth=given.get("depth"),
-        searches=given.get("searches"),
+        searches=searches,
         max_sources=given.get("max_sources"),
         time_budget_minutes=given.get("time_budget_minutes"),
         time_budget_given="time_budget_minutes" in given,
@@ -91,7 +97,7 @@ def settle_from_plan(
     tier, reason = parsed if parsed else (DEFAULT_TIER, "the plan gave no complexity")
     source = TierSource.PLAN if parsed else TierSource.DEFAULT
     given = {key: getattr(config, key) for key in TIER_FIELDS if key in config.explicit}
-    choice = replace(choose(tier, given), source=source)
+    choice = replace(choose(tier, given, user_tier=False), source=source)
     before = (config.breadth, config.depth, config.max_iterations)
     apply_choice(config, choice, reason)
     limit = None
@@ -121,7 +127,11 @@ class Tiered:
 def with_tier(settings: Settings) -> tuple[Settings, Tiered]:
     """The settings with the tier's values wherever the user gave none."""
     explicit = [key for key in TIER_FIELDS if key in settings.given]
-    choice = choose(settings.tier, {key: getattr(settings, key) for key in explicit})
+    choice = choose(
+        settings.tier,
+        {key: getattr(settings, key) for key in explicit},
+        user_tier=settings.tier is not None,
+    )
     tiered = {key: getattr(choice, key) for key in TIER_FIELDS}
     return settings.model_copy(update=tiered), Tiered(choice, explicit)
 
