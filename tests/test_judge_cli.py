@@ -59,7 +59,7 @@ def test_the_judge_gets_a_batch_with_passages_and_its_answers_are_kept(
     assert prompt.startswith("# Phase: VERIFY")
     assert "`.research/demo/judge.batch.json`" in prompt
     calls = [c for c in read_jsonl(citing_agent) if c["phase"] == "verify"]
-    assert "--model opencode/big-pickle" in " ".join(calls[0]["argv"])  # the review model
+    assert "--model fake-review-model" in " ".join(calls[0]["argv"])  # the review model
     found = verification()
     judge = found["judge"]
     assert judge["calls"] == 1 and judge["failed"] == 0 and judge["unanswered"] == []

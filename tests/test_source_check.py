@@ -101,6 +101,10 @@ def run_agent(run_cli, *extra: str):
     return run_cli(
         "--agent-cmd",
         "fake-agent --model {model}",
+        "--model",
+        "fake-model",
+        "--review-model",
+        "fake-review-model",
         "--name",
         "demo",
         "--breadth",

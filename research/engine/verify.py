@@ -74,7 +74,7 @@ class Judge:
         index = self._pages.get(check.source)
         if index is None:
             index = self._pages[check.source] = PassageIndex(text_of(check.source) or "")
-        return index.best(check.claim)
+        return index.best(check.claim, evidence=check.evidence)
 
     def call(self, checks: Sequence[ClaimCheck], text_of: TextOf, record: JudgeRecord) -> None:
         """One VERIFY call on a batch; its answers (or its failure) noted in `record`."""

@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from research.core.similarity import STOPWORDS
-from research.sources.claims import PageIndex, claim_numbers, index_page
+from research.sources.claims import PageIndex, check_claim, claim_numbers, index_page
+from research.sources.spelling import spell_numbers
 
 MAX_PASSAGES = 3
 PASSAGE_CHARS = 700
@@ -26,7 +27,10 @@ SENTENCE_CHARS = 1_200
 STEM = 6
 FIGURE_WEIGHT = 1.0
 """A figure of the claim found in a sentence counts this many times the rarest word."""
+PICKS = ("rules", "both", "both")
+"""The order the passages are chosen in (see `PassageIndex.best`)."""
 FIND_CHARS = 60
+MIN_EVIDENCE_CHARS = 12
 """A sentence of the claim check's index is found among these by its first characters."""
 
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
@@ -121,38 +125,77 @@ class PassageIndex:
             self._rules = index_page(self.text)
         return self._rules
 
-    def figure_hits(self, claim: str) -> list[int]:
-        """Per sentence, how many of the claim's figures it states: the same digits, or
-        the same quantity as the claim check reads it (another unit, number words, a
-        hedge's band)."""
-        wanted = _figures(claim)
-        hits = [len(wanted & s.figures) for s in self.sentences]
-        numbers = claim_numbers(claim)
-        for number in numbers:
+    def figure_hits(self, claim: str) -> list[float]:
+        """Per sentence, the weight of the claim's figures it states (the same digits, or
+        the same quantity as the claim check reads it: another unit, number words, a
+        hedge's band), each figure weighted by how few sentences state it."""
+        total = max(1, len(self.sentences))
+        holders: list[set[int]] = []
+        for digits in _figures(claim):
+            holders.append({i for i, s in enumerate(self.sentences) if digits in s.figures})
+        for number in claim_numbers(spell_numbers(claim)):
             found: set[int] = set()
             for index in self.rules.figures.sentences_stating(number):
                 key = " ".join(self.rules.sentences[index].text.split()).casefold()[:FIND_CHARS]
                 found.update(i for i, mine in enumerate(self.squeezed) if key and key in mine)
-            for i in found:
-                hits[i] = max(hits[i], 1) if not wanted & self.sentences[i].figures else hits[i]
+            holders.append(found)
+        hits = [0.0] * len(self.sentences)
+        for found in holders:
+            weight = math.log(1.0 + total / len(found)) if found else 0.0
+            for index in found:
+                hits[index] += weight
         return hits
 
-    def best(self, claim: str, limit: int = MAX_PASSAGES) -> list[str]:
-        """Up to `limit` passages for `claim`, best first; [] for a page with no text. The
-        first and third are the best by words and figures; the second the best by words
-        alone (a claim whose figure was changed has its decisive passage without it)."""
+    def best(self, claim: str, limit: int = MAX_PASSAGES, evidence: str | None = None) -> list[str]:
+        """Up to `limit` passages for `claim`, best first; [] for a page with no text: the
+        best by words and figures, the claim check's own best passage (`evidence`, or
+        found again here), the best by words alone (a claim whose figure was changed has
+        its decisive passage without it), then the next best by words and figures."""
         if not self.sentences:
             return []
         stems = _stems(claim)
         words = [sum(self.idf.get(stem, 0.0) for stem in stems & s.stems) for s in self.sentences]
         hits = self.figure_hits(claim)
-        both = [w + FIGURE_WEIGHT * self.top_idf * h for w, h in zip(words, hits, strict=True)]
+        both = [w + FIGURE_WEIGHT * h for w, h in zip(words, hits, strict=True)]
+        if evidence is None:
+            evidence = check_claim(claim, self.rules, "").evidence
         taken: list[tuple[int, int]] = []
-        for scores in (both, words, both)[:limit]:
-            span = self._best_span(scores, taken)
+        for pick in PICKS:
+            if len(taken) >= limit:
+                break
+            if pick == "rules":
+                span = self._evidence_span(evidence, taken)
+            else:
+                span = self._best_span(both if pick == "both" else words, taken)
             if span is not None:
                 taken.append(self._widen(span))
         return [" ".join(s.text for s in self.sentences[a:b]) for a, b in taken]
+
+    def _evidence_span(self, evidence: str, taken: list[tuple[int, int]]) -> tuple[int, int] | None:
+        """The sentences that hold the claim check's passage (its lines joined, cut with
+        "…"), if they are not taken already."""
+        text = " ".join(evidence.replace("\u2026", " ").split()).casefold()
+        if len(text) < MIN_EVIDENCE_CHARS:
+            return None
+        found = [
+            i
+            for i, mine in enumerate(self.squeezed)
+            if len(mine) >= MIN_EVIDENCE_CHARS and mine in text
+        ]
+        head = text[:FIND_CHARS]
+        found += [i for i, mine in enumerate(self.squeezed) if head in mine][:1]
+        if not found:
+            return None
+        found.sort()
+        start = end = found[0]
+        for index in found[1:]:  # the first run of neighbouring sentences
+            if index > end + 1:
+                break
+            end = index
+        span = (start, min(end + 1, start + 4))
+        if any(not (span[1] <= a or b <= span[0]) for a, b in taken):
+            return None
+        return span
 
     def _best_span(
         self, scores: list[float], taken: list[tuple[int, int]]
