@@ -232,6 +232,17 @@ def test_http_off_loopback_needs_a_token_and_a_set_token_is_required(isolated) -
     server = HttpServer(isolated, env={"RESEARCH_API_TOKEN": "s3cret"})
     try:
         assert httpx.post(server.url, json={}, timeout=30).status_code == 401
+
+        async def steps() -> None:
+            import httpx2  # the SDK's HTTP client
+            from mcp.client.streamable_http import streamable_http_client
+
+            headers = {"Authorization": "Bearer s3cret"}
+            http = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=300))
+            async with http, Client(streamable_http_client(server.url, http_client=http)) as c:
+                assert {tool.name for tool in (await c.list_tools()).tools} == TOOLS
+
+        anyio.run(steps)
     finally:
         server.stop()
 
