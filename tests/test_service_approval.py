@@ -135,3 +135,13 @@ def test_the_page_shows_the_plan_its_questions_an_editor_and_approves(
             assert [e for e in errors if expected not in e] == [], errors
         finally:
             browser.close()
+
+
+@pytest.mark.anyio
+async def test_a_streamed_run_ends_with_the_awaiting_approval_event(api: Api) -> None:
+    body = {"task": TASK, "name": "st", "approve_plan": True, **SMALL}
+    async with api.client.stream("POST", "/run?stream=true", json=body) as response:
+        assert response.status_code == 200
+        text = "".join([chunk async for chunk in response.aiter_text()])
+    last = text.strip().split("\n\n")[-1]
+    assert last.startswith("event: awaiting_approval") and '"name": "st"' in last, last
