@@ -5,6 +5,7 @@ flagged sentence supported, and a quote must be on the page."""
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
 import pytest
 
@@ -187,3 +188,21 @@ def test_the_final_cycle_keeps_time_for_the_judge() -> None:
     assert TimeBudget(10, 0, 0, judge=True).reserve_seconds() == pytest.approx(120)
     assert TimeBudget(1, 0, 0, judge=True).reserve_seconds() == pytest.approx(24)
     assert TimeBudget(None, 0, 0, judge=True).reserve_seconds() == 0
+
+
+def test_the_answers_file_is_read_only_when_regular_and_small(tmp_path: Path) -> None:
+    """The agent writes it: a link is never followed, a huge file never read."""
+    from research.engine.verify import MAX_ANSWERS_BYTES, _answers_text
+
+    secret = tmp_path / "secret.json"
+    secret.write_text('{"judgements": []}')
+    linked = tmp_path / "linked.json"
+    linked.symlink_to(secret)
+    huge = tmp_path / "huge.json"
+    huge.write_bytes(b" " * (MAX_ANSWERS_BYTES + 1))
+    plain = tmp_path / "plain.json"
+    plain.write_text('{"judgements": []}')
+    assert _answers_text(linked) is None
+    assert _answers_text(huge) is None
+    assert _answers_text(tmp_path / "missing.json") is None
+    assert _answers_text(plain) == '{"judgements": []}'

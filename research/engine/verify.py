@@ -12,7 +12,9 @@ sentences to the rules.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from pathlib import Path
 
 from research.engine import limits
 from research.engine.agentcall import AgentCaller
@@ -34,6 +36,19 @@ MAX_BATCHES = 5
 """Calls at most per check of the report; later sentences keep the rules' verdicts."""
 TIME_SHARE = 0.3
 """A judge call may use at most this share of the time left (the final cycle goes on)."""
+MAX_ANSWERS_BYTES = 1_000_000
+"""A larger answers file is not read (the agent wrote it): the rules decide its batch."""
+
+
+def _answers_text(path: Path) -> str | None:
+    """The answers file's text, or None when it is missing, not a regular file, or too
+    large to be a batch's answers."""
+    try:
+        if os.lstat(path).st_size > MAX_ANSWERS_BYTES:
+            return None
+    except OSError:
+        return None
+    return phases.read_text(path)
 
 
 class Judge:
@@ -106,7 +121,7 @@ class Judge:
             context=values,
             timeout_cap=None if left is None else left * TIME_SHARE,
         )
-        answers = read_answers(phases.read_text(paths.judge_answers_file), items)
+        answers = read_answers(_answers_text(paths.judge_answers_file), items)
         record.calls += 1
         if answers is None:
             record.failed += 1
