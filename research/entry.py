@@ -11,11 +11,13 @@ import os
 import signal
 from types import FrameType
 
+from research.core.errors import interrupted_code  # stdlib only: loads in no time
+
 
 def _while_starting(signum: int, _frame: FrameType | None) -> None:
     name = signal.Signals(signum).name
     os.write(2, f"research.py: interrupted by {name} while starting; nothing was done\n".encode())
-    os._exit(128 + signum)
+    os._exit(interrupted_code(signum))
 
 
 def main() -> None:
