@@ -205,14 +205,17 @@ def test_enqueue_from_the_command_line_says_so_and_fails_cleanly_without_redis(
 
 def test_research_queue_sends_every_option_the_user_set(cluster: Cluster) -> None:
     """`research --queue` once dropped --token-budget, --max-cost, --timeout and
-    --no-verify-sources (and sent every default as if the user had set it)."""
+    --no-verify-sources (and sent every default as if the user had set it). A
+    --max-iterations below the floor is said at once and raised by the run (seed 002's
+    max_iters=1 runs and ends)."""
     argv = research_argv(
         "--queue", cluster.redis.url, "--mock-mode", "--name", "sent", "--tier", "simple",
         "--token-budget", "500000", "--max-cost", "40", "--timeout", "60",
-        "--verify-sources", "--max-queries", "4", "heat pumps",
+        "--verify-sources", "--max-queries", "4", "--max-iterations", "1", "heat pumps",
     )  # fmt: skip
     sent = subprocess.run(argv, capture_output=True, text=True, env=clean_env(), timeout=60)
     assert sent.returncode == 0, sent.stderr
+    assert "warning: --max-iterations 1 is below the iteration floor" in sent.stderr
     cluster.start_worker("h1")
     wait_until(lambda: is_complete(cluster.work, "sent"), within=60, what="the job complete")
     config = json.loads((cluster.work / ".research" / "sent" / "state.json").read_text())["config"]
@@ -220,3 +223,4 @@ def test_research_queue_sends_every_option_the_user_set(cluster: Cluster) -> Non
     assert config["verify_sources"] is True  # the worker's RESEARCH_VERIFY_SOURCES=0 gives way
     assert config["searches"] == 4
     assert (config["tier"], config["breadth"], config["depth"]) == ("simple", 2, 1)
+    assert (config["requested_max_iterations"], config["max_iterations"]) == (1, 2**2 + 5)
