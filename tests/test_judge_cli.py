@@ -158,3 +158,29 @@ def test_judge_flagged_sends_only_what_the_rules_flagged(run_cli, citing_agent, 
     judged_run(run_cli, monkeypatch, None)
     judgements = verification()["judge"]["judgements"]
     assert len(judgements) == 1 and COSTS in next(iter(judgements))
+
+
+def test_the_judge_is_not_asked_once_the_token_budget_is_spent(run_cli):
+    """Judge calls count against the budgets: with the token budget used up in the final
+    cycle, no VERIFY call starts, the rules decide, and the Methodology says why."""
+    result = run_cli(
+        "--mock-mode",
+        "--verify-sources",
+        "--name",
+        "demo",
+        "--breadth",
+        "2",
+        "--depth",
+        "1",
+        "--token-budget",
+        "8000",
+        "How fast is zstd compression?",
+    )
+    assert result.exit_code == 0, result.output
+    found = verification()
+    assert found["judge"]["calls"] == 0 and found["judge"]["skipped"] == (
+        "the token budget is used up"
+    )
+    assert found["summary"]["decided_by_judge"] == 0
+    report = REPORT.read_text(encoding="utf-8")
+    assert "not asked about some sentences: the token budget is used up" in report

@@ -563,21 +563,21 @@ def _judge_lines(state: RWRState, found: VerificationSummary) -> list[str]:
         ]
     sent = "every checked sentence" if found.judge == JudgeMode.ALL.value else "flagged ones"
     who = "the simulated agent" if state.config.mock_mode else "the review model"
-    line = (
+    decided = (
         f"- Decided by: the rules for {_plural(found.decided_by_rules, 'sentence')}, "
         f"the judge for {found.decided_by_judge}; "
         f"{_plural(found.judge_voided, 'judgement')} voided (its quote was not on the page, "
-        f"so the rules decided). The judge ({who}, --judge {found.judge}: {sent} with a "
-        f"readable page) answered with a verbatim quote of the page in "
-        f"{_plural(found.judge_calls, 'call')}"
+        "so the rules decided)"
     )
-    line += (
-        "; a call that fails or leaves no valid answers is never taken as support: its "
-        f"sentences keep the rules' verdicts ({found.judge_failed} did)"
+    judge = (
+        f"- The judge: {who} (--judge {found.judge}: {sent} with a readable page), asked "
+        f"for a verbatim quote of the page, in {_plural(found.judge_calls, 'call')}; a call "
+        "that fails or leaves no valid answers is never taken as support: its sentences keep "
+        f"the rules' verdicts ({found.judge_failed} did)"
     )
     if found.judge_skipped:
-        line += f"; some sentences were not judged ({_prose(found.judge_skipped)})"
-    return [line]
+        judge += f"; not asked about some sentences: {_prose(found.judge_skipped)}"
+    return [decided, judge]
 
 
 # --- the final report -----------------------------------------------------------------------
