@@ -13,6 +13,8 @@ import pytest
 from helpers import events_of
 
 from research.core.tiers import TIERS, Tier
+from research.sources.registry import extract_sources
+from research.sources.sourcecap import keep_cited_sources
 
 QUESTION = "How do heat pumps perform in cold climates?"
 LOOKUP = "What is the boiling point of water?"
@@ -144,7 +146,7 @@ def test_each_tier_gives_its_breadth_depth_searches_and_source_cap(
     assert (config["tier"], config["tier_source"]) == (tier.value, "user")
     research = prompts_of("t", "research")[0]
     assert f"Run up to {spec.searches} web searches" in research
-    assert f"at most {spec.max_sources} sources (notes that list more are sent back)" in research
+    assert f"at most {spec.max_sources} sources (notes that list more are sent back" in research
     plan = state_of("t")["plan"]
     assert (plan["breadth"], plan["depth"]) == (spec.breadth, spec.depth)
     assert len([t for t in plan["topics"] if t["depth"] == 0]) == spec.breadth
@@ -291,10 +293,11 @@ def test_bad_budgets_and_caps_are_usage_errors(
 # --- the source cap -------------------------------------------------------------------------
 
 
-def test_notes_listing_more_sources_than_the_cap_are_sent_back_with_what_to_trim(
+def test_notes_listing_more_sources_than_the_cap_are_sent_back_then_cut_never_lost(
     run_cli: Callable[..., Any],
 ) -> None:
-    # The simulated notes list 3 sources; a cap of 2 sends every research call back.
+    # The simulated notes list 3 sources; a cap of 2 sends every research call back, and
+    # after the last try the notes keep the 2 their findings cite first: no topic is lost.
     result = run_cli(
         "--mock-mode",
         "--name",
@@ -307,9 +310,7 @@ def test_notes_listing_more_sources_than_the_cap_are_sent_back_with_what_to_trim
         env={"RESEARCH_MAX_SOURCES": "2"},
     )
     assert result.exit_code == 0, result.output
-    assert (
-        "at most 2 sources (notes that list more are sent back)" in prompts_of("s", "research")[0]
-    )
+    assert "at most 2 sources (notes that list more are sent back" in prompts_of("s", "research")[0]
     failed = [
         e
         for e in events_of(Path(".research", "s"), "phase_end")
@@ -321,7 +322,48 @@ def test_notes_listing_more_sources_than_the_cap_are_sent_back_with_what_to_trim
     recovery = prompts_of("s", "recovery")
     assert recovery and "more than the cap of 2" in recovery[0]
     topics = state_of("s")["plan"]["topics"]
-    assert [t["status"] for t in topics] == ["Exhausted"]
+    assert [t["status"] for t in topics] == ["Complete"]
+    cuts = events_of(Path(".research", "s"), "sources_dropped")  # each research's last try
+    assert cuts and all((e["cap"], len(e["kept"]), len(e["dropped"])) == (2, 2, 1) for e in cuts)
+    dropped = cuts[-1]
+    slug = Path(dropped["file"]).stem  # the notes are archived when the session ends
+    (archived,) = Path(".research/s/archive").glob(f"*.{slug}.progress.md")
+    notes = archived.read_text(encoding="utf-8")
+    assert "## Sources dropped by the orchestrator" in notes and dropped["dropped"][0] in notes
+    assert len(extract_sources(notes)) == 2
+    assert "more than the cap of 2: kept the 2 the findings cite first" in result.output
+    assert "Exhausted" not in str(topics)
+
+
+@pytest.mark.parametrize(
+    ("cap", "kept"),
+    [
+        (1, ["https://a.org/one"]),  # the c-only finding goes; b's link leaves the mixed one
+        (2, ["https://a.org/one", "https://b.org/two"]),
+        (3, ["https://a.org/one", "https://b.org/two", "https://c.org/three"]),
+    ],
+)
+def test_the_cut_keeps_the_sources_the_findings_cite_first(cap: int, kept: list[str]) -> None:
+    notes = (
+        "# Progress: X\n\n## Findings\n"
+        "- Works at -15 C (Source: https://a.org/one)\n"
+        "- COP falls to 2 [b](https://b.org/two) per https://a.org/one\n"
+        "- Only c says so: https://c.org/three\n\n"
+        "## Sources\n- One — https://a.org/one\n- Two — https://b.org/two\n"
+        "- Three — https://c.org/three\n- Four — https://d.org/four\n"
+    )
+    trimmed = keep_cited_sources(notes, cap)
+    assert trimmed.kept == kept
+    assert [ref.url for ref in extract_sources(trimmed.text)] == kept
+    assert trimmed.dropped == [
+        u for u in ("https://a.org/one", "https://b.org/two", "https://c.org/three",
+                    "https://d.org/four") if u not in kept
+    ]  # fmt: skip
+    assert trimmed.findings_dropped == (1 if cap < 3 else 0)
+    assert "- Works at -15 C (Source: https://a.org/one)" in trimmed.text
+    assert "https://d.org/four" in trimmed.text.partition("## Sources dropped")[2]
+    assert ("Only c says so" in trimmed.text) is (cap == 3)
+    assert "- COP falls to 2 " in trimmed.text  # it cites a kept source
 
 
 # --- the time budget in seconds -------------------------------------------------------------

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from research.core.budget import LimitAgreement, LimitRaise, UsageBudget, limit_raise
 from research.core.errors import PhaseFailed
 from research.engine.context import RunContext
+from research.model.artifacts import read_text
+from research.model.plan import Topic
 from research.model.state import StopReason
 from research.model.tiering import LimitChange, Settled, settle_from_plan
 from research.sources.registry import extract_sources
+from research.sources.sourcecap import keep_cited_sources as keep_cited_sources_of
+from research.workspace.fsutil import atomic_write_text
 
 
 def settle_tier(ctx: RunContext, plan_text: str) -> None:
@@ -103,6 +109,9 @@ def usage_spent_kind(ctx: RunContext) -> str | None:
     return usage_budget(ctx).spent(usage.total_tokens(), usage.total_cost())
 
 
+TOO_MANY_SOURCES = "too_many_sources"
+
+
 def check_source_cap(max_sources: int | None, notes: str, where: str) -> None:
     """Notes that list more distinct sources than the cap are sent back with what to trim."""
     if max_sources is None:
@@ -113,5 +122,34 @@ def check_source_cap(max_sources: int | None, notes: str, where: str) -> None:
             f"{where} lists {count} sources, more than the cap of {max_sources}: keep the "
             f"{max_sources} primary sources that back the findings and remove "
             f"{count - max_sources} (with the findings that rest only on them)",
-            kind="too_many_sources",
+            kind=TOO_MANY_SOURCES,
         )
+
+
+def keep_cited_sources(ctx: RunContext, topic: Topic, progress: Path) -> None:
+    """After the last try: the notes keep the first N sources their findings cite, and
+    the dropped ones are said (in the notes, an event and a warning)."""
+    cap = ctx.state.config.max_sources
+    notes = read_text(progress)
+    if cap is None or notes is None:
+        raise PhaseFailed("the progress file is gone", kind="missing_files")
+    trimmed = keep_cited_sources_of(notes, cap)
+    atomic_write_text(progress, trimmed.text)
+    where = ctx.paths.relative(progress)
+    ctx.events.emit(
+        "sources_dropped",
+        topic=topic.slug,
+        file=where,
+        cap=cap,
+        kept=trimmed.kept,
+        dropped=trimmed.dropped,
+        findings_dropped=trimmed.findings_dropped,
+    )
+    ctx.events.emit(
+        "warning",
+        message=f"{where} still listed {len(trimmed.kept) + len(trimmed.dropped)} sources, "
+        f"more than the cap of {cap}: kept the {len(trimmed.kept)} the findings cite first, "
+        f"dropped {len(trimmed.dropped)} ({', '.join(trimmed.dropped)}) and "
+        f"{trimmed.findings_dropped} finding line(s) citing only them",
+        topic=topic.slug,
+    )

@@ -58,12 +58,15 @@ class PhaseRunner:
         prompt: Callable[[], PromptInput],
         topic: str | None = None,
         persist: bool = True,
+        last_resort: Callable[[Failed], T] | None = None,
     ) -> Outcome[T]:
         """One phase with ralph.py's recovery: up to MAX_PHASE_RECOVERIES retries after a
         RECOVERY call. `persist` keeps the rounds in the state (sequential mode), so a
-        resumed run continues the round it was in."""
+        resumed run continues the round it was in. `last_resort` may still make a value of
+        the last round's failure (it raises PhaseFailed when it cannot)."""
         job = PhaseJob(phase, topic, persist)
         first, error, rounds = self.rounds(job)
+        last: Failed | None = None
         for round_number in range(first, rounds + 1):
             if self.no_time_for_call(job):
                 error = "the time budget is used up"
@@ -72,12 +75,20 @@ class PhaseRunner:
             if isinstance(outcome, Ok):
                 self.book.succeeded(job, round_number)
                 return outcome
-            error = outcome.error
+            error, last = outcome.error, outcome
             if round_number >= rounds or self.stop_recovering(phase):
                 break
             self.recover(phase, values, error, round_number, topic=topic, persist=persist)
             if self.stop_recovering(phase):
                 break
+        if last is not None and last_resort is not None:
+            try:
+                value = last_resort(last)
+            except PhaseFailed:
+                pass
+            else:
+                self.book.succeeded(job, rounds)
+                return Ok(value)
         self.book.gave_up(job)
         return Failed(error or "unknown error")
 

@@ -11,7 +11,7 @@ from research.core.errors import PhaseFailed
 from research.engine import limits
 from research.engine.context import RunContext
 from research.engine.modes import TopicMode
-from research.engine.outcome import Outcome
+from research.engine.outcome import Failed, Outcome
 from research.engine.runner import PhaseRunner
 from research.engine.sourcecheck import SourceChecker
 from research.model import artifacts as phases
@@ -57,15 +57,21 @@ class TopicPhases:
         def validate(_: AgentResult) -> None:
             self.mode.sync_plan(topic.slug)
             notes = phases.require_file(progress, ctx.paths, what="the progress file")
-            limits.check_source_cap(
-                ctx.state.config.max_sources, notes, ctx.paths.relative(progress)
-            )
             if notes_before is not None and phases.modification_stamp(progress) == notes_before:
                 raise PhaseFailed(
                     f"the progress file {ctx.paths.relative(progress)} was not "
                     "updated by this research phase",
                     kind="missing_files",
                 )
+            limits.check_source_cap(
+                ctx.state.config.max_sources, notes, ctx.paths.relative(progress)
+            )
+
+        def within_cap(failed: Failed) -> None:
+            """The cap never costs a topic: its last notes keep the sources they cite."""
+            if failed.kind != limits.TOO_MANY_SOURCES:
+                raise PhaseFailed(failed.error, kind=failed.kind)
+            limits.keep_cited_sources(ctx, topic, progress)
 
         return self.runner.run(
             Phase.RESEARCH,
@@ -73,6 +79,7 @@ class TopicPhases:
             prompt=lambda: self.prompt(topic, Phase.RESEARCH),
             topic=topic.slug,
             persist=persist,
+            last_resort=within_cap,
         )
 
     def review(self, topic: Topic, *, persist: bool = True) -> Outcome[Verdict]:

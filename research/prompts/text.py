@@ -130,8 +130,9 @@ def source_cap_text(max_sources: int | None) -> str:
     if max_sources is None:
         return "the ones that back the findings"
     return (
-        f"at most {max_sources} sources (notes that list more are sent back): keep the "
-        "primary ones that back the findings"
+        f"at most {max_sources} sources (notes that list more are sent back, and after the "
+        f"last try cut to the first {max_sources} the findings cite): keep the primary ones "
+        "that back the findings"
     )
 
 

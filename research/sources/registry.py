@@ -320,6 +320,46 @@ def extract_sources(progress_markdown: str) -> list[SourceRef]:
     return list(refs.values())
 
 
+@dataclass(frozen=True)
+class UrlLine:
+    """One line of a progress file with the sources it names (normalised, in order)."""
+
+    text: str
+    """The line with its line ending."""
+    urls: tuple[str, ...]
+    findings: bool
+    """A line of the findings (not a heading, code, or a Sources or other non-findings
+    section)."""
+
+
+def url_lines(progress_markdown: str) -> list[UrlLine]:
+    """Every line of a progress file with the sources `extract_sources` would take from it
+    (none from code or headings)."""
+    lines = []
+    for line in _scan(progress_markdown):
+        urls: list[str] = []
+        if not (line.code or line.heading):
+            for _, raw_url, _ in _find_urls(line.text):
+                url = raw_url if raw_url.startswith("file:") else normalize_url(raw_url)
+                if url != "file:" and (url.startswith("file:") or urlsplit(url).netloc):
+                    urls.append(url)
+        findings = line.findings and not line.in_sources and not line.code and not line.heading
+        lines.append(UrlLine(line.text + line.end, tuple(urls), findings))
+    return lines
+
+
+def without_urls(text: str, urls: set[str]) -> str:
+    """`text` with its links to `urls` reduced to their link text and bare `urls` removed."""
+
+    def link(match: re.Match[str]) -> str:
+        return match.group(2) if normalize_url(match.group(3)) in urls else match.group(0)
+
+    def bare(match: re.Match[str]) -> str:
+        return "" if normalize_url(match.group(0)) in urls else match.group(0)
+
+    return _BARE_URL.sub(bare, _MD_LINK.sub(link, text))
+
+
 def build_registry(progress_by_topic: Sequence[tuple[str, str]]) -> SourceRegistry:
     """Number the sources of (topic slug, progress markdown) pairs, given in plan order."""
     by_url: dict[str, Source] = {}

@@ -54,6 +54,7 @@ EVENT_TYPES = frozenset(
         "workspace_repair",
         "tier",
         "iteration_limit",
+        "sources_dropped",
         "awaiting_approval",
         "plan_approved",
     }
