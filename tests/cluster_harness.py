@@ -31,10 +31,12 @@ class RedisServer:
     """redis-server on loopback, persisting every write (appendfsync always), so that a
     restart keeps the queue as a production Redis with persistence would."""
 
-    def __init__(self, folder: Path, password: str | None = None) -> None:
+    def __init__(self, folder: Path, password: str | None = None, *, persist: bool = True) -> None:
         self.folder = folder
         self.port = free_port()
         self.password = password
+        self.persist = persist
+        """False: nothing survives a restart (a Redis run without persistence)."""
         self.process: subprocess.Popen[bytes] | None = None
         self.started_once = False
         folder.mkdir(parents=True, exist_ok=True)
@@ -58,8 +60,9 @@ class RedisServer:
     def _started(self) -> bool:
         assert REDIS_SERVER is not None
         argv = [REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1"]
-        argv += ["--dir", str(self.folder), "--save", "", "--appendonly", "yes"]
-        argv += ["--appendfsync", "always", "--daemonize", "no"]
+        argv += ["--dir", str(self.folder), "--save", ""]
+        argv += ["--appendonly", "yes", "--appendfsync", "always"] if self.persist else []
+        argv += ["--daemonize", "no"]
         if self.password:
             argv += ["--requirepass", self.password]
         mark = self._log_path().stat().st_size if self._log_path().exists() else 0
@@ -102,6 +105,17 @@ class RedisServer:
             self.process.wait(timeout=10)
         self.process = None
 
+    def kill(self) -> None:
+        """kill -9 (works on a paused server too)."""
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait(timeout=10)
+        self.process = None
+
+    def pause(self) -> None:
+        assert self.process is not None
+        self.process.send_signal(signal.SIGSTOP)
+
 
 @dataclass
 class Worker:
@@ -123,20 +137,21 @@ class Cluster:
     latency: float
     workers: list[Worker] = field(default_factory=list)
 
-    def start_worker(self, host: str, *, max_jobs: int = 1) -> Worker:
+    def start_worker(self, host: str, *, max_jobs: int = 1, work: Path | None = None) -> Worker:
         log = self.work.parent / f"worker-{host}.log"
+        work = work or self.work
         env = clean_env(
             RESEARCH_HOST_ID=host,
             RESEARCH_MOCK_LATENCY=str(self.latency),
             RESEARCH_VERIFY_SOURCES="0",
         )
         argv = [sys.executable, "-m", "research", "worker", "--queue", self.redis.url]
-        argv += ["--workdir", str(self.work), "--failover", str(self.failover)]
+        argv += ["--workdir", str(work), "--failover", str(self.failover)]
         argv += ["--max-jobs", str(max_jobs)]
         with log.open("ab") as handle:
             process = subprocess.Popen(
                 argv,
-                cwd=self.work,
+                cwd=work,
                 env=env,
                 stdin=subprocess.DEVNULL,
                 stdout=handle,
@@ -145,7 +160,9 @@ class Cluster:
             )
         worker = Worker(host, process, log)
         self.workers.append(worker)
-        wait_until(lambda: "taking jobs" in worker.text(), within=15, what=f"worker {host} ready")
+        wait_until(
+            lambda: "taking jobs" in worker.text(), within=30, proc=process, what=f"{host} ready"
+        )
         return worker
 
     def client(self) -> Any:

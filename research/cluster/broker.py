@@ -30,8 +30,14 @@ NAMESPACE = "research-queue"
 WORKER_KEY = "research:worker:"
 """research:worker:<host>:<pid>, refreshed by each live worker, expiring on its own."""
 STOP_KEY = "research:stop:"
-"""research:stop:<name>: DELETE /runs/<name> asks whichever worker runs it to stop it."""
+"""research:stop:<job id>: DELETE /runs/<name> asks whichever worker runs (or will take)
+that job to stop it. Keyed by the job, never the name: a later job of the name runs."""
 STOP_TTL_SECONDS = 600
+RUNNING_KEY = "research:running:"
+"""research:running:<name> = the job id a worker runs for that session, refreshed each tick."""
+RUNNING_TTL_SECONDS = 5
+FOLDER_KEY = "research:folder"
+"""The identifier of the folder the queue's service and workers share (checks.py)."""
 CONNECT_TIMEOUT_SECONDS = 3.0
 
 
@@ -168,8 +174,38 @@ def workers_alive(redis_client: redis.Redis) -> dict[str, int]:
     return hosts
 
 
-def request_stop(redis_client: redis.Redis, name: str) -> None:
-    redis_client.set(STOP_KEY + name, "1", ex=STOP_TTL_SECONDS)
+def queued_jobs(redis_client: redis.Redis) -> list[dict[str, Any]]:
+    """The job of every message Redis holds (waiting, delayed, or taken by a worker and not
+    yet acknowledged), read in one transaction: a message moving from the delay queue to
+    the queue is seen once. A worker acknowledges a message only after its session's run
+    ended, so a job that is not here and whose session does not run was lost."""
+    pipe = redis_client.pipeline(transaction=True)
+    pipe.hvals(f"{NAMESPACE}:{QUEUE}.msgs")
+    pipe.hvals(f"{NAMESPACE}:{QUEUE}.DQ.msgs")
+    jobs = []
+    for values in pipe.execute():
+        for raw in values:
+            try:
+                kwargs = json.loads(raw).get("kwargs")
+            except (ValueError, AttributeError):
+                continue
+            if isinstance(kwargs, dict) and isinstance(kwargs.get("name"), str):
+                jobs.append(kwargs)
+    return jobs
+
+
+def job_ids_of(redis_client: redis.Redis, name: str) -> set[str]:
+    """The ids of the jobs of session `name` on the queue or run by a worker."""
+    ids = {str(job.get("job_id")) for job in queued_jobs(redis_client) if job["name"] == name}
+    running = redis_client.get(RUNNING_KEY + name)
+    if running is not None:
+        ids.add(running.decode("ascii", "replace") if isinstance(running, bytes) else running)
+    return ids
+
+
+def request_stop(redis_client: redis.Redis, job_ids: set[str]) -> None:
+    for job_id in job_ids:
+        redis_client.set(STOP_KEY + job_id, "1", ex=STOP_TTL_SECONDS)
 
 
 class QueueClient:
@@ -195,6 +231,13 @@ class QueueClient:
         with reaching(self.url):
             return workers_alive(self.redis)
 
-    def stop(self, name: str) -> None:
+    def stop(self, name: str) -> bool:
+        """Ask the workers to stop the jobs of `name` there are; whether there was one."""
         with reaching(self.url):
-            request_stop(self.redis, name)
+            ids = job_ids_of(self.redis, name)
+            request_stop(self.redis, ids)
+        return bool(ids)
+
+    def jobs(self) -> list[dict[str, Any]]:
+        with reaching(self.url):
+            return queued_jobs(self.redis)

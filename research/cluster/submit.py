@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from research.cluster.broker import QueueClient, QueueMissing, QueueUnavailable, check_url
-from research.cluster.messages import JobMessage, check_job
+from research.cluster.messages import JobMessage, check_job, has_saved_state
 from research.core.agentkind import AgentKind
 from research.core.errors import RunFailed, UsageError
 from research.core.hosts import failover_seconds
@@ -52,6 +52,21 @@ def shared_folders(folders: tuple[Path, ...], root: Path) -> list[str]:
     return shared
 
 
+def name_free(settings: Settings, client: QueueClient) -> None:
+    """A new session's name is one session, as on the command line: UsageError when the
+    shared folder has a session of that name, or the queue a job of it."""
+    if has_saved_state(settings.root, settings.name):
+        raise UsageError(
+            f"a session named {settings.name!r} already exists; continue it with "
+            "--resume, or choose another --name"
+        )
+    if any(job["name"] == settings.name for job in client.jobs()):
+        raise UsageError(
+            f"a job named {settings.name!r} is already on the queue; follow it with "
+            f"research --status --name {settings.name}, or choose another --name"
+        )
+
+
 def submit(settings: Settings, url: str, warn: Callable[[str], None] = lambda _: None) -> str:
     """Send the job; the lines to print (the session's name and how to follow it). What the
     run will change in what was asked goes to `warn` first, as a run says it."""
@@ -70,7 +85,10 @@ def submit(settings: Settings, url: str, warn: Callable[[str], None] = lambda _:
         warn(note.replace("max_iterations", "--max-iterations", 1))
     bound = settings.failover_seconds or failover_seconds()
     try:
-        QueueClient(url, failover=bound).send(job)
+        client = QueueClient(url, failover=bound)
+        if job.task is not None:
+            name_free(settings, client)
+        client.send(job)
     except QueueMissing as exc:
         raise UsageError(
             f"--queue needs the [cluster] extra ({exc}): pip install '.[cluster]'"

@@ -28,6 +28,8 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from research.cluster import broker as queue
+from research.cluster.checks import claim_folder, folder_id, wrong_folder
+from research.cluster.health import QueueHealth
 from research.cluster.messages import JobMessage, child_args, parse_job
 from research.core.errors import INTERRUPTED_CODES, ExitCode, UsageError
 from research.core.hosts import FAILOVER_ENV, HOST_ID_ENV, queue_heartbeat_seconds
@@ -65,6 +67,8 @@ class WorkerConfig:
     max_jobs: int = 1
     failover: float = 120.0
     agent_cmd: str | None = None
+    folder_id: str | None = None
+    """The folder's identifier, as `checks.check_setup` found it."""
     cli: tuple[str, ...] = (sys.executable, "-m", "research")
     env: dict[str, str] = field(default_factory=lambda: dict(os.environ))
 
@@ -85,6 +89,10 @@ class QueueWorker:
         )
         self.redis: redis.Redis = queue.client(config.url)
         self.key = f"{queue.WORKER_KEY}{config.host}:{os.getpid()}"
+        self.health = QueueHealth(queue.safe_url(config.url), self.say)
+        self.folder = config.folder_id or folder_id(config.root)
+        self.wrong_folder = threading.Event()
+        """Set when Redis names another folder as the queue's: the worker stops (exit 2)."""
 
     # --------------------------------------------------------------- one job
 
@@ -98,13 +106,17 @@ class QueueWorker:
         except UsageError as exc:
             self.say(f"dropped a job that is not valid: {exc}")
             return  # never valid, so never run: acknowledged
+        other = other_question(self.config.root, job)
+        if other is not None:
+            self.say(f"{job.name}: refused: {other}")
+            return  # never run: acknowledged, the session left as it is
         if session_complete(self.config.root, job.name):  # a late second delivery
             self.say(f"{job.name}: already complete")
             return
-        if self._stop_requested(job.name):
+        if self._stop_requested(job.job_id):
             self.say(f"{job.name}: stopped before it started (DELETE)")
             return
-        if self.stopping.is_set():
+        if self.stopping.is_set() or self.wrong_folder.is_set():
             self._hand_back(message, job)
             return
         code, last_line, stopped = self._run_child(job)
@@ -189,18 +201,19 @@ class QueueWorker:
         while True:
             try:
                 queue.send(self.broker, self.config.url, job, delay=delay)
+                self.health.reached()
                 return
             except queue.QueueUnavailable as exc:
                 if self.stopping.is_set():
                     raise
-                self.say(f"{job.name}: {exc}; retrying in {wait:.0f} s")
+                self.health.down(exc)
                 time.sleep(wait)
                 wait = min(wait * 2, 10.0)
 
-    def _stop_requested(self, name: str) -> bool:
+    def _stop_requested(self, job_id: str) -> bool:
         try:
             with queue.reaching(self.config.url):
-                return bool(self.redis.delete(queue.STOP_KEY + name))
+                return bool(self.redis.delete(queue.STOP_KEY + job_id))
         except queue.QueueUnavailable:
             return False
 
@@ -214,15 +227,22 @@ class QueueWorker:
         """Refresh this worker's liveness key, and stop the children asked to stop."""
         ttl = max(3, int(TICK_SECONDS * 5))
         with self._mutex:
-            names = list(self._running)
+            jobs = [(name, running.job.job_id) for name, running in self._running.items()]
         try:
             with queue.reaching(self.config.url):
                 self.redis.set(self.key, "1", ex=ttl)
-                for name in names:
-                    if self.redis.delete(queue.STOP_KEY + name):
+                for name, job_id in jobs:
+                    self.redis.set(queue.RUNNING_KEY + name, job_id, ex=queue.RUNNING_TTL_SECONDS)
+                    if self.redis.delete(queue.STOP_KEY + job_id):
                         self._stop_child(name)
-        except queue.QueueUnavailable:
-            pass  # the consumers say so, and reconnect with backoff
+                theirs = claim_folder(self.redis, self.folder)
+        except queue.QueueUnavailable as exc:
+            self.health.down(exc)  # the consumers reconnect on their own
+            return
+        self.health.reached()
+        if theirs != self.folder and not self.wrong_folder.is_set():
+            self.say(wrong_folder(self.config.url, self.config.root, self.folder, theirs))
+            self.wrong_folder.set()
 
     def _stop_child(self, name: str) -> None:
         with self._mutex:
@@ -245,7 +265,7 @@ class QueueWorker:
 
     def serve(self, worker: Worker, stop: threading.Event) -> None:
         """Run until `stop` is set, then stop the children and hand their jobs back."""
-        while not stop.wait(TICK_SECONDS):
+        while not stop.wait(TICK_SECONDS) and not self.wrong_folder.is_set():
             self.tick()
         for consumer in worker.consumers.values():
             consumer.pause()  # take no more jobs
@@ -280,6 +300,8 @@ def run_worker(config: WorkerConfig) -> int:
     )
     me.serve(worker, stop)
     me.say("stopped")
+    if me.wrong_folder.is_set():
+        return ExitCode.USAGE
     return 128 + received[0] if received else 0
 
 
@@ -293,6 +315,28 @@ def session_complete(root: Path, name: str) -> bool:
         return load_state(SessionPaths(root, name).state_file).progress.is_complete
     except (StateError, OSError):
         return False
+
+
+def other_question(root: Path, job: JobMessage) -> str | None:
+    """Why a job that starts a session may not run: its session exists with another
+    question (a name is one session, as on the command line). None when it may run: a
+    resume, a new session, or this job's own session delivered again."""
+    from research.core.errors import StateError
+    from research.model.state import load_state
+    from research.workspace.paths import SessionPaths
+
+    if job.task is None:
+        return None
+    try:
+        topic = load_state(SessionPaths(root, job.name).state_file).plan.topic
+    except (StateError, OSError):
+        return None  # no readable state: a new session (the run itself judges a bad one)
+    if topic.strip() == job.task.strip():
+        return None
+    return (
+        f"a session named {job.name!r} exists with another question; resume it, "
+        "or choose another name"
+    )
 
 
 def _last_line(handle: IO[bytes]) -> str:

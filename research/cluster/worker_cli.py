@@ -68,8 +68,15 @@ def main(argv: list[str]) -> int:
         return fail(f"--workdir {root} is not a directory")
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(message)s")
     try:
+        from research.cluster.checks import SetupError, check_setup
+        from research.cluster.health import quiet_dramatiq_outages
         from research.cluster.worker import WorkerConfig, run_worker
 
+        try:
+            folder = check_setup(url, root)
+        except SetupError as exc:
+            return fail(str(exc))
+        quiet_dramatiq_outages()
         config = WorkerConfig(
             url=url,
             root=root,
@@ -77,6 +84,7 @@ def main(argv: list[str]) -> int:
             max_jobs=args.max_jobs,
             failover=failover,
             agent_cmd=args.agent_cmd,
+            folder_id=folder,
         )
         return run_worker(config)
     except (broker.QueueMissing, ImportError) as exc:

@@ -28,7 +28,7 @@ MAX_WAIT_SECONDS = 600.0
 shorter: it can call again)."""
 RUN_OPTIONS = tuple(name for name in RunRequest.model_fields if name != "task")
 SEARCH_OPTIONS = tuple(name for name in SearchRequest.model_fields if name != "task")
-ENDED = ("done", "failed", "stopped", "awaiting_approval")
+ENDED = ("done", "failed", "stopped", "awaiting_approval", "lost")
 
 
 _RESUME_ROUTE = re.compile(r"POST /runs/([a-z0-9][a-z0-9._-]*)/resume")

@@ -59,7 +59,11 @@ def lifespan(service: Service) -> Callable[[FastAPI], AbstractAsyncContextManage
     async def running(app: FastAPI) -> AsyncIterator[None]:
         if service.config.resume_running:
             resume_all(service)
+        if service.watch is not None:
+            service.watch.start()
         yield
+        if service.watch is not None:
+            await service.watch.close()
         await service.feeds.close()
         await service.jobs.shutdown()
 

@@ -24,9 +24,10 @@ from research.service.session_files import Snapshot
 
 
 def job_state(snapshot: Snapshot | None, job: Job | None) -> JobState:
-    """queued / running / done / failed / stopped, from the files and this server's job."""
-    if job is not None and job.state == "queued":
-        return "queued"
+    """queued / running / done / failed / stopped / lost, from the files and this server's
+    job (lost: a job the task queue no longer holds, whose session does not run)."""
+    if job is not None and job.state in ("queued", "lost"):
+        return "queued" if job.state == "queued" else "lost"
     if (job is not None and job.state == "running") or (snapshot is not None and snapshot.locked):
         return "running"
     if snapshot is None or snapshot.state is None:

@@ -33,7 +33,7 @@ class Job:
     name: str
     argv: list[str]
     state: str = "queued"
-    """'queued', 'running' or 'ended'."""
+    """'queued', 'running' or 'ended'; a task-queue job: 'queued' or 'lost' (roster.py)."""
     process: asyncio.subprocess.Process | None = None
     exit_code: int | None = None
     message: str | None = None

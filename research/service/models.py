@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from research.core.option_fields import request_fields
 from research.core.options import OPTION
 
-JobState = Literal["queued", "running", "stopped", "failed", "done", "awaiting_approval"]
+JobState = Literal["queued", "running", "stopped", "failed", "done", "awaiting_approval", "lost"]
 JOB_STATES: tuple[JobState, ...] = (
     "queued",
     "running",
@@ -17,6 +17,7 @@ JOB_STATES: tuple[JobState, ...] = (
     "failed",
     "done",
     "awaiting_approval",
+    "lost",
 )
 
 

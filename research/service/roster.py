@@ -4,20 +4,45 @@ sessions' files. Reads only; starting and stopping jobs is `Service`'s."""
 
 from __future__ import annotations
 
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 from research.core.errors import UsageError
 from research.service.bodies import job_state
 from research.service.children import Job, JobManager
 from research.service.errors import ApiError
 from research.service.session_files import SessionStore, Snapshot
 
+if TYPE_CHECKING:
+    from research.cluster.messages import JobMessage
+    from research.service.queue_watch import QueueWatch
+
+
+@dataclass
+class Sent:
+    """A job this server put on the task queue."""
+
+    placeholder: Job
+    """Shown as queued until a worker starts the job, or as lost."""
+    key: tuple[object, ...]
+    """The session's snapshot key when it was sent: a change means a run started."""
+    message: JobMessage
+    """The job as sent: a lost job without saved state is sent again as it was."""
+    at: float
+    """When it was sent (monotonic): only a reading of the queue taken later judges it."""
+
 
 class Roster:
     """The sessions of one working directory and this server's job of each."""
 
-    def __init__(self, store: SessionStore, jobs: JobManager) -> None:
+    def __init__(
+        self, store: SessionStore, jobs: JobManager, watch: QueueWatch | None = None
+    ) -> None:
         self.store = store
         self.jobs = jobs
-        self.enqueued: dict[str, tuple[Job, tuple[object, ...]]] = {}
+        self.watch = watch
+        self.enqueued: dict[str, Sent] = {}
         """Jobs this server put on the queue, shown as queued until a worker starts them."""
 
     def name(self, name: str) -> str:
@@ -35,21 +60,57 @@ class Roster:
             raise ApiError(404, "not_found", f"no research session named {name!r}")
         return snap if snap.state is not None or snap.error else None
 
+    def sent(self, job: JobMessage) -> Job:
+        """Record a job just put on the queue; its placeholder."""
+        placeholder = Job(name=job.name, argv=[], state="queued")
+        key = self.store.snapshot(job.name).key
+        self.enqueued[job.name] = Sent(placeholder, key, job, time.monotonic())
+        return placeholder
+
     def job(self, name: str) -> Job | None:
         """This server's job of session `name`: a child it started, or a job it put on the
-        queue that no worker has started yet (after that, the session's files tell)."""
+        queue that no worker has started yet (after that, the session's files tell). With
+        the task queue, also a session's job the queue holds (queued), or one it lost."""
         local = self.jobs.jobs.get(name)
         if local is not None:
             return local
+        if self.watch is None:
+            return self._placeholder(name)
+        return self._queue_job(name)
+
+    def _placeholder(self, name: str) -> Job | None:
         queued = self.enqueued.get(name)
         if queued is None:
             return None
-        job, key_when_sent = queued
         snap = self.store.snapshot(name)
-        if snap.has_state and (snap.locked or snap.key != key_when_sent):
+        if snap.has_state and (snap.locked or snap.key != queued.key):
             del self.enqueued[name]
             return None
-        return job
+        return queued.placeholder
+
+    def _queue_job(self, name: str) -> Job | None:
+        """The job of `name` as the queue and the files tell (--queue).
+
+        The queue is read before the files: a job leaves the queue only after its run
+        ended, and a run's end is in the files before that."""
+        assert self.watch is not None
+        view = self.watch.current()
+        snap = self.store.snapshot(name)
+        sent = self.enqueued.get(name)
+        if snap.has_state and (snap.locked or snap.complete or (sent and snap.key != sent.key)):
+            self.enqueued.pop(name, None)  # its run started: the files tell from now on
+            sent = None
+        if snap.locked or snap.complete:
+            return None if sent is None else sent.placeholder  # started, no state yet
+        if view is not None and name in view.jobs:
+            return sent.placeholder if sent is not None else Job(name, [], state="queued")
+        if sent is not None:
+            if view is not None and view.taken_at > sent.at:
+                sent.placeholder.state = "lost"
+            return sent.placeholder
+        if view is not None and snap.state is not None and snap.lock.state == "stale":
+            return Job(name, [], state="lost")  # its run died, and its job is gone
+        return None
 
     def all_names(self) -> list[str]:
         names = set(self.store.names()) | set(self.jobs.jobs) | set(self.enqueued)
@@ -59,6 +120,14 @@ class Roster:
         """Whether the session runs: a job of ours, or a live lock (a job of an earlier server)."""
         job = self.job(name)
         return (job is not None and job.state in ("queued", "running")) or self.store.locked(name)
+
+    def lost(self, name: str) -> Sent | None:
+        """The job this server sent for `name`, when the queue lost it."""
+        job = self.job(name)
+        sent = self.enqueued.get(name)
+        if job is None or job.state != "lost" or sent is None or sent.placeholder is not job:
+            return None
+        return sent
 
     def rows(self) -> list[tuple[Snapshot | None, str]]:
         out: list[tuple[Snapshot | None, str]] = []

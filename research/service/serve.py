@@ -106,6 +106,20 @@ def queue_options(queue: str, failover: str | None) -> tuple[int, str | None, fl
         raise ValueError(f"--queue: {exc}") from None
 
 
+def queue_problem(url: str, root: Path) -> str | None:
+    """What keeps the service from using the task queue at `url` with folder `root`: Redis
+    unreachable or silent, the password refused, another folder the queue's (None: usable)."""
+    try:
+        from research.cluster.checks import SetupError, check_setup
+    except ImportError as exc:
+        return f"--queue needs the [cluster] extra ({exc}): pip install '.[cluster]'"
+    try:
+        check_setup(url, root)
+    except SetupError as exc:
+        return str(exc)
+    return None
+
+
 def main(argv: list[str]) -> int:
     args = parse(parser(), argv)
     if isinstance(args, int):
@@ -135,6 +149,10 @@ def main(argv: list[str]) -> int:
             f"the service needs the [server] extra ({exc.name} is missing): "
             """pip install "research-py[server]" (from a checkout: pip install -e ".[server]")"""
         )
+    if queue_url is not None:
+        problem = queue_problem(queue_url, root)
+        if problem is not None:
+            return fail(problem)
     config = ServiceConfig(
         root=root,
         max_jobs=args.max_jobs,

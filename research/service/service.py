@@ -8,6 +8,8 @@ import asyncio
 import os
 import signal
 import sys
+import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,10 +25,11 @@ from research.service.models import RunRequest, SynthesisResponse
 from research.service.polled import PolledBodies
 from research.service.request_checks import check_agent, request_job
 from research.service.roster import Roster
-from research.service.session_files import SessionStore
+from research.service.session_files import SessionStore, Snapshot
 
 if TYPE_CHECKING:
     from research.cluster.broker import QueueClient
+    from research.service.queue_watch import QueueWatch
 
 BODY_LIMIT = 64 * 1024
 
@@ -70,7 +73,7 @@ class Service:
 
     def __init__(self, config: ServiceConfig) -> None:
         self.config = config
-        self.store = SessionStore(config.root)
+        self.store = SessionStore(config.root, failover=config.failover)
         self.jobs = JobManager(
             config.root,
             max_jobs=config.max_jobs,
@@ -78,7 +81,15 @@ class Service:
             env=config.env,
             cli=config.cli,
         )
-        self.roster = Roster(self.store, self.jobs)
+        self.queue: QueueClient | None = None
+        self.watch: QueueWatch | None = None
+        if config.queue_url is not None:
+            from research.cluster.broker import QueueClient
+            from research.service.queue_watch import QueueWatch
+
+            self.queue = QueueClient(config.queue_url, failover=config.failover)
+            self.watch = QueueWatch(self.queue, config.root, touch=self.look_at_locks)
+        self.roster = Roster(self.store, self.jobs, self.watch)
         self.polled = PolledBodies(self.roster)
         self.feeds = FeedHub(
             self.store.events_path,
@@ -87,11 +98,11 @@ class Service:
             poll_seconds=config.poll_seconds,
             heartbeat_seconds=config.heartbeat_seconds,
         )
-        self.queue: QueueClient | None = None
-        if config.queue_url is not None:
-            from research.cluster.broker import QueueClient
 
-            self.queue = QueueClient(config.queue_url, failover=config.failover)
+    def look_at_locks(self) -> None:
+        """Read every session's lock: another host's still heartbeat is timed from now."""
+        for name in self.store.names():
+            self.store.locked(name)
 
     def new_run(self, request: RunRequest) -> Job:
         """Validate as the CLI does, then start (or queue) `research TOPIC --name …`."""
@@ -100,7 +111,7 @@ class Service:
         name = request.name if request.name is not None else slugify(request.task, max_length=64)
         self.roster.name(name)
         job, warnings = request_job(request, name, self.config.root)
-        if self.roster.running(name) or self.store.exists(name):
+        if self.roster.running(name) or self.store.exists(name) or self.on_queue(name):
             raise ApiError(
                 409,
                 "name_taken",
@@ -115,6 +126,18 @@ class Service:
         started.topic = request.task
         started.warnings = warnings
         return started
+
+    def on_queue(self, name: str) -> bool:
+        """Whether the task queue holds a job of `name` (sent by anyone); 503 when Redis
+        cannot be read."""
+        from research.cluster.broker import QueueUnavailable
+
+        if self.queue is None:
+            return False
+        try:
+            return any(job["name"] == name for job in self.queue.jobs())
+        except QueueUnavailable as exc:
+            raise ApiError(503, "queue_unavailable", str(exc), retryable=True) from None
 
     def submit(self, name: str, args: list[str]) -> Job:
         try:
@@ -131,9 +154,7 @@ class Service:
             self.queue.send(job)
         except QueueUnavailable as exc:
             raise ApiError(503, "queue_unavailable", str(exc), retryable=True) from None
-        placeholder = Job(name=job.name, argv=[], state="queued")
-        self.roster.enqueued[job.name] = (placeholder, self.store.snapshot(job.name).key)
-        return placeholder
+        return self.roster.sent(job)
 
     async def wait_for_end(self, name: str) -> None:
         """Wait until a queued job's session is complete (or failed for good: 502)."""
@@ -164,6 +185,11 @@ class Service:
 
     def resume(self, name: str) -> Job:
         snap = self.roster.snapshot(name)
+        lost = self.roster.lost(name)
+        if lost is not None and (snap is None or snap.state is None):
+            # lost before any run saved a state: the same request again
+            again = lost.message.model_copy(update={"job_id": uuid.uuid4().hex})
+            return self.enqueue(again.model_copy(update={"enqueued_at": time.time()}))
         if self.roster.running(name) or (snap is not None and snap.locked):
             raise ApiError(
                 409,
@@ -201,10 +227,8 @@ class Service:
             except ProcessLookupError:
                 pass
             return "stopping"
-        if self.queue is not None and (
-            name in self.roster.enqueued or (snap is not None and snap.locked)
-        ):
-            return self.stop_queued(name)
+        if self.queue is not None:
+            return self.stop_queued(name, snap)
         if snap is not None and snap.locked:
             raise ApiError(
                 409,
@@ -214,17 +238,30 @@ class Service:
             )
         raise ApiError(409, "not_running", f"session {name!r} is not running")
 
-    def stop_queued(self, name: str) -> str:
-        """Ask whichever worker runs (or will start) the job to stop it."""
+    def stop_queued(self, name: str, snap: Snapshot | None) -> str:
+        """Ask whichever worker runs (or will start) the session's job to stop that job (by
+        its id: a later job of the name is not stopped)."""
         from research.cluster.broker import QueueUnavailable
 
         assert self.queue is not None
         try:
-            self.queue.stop(name)
+            found = self.queue.stop(name)
         except QueueUnavailable as exc:
             raise ApiError(503, "queue_unavailable", str(exc), retryable=True) from None
-        self.roster.enqueued.pop(name, None)
-        return "stopping"
+        sent = self.roster.enqueued.pop(name, None)
+        if found:
+            return "stopping"
+        if sent is not None:
+            return "cancelled"  # lost: nothing runs, nothing will
+        if snap is not None and snap.locked:
+            raise ApiError(
+                409,
+                "locked",
+                f"session {name!r} is held by a run no worker names ({snap.lock.detail}); "
+                "it cannot be stopped from here",
+                retryable=True,
+            )
+        raise ApiError(409, "not_running", f"session {name!r} is not running")
 
     def result(self, name: str) -> SynthesisResponse | None:
         snap = self.store.snapshot(name)

@@ -102,6 +102,8 @@ class _Session:
         self.lock: _Parsed | None = None
         self.lock_view: tuple[object, LockView, int | None, str | None] | None = None
         self.run_end: _Parsed | None = None
+        self.watched: tuple[LockInfo, float] | None = None
+        """Another host's lock record, and since when (monotonic) it has been unchanged."""
         self.failovers: tuple[int, int, int] = (0, 0, 0)
         """(inode, bytes read, failovers counted) of the event log."""
 
@@ -116,9 +118,12 @@ class SessionStore:
     second: it changes without the file.
     """
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, failover: float | None = None) -> None:
         self.root = root
         self.host = host_id()
+        self.failover = failover
+        """Another host's lock whose record this store saw unchanged for this long is stale
+        (None: never judged so). The store watches it as a run would, on its own clock."""
         self._sessions: dict[str, _Session] = {}
 
     def _session(self, name: str) -> _Session:
@@ -215,11 +220,30 @@ class SessionStore:
             view = record
         else:
             host = record.host
-            view = judge_lock(record, now=now, host=self.host)
+            view = self._watched(session, record, judge_lock(record, now=now, host=self.host))
             if view.state == "live" and record.host == self.host:
                 pid = record.pid
         session.lock_view = (memo, view, pid, host)
         return view, pid, host
+
+    def _watched(self, session: _Session, record: LockInfo, view: LockView) -> LockView:
+        """`view`, or stale when it is another host's live-looking lock whose record has not
+        changed for the failover bound while this store looked (no clocks compared)."""
+        if self.failover is None or view.state != "live" or record.host == self.host:
+            session.watched = None
+            return view
+        now = time.monotonic()
+        if session.watched is None or session.watched[0] != record:
+            session.watched = (record, now)
+            return view
+        still = now - session.watched[1]
+        if still < self.failover:
+            return view
+        return LockView(
+            "stale",
+            f"{view.detail} (its heartbeat has not changed for {int(still)} s, beyond the "
+            f"failover bound of {self.failover:g} s; the next run takes it over)",
+        )
 
     def _last_run_end(self, session: _Session) -> dict[str, Any] | None:
         key = file_key(session.events_file)

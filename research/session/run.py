@@ -118,6 +118,13 @@ def run_session(
         force=checked.settings.force_resume,
         failover=checked.settings.failover_seconds,
     ) as (lock, acquired):
+        done = finished_meanwhile(checked)
+        if done is not None:  # a late second delivery: nothing to do, nothing written
+            (inform or log.info)(
+                f"session {settings.name!r} was completed by another run while this one "
+                "waited for its lock; nothing to do"
+            )
+            return RunOutcome(done, checked.paths)
         templates = prepare_workspace(checked.paths, warn)
         with signals_raise_interrupted():
             run = Run(checked, lock, inform or log.info, _asker(checked.settings, ask))
@@ -125,6 +132,22 @@ def run_session(
                 run.open(acquired, templates, on_events)
                 outcome = run.go()
     return outcome
+
+
+def finished_meanwhile(checked: Preflight) -> RWRState | None:
+    """The session's state when a resume finds it complete under the lock though it was
+    not when the preflight read it: another run (a job delivered twice, another host)
+    finished it while this one waited. Then this run writes nothing into it."""
+    saved = checked.saved
+    if saved is None or saved.state.progress.is_complete:
+        return None
+    if state_stamp(checked.paths) == saved.stamp:
+        return None
+    try:
+        state, _ = load_saved_state(checked.paths.state_file)
+    except ResearchError:
+        return None  # the run reads it again and says what is wrong
+    return state if state.progress.is_complete else None
 
 
 class Run:
