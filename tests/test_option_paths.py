@@ -19,6 +19,7 @@ import pytest
 from research.cli import settings_of
 from research.cluster.messages import child_args
 from research.cluster.submit import job_of
+from research.core.agentkind import DEFAULT_AGENT, AgentKind
 from research.core.option_fields import settings_value
 from research.core.options import OPTIONS, Option
 
@@ -236,3 +237,23 @@ def test_a_row_added_to_the_table_arrives_everywhere(isolated: Path, tmp_path: P
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "arrived everywhere"
+
+
+@pytest.mark.parametrize("kind", list(AgentKind))
+def test_every_agent_goes_from_the_cli_and_a_request_to_the_child(
+    isolated: Path, kind: AgentKind
+) -> None:
+    """The agent is the job's own field: each of AgentKind's members arrives as itself (a
+    runner's --agent-cmd stands in for the default agent only)."""
+    pytest.importorskip("fastapi")
+    from research.service.models import RunRequest
+    from research.service.request_checks import request_job
+
+    sent = settings_of(["--agent", kind.value, TOPIC])
+    request = RunRequest.model_validate({"task": TOPIC, "agent": kind.value})
+    for job in (job_of(sent), request_job(request, "probe", isolated)[0]):
+        assert job.agent is kind
+        ran = settings_of(child_args(job, isolated, None))
+        assert ran.agent is kind and ran.mock_mode is (kind is AgentKind.MOCK)
+        with_command = child_args(job, isolated, "my-agent --model {model}")
+        assert ("--agent-cmd" in with_command) is (kind is DEFAULT_AGENT)
