@@ -243,6 +243,8 @@ def test_mock_mode_checks_its_simulated_sources_offline(run_cli):
     # The simulated agent judged the sentences too (VERIFY), so --mock-mode shows that path.
     assert summary["judge"] == "all" and summary["judge_calls"] >= 1
     assert summary["decided_by_judge"] > 0 and "- Decided by: the rules for " in report
+    html = (REPORT.parent / "report.html").read_text(encoding="utf-8")
+    assert "\u2014 judge (simulated): " in html
     # Also the pages of the first topic's rejected first attempt: kept, not cited.
     assert len(list((SESSION / "sources").glob("*.txt"))) > summary["snapshotted"]
 

@@ -14,6 +14,7 @@ from research.sources.registry import (
     audit_report,
     build_registry,
 )
+from research.views import report
 from research.views.html_report import ReportPage, render_report_html
 from research.workspace.fsutil import atomic_write_text
 
@@ -91,6 +92,7 @@ class ReportFiles:
             verification=self.sources.read_file(),
             root=paths.root,
             report_dir=paths.report_file.parent,
+            judge=report.judge_label(self.ctx.state),
         )
         try:
             html = render_report_html(markdown, page)

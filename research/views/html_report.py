@@ -51,6 +51,8 @@ class ReportPage:
     """The working directory: local documents (file:<path>) are relative to it."""
     report_dir: Path
     """Where report.html is written: links to local documents are relative to it."""
+    judge: str = "judge"
+    """Who the judge was, as the reader is told ("judge (simulated)" in --mock-mode)."""
 
 
 @dataclass(frozen=True)
@@ -139,7 +141,8 @@ def _source_block(
         lines.append('<p class="outcome">not checked (--no-verify-sources)</p>')
     elif claim is not None and claim.check.source == source.url:
         check = claim.check
-        lines.append(_outcome_line(check.support.value, f"{claim.decided_by}: {check.reason}"))
+        who = page.judge if claim.decided_by == "judge" else "rules"
+        lines.append(_outcome_line(check.support.value, f"{who}: {check.reason}"))
         if check.evidence:
             lines.append(f"<blockquote>{escape(check.evidence)}</blockquote>")
         else:
