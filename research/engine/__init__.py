@@ -12,7 +12,8 @@
 - `finalizer`: SYNTHESIZE → FINAL REVIEW → REVISE, the fallback report, finishing.
 - `decisions`: the duplicate and novelty gates and the loop decision record.
 - `sourcecheck`: checking what the notes and the report cite; `snapshots`: fetching the
-  cited pages into the snapshot store; `userdocs`: the user's own documents (--sources).
+  cited pages into the snapshot store; `userdocs`: the user's own documents (--sources);
+  `verify`: VERIFY, the agent judging the report's cited sentences (--judge).
 - `specs`: each phase as data; `context`: what the parts share; `outcome`: Ok | Failed.
 """
 
