@@ -88,6 +88,12 @@ def test_a_worker_or_service_in_another_folder_refuses_the_queue(
         assert not (elsewhere / ".research" / "job").exists()
         cluster.enqueue("job", breadth=1, depth=1)
         wait_until(lambda: is_complete(isolated, "job"), within=60, what="the job complete")
+        import redis as redis_client
+
+        redis_client.Redis.from_url(redis.url).set("research:folder", "0" * 32)  # another's now
+        (worker,) = cluster.workers
+        assert worker.process.wait(timeout=60) == 2
+        assert "is not the folder" in worker.text()
     finally:
         cluster.close()
         redis.stop()
