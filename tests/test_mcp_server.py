@@ -198,6 +198,8 @@ def test_a_plan_is_approved_over_http_and_a_broken_edit_changes_nothing(
         )  # fmt: skip
         waiting = await call(client, "research_status", name="hp", **WAIT)
         assert waiting["state"] == "awaiting_approval"
+        not_yet = await error(client, "get_report", name="hp")
+        assert "awaits approval of its plan (the approve_plan tool)" in not_yet
         assert "Which period" in waiting["open_questions"] and "## Topics" in waiting["plan"]
         before = plan_file.read_bytes()
         broken = await error(client, "approve_plan", name="hp", plan="# Research Plan\n")

@@ -34,9 +34,14 @@ ENDED = ("done", "failed", "stopped", "awaiting_approval", "lost")
 _RESUME_ROUTE = re.compile(r"POST /runs/([a-z0-9][a-z0-9._-]*)/resume")
 
 
+_APPROVE_ROUTE = re.compile(r"POST /runs/[a-z0-9][a-z0-9._-]*/approve")
+
+
 def tool_error(exc: ApiError) -> ToolError:
-    """The service's one-line message; where it names its resume route, the command."""
-    return ToolError(_RESUME_ROUTE.sub(r"research --resume --name \1", exc.message))
+    """The service's one-line message; where it names one of its routes, what does the same
+    here (the command, or the approve_plan tool)."""
+    message = _RESUME_ROUTE.sub(r"research --resume --name \1", exc.message)
+    return ToolError(_APPROVE_ROUTE.sub("the approve_plan tool", message))
 
 
 def refuse_unknown(ctx: Context, known: tuple[str, ...]) -> None:

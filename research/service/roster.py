@@ -160,4 +160,6 @@ class Roster:
         state = job_state(snap if snap.has_state else None, self.job(name))
         pending = state in ("queued", "running")
         hint = "" if pending else f" and is {state}; resume it with POST /runs/{name}/resume"
+        if state == "awaiting_approval":
+            hint = f": it awaits approval of its plan (POST /runs/{name}/approve)"
         return ApiError(404, "report_not_ready", f"session {name!r} {why}{hint}", pending)
