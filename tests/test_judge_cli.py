@@ -118,6 +118,9 @@ def test_a_contradicting_judge_flags_supported_sentences_with_its_quote(
     assert re.search(r"Peak winter demand rose by 4\.2 gigawatts in 2024 \[\d\]\u2020", report)
     html = (REPORT.parent / "report.html").read_text(encoding="utf-8")
     assert "\u2014 judge: the page says the opposite</p><blockquote>" in html
+    # The final reviewer is told what the judge found, with its quote, before it reviews.
+    final = prompts_of(citing_agent, "final_review")[0]
+    assert 'judge: the page says the opposite: "' in final
 
 
 @pytest.mark.parametrize("how", ["garbage", "exit1"])

@@ -30,6 +30,8 @@ FIGURE_WEIGHT = 1.0
 PICKS = ("rules", "both", "both")
 """The order the passages are chosen in (see `PassageIndex.best`)."""
 FIND_CHARS = 60
+PAIR_SHARE = 0.5
+"""A window's second sentence counts this share of its own score."""
 MIN_EVIDENCE_CHARS = 12
 """A sentence of the claim check's index is found among these by its first characters."""
 
@@ -209,7 +211,7 @@ class PassageIndex:
                 self.sentences[start].paragraph
             )
             if pair and scores[end] > 0:
-                end, value = end + 1, value + 0.5 * scores[end]
+                end, value = end + 1, value + PAIR_SHARE * scores[end]
             if any(not (end <= a or b <= start) for a, b in taken):
                 continue
             if value > 0 and (best is None or value > best[0]):

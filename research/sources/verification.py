@@ -466,10 +466,11 @@ def _doubtful_lines(doubtful: Sequence[CitedClaim]) -> list[str]:
     ]
     for claim in doubtful[:MAX_LISTED]:
         ids = ", ".join(str(i) for i in claim.ids)
-        lines.append(
-            f'- {claim.check.support.value} [{ids}]: "{_clip(claim.check.claim)}"'
-            f": {claim.check.reason}; {_evidence(claim.check)}"
-        )
+        if claim.decided_by == "judge":
+            why = f'judge: {claim.check.reason}: "{" ".join(claim.quote.split())}"'
+        else:
+            why = f"{claim.check.reason}; {_evidence(claim.check)}"
+        lines.append(f'- {claim.check.support.value} [{ids}]: "{_clip(claim.check.claim)}": {why}')
     if len(doubtful) > MAX_LISTED:
         lines.append(f"- … and {len(doubtful) - MAX_LISTED} more")
     return lines
