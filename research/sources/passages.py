@@ -16,7 +16,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from research.core.similarity import STOPWORDS
-from research.sources.claims import PageIndex, check_claim, claim_numbers, index_page
+from research.sources.claims import (
+    PageIndex,
+    StatedNumber,
+    check_claim,
+    claim_numbers,
+    index_page,
+)
 from research.sources.spelling import spell_numbers
 
 MAX_PASSAGES = 3
@@ -26,6 +32,9 @@ SENTENCE_CHARS = 1_200
 """A longer "sentence" (a run-on line, a table flattened into text) is cut into pieces."""
 STEM = 6
 FIGURE_WEIGHT = 1.0
+KIND_WEIGHT = 2.0
+"""A sentence with a figure of what the claim's figure measures (a duration, a rate, a
+percentage) counts at least this much (a changed figure's passage has no equal figure)."""
 """A figure of the claim found in a sentence counts this many times the rarest word."""
 PICKS = ("rules", "both", "both")
 """The order the passages are chosen in (see `PassageIndex.best`)."""
@@ -100,6 +109,13 @@ def _pieces(paragraph: str) -> list[str]:
     return out
 
 
+def _kind_of(number: StatedNumber) -> str | None:
+    """What a figure measures, when it says: a unit's dimension, or a percentage."""
+    if number.quantity is not None:
+        return number.quantity.unit.dimension
+    return "percent" if number.kind == "percent" else None
+
+
 class PassageIndex:
     """One page split into sentences once, for all the claims that cite it."""
 
@@ -119,6 +135,7 @@ class PassageIndex:
         self.idf = {stem: math.log(1.0 + total / count) for stem, count in df.items()}
         self.top_idf = max(self.idf.values(), default=1.0)
         self._rules: PageIndex | None = None
+        self._mapped: dict[int, list[int]] = {}
 
     @property
     def rules(self) -> PageIndex:
@@ -146,7 +163,21 @@ class PassageIndex:
             weight = math.log(1.0 + total / len(found)) if found else 0.0
             for index in found:
                 hits[index] += weight
+        kinds = {_kind_of(n) for n in claim_numbers(spell_numbers(claim))} - {None}
+        if kinds:
+            for index, sentence in enumerate(self.rules.sentences):
+                if kinds & {_kind_of(n) for n in sentence.numbers}:
+                    for mine in self._mine(index):
+                        hits[mine] = max(hits[mine], KIND_WEIGHT)
         return hits
+
+    def _mine(self, index: int) -> list[int]:
+        """Which of this index's sentences hold the claim check's sentence `index`."""
+        if index not in self._mapped:
+            text = self.rules.sentences[index].text
+            key = " ".join(text.split()).casefold()[:FIND_CHARS]
+            self._mapped[index] = [i for i, mine in enumerate(self.squeezed) if key and key in mine]
+        return self._mapped[index]
 
     def best(self, claim: str, limit: int = MAX_PASSAGES, evidence: str | None = None) -> list[str]:
         """Up to `limit` passages for `claim`, best first; [] for a page with no text: the
