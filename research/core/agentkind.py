@@ -18,6 +18,7 @@ class AgentKind(StrEnum):
 
     OPENCODE = "opencode"
     CLAUDE = "claude"
+    CODEX = "codex"
     MOCK = "mock"
 
     @property
@@ -40,6 +41,7 @@ class AgentModels:
 AGENT_MODELS = {
     AgentKind.OPENCODE: AgentModels(d.DEFAULT_MODEL, d.DEFAULT_REVIEW_MODEL, "reported"),
     AgentKind.CLAUDE: AgentModels(d.CLAUDE_MODEL, d.CLAUDE_REVIEW_MODEL, "reported"),
+    AgentKind.CODEX: AgentModels(d.CODEX_MODEL, d.CODEX_REVIEW_MODEL, "computed"),
     AgentKind.MOCK: AgentModels(d.SIMULATED_MODEL, d.SIMULATED_MODEL, "simulated"),
 }
 COMMAND_MODEL = "default"

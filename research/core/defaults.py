@@ -20,6 +20,10 @@ CLAUDE_MODEL = "sonnet"
 CLAUDE_REVIEW_MODEL = "opus"
 """Claude Code's aliases for the latest Sonnet and Opus: a call records the model they
 resolved to."""
+CODEX_MODEL = "gpt-5.5"
+CODEX_REVIEW_MODEL = "gpt-5.5"
+"""A model Codex 0.171 knows (it gets Codex's apply_patch tool); Codex's own default,
+gpt-6.2-sol, runs in its "code mode" instead."""
 SIMULATED_MODEL = "simulated"
 """What the simulated agent's session records as its model: it uses none."""
 DEFAULT_TIMEOUT_SECONDS = 1200.0

@@ -25,6 +25,7 @@ from pathlib import Path
 from research.core import defaults as d
 from research.core.agentkind import AGENT_MODELS, DEFAULT_AGENT, AgentKind, agent_names
 from research.core.budget import iteration_floor, parse_time_budget, time_budget_from_env
+from research.core.prices import load_prices
 from research.core.tiers import TIERS, Tier
 
 
@@ -186,6 +187,14 @@ def _tier(value: object) -> object:
     return None if value is None else check_tier(str(value))
 
 
+def _price_file(value: object) -> object:
+    """A --codex-prices file that can be read as one (ValueError otherwise)."""
+    if value is None:
+        return None
+    load_prices(Path(str(value)))
+    return Path(str(value)).resolve()
+
+
 def _folders(value: object) -> object:
     return None if not value else existing_folders(value)  # type: ignore[arg-type]
 
@@ -342,6 +351,18 @@ OPTIONS: tuple[Option, ...] = (
         max_length=MAX_COMMAND_LENGTH,
         api=False,  # a server's or a worker's own
         job=False,
+    ),
+    Option(
+        "codex_prices",
+        ("--codex-prices",),
+        "A JSON file of model prices for Codex, which reports no cost: "
+        '{"model": {"input": USD, "cached_input": USD, "output": USD}} per million tokens, '
+        "on top of research.py's dated table.",
+        kind=Path,
+        env="RESEARCH_CODEX_PRICES",
+        check=_price_file,
+        shown_default=False,
+        metavar="FILE",
     ),
     Option(
         "duplicate_threshold",

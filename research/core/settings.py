@@ -49,6 +49,8 @@ class Settings(BaseModel):
     agent: AgentKind = _settings_field("agent")
     """The built-in agent (--agent); mock_mode and agent_cmd take precedence."""
     agent_cmd: str | None = _settings_field("agent_cmd")
+    codex_prices: Path | None = _settings_field("codex_prices")
+    """A price file for Codex's computed cost (--codex-prices)."""
     parallel: int = _settings_field("parallel")
     """Topics researched at once (--parallel)."""
     verify_sources: bool = _settings_field("verify_sources")

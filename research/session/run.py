@@ -85,7 +85,7 @@ def build_agent(settings: Settings) -> tuple[Agent, Clock]:
     else:
         from research.agents.kinds import built_in
 
-        agent = built_in(settings.agent)
+        agent = built_in(settings.agent, prices=settings.codex_prices)
     agent.check_available()
     return agent, Clock()
 
@@ -353,6 +353,16 @@ def unenforceable_budgets(
         )
         if value is not None
     ]
+    unpriced: list[str] = getattr(agent, "unpriced_models", lambda models: [])(
+        [config.model, config.review_model]
+    )
+    if config.max_cost is not None and agent.reports_usage and unpriced:
+        message = (
+            f"--max-cost cannot be enforced for {', '.join(unpriced)}: the {agent.name} agent "
+            "reports no cost and research.py has no price for it (give --codex-prices FILE)"
+        )
+        warn(message)
+        events.emit("warning", message=message)
     if not budgets or agent.reports_usage:
         return
     message = (

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from research import __version__
+from research.core.agentkind import cost_basis
 from research.core.defaults import JudgeMode
 from research.core.retries import MAX_TOPIC_ATTEMPTS
 from research.core.tiers import TierSource
@@ -288,6 +289,8 @@ def _with_budgets(state: RWRState, tokens: str, cost: str, *, simulated: bool) -
         cost += f" (budget: ${config.max_cost:.4f})"
     if config.mock_mode and simulated:
         tokens, cost = f"{tokens} [simulated]", f"{cost} [simulated]"
+    elif cost_basis(config.agent) == "computed" and simulated:
+        cost += f" [computed: the {config.agent} agent reports no cost; see --codex-prices]"
     return tokens, cost
 
 

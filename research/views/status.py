@@ -14,6 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
+from research.core.agentkind import cost_basis
 from research.core.errors import StateError, UsageError
 from research.core.hosts import host_id
 from research.model.state import RWRState, load_state
@@ -345,6 +346,8 @@ def agent_text(state: RWRState) -> str:
     if config.mock_mode:
         return f"{config.agent} (simulated in part or whole; no model)"
     text = f"{config.agent}, model {config.model}, review model {config.review_model}"
+    if cost_basis(config.agent) == "computed":
+        text += "; cost computed from research.py's prices"
     if state.usage.models_used:
         text += f" (ran on {', '.join(state.usage.models_used)})"
     return text
