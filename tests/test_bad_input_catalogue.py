@@ -233,7 +233,7 @@ CASES = [
         for value in values
     ),
     # the agent
-    Case("--agent claude", (*SMALL, "--agent", "claude", QUESTION), 2, "--agent"),
+    Case("--agent aider", (*SMALL, "--agent", "aider", QUESTION), 2, "--agent"),
     Case(
         "--agent-cmd ''",
         ("--name", "x", "--breadth", "1", "--depth", "1", "--agent-cmd", "", QUESTION),
