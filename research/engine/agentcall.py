@@ -101,8 +101,9 @@ class AgentCaller:
         if ctx.cancelled.is_set():
             raise Cancelled
         self.restore_state_file()
-        self.count_call(phase, result, ctx.now() - before)
-        self.report_call(call, result)
+        seconds = ctx.now() - before
+        self.count_call(phase, result, seconds)
+        self.report_call(call, result, seconds)
         for warning in result.usage_warnings:  # dropped by agents/base.py's checked_usage
             ctx.events.emit("warning", message=warning, phase=phase.value)
         return result
@@ -119,7 +120,9 @@ class AgentCaller:
                 repair=repaired,
             )
 
-    def report_call(self, call: AgentCall, result: AgentResult) -> None:
+    def report_call(self, call: AgentCall, result: AgentResult, seconds: float) -> None:
+        """The call's event; its duration is the time the call took here, whatever the
+        agent reports (the simulated agent reports none)."""
         ctx = self.ctx
         ctx.events.emit(
             "agent_call",
@@ -132,7 +135,7 @@ class AgentCaller:
             ok=result.ok,
             failure=result.failure.value if result.failure else None,
             error=result.error,
-            duration=round(result.duration, 3),
+            duration=round(seconds, 3),
             input_tokens=result.input_tokens,
             output_tokens=result.output_tokens,
             cost=result.cost,

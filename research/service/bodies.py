@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from research.core.agentkind import AgentKind
+from research.core.agentkind import AgentKind, cost_basis
 from research.core.errors import INTERRUPTED_CODES, ExitCode
 from research.model.plan import render_plan
 from research.model.state import RWRState
@@ -31,7 +31,8 @@ def job_state(snapshot: Snapshot | None, job: Job | None) -> JobState:
     if (job is not None and job.state == "running") or (snapshot is not None and snapshot.locked):
         return "running"
     if snapshot is None or snapshot.state is None:
-        return "failed" if job is not None and job.exit_code not in (None, 0) else "stopped"
+        failed = job is not None and job.exit_code not in (None, 0, *INTERRUPTED_CODES)
+        return "failed" if failed else "stopped"
     if snapshot.complete:
         return "done"
     if snapshot.state.progress.awaiting_approval and not (job and job.exit_code):
@@ -162,6 +163,7 @@ def detail(name: str, snapshot: Snapshot | None, job: Job | None) -> RunDetail:
             cost=cost,
             model=model_used(state),
             agent=config.agent,
+            cost_basis="simulated" if config.mock_mode else cost_basis(config.agent),
             plan=render_plan(state.plan) if progress.awaiting_approval else None,
             open_questions=state.plan.questions,
         )

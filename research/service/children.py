@@ -116,7 +116,10 @@ class JobManager:
                 preexec_fn=_lower_priority,
                 env=self.env,
             )
-            job.exit_code = await job.process.wait()
+            code = await job.process.wait()
+            # Killed by a signal before its handler was in place: the shell's 128 + signal,
+            # as the CLI exits when its handler runs (a SIGTERM is a stop either way).
+            job.exit_code = 128 - code if code < 0 else code
         except OSError as exc:
             job.exit_code = ExitCode.NOT_STARTED
             job.message = f"cannot start the job: {exc.strerror or exc}"

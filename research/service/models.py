@@ -157,6 +157,9 @@ class RunDetail(RunSummary):
     cost: float | None
     model: str | None
     agent: str | None
+    cost_basis: str | None = None
+    """How the token and cost figures are known: "reported" (by the agent), "computed" (from
+    a price table) or "simulated" (made up by the simulated agent)."""
     lock: LockState
     host: str | None = None
     """The host named by the session's lock: the one that runs it (None when unlocked)."""

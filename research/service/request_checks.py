@@ -4,6 +4,7 @@ the job that runs it: its options (a 422 names the request's field), its source 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -33,9 +34,24 @@ def check_agent(root: Path, agent_cmd: str | None, kind: AgentKind) -> None:
             )
         )
     except AgentUnavailable as exc:
-        raise ApiError(503, "agent_unavailable", str(exc), retryable=True) from None
+        raise ApiError(503, "agent_unavailable", for_the_web(str(exc)), retryable=True) from None
     except UsageError as exc:
-        raise ApiError(503, "agent_unavailable", str(exc)) from None
+        raise ApiError(503, "agent_unavailable", for_the_web(str(exc))) from None
+
+
+_MOCK_FLAG = re.compile(r"[^.]*`?--mock-mode`?[^.]*\.\s*")
+WEB_MOCK_HINT = (
+    'The simulated agent needs nothing installed: choose "mock" as the agent '
+    '("agent": "mock" in the request).'
+)
+
+
+def for_the_web(message: str) -> str:
+    """An agent's missing-executable message as the service's user reads it: the hint to
+    use the `--mock-mode` flag, which a request cannot give, becomes the request's way."""
+    if "--mock-mode" not in message:
+        return message
+    return f"{_MOCK_FLAG.sub('', message).strip()} {WEB_MOCK_HINT}"
 
 
 def local_sources_allowed() -> bool:

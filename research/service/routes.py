@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
+from html import escape
 from importlib import resources
 
 from fastapi import APIRouter, Query, Request
@@ -21,6 +22,7 @@ from fastapi.responses import (
 
 from research import __version__
 from research.core.agentkind import agent_names
+from research.core.options import OPTION
 from research.service.approval import approve
 from research.service.children import Job
 from research.service.models import (
@@ -50,10 +52,18 @@ class JSONBytes(Response):
 
 
 def page_html() -> str:
-    """The page, its agent choices those of `AgentKind`."""
+    """The page, its agent choices those of `AgentKind` and its tiers the option table's."""
     page = (resources.files("research.service") / "static" / "index.html").read_text("utf-8")
-    options = "".join(f'<option value="{name}">{name}</option>' for name in agent_names())
-    return page.replace("<!--AGENT_OPTIONS-->", options)
+    tier = OPTION["tier"]
+    return (
+        page.replace("<!--AGENT_OPTIONS-->", _options(agent_names()))
+        .replace("<!--TIER_OPTIONS-->", _options(tier.values or ()))
+        .replace("<!--TIER_FIELD-->", tier.request_field or "")
+    )
+
+
+def _options(names: Iterable[str]) -> str:
+    return "".join(f'<option value="{escape(name)}">{escape(name)}</option>' for name in names)
 
 
 def service_routes(service: Service) -> APIRouter:

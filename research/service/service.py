@@ -25,7 +25,7 @@ from research.service.models import RunRequest, SynthesisResponse
 from research.service.polled import PolledBodies
 from research.service.request_checks import check_agent, request_job
 from research.service.roster import Roster
-from research.service.session_files import SessionStore, Snapshot
+from research.service.session_files import NO_STATE_YET, SessionStore, Snapshot
 
 if TYPE_CHECKING:
     from research.cluster.broker import QueueClient
@@ -111,7 +111,7 @@ class Service:
         name = request.name if request.name is not None else slugify(request.task, max_length=64)
         self.roster.name(name)
         job, warnings = request_job(request, name, self.config.root)
-        if self.roster.running(name) or self.store.exists(name) or self.on_queue(name):
+        if self.roster.running(name) or self.store.saved(name) or self.on_queue(name):
             raise ApiError(
                 409,
                 "name_taken",
@@ -199,8 +199,7 @@ class Service:
                 retryable=True,
             )
         if snap is None or snap.state is None:
-            reason = snap.error if snap is not None and snap.error else "it has no saved state"
-            raise ApiError(409, "not_resumable", f"session {name!r} cannot be resumed: {reason}")
+            return self.restart(name, snap.error if snap is not None else None)
         if snap.complete:
             raise ApiError(409, "already_complete", f"session {name!r} is complete")
         kind = resumed_agent(snap.state.config.agent, snap.state.config.mock_mode)
@@ -209,6 +208,28 @@ class Service:
             return self.enqueue(job)
         check_agent(self.config.root, self.config.agent_cmd, kind)
         return self.submit(name, child_args(job, self.config.root, self.config.agent_cmd))
+
+    def restart(self, name: str, error: str | None) -> Job:
+        """Resume a session stopped before it saved any state: this server's job of it
+        starts again from the beginning, with the request it was started with. Without
+        one (the server restarted since), a new POST /run with the name is what works."""
+        job = self.roster.job(name)
+        if error is not None and error != NO_STATE_YET:  # a state that cannot be read
+            raise ApiError(409, "not_resumable", f"session {name!r} cannot be resumed: {error}")
+        if job is None or not job.argv or job.topic is None:
+            raise ApiError(
+                409,
+                "not_resumable",
+                f"session {name!r} stopped before it saved any state, so there is nothing to "
+                f"resume; start it again with POST /run and name {name!r}",
+            )
+        again = self.submit(name, job.argv[len(self.jobs.cli) :])
+        again.topic = job.topic
+        again.warnings = [
+            *job.warnings,
+            "the session stopped before it saved any state: it starts again from the beginning",
+        ]
+        return again
 
     def stop(self, name: str) -> str:
         snap = self.roster.snapshot(name)

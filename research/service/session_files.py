@@ -19,7 +19,7 @@ from typing import Any
 
 from research.core.errors import StateError
 from research.core.hosts import host_id
-from research.model.state import RWRState, load_state
+from research.model.state import STATE_COPY_NAME, RWRState, load_state
 from research.views.status import LockView, judge_lock, lock_record, session_names
 from research.workspace.lock import LockInfo
 from research.workspace.paths import SessionPaths, validate_name
@@ -29,6 +29,7 @@ MAX_JSON_BYTES = 8 * 1024 * 1024
 MAX_REPORT_BYTES = 16 * 1024 * 1024
 MAX_CACHED_NAMES = 4096
 NO_LOCK = LockView("none", "")
+NO_STATE_YET = "no state.json yet"
 
 
 FileKey = tuple[int, int, int]
@@ -148,6 +149,15 @@ class SessionStore:
         paths = self.paths(name)
         return paths.session_dir.exists() or paths.report_dir.exists()
 
+    def saved(self, name: str) -> bool:
+        """Whether the name is taken as the CLI judges it: a saved state (or its copy), or
+        a report. A session stopped before its first save can be started again."""
+        paths = self.paths(name)
+        return any(
+            os.path.lexists(path)
+            for path in (paths.state_file, paths.session_dir / STATE_COPY_NAME, paths.report_file)
+        )
+
     def has_state(self, name: str) -> bool:
         return os.path.isfile(self._session(name).state_file)
 
@@ -190,7 +200,7 @@ class SessionStore:
         key = file_key(session.state_file)
         if key is None:
             session.state = None
-            return None, None, "no state.json yet"
+            return None, None, NO_STATE_YET
         cached = session.state
         if cached is None or cached.key != key:
             try:
