@@ -77,6 +77,12 @@ class Judge:
                 self.ctx.events.emit("warning", message=f"the judge was not asked: {why}")
                 return
             self.call(checks[start : start + BATCH_SENTENCES], text_of, record)
+        over = len(checks) - BATCH_SENTENCES * MAX_BATCHES
+        if over > 0:
+            record.skipped = (
+                f"{over} sentences beyond the {BATCH_SENTENCES * MAX_BATCHES} one check of the "
+                "report judges"
+            )
 
     def cannot_call(self) -> str | None:
         """Why no judge call may start now (a budget is used up), or None."""
