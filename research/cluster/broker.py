@@ -39,6 +39,7 @@ RUNNING_TTL_SECONDS = 5
 FOLDER_KEY = "research:folder"
 """The identifier of the folder the queue's service and workers share (checks.py)."""
 CONNECT_TIMEOUT_SECONDS = 3.0
+BROKER_SOCKET_TIMEOUT_SECONDS = 300.0
 
 
 class QueueUnavailable(Exception):
@@ -129,7 +130,10 @@ def open_broker(
         # thousand) could leave them waiting far beyond the failover bound.
         maintenance_chance=1_000_000,
         socket_connect_timeout=CONNECT_TIMEOUT_SECONDS,
-        socket_timeout=30.0,
+        # A Redis that pauses (a stopped VM, a long fork) answers late rather than never: a
+        # timeout would lose the answer to a command Redis then runs (a fetch: a job taken
+        # and never started; an ack: a job run twice). A dead one resets the connection.
+        socket_timeout=BROKER_SOCKET_TIMEOUT_SECONDS,
     )
     dramatiq.set_broker(broker)
 

@@ -18,6 +18,7 @@ DRAMATIQ_OUTAGE_MESSAGES = (
     "Failed to post_process_message",
     "Failed to requeue messages",
     "Restarting consumer",
+    "Unhandled error during post_process_message",  # a timed-out ack: delivered again later
 )
 
 

@@ -191,10 +191,12 @@ class Service:
             again = lost.message.model_copy(update={"job_id": uuid.uuid4().hex})
             return self.enqueue(again.model_copy(update={"enqueued_at": time.time()}))
         if self.roster.running(name) or (snap is not None and snap.locked):
+            ours = self.roster.job(name)
+            what = "queued" if ours is not None and ours.state == "queued" else "running"
             raise ApiError(
                 409,
                 "locked",
-                f"session {name!r} is running"
+                f"session {name!r} is {what}"
                 + (f" ({snap.lock.detail})" if snap and snap.locked else ""),
                 retryable=True,
             )
