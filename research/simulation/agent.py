@@ -29,7 +29,7 @@ from typing import Any
 from research.agents.base import AgentCall, AgentResult, FailureKind
 from research.core.tiers import TIERS, Tier
 from research.model.plan import Plan, TopicStatus, parse_plan, render_plan
-from research.simulation import offline_web
+from research.simulation import judge, offline_web
 from research.simulation.judge import verify
 from research.simulation.mock_report import (
     REVISED_MARK,
@@ -350,7 +350,7 @@ def simulated_usage(call: AgentCall) -> tuple[int, int, float]:
     """Simulated token counts and cost of a call: the prompt's length in tokens (about four
     characters each) in, a fixed amount per phase out, at a simulated price. Labelled as
     simulated in the call's log; the Methodology says the whole run was simulated."""
-    tokens_in = len(call.prompt) // 4
+    tokens_in = (len(call.prompt) + judge.batch_chars(call)) // 4  # a judge reads its batch
     tokens_out = SIMULATED_OUTPUT_TOKENS.get(call.phase, 500)
     price_in, price_out = SIMULATED_PRICE_PER_MILLION
     return tokens_in, tokens_out, round((tokens_in * price_in + tokens_out * price_out) / 1e6, 6)

@@ -48,3 +48,14 @@ def verify(call: AgentCall) -> None:
     judge(
         call.cwd / call.context["judge_batch_file"], call.cwd / call.context["judge_answers_file"]
     )
+
+
+def batch_chars(call: AgentCall) -> int:
+    """The length of the batch a VERIFY call reads (0 for other phases)."""
+    name = call.context.get("judge_batch_file")
+    if call.phase != "verify" or not name:
+        return 0
+    try:
+        return (call.cwd / name).stat().st_size
+    except OSError:
+        return 0
