@@ -85,6 +85,15 @@ def test_a_worker_or_service_in_another_folder_refuses_the_queue(
         ):
             line = refused(*argv, cwd=elsewhere)
             assert "is not the folder" in line and str(elsewhere) in line, line
+        sent = subprocess.run(
+            research_argv("--queue", redis.url, "--mock-mode", "heat pumps"),
+            cwd=elsewhere,
+            capture_output=True,
+            text=True,
+            env=clean_env(),
+            timeout=60,
+        )
+        assert sent.returncode == 2 and "is not the folder" in sent.stderr, sent.stderr
         assert not (elsewhere / ".research" / "job").exists()
         cluster.enqueue("job", breadth=1, depth=1)
         wait_until(lambda: is_complete(isolated, "job"), within=60, what="the job complete")

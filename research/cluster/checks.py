@@ -92,10 +92,10 @@ def claim_folder(client: redis.Redis, mine: str) -> str:
 
 def wrong_folder(url: str, root: Path, mine: str, theirs: str) -> str:
     return (
-        f"{root} is not the folder the other workers and the service of the queue at "
+        f"{root} is not the folder the workers and the service of the queue at "
         f"{safe_url(url)} use (its {RESEARCH_DIR}/{FOLDER_ID_FILE} is {mine[:8]}…, the "
-        f"queue's folder is {theirs[:8]}…): give --workdir the shared folder (a new folder "
-        f"for this queue: delete the Redis key {FOLDER_KEY})"
+        f"queue's folder is {theirs[:8]}…): work in the shared folder (a new folder for "
+        f"this queue: delete the Redis key {FOLDER_KEY})"
     )
 
 

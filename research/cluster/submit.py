@@ -52,6 +52,26 @@ def shared_folders(folders: tuple[Path, ...], root: Path) -> list[str]:
     return shared
 
 
+def same_folder(settings: Settings, client: QueueClient) -> None:
+    """UsageError when the queue records a folder and this one is not it: the session's
+    name and its sources are judged in the folder the workers share."""
+    from research.cluster.broker import FOLDER_KEY, reaching
+    from research.cluster.checks import SetupError, read_folder_id, wrong_folder
+
+    with reaching(client.url):
+        theirs = client.redis.get(FOLDER_KEY)
+    if theirs is None:
+        return  # no worker nor service yet: nothing to compare with
+    recorded = theirs.decode("ascii", "replace") if isinstance(theirs, bytes) else str(theirs)
+    root = settings.root.resolve()
+    try:
+        mine = read_folder_id(root)
+    except SetupError as exc:
+        raise UsageError(str(exc)) from None
+    if mine != recorded:
+        raise UsageError(wrong_folder(client.url, root, mine or "(none)", recorded))
+
+
 def name_free(settings: Settings, client: QueueClient) -> None:
     """A new session's name is one session, as on the command line: UsageError when the
     shared folder has a session of that name, or the queue a job of it."""
@@ -86,6 +106,7 @@ def submit(settings: Settings, url: str, warn: Callable[[str], None] = lambda _:
     bound = settings.failover_seconds or failover_seconds()
     try:
         client = QueueClient(url, failover=bound)
+        same_folder(settings, client)
         if job.task is not None:
             name_free(settings, client)
         client.send(job)
