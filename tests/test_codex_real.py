@@ -204,11 +204,10 @@ def price_file(tmp_path: Path) -> Path:
     return path
 
 
-def session_args(name: str, tmp_path: Path, *extra: str) -> list[str]:
+def session_args(name: str, *extra: str) -> list[str]:
     return [
         *("--name", name, "--breadth", "1", "--depth", "1", "--timeout", "120"),
-        *("--model", MODEL, "--review-model", MODEL),
-        *("--codex-prices", str(price_file(tmp_path)), *extra),
+        *("--model", MODEL, "--review-model", MODEL, *extra),
         "What does a fake question cost?",
     ]
 
@@ -219,7 +218,8 @@ def test_a_research_session_runs_end_to_end_through_the_real_codex(
     # Every request of the first research call gets a 500: Codex gives up after its own
     # (lowered) retries, exits 1, and research.py retries the call.
     api, env = start_api({"research": ["http500"]})
-    result = run_research(isolated, env, *session_args("e2e", tmp_path))
+    prices = str(price_file(tmp_path))
+    result = run_research(isolated, env, *session_args("e2e", "--codex-prices", prices))
     assert result.returncode == 0, result.stdout + result.stderr
     session = isolated / ".research" / "e2e"
     writes = [entry for entry in api.requests if entry.get("step") == "write"]
@@ -260,9 +260,12 @@ def test_a_token_budget_stops_research_on_codex_s_reported_tokens(
 ) -> None:
     api, env = start_api()
     # The plan takes about 30,000 tokens (Codex's instructions and tools): a budget of
-    # 35,000 leaves less than the final cycle's reserve for research.
-    result = run_research(isolated, env, *session_args("b", tmp_path, "--token-budget", "35000"))
+    # 35,000 leaves less than the final cycle's reserve for research. No price is given for
+    # MODEL: the cost budget cannot hold, and the run says so at the start.
+    budgets = ("--token-budget", "35000", "--max-cost", "5")
+    result = run_research(isolated, env, *session_args("b", *budgets))
     assert result.returncode == 0, result.stdout + result.stderr
+    assert f"--max-cost cannot be enforced for {MODEL}" in result.stderr
     state = read_json(isolated / ".research" / "b" / "state.json")
     assert state["progress"]["stop_reason"] == "token_budget"
     assert "research" not in state["usage"]["phases"]

@@ -363,6 +363,7 @@ OPTIONS: tuple[Option, ...] = (
         check=_price_file,
         shown_default=False,
         metavar="FILE",
+        job=False,  # the runner's, like its agent: a server's or worker's environment
     ),
     Option(
         "duplicate_threshold",
