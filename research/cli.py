@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
+from typer.core import TyperCommand
 
 from research import __version__
 from research.core.agentkind import AgentKind
@@ -168,11 +169,11 @@ def main_command(ctx: typer.Context, **values: Any) -> None:
             else:
                 _run(settings)
     except ResearchError as exc:
-        typer.echo(f"research.py: error: {exc}", err=True)
+        typer.echo(f"research: error: {exc}", err=True)
         raise typer.Exit(exc.exit_code) from None
     except Interrupted as exc:
         typer.echo(
-            f"research.py: interrupted by {_signal_name(exc.signum)}; state saved, "
+            f"research: interrupted by {_signal_name(exc.signum)}; state saved, "
             "continue with --resume",
             err=True,
         )
@@ -183,10 +184,32 @@ main_command.__signature__ = _signature()  # type: ignore[attr-defined]
 main_command.__annotations__ = {
     name: parameter.annotation for name, parameter in _signature().parameters.items()
 }
+
+
+class _Command(TyperCommand):
+    """The command, whose usage errors name what the user gave: the flag, or the variable
+    the value came from, never both ("Invalid value for RESEARCH_BREADTH: ...")."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:  # typer's own click Context
+        try:
+            return super().parse_args(ctx, args)
+        except typer.BadParameter as exc:
+            param = exc.param
+            if param is not None and param.name is not None and exc.param_hint is None:
+                source = ctx.get_parameter_source(param.name)
+                envvar = getattr(param, "envvar", None)
+                if getattr(source, "name", "") == "ENVIRONMENT" and isinstance(envvar, str):
+                    exc.param_hint = envvar
+                elif param.opts:
+                    exc.param_hint = " / ".join(f"'{opt}'" for opt in param.opts)
+            raise
+
+
 app.command(
+    cls=_Command,
     epilog="Also: research serve [--host H] [--port P] runs the HTTP service "
     "(see research serve --help; it needs the [server] extra); research mcp [--http PORT] "
-    "serves MCP to coding agents (see research mcp --help; it needs the [mcp] extra)."
+    "serves MCP to coding agents (see research mcp --help; it needs the [mcp] extra).",
 )(main_command)
 
 
@@ -308,7 +331,7 @@ def _run(settings: Settings) -> None:
             confirm=_confirm,
             warn=_warn,
             on_events=display.attach,
-            inform=lambda message: typer.echo(f"research.py: {message}", err=True),
+            inform=lambda message: typer.echo(f"research: {message}", err=True),
             ask=lambda question: _ask_again(question, display),
         )
     if outcome.state.progress.awaiting_approval:
@@ -320,7 +343,7 @@ def _run(settings: Settings) -> None:
 
 
 def _warn(message: str) -> None:
-    typer.echo(f"research.py: warning: {message}", err=True)
+    typer.echo(f"research: warning: {message}", err=True)
 
 
 def settings_of(args: Sequence[str]) -> Settings:
@@ -398,8 +421,8 @@ def _setup_logging(verbose: bool, quiet: bool) -> None:
 
 
 USAGE_LINE = (
-    "usage: research.py [OPTIONS] TOPIC  (or --resume --name NAME, --status, "
-    "--list); see research.py --help"
+    "usage: research [OPTIONS] TOPIC  (or --resume --name NAME, --status, "
+    "--list); see research --help"
 )
 
 
@@ -433,26 +456,22 @@ def main() -> None:
 def _run_app() -> int | None:
     """Run the command; its exit code (None: it ended normally)."""
     try:
-        code = app(standalone_mode=False)
+        code = app(standalone_mode=False, prog_name="research")
     except typer.Abort:  # Ctrl-C or end of input at the confirmation prompt
-        sys.stderr.write("research.py: interrupted\n")
+        sys.stderr.write("research: interrupted\n")
         return interrupted_code(signal.SIGINT)
     except Exception as exc:
         if hasattr(exc, "format_message") and hasattr(exc, "exit_code"):  # click's usage errors
-            sys.stderr.write(
-                f"research.py: error: {exc.format_message()} (see research.py --help)\n"
-            )
+            sys.stderr.write(f"research: error: {exc.format_message()} (see research --help)\n")
             return int(exc.exit_code)
         if "--verbose" in sys.argv or "-v" in sys.argv:  # a bug: the traceback on request
             raise
-        sys.stderr.write(
-            f"research.py: internal error: {exc!r} (rerun with --verbose for details)\n"
-        )
+        sys.stderr.write(f"research: internal error: {exc!r} (rerun with --verbose for details)\n")
         return ExitCode.FAILED
     except Interrupted as exc:  # a signal outside a session's own handling
-        sys.stderr.write(f"research.py: interrupted by {_signal_name(exc.signum)}\n")
+        sys.stderr.write(f"research: interrupted by {_signal_name(exc.signum)}\n")
         return exc.exit_code
     except KeyboardInterrupt:
-        sys.stderr.write("research.py: interrupted\n")
+        sys.stderr.write("research: interrupted\n")
         return interrupted_code(signal.SIGINT)
     return int(code) if isinstance(code, int) and not isinstance(code, bool) else None

@@ -16,7 +16,7 @@ from research.core.errors import interrupted_code  # stdlib only: loads in no ti
 
 def _while_starting(signum: int, _frame: FrameType | None) -> None:
     name = signal.Signals(signum).name
-    os.write(2, f"research.py: interrupted by {name} while starting; nothing was done\n".encode())
+    os.write(2, f"research: interrupted by {name} while starting; nothing was done\n".encode())
     os._exit(interrupted_code(signum))
 
 

@@ -77,7 +77,7 @@ def run(name: str, *args: str) -> tuple[str, ...]:
 
 CASES = [
     # flags
-    Case("breadth 0", ("--breadth", "0", QUESTION), 2, "--breadth"),
+    Case("breadth 0", ("--breadth", "0", QUESTION), 2, "Invalid value for '--breadth': "),
     Case("breadth -1", ("--breadth", "-1", QUESTION), 2, "--breadth"),
     Case("breadth 99", ("--breadth", "99", QUESTION), 2, "--breadth"),
     Case("breadth abc", ("--breadth", "abc", QUESTION), 2, "--breadth"),
@@ -110,8 +110,22 @@ CASES = [
         "breadth from the environment",
         (*run("x")[:1], "--name", "x", QUESTION),
         2,
-        "RESEARCH_BREADTH",
+        "Invalid value for RESEARCH_BREADTH: ",  # what the user gave, not the flag too
         env={"RESEARCH_BREADTH": "many"},
+    ),
+    Case(
+        "time budget in seconds beyond a year",
+        run("x", QUESTION),
+        2,
+        "RESEARCH_MAX_EXECUTION_TIME_S=1e308: the time budget must be at most 31622400 seconds",
+        env={"RESEARCH_MAX_EXECUTION_TIME_S": "1e308"},
+    ),
+    Case(
+        "time budget in seconds too small to be minutes",
+        run("x", QUESTION),
+        2,
+        "RESEARCH_MAX_EXECUTION_TIME_S=5e-324: the time budget must be a positive number",
+        env={"RESEARCH_MAX_EXECUTION_TIME_S": "5e-324"},
     ),
     Case("no topic, no name", ("--mock-mode",), 2, "--name"),
     Case("empty topic", run("x", ""), 2, "topic"),
@@ -171,7 +185,7 @@ CASES = [
     Case("name ../x", run("../x", QUESTION), 2, "invalid --name"),
     Case("name /etc", run("/etc", QUESTION), 2, "invalid --name"),
     Case("name a/b", run("a/b", QUESTION), 2, "invalid --name"),
-    Case("name empty", run("", QUESTION), 2, "invalid --name"),
+    Case("name empty", run("", QUESTION), 2, "invalid --name: it is empty; use 1-64"),
     Case("name .", run(".", QUESTION), 2, "invalid --name"),
     Case("name ..", run("..", QUESTION), 2, "invalid --name"),
     Case("name unicode", run("café", QUESTION), 2, "invalid --name"),
@@ -306,9 +320,10 @@ def inside_session_dirs(path: str) -> bool:
 def assert_one_clear_line(stderr: str, message: str) -> None:
     assert "Traceback" not in stderr
     lines = [line for line in stderr.splitlines() if line.strip()]
-    errors = [line for line in lines if line.startswith(("Error: ", "research.py: error: "))]
+    errors = [line for line in lines if line.startswith(("Error: ", "research: error: "))]
     assert len(errors) == 1, stderr
     assert message in errors[0], stderr
+    assert "(env var: " not in errors[0], stderr  # the flag or the variable, not both
     assert all(line in errors or line.startswith(USAGE_HINT) for line in lines), stderr
 
 

@@ -87,6 +87,9 @@ def test_mock_run_breadth_3_depth_2_explores_subtopics(run_cli) -> None:
     assert state["final"]["final_review_rejected"] is True
     phases = state["progress"]["phase_history"]
     assert phases[-3:] == ["synthesize", "final_review", "revise"]
+    # The revision left nothing of the simulation's bookkeeping in what the reader gets.
+    report = Path("reports/deep/report.md").read_text(encoding="utf-8")
+    assert "The main trade-off" in report and "<!--" not in report
 
 
 def test_default_name_is_the_slug_of_the_topic(run_cli) -> None:

@@ -175,7 +175,7 @@ def test_research_worker_refuses_bad_options_with_exit_2(argv: list[str], messag
     )
     assert proc.returncode == 2, proc.stderr
     (line,) = proc.stderr.strip().splitlines()
-    assert line.startswith("research.py: error: ") and message in line, line
+    assert line.startswith("research: error: ") and message in line, line
 
 
 def test_enqueue_from_the_command_line_says_so_and_fails_cleanly_without_redis(

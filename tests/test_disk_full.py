@@ -54,7 +54,7 @@ def test_a_write_failing_mid_run_stops_cleanly_and_resume_finishes(isolated: Pat
     assert done.returncode == 1
     assert "Traceback" not in done.stderr
     (line,) = done.stderr.strip().splitlines()
-    assert line.startswith("research.py: error: file system error: File too large")
+    assert line.startswith("research: error: file system error: File too large")
     assert "--resume" in line
 
     session = isolated / ".research" / "full"

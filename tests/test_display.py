@@ -116,6 +116,7 @@ def test_summary_figures_come_from_the_session_files(run_cli: Callable[..., Any]
     assert rows["agent calls"].startswith(f"{state['usage']['agent_calls']} (")
     assert rows["research ended"] == f"{state['progress']['stop_detail']} (all_topics_done)"
     assert rows["report"] == "reports/demo/report.md"
+    assert rows["web page"] == "reports/demo/report.html"
     assert "WARNING" not in result.stdout
 
 

@@ -147,6 +147,27 @@ def test_verbose_logs_every_event_at_debug_and_the_default_does_not(isolated: Pa
     assert "DEBUG" not in default.stderr and "INFO" not in default.stderr
 
 
+def test_an_early_stop_is_logged_at_info(isolated: Path) -> None:
+    # seed 004 NFR-05: the early stop is an INFO line, not only an event and a DEBUG line.
+    done = cli(
+        isolated,
+        "--mock-mode",
+        "--name",
+        "early",
+        "--breadth",
+        "2",
+        "--depth",
+        "1",
+        "--token-budget",
+        "1000",
+        "--verbose",
+        "Q?",
+    )
+    assert done.returncode == 0, done.stderr
+    assert re.search(r" INFO research_stopped reason=token_budget", done.stderr), done.stderr
+    assert " DEBUG research_stopped" not in done.stderr
+
+
 def test_each_agent_call_log_keeps_its_prompt_and_output(run_cli: Callable[..., Any]) -> None:
     result = run_demo(run_cli, "--quiet")
     assert result.exit_code == 0, result.stderr

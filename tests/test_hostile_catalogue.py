@@ -646,7 +646,7 @@ def clean(output: Run) -> None:
 
 
 def one_error_line(output: Run) -> str:
-    lines = [line for line in output.stderr.splitlines() if "research.py: error:" in line]
+    lines = [line for line in output.stderr.splitlines() if "research: error:" in line]
     assert len(lines) == 1, output.stderr  # one clear line
     assert output.stderr.rstrip("\n").endswith(lines[0]), output.stderr  # and the last
     return lines[0]

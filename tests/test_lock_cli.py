@@ -71,7 +71,7 @@ def test_twenty_processes_on_one_new_session_exactly_one_runs(
     assert winner["exit"] == 143  # it ran until the harness stopped it with SIGTERM
     for loser in (r for r in results if r["exit"] == 3):
         (line,) = Path(loser["out"]).read_text().strip().splitlines()
-        assert line.startswith("research.py: error: session 'lk' is locked by ")
+        assert line.startswith("research: error: session 'lk' is locked by ")
         assert f"pid {winner['pid']} on host {HOST}" in line and "--force-resume" in line
     events = read_jsonl(SESSION / "events.jsonl")
     assert [e["type"] for e in events].count("run_start") == 1

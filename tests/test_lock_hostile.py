@@ -333,7 +333,7 @@ def test_a_run_whose_lock_is_taken_over_stops_at_once_with_exit_3(
     assert took < 8, took
     line = one_line(stderr)
     assert line.startswith(
-        f"research.py: error: session 'lk' was taken over by pid {os.getpid()} on host {HOST}"
+        f"research: error: session 'lk' was taken over by pid {os.getpid()} on host {HOST}"
     ), line
     assert_gone(agent)
     assert (SESSION / "state.json").read_bytes() == state  # and its session not written

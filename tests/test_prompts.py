@@ -108,3 +108,18 @@ def test_contract_variables_have_sequential_defaults(tmp_path: Path) -> None:
     assert "<promise>COMPLETE</promise>" in review["completion_rule"]
     assert research["local_sources"] == "none"
     assert "off" in review["source_check"]
+
+
+def test_a_failed_calls_line_says_the_exit_code_once() -> None:
+    from research.agents.base import AgentResult, FailureKind
+    from research.prompts.text import describe_failure
+
+    def failed(error: str | None, stderr: str = "") -> str:
+        result = AgentResult(
+            ok=False, exit_code=1, failure=FailureKind.EXIT_NONZERO, error=error, stderr=stderr
+        )
+        return describe_failure(result)
+
+    assert failed("exited with code 1") == "the agent exited with code 1"
+    assert failed(None) == "the agent exited with code 1"
+    assert failed("Rate limit exceeded") == "the agent exited with code 1: Rate limit exceeded"

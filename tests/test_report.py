@@ -574,6 +574,19 @@ def test_one_banner_per_limiting_end(reason: StopReason, title: str | None) -> N
         assert "\n- Time used: 2.1 minutes (budget: 2 minutes)\n" in banner
 
 
+@pytest.mark.parametrize(
+    ("minutes", "said"),
+    [(4 / 60, "4 seconds"), (0.5, "30 seconds"), (2, "2 minutes"), (1.5, "1.5 minutes")],
+)
+def test_the_time_budget_is_said_in_plain_units(minutes: float, said: str) -> None:
+    state = make_state(
+        small_plan(), iteration=4, stop_reason=StopReason.TIME_BUDGET, time_budget_minutes=minutes
+    )
+    (banner,) = banners(state)
+    assert f"(budget: {said})\n" in banner
+    assert f"; budget: {said}\n" in methodology(state)
+
+
 def test_fallback_report_drops_the_notes_own_numbering(tmp_path: Path) -> None:
     paths = SessionPaths(tmp_path, "x")
     plan = Plan(topic="Heat pumps", breadth=1, depth=1)

@@ -275,6 +275,7 @@ async def test_a_run_that_fails_answers_502_and_stays_resumable(
         error = error_of(response, 502, "run_failed")
         assert error["retryable"] is True
         assert "symbolic link" in error["message"], error
+        assert not error["message"].startswith("research"), error  # not the CLI's prefix
         assert "POST /runs/failing/resume" in error["message"], error
         body = (await client.get("/runs/failing")).json()
         assert body["exit_code"] == 1, body

@@ -74,7 +74,7 @@ def test_signal_during_agent_call_kills_the_group_saves_and_resumes(
     assert proc.returncode == code
     assert "Traceback" not in stderr
     assert stderr.strip().splitlines()[-1] == (
-        f"research.py: interrupted by {name}; state saved, continue with --resume"
+        f"research: interrupted by {name}; state saved, continue with --resume"
     )
     wait_until(lambda: not alive(agent) and not alive(grandchild), within=10, what="both gone")
 

@@ -159,7 +159,7 @@ def test_status_of_an_unknown_session_exits_2_and_creates_nothing(
     result = run_cli("--status", "--name", "nope")
     assert result.exit_code == 2
     assert result.stderr.strip() == (
-        f"research.py: error: no research session named 'nope' in {isolated / '.research'} "
+        f"research: error: no research session named 'nope' in {isolated / '.research'} "
         "(sessions here: demo)"
     )
     assert "Traceback" not in result.stderr

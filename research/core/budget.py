@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from research.core.defaults import CONFIRM_ITERATIONS_ABOVE, MIN_CALL_SECONDS
+from research.core.defaults import (
+    CONFIRM_ITERATIONS_ABOVE,
+    MAX_TIME_BUDGET_MINUTES,
+    MIN_CALL_SECONDS,
+)
 
 
 def iteration_floor(breadth: int, depth: int) -> int:
@@ -224,10 +228,13 @@ def time_budget_from_env(minutes_text: str | None, seconds_text: str | None) -> 
         raise ValueError(
             f"RESEARCH_MAX_EXECUTION_TIME_S must be a number of seconds, not {seconds_text!r}"
         ) from None
-    if not seconds > 0 or seconds == float("inf"):
+    given = f"RESEARCH_MAX_EXECUTION_TIME_S={seconds_text.strip()}"
+    if not seconds / 60.0 > 0 or seconds == float("inf"):  # 5e-324 s is no minutes at all
+        raise ValueError(f"{given}: the time budget must be a positive number of seconds")
+    if seconds / 60.0 > MAX_TIME_BUDGET_MINUTES:
         raise ValueError(
-            f"RESEARCH_MAX_EXECUTION_TIME_S must be a positive number of seconds, "
-            f"not {seconds_text!r}"
+            f"{given}: the time budget must be at most {MAX_TIME_BUDGET_MINUTES * 60:.0f} "
+            "seconds (a year); unset it for no limit"
         )
     from_seconds = repr(seconds / 60.0)
     if minutes_text is not None and minutes_text.strip():

@@ -11,7 +11,7 @@ from research.core.errors import ExitCode
 
 def fail(message: str) -> int:
     """Say what is wrong in one line; a usage error's exit code."""
-    sys.stderr.write(f"research.py: error: {message}\n")
+    sys.stderr.write(f"research: error: {message}\n")
     return ExitCode.USAGE
 
 

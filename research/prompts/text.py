@@ -99,7 +99,10 @@ def describe_failure(result: AgentResult) -> str:
     if result.failure is FailureKind.TIMEOUT:
         return "the agent call timed out"
     if result.exit_code not in (None, 0):
-        return f"the agent exited with code {result.exit_code}: {detail}".rstrip(": ")
+        said = f"the agent exited with code {result.exit_code}"
+        if detail.strip() in ("", f"exited with code {result.exit_code}"):  # said once
+            return said
+        return f"{said}: {detail}"
     return f"the agent call failed ({kind}): {detail}".rstrip(": ")
 
 

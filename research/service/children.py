@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import signal
 import sys
 import tempfile
@@ -176,6 +177,9 @@ def _lower_priority() -> None:
         handle.write(str(JOB_NICENESS))
 
 
+_CLI_PREFIX = re.compile(r"^research(?:\.py)?: (?:error: )?")
+
+
 def _last_line(handle: IO[bytes] | None) -> str | None:
     if handle is None:
         return None
@@ -186,7 +190,8 @@ def _last_line(handle: IO[bytes] | None) -> str | None:
     except OSError:
         return None
     lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return lines[-1][:500] if lines else None
+    # The run's own words, without the command line's "research: error: " before them.
+    return _CLI_PREFIX.sub("", lines[-1])[:500] if lines else None
 
 
 def is_research_process(pid: int, root: Path) -> bool:

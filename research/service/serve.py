@@ -201,7 +201,7 @@ def run(
     bound = sock.getsockname()[1]
     where = f"[{host}]" if ":" in host else host
     sys.stderr.write(
-        f"research.py: serving {root or 'the app'} on http://{where}:{bound}/ ({described})\n"
+        f"research: serving {root or 'the app'} on http://{where}:{bound}/ ({described})\n"
     )
     try:
         uvicorn.Server(config).run(sockets=[sock])

@@ -12,7 +12,12 @@ from research.agents.base import AgentCall
 from research.core.names import slugify
 from research.model.plan import ParsedTopic, parse_plan
 
-REVISED_MARK = "<!-- simulated: revised after final review -->"
+REVISED_MARK = (
+    "The main trade-off across the simulated sources is between up-front cost and "
+    "long-run efficiency."
+)
+"""The sentence a revision adds; the simulated final review looks for it (no hidden
+comment: the report a reader gets has nothing of the simulation's own bookkeeping)."""
 
 
 def simulated_report(call: AgentCall, cited_sources: Callable[[list[int]], list[int]]) -> str:
@@ -45,13 +50,7 @@ def with_trade_off(text: str) -> str:
     """The report with the main trade-off stated before its first section, marked revised."""
     lines = text.splitlines()
     insert_at = next((i for i, line in enumerate(lines) if line.startswith("## ")), len(lines))
-    lines[insert_at:insert_at] = [
-        "The main trade-off across the simulated sources is between up-front cost and "
-        "long-run efficiency.",
-        "",
-        REVISED_MARK,
-        "",
-    ]
+    lines[insert_at:insert_at] = [REVISED_MARK, ""]
     return "\n".join(lines) + "\n"
 
 

@@ -656,6 +656,8 @@ def summary_rows(state: RWRState, paths: SessionPaths) -> list[tuple[str, str]]:
     if exhausted:
         rows.append(("exhausted", "; ".join(f"{name} #RETRY_EXHAUSTED" for name in exhausted)))
     rows.append(("report", paths.relative(paths.report_file)))
+    if paths.report_html_file.is_file():
+        rows.append(("web page", paths.relative(paths.report_html_file)))
     return rows
 
 

@@ -200,9 +200,14 @@ def time_used(state: RWRState) -> str:
 
 
 def time_budget(state: RWRState) -> str:
-    if state.config.time_budget_minutes is None:
+    """The time budget in words: "unlimited", "4 seconds", "15 minutes", "1.5 minutes"."""
+    minutes = state.config.time_budget_minutes
+    if minutes is None:
         return "unlimited"
-    return f"{state.config.time_budget_minutes:g} minutes"
+    seconds = round(minutes * 60, 1)
+    if seconds < 60:
+        return f"{seconds:g} seconds"
+    return f"{round(minutes, 1):g} minutes"
 
 
 # --- the topic-tree picture -----------------------------------------------------------------

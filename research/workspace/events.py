@@ -61,6 +61,10 @@ EVENT_TYPES = frozenset(
 )
 
 
+INFO_EVENTS = frozenset({"research_stopped", "iteration_limit", "sources_dropped"})
+"""Events logged at INFO (seed 004 NFR-05: an early stop is INFO); the others at DEBUG."""
+
+
 class EventLog:
     """Appends one JSON object per event; each carries a timestamp, the iteration and a type."""
 
@@ -89,8 +93,9 @@ class EventLog:
             **fields,
         }
         self.log.append(json.dumps(record, ensure_ascii=False, default=str))
-        if logger.isEnabledFor(logging.DEBUG):  # the display shows what matters; -v shows all
-            logger.debug("%s %s", event_type, _short(fields))
+        level = logging.INFO if event_type in INFO_EVENTS else logging.DEBUG
+        if logger.isEnabledFor(level):  # the display shows what matters; -v shows all
+            logger.log(level, "%s %s", event_type, _short(fields))
         for listener in self.listeners:
             listener(record)
         return record

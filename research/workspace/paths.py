@@ -17,9 +17,9 @@ REPORTS_DIR = "reports"
 def validate_name(name: str) -> str:
     """Return `name` unchanged if it is a safe session name, else raise UsageError."""
     if not NAME_PATTERN.fullmatch(name) or name in {".", ".."}:
-        shown = repr(name) if name else "an empty name"
+        shown = f"invalid --name {name!r}" if name else "invalid --name: it is empty"
         raise UsageError(
-            f"invalid --name {shown}: use 1-64 characters of a-z, 0-9, '.', '_' or '-', "
+            f"{shown}; use 1-64 characters of a-z, 0-9, '.', '_' or '-', "
             "starting with a letter or digit"
         )
     return name
