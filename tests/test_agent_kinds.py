@@ -171,3 +171,35 @@ def test_a_bad_price_file_on_the_command_line_is_a_usage_error(run_cli, tmp_path
     assert result.exit_code == 2
     assert "--codex-prices" in result.stderr and "not a non-negative number" in result.stderr
     assert not Path(".research").exists()
+
+
+@pytest.mark.parametrize("agent", ["claude", "codex"])
+def test_the_service_offers_each_agent_and_says_how_to_install_a_missing_one(
+    isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, agent: str
+) -> None:
+    pytest.importorskip("fastapi")
+    import anyio
+    import httpx
+
+    from research.service.app import ServiceConfig, create_app
+
+    empty = tmp_path / "empty-path"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))  # no agent CLI can be found
+    app = create_app(ServiceConfig(root=isolated, poll_seconds=0.02))
+
+    async def ask() -> tuple[httpx.Response, httpx.Response]:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            page = await client.get("/")
+            started = await client.post("/run", json={"task": QUESTION, "agent": agent})
+            return page, started
+
+    page, started = anyio.run(ask)
+    assert f'<option value="{agent}">{agent}</option>' in page.text
+    assert started.status_code == 503, started.text
+    error = started.json()["error"]
+    assert error["type"] == "agent_unavailable"
+    package = {"claude": "@anthropic-ai/claude-code", "codex": "@openai/codex"}[agent]
+    assert f"npm install -g {package}" in error["message"]
+    assert not (isolated / ".research").exists()

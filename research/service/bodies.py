@@ -163,6 +163,7 @@ def detail(name: str, snapshot: Snapshot | None, job: Job | None) -> RunDetail:
             cost=cost,
             model=model_used(state),
             agent=config.agent,
+            models_used=list(state.usage.models_used),
             cost_basis="simulated" if config.mock_mode else cost_basis(config.agent),
             plan=render_plan(state.plan) if progress.awaiting_approval else None,
             open_questions=state.plan.questions,

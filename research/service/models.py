@@ -157,6 +157,9 @@ class RunDetail(RunSummary):
     cost: float | None
     model: str | None
     agent: str | None
+    models_used: list[str] = Field(default_factory=list)
+    """The models the agent said its calls ran on (an alias resolved); empty when it says
+    none (Codex, a command)."""
     cost_basis: str | None = None
     """How the token and cost figures are known: "reported" (by the agent), "computed" (from
     a price table) or "simulated" (made up by the simulated agent)."""
