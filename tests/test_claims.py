@@ -616,3 +616,54 @@ def test_quote_holds_quantity_says_whether_a_quote_holds_the_claims_figure() -> 
     assert not quote_holds_quantity("we sampled 1,000 drives", claim)
     assert not quote_holds_quantity("41.9% failed", claim, "419")  # a percentage is not 419
     assert not quote_holds_quantity("anything at all", "No figures here.")
+
+
+# --- A figure the page gives to other words (issue 26, held-out style) ----------------------
+
+SCHEDULE = index_page(
+    """Orbit 4.2 release schedule
+
+Orbit's maintainers publish the dates of each release ahead of time.
+
+- 4.2.0 beta 1: Tuesday, 2031-02-04
+- 4.2.0 candidate 1: Tuesday, 2031-04-01
+- 4.2.0 final: Monday, 2031-05-05
+- 4.2.1: Wednesday, 2031-07-02
+
+In 2030, the Harbour census counted 8,120 completed household forms, up from 7,400
+in 2029. The census office thanks every volunteer who knocked on doors that spring.
+Response was strongest in the northern districts. Most forms came back by post.
+Volunteers checked every address twice before the count closed in June.
+
+In 2030, the census also received 9,900 replies to its optional travel questionnaire.
+"""
+)
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Orbit 4.2.0 final came out on Tuesday, 2031-04-01.",  # the first candidate's date
+        "The Harbour census of 2030 counted 9,900 completed household forms.",  # replies
+    ],
+)
+def test_a_figure_the_page_gives_to_other_words_is_unsupported(claim: str) -> None:
+    check = check_claim(claim, SCHEDULE)
+    assert check.support is Support.UNSUPPORTED, check
+    assert "gives" in check.reason, check
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Orbit 4.2.0 final came out on Monday, 2031-05-05.",
+        "The first Orbit 4.2.0 candidate was dated 2031-04-01.",
+        "The Harbour census of 2030 counted 8,120 completed household forms.",
+        "In 2030 the Harbour census received 9,900 replies to its travel questionnaire.",
+    ],
+)
+def test_a_figure_given_to_the_claims_own_words_is_not_flagged_as_given_to_others(
+    claim: str,
+) -> None:
+    check = check_claim(claim, SCHEDULE)
+    assert check.support is not Support.UNSUPPORTED, check
