@@ -643,7 +643,7 @@ In 2030, the census also received 9,900 replies to its optional travel questionn
 @pytest.mark.parametrize(
     "claim",
     [
-        "Orbit 4.2.0 final came out on Tuesday, 2031-04-01.",  # the first candidate's date
+        "Orbit 4.2.0 final came out on 2031-04-01.",  # the first candidate's date
         "The Harbour census of 2030 counted 9,900 completed household forms.",  # replies
     ],
 )

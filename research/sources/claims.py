@@ -36,6 +36,11 @@ Issue 21 added three rules:
   (increase/decrease, more/less, above/below, a negation, or two figures given to each
   other's subjects) is UNSUPPORTED ("meaning flipped: ...").
 
+A claim found SUPPORTED is then UNSUPPORTED when the page gives one of its figures to other
+words: another sentence holds more of the claim's words and other figures than the
+sentence stating that figure, and gives a figure of the same sort there instead
+(`research.sources.slots`).
+
 How the best passage is chosen: the passages holding the most of the claim's words (those
 not already in the title block), then within them the shortest run of sentences that
 still holds those words (a neighbouring sentence that adds no words of the claim cannot
@@ -80,6 +85,7 @@ from research.sources.figures import (
 )
 from research.sources.flips import clause_around, flipped, swapped
 from research.sources.pageindex import PageIndex, Sentence, holds, index_page, union
+from research.sources.slots import given_to_others
 from research.sources.spelling import spell_numbers
 from research.sources.words import blank_numbers, stems_of
 
@@ -299,6 +305,8 @@ class _Match:
     block gives a year of its own)."""
     conflicts: list[str]
     """The passage's own figures of the kinds the claim's absent or missing ones have."""
+    stating: list[set[int]]
+    """For each of the claim's figures, the sentences that state it."""
 
 
 def _match(page: PageIndex, parsed: _Parsed) -> _Match:
@@ -336,6 +344,7 @@ def _match(page: PageIndex, parsed: _Parsed) -> _Match:
         elsewhere=elsewhere,
         absent=absent,
         conflicts=_conflicts(in_run, numbers, [*absent, *missing]),
+        stating=stating,
     )
 
 
@@ -370,10 +379,16 @@ def check_claim(
     flip = _meaning_flip(parsed, page.sentences[found.run.first : found.run.end])
     if flip is not None and support in (Support.SUPPORTED, Support.WEAK):
         support, reason = Support.UNSUPPORTED, f"meaning flipped: {flip}"
+    run, focus = found.run, found.conflicts
+    if support is Support.SUPPORTED:
+        given = given_to_others(page, parsed.norm, parsed.stems, parsed.numbers, found.stating)
+        if given is not None:
+            support, reason = Support.UNSUPPORTED, given.reason
+            run = _Run(given.sentence, given.sentence + 1, frozenset(), 0, 0)
+            focus = [given.page_figure.text]
     context = [n for n in found.elsewhere if n not in found.absent]
     if context and support is Support.SUPPORTED:
         reason += f"; {_listed(context)} stated elsewhere on the page"
-    run = found.run
     return ClaimCheck(
         claim=parsed.text,
         source=source,
@@ -381,7 +396,7 @@ def check_claim(
         coverage=round(found.coverage, 3),
         missing_numbers=[n.text for n in found.missing],
         numbers_elsewhere=[n.text for n in found.elsewhere],
-        evidence=_evidence(page, run, found.conflicts) if run.end > run.first else "",
+        evidence=_evidence(page, run, focus) if run.end > run.first else "",
         reason=reason,
     )
 

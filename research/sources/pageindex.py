@@ -2,8 +2,8 @@
 
 `index_page` reads a page's text once: sentences, passages (windows of up to
 `PASSAGE_SENTENCES` consecutive sentences and `PASSAGE_WORDS` words), each sentence's
-content words (stems) and figures, the title block, and an inverted index stem ->
-passages, and figure -> passages.
+content words (stems) and figures, the title block, and inverted indexes stem ->
+passages, stem -> sentences, and figure -> sentences.
 """
 
 from __future__ import annotations
@@ -59,6 +59,8 @@ class PageIndex:
     """The figures of every sentence, the title block's included."""
     sentence_passages: tuple[tuple[int, ...], ...]
     """Sentence -> the passages that hold it."""
+    sentence_postings: Mapping[str, tuple[int, ...]]
+    """Stem -> the sentences that hold it (a table row's header stems included)."""
 
     @property
     def empty(self) -> bool:
@@ -222,6 +224,7 @@ def index_page(text: str) -> PageIndex:
         postings=_postings(union(s.stems for s in span) for span in spans),
         figures=FigureTable.of([s.numbers for s in sentences]),
         sentence_passages=_sentence_passages(len(sentences), passages),
+        sentence_postings=_postings(s.stems for s in sentences),
     )
 
 

@@ -1,0 +1,149 @@
+"""A claim's figure that the page gives to other words (pure: standard library only).
+
+A changed figure is usually another figure of the same page: the claim's figure is on the
+page, even in the passage that matches the claim's words, but it belongs to something
+else ("3.11.0 candidate 2: 2022-09-12" when the claim says the final release came out on
+2022-09-12). The check: for each of the claim's figures, the page sentence that states it
+and shares the most of the claim's words (the words of the claim's clause around the
+figure when the claim states several figures) is its own slot. When another sentence
+shares strictly more of those words (and at least `MIN_RIVAL_SHARE` of them) and gives a
+figure of the same kind and unit that the claim does not state, instead of the claim's,
+the page gives that figure to the claim's words: the claim is not supported.
+
+Years, versions, numbered names and figures the page states in more than
+`MAX_SLOT_SENTENCES` sentences are left out (they are context or the page's subject more
+often than they are the point); a rival figure must be of the same sort (`_same_slot`);
+and a sentence that also states another of the claim's figures of that kind is no rival (a
+list of several figures is not one slot). Only a claim the other rules find supported is
+checked: a weak one is already flagged.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+from research.sources.figures import StatedNumber
+from research.sources.flips import clause_around
+from research.sources.pageindex import PageIndex, holds
+from research.sources.words import stems_of
+
+MIN_RIVAL_SHARE = 0.5
+"""A rival sentence shares at least this share of the words it is compared on (and two)."""
+MAGNITUDE_RATIO = 10.0
+"""A rival figure (not a percentage or a date) is within this factor of the claim's: a
+changed figure is another figure of the same sort ("9,433 completions", not "December 5")."""
+MAX_SLOT_SENTENCES = 2
+"""A figure the page states in more sentences than this is its subject ("PEP 527", "Go
+1.21"), not a slot."""
+_SKIPPED_KINDS = frozenset({"year", "version", "label"})
+
+
+@dataclass(frozen=True, slots=True)
+class Given:
+    """A figure the page gives to the claim's words instead of the claim's own."""
+
+    claim_figure: StatedNumber
+    page_figure: StatedNumber
+    sentence: int
+    """The page sentence that gives it."""
+
+    @property
+    def reason(self) -> str:
+        return (
+            f"the page gives {self.page_figure.text} for these words; "
+            f"{self.claim_figure.text} is stated for other words"
+        )
+
+
+def _words_of(
+    norm: str, stems: frozenset[str], number: StatedNumber, several: bool, figures: frozenset[str]
+) -> frozenset[str]:
+    """The claim's words a figure is compared on: its clause's, when the claim states
+    several figures and the clause has two words or more; else the whole claim's."""
+    if several:
+        clause = (stems_of(clause_around(norm, *number.span)) & stems) - figures
+        if len(clause) >= 2:
+            return clause
+    return stems - figures
+
+
+def _same_slot(mine: StatedNumber, theirs: StatedNumber) -> bool:
+    """Whether a page figure could stand where the claim's does: the same kind, a multiple
+    only for a multiple, the same dimension when both carry a unit (a bare figure only for
+    a bare one), and a magnitude within `MAGNITUDE_RATIO` of the claim's."""
+    if mine.kind != theirs.kind or mine.multiple != theirs.multiple:
+        return False
+    if (mine.quantity is None) != (theirs.quantity is None):
+        return False
+    if mine.quantity is not None and theirs.quantity is not None:
+        if mine.quantity.unit.dimension != theirs.quantity.unit.dimension:
+            return False
+    if mine.kind == "percent":
+        return True
+    a, b = mine.magnitude, theirs.magnitude
+    if a is None or b is None:
+        return a is None and b is None  # dates with dates
+    return a > 0 and b > 0 and max(a, b) <= MAGNITUDE_RATIO * min(a, b)
+
+
+def _score(
+    page: PageIndex, index: int, words: frozenset[str], others: Sequence[StatedNumber]
+) -> int:
+    """How much of the claim a sentence holds: its words, and its other figures."""
+    sentence = page.sentences[index]
+    return len(sentence.stems & words) + sum(holds((sentence,), n) for n in others)
+
+
+def _rival(
+    page: PageIndex,
+    number: StatedNumber,
+    words: frozenset[str],
+    stating: Collection[int],
+    others: Sequence[StatedNumber],
+) -> Given | None:
+    if not words:
+        return None
+    own = max(_score(page, index, words, others) for index in stating)
+    least = max(1, math.ceil(MIN_RIVAL_SHARE * len(words)))
+    claimed = frozenset(v for n in (number, *others) for v in n.candidates)
+    counts: Counter[int] = Counter()
+    for stem in words:
+        counts.update(page.sentence_postings.get(stem, ()))
+    for index, count in counts.most_common():
+        if count < least:
+            break
+        if index in stating or index < page.head:
+            continue
+        same = [f for f in page.sentences[index].numbers if _same_slot(number, f)]
+        if not same or any(not f.candidates.isdisjoint(claimed) for f in same):
+            continue  # no such figure, or one of the claim's too: a list, not a slot
+        if _score(page, index, words, others) > own:
+            return Given(number, same[0], index)
+    return None
+
+
+def given_to_others(
+    page: PageIndex,
+    norm: str,
+    stems: frozenset[str],
+    numbers: Sequence[StatedNumber],
+    stating: Sequence[Collection[int]],
+) -> Given | None:
+    """The first of the claim's figures (stated on the page: `stating` gives the sentences
+    for each) that the page gives to other words, with the figure it gives instead."""
+    checked = [n for n in numbers if n.kind not in _SKIPPED_KINDS]
+    figures = stems_of(" ".join(n.text for n in numbers)) | page.head_stems
+    for number, sentences in zip(numbers, stating, strict=True):
+        if number not in checked or not 0 < len(sentences) <= MAX_SLOT_SENTENCES:
+            continue
+        if min(sentences) < page.head:
+            continue  # the title block states it: context for every passage
+        words = _words_of(norm, stems, number, len(checked) > 1, figures)
+        others = [n for n in numbers if n is not number]
+        found = _rival(page, number, words, sentences, others)
+        if found is not None:
+            return found
+    return None
