@@ -72,6 +72,7 @@ FaultAction = Literal[
     "wrong_verdict_fields",
     "hijack_other_notes",
     "link_sources",
+    "edit_progress_index",
 ]
 LINK_SOURCES_HOLD_SECONDS = 3.0
 """How long a `link_sources` call stays in its call after planting the link: long enough
@@ -286,6 +287,10 @@ class ScriptedMockAgent(MockAgent):
             (self._path(call, "session_dir") / "state.json").write_text('{"hacked": true}')
         if "false_completion" in actions:
             self._path(call, "completed_file").write_text("<promise>COMPLETE</promise>\n")
+        if "edit_progress_index" in actions:  # the orchestrator's own file in parallel mode
+            index = self._path(call, "progress_index_file")
+            with index.open("a", encoding="utf-8") as handle:
+                handle.write("- an agent's own line in the progress index\n")
         if "hijack_other_notes" in actions and self.script.victim:
             own = self._path(call, "progress_file")
             for notes in own.parent.glob("*.md"):

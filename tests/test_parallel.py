@@ -365,6 +365,23 @@ def test_sigterm_stops_every_agent_in_flight_and_resume_reruns_exactly_those(
     assert final["progress"]["is_complete"]
 
 
+def test_an_agent_editing_the_progress_index_is_reported_and_undone(run_cli, tmp_path) -> None:
+    # The index is the orchestrator's in parallel mode (two agents could edit it at once).
+    files = run(
+        run_cli,
+        tmp_path,
+        "idx",
+        3,
+        faults=[{"action": "edit_progress_index", "phase": "research", "calls": [2]}],
+    )
+    warnings = [e["message"] for e in files["events"] if e["type"] == "warning"]
+    assert any(".research/idx/progress.md" in w and "put them back" in w for w in warnings), (
+        warnings
+    )
+    assert "an agent's own line" not in Path(".research/idx/progress.md").read_text()
+    check_numbers(files)
+
+
 def test_a_write_into_another_topics_notes_is_reported_and_undone(run_cli, tmp_path) -> None:
     victim = tmp_path / "victim.txt"
     victim.write_text("the user's file\n")
@@ -397,3 +414,42 @@ def test_a_write_into_another_topics_notes_is_reported_and_undone(run_cli, tmp_p
         if topic["status"] == "Complete":
             copy = latest_archived(Path(".research/hij/archive"), f"{topic['slug']}.progress.md")
             assert copy is not None and copy.read_text().startswith("# Progress"), topic["slug"]
+
+
+def test_the_users_redirected_output_in_the_working_directory_is_not_blamed_on_agents(
+    isolated: Path,
+) -> None:
+    # `research --parallel 3 ... > out.txt 2>&1` in the project folder: the other topics'
+    # lines land in out.txt during every call; that is our own output, not an agent's.
+    with (isolated / "out.txt").open("w") as out:
+        done = subprocess.run(
+            [
+                sys.executable,
+                str(Path(__file__).parent.parent / "research.py"),
+                "--mock-mode",
+                "--mock-latency",
+                "0.2",
+                "--name",
+                "out",
+                "--breadth",
+                "3",
+                "--depth",
+                "1",
+                "--parallel",
+                "3",
+                "--yes",
+                QUESTION,
+            ],
+            cwd=isolated,
+            env=clean_env(RESEARCH_VERIFY_SOURCES="0"),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            timeout=600,
+        )
+    text = (isolated / "out.txt").read_text()
+    assert done.returncode == 0, text
+    strays = [
+        e for e in read_jsonl(isolated / ".research/out/events.jsonl") if e["type"] == "stray_files"
+    ]
+    assert strays == [], strays
+    assert "out.txt" not in text.replace("> out.txt", "")

@@ -56,3 +56,30 @@ def test_a_key_file_that_is_no_key_is_refused_and_left_alone(
     with pytest.raises(userkey.KeyFileError, match=r"^the key file .* remove it and run again"):
         userkey.user_key()
     assert os.path.lexists(path) and victim.read_text() == "ab" * 32
+
+
+@pytest.mark.parametrize("kind", ["link", "junk", "directory", "short"])
+def test_a_bad_key_file_stops_the_run_in_preflight_writing_nothing(
+    state: Path, tmp_path: Path, isolated: Path, run_cli, kind: str
+) -> None:
+    state.mkdir(parents=True)
+    path = state / "key"
+    if kind == "link":
+        (tmp_path / "victim").write_text("ab" * 32)
+        path.symlink_to(tmp_path / "victim")
+    elif kind == "junk":
+        path.write_text("not a key")
+    elif kind == "short":
+        path.write_text("ab" * 8)
+    else:
+        path.mkdir()
+    userkey._cache.clear()
+    args = ("--mock-mode", "--name", "k", "--breadth", "1", "--depth", "1", "Heat pumps?")
+    result = run_cli(*args)
+    assert result.exit_code == 2, result.stderr
+    assert f"the key file {path}" in result.stderr
+    assert list(isolated.iterdir()) == []  # no .research/k/ to block a plain rerun
+    if kind != "link":
+        path.unlink() if not path.is_dir() else path.rmdir()
+        userkey._cache.clear()
+        assert run_cli(*args).exit_code == 0

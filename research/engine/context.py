@@ -123,6 +123,8 @@ class RunContext:
         self.cancelled = threading.Event()
         """Set when the run is interrupted: no further agent call starts or is counted."""
         self._saved_state: bytes | None = None
+        self.written_index: str | None = None
+        """The progress index as the orchestrator last wrote it (None: not yet)."""
         self.guard = WorkspaceGuard(
             paths, events, spare=self._topic_file_in_flight if self.mode.own_files else None
         )
@@ -251,13 +253,16 @@ class RunContext:
                 return
             plan = state.plan
             total = sum(1 for t in plan.topics if t.status is not TopicStatus.SKIPPED)
+            # With several topics in flight no agent may edit it: build on our own text.
+            own = self.mode.own_files and self.written_index is not None
             text = progress_index_text(
-                phases.read_text(self.paths.progress_index),
+                self.written_index if own else phases.read_text(self.paths.progress_index),
                 iteration=state.progress.iteration,
                 completed=plan.counts()[TopicStatus.COMPLETE],
                 total=total,
             )
             write_if_changed(self.paths.progress_index, text)
+            self.written_index = text
 
     def new_log_path(self, phase: Phase) -> Path:
         """A log file of its own for the next call; numbers continue across resumed runs, and

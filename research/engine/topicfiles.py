@@ -54,6 +54,10 @@ class TopicFileGuard:
         if ctx.paths.completed_file.exists():
             undone.append(ctx.paths.relative(ctx.paths.completed_file))
             ctx.archive_files(ctx.paths.completed_file)
+        index = ctx.paths.progress_index
+        if ctx.written_index is not None and read_regular(index) != ctx.written_index.encode():
+            undone.append(ctx.paths.relative(index))
+            put_back(index, ctx.written_index.encode())
         in_flight = ctx.state.progress.in_flight
         for topic in ctx.state.plan.topics:
             for path in self.files(topic.slug):

@@ -47,6 +47,7 @@ from research.session.approval import (
 from research.workspace.guard import refuse_linked_dirs
 from research.workspace.lock import SessionLock
 from research.workspace.paths import SessionPaths
+from research.workspace.userkey import check_key
 
 AgentFactory = Callable[[Settings], tuple[Agent, Clock]]
 Stamp = tuple[tuple[int, int, int] | None, ...]
@@ -133,6 +134,7 @@ def preflight(
         settings = remembered_agent(saved.state, settings)
     the_agent, clock = agent or _agent(settings, build_agent, saved)
     check_templates(paths)
+    check_key()  # signs the lock's takeovers and the stored sources
     tier = None
     if saved is None:
         settings, tier = with_tier(settings)

@@ -16,6 +16,7 @@ not running is watched like any other file: an agent writing into it is reported
 from __future__ import annotations
 
 import os
+import stat
 import time
 from collections import deque
 from collections.abc import Collection, Iterator
@@ -110,13 +111,32 @@ def _held_by_a_live_run(lock_file: Path) -> bool:
     return info is not None and stale_reason(info, now=time.time(), host=host_id()) is None
 
 
+def own_output_files() -> frozenset[tuple[int, int]]:
+    """(device, inode) of the regular files this process's stdout and stderr go to: a user
+    who redirects the output into the working directory sees it grow during every call."""
+    found = set()
+    for fd in (1, 2):
+        try:
+            info = os.fstat(fd)
+        except OSError:
+            continue
+        if stat.S_ISREG(info.st_mode):
+            found.add((info.st_dev, info.st_ino))
+    return frozenset(found)
+
+
 def snapshot(
-    root: Path, *, limit: int = MAX_ENTRIES, skip: Collection[str] | None = None
+    root: Path,
+    *,
+    limit: int = MAX_ENTRIES,
+    skip: Collection[str] | None = None,
+    ignore: Collection[tuple[int, int]] = (),
 ) -> Snapshot:
     """Names, mtimes and sizes of the files under `root`, breadth-first, at most `limit` entries.
 
     Symbolic links are recorded, never followed; unreadable directories are skipped. `skip`
     names the directories (relative POSIX paths) not walked; by default every session's.
+    `ignore` names files by (device, inode) that are left out (our own output).
     """
     files: dict[str, tuple[int, int]] = {}
     queue: deque[tuple[Path, str]] = deque([(root, "")])
@@ -141,6 +161,8 @@ def snapshot(
                     continue
                 info = entry.stat(follow_symlinks=False)
             except OSError:
+                continue
+            if (info.st_dev, info.st_ino) in ignore:
                 continue
             files[relative] = (info.st_mtime_ns, info.st_size)
     return Snapshot(files, complete=True)
@@ -169,10 +191,10 @@ def watch_for_stray_files(paths: SessionPaths, events: EventLog, phase: str) -> 
 
     Nothing is reported when the block raises (an interrupted call is not judged).
     """
-    skip = skipped_dirs(paths)
-    before = snapshot(paths.root, skip=skip)
+    skip, ours = skipped_dirs(paths), own_output_files()
+    before = snapshot(paths.root, skip=skip, ignore=ours)
     yield
-    found = changes(before, snapshot(paths.root, skip=skip))
+    found = changes(before, snapshot(paths.root, skip=skip, ignore=ours))
     if not found:
         return
     events.emit(

@@ -48,6 +48,14 @@ def user_key() -> bytes:
     return key
 
 
+def check_key() -> None:
+    """Refuse a key file that is there but holds no key (a folder, a link, the wrong size)
+    before anything is written; a missing one is made when first needed."""
+    path = key_path()
+    if path not in _cache and (key := _read(path)) is not None:
+        _cache[path] = key
+
+
 def sign(key: bytes, *parts: str) -> str:
     """HMAC-SHA256 of the parts (NUL-separated) as hex."""
     return hmac.new(key, "\0".join(parts).encode(), hashlib.sha256).hexdigest()
