@@ -203,3 +203,15 @@ def test_the_service_offers_each_agent_and_says_how_to_install_a_missing_one(
     package = {"claude": "@anthropic-ai/claude-code", "codex": "@openai/codex"}[agent]
     assert f"npm install -g {package}" in error["message"]
     assert not (isolated / ".research").exists()
+
+
+def test_codex_runs_in_its_sandbox_or_says_on_its_command_line_that_it_does_not() -> None:
+    sandboxed = CodexAgent(sandbox=True).argv("m", provider="mine")
+    assert sandboxed[sandboxed.index("--sandbox") + 1] == "workspace-write"
+    assert "sandbox_workspace_write.exclude_slash_tmp=true" in sandboxed
+    assert "model_providers.mine.request_max_retries=2" in sandboxed
+    assert sandboxed[-1] == "-"  # the prompt comes on stdin
+    bare = CodexAgent(sandbox=False).argv("m", provider="openai")
+    assert "--dangerously-bypass-approvals-and-sandbox" in bare and "--sandbox" not in bare
+    # Codex refuses settings for its built-in providers: none are given for them.
+    assert not [word for word in bare if word.startswith("model_providers.")]

@@ -213,8 +213,10 @@ def test_a_research_session_runs_end_to_end_through_the_real_claude(
     tmp_path: Path, isolated: Path, start_api: Callable[..., tuple[FakeAnthropic, dict]]
 ) -> None:
     # The first research call meets a 500 on every request: Claude Code gives up after its
-    # own two retries, exits 1, and research.py retries the call.
-    api, env = start_api({"research": ["http500"]})
+    # own two retries, exits 1, and research.py retries the call. The first review writes
+    # its verdict outside the project: Claude Code denies it and exits 0; research.py says
+    # so, runs a RECOVERY call and the review again.
+    api, env = start_api({"research": ["http500"], "review": ["outside"]})
     result = run_research(
         isolated,
         env,
@@ -234,8 +236,12 @@ def test_a_research_session_runs_end_to_end_through_the_real_claude(
     )
     assert result.returncode == 0, result.stdout + result.stderr
     session = isolated / ".research" / "e2e"
-    writes = [entry for entry in api.requests if entry.get("step") == "write"]
-    assert {entry["phase"] for entry in writes} == set(PHASES)
+    writes = [
+        entry
+        for entry in api.requests
+        if entry.get("step") == "write" and entry["mode"] != "outside"
+    ]
+    assert {entry["phase"] for entry in writes} == {*PHASES, "recovery"}
     assert all(Path(p).is_relative_to(isolated) for entry in writes for p in entry["files"])
     report = (isolated / "reports" / "e2e" / "report.md").read_text(encoding="utf-8")
     assert report.startswith("# Report\n\nThe answer, with a source [1]")
@@ -259,9 +265,16 @@ def test_a_research_session_runs_end_to_end_through_the_real_claude(
     }
     failed = [event for event in calls if not event["ok"]]
     assert [(f["phase"], f["failure"], f["exit_code"]) for f in failed] == [
-        ("research", FailureKind.API_ERROR.value, 1)
+        ("research", FailureKind.API_ERROR.value, 1),
+        ("review", FailureKind.AGENT_ERROR.value, 0),
     ]
     assert "API Error: 500 fake anthropic: upstream failure" in failed[0]["error"]
+    denied = f"Write {tmp_path / OUTSIDE}"
+    assert failed[1]["error"].startswith("permission denied: ") and denied in failed[1]["error"]
+    ends = [e for e in events if e["type"] == "phase_end" and e["outcome"] == "failed"]
+    assert [(e["phase"], e["kind"]) for e in ends] == [("review", "agent_error")]
+    assert denied in ends[0]["error"] and "was written" in ends[0]["error"]
+    assert [e["phase"] for e in events if e["type"] == "recovery"] == ["review"]
     assert [event["failure"] for event in events if event["type"] == "retry"] == ["api_error"]
     assert not [event for event in events if event["type"] == "stray_files"]
 

@@ -216,14 +216,20 @@ def test_a_research_session_runs_end_to_end_through_the_real_codex(
     tmp_path: Path, isolated: Path, start_api: Start
 ) -> None:
     # Every request of the first research call gets a 500: Codex gives up after its own
-    # (lowered) retries, exits 1, and research.py retries the call.
-    api, env = start_api({"research": ["http500"]})
+    # (lowered) retries, exits 1, and research.py retries the call. The first review
+    # writes its verdict outside the project: Codex's sandbox rejects it without a word
+    # in its events, so the verdict is missing; a RECOVERY call and the review again follow.
+    api, env = start_api({"research": ["http500"], "review": ["outside"]})
     prices = str(price_file(tmp_path))
     result = run_research(isolated, env, *session_args("e2e", "--codex-prices", prices))
     assert result.returncode == 0, result.stdout + result.stderr
     session = isolated / ".research" / "e2e"
-    writes = [entry for entry in api.requests if entry.get("step") == "write"]
-    assert {entry["phase"] for entry in writes} == set(PHASES)
+    writes = [
+        entry
+        for entry in api.requests
+        if entry.get("step") == "write" and entry["mode"] != "outside"
+    ]
+    assert {entry["phase"] for entry in writes} == {*PHASES, "recovery"}
     assert all(Path(p).is_relative_to(isolated) for entry in writes for p in entry["files"])
     report = (isolated / "reports" / "e2e" / "report.md").read_text(encoding="utf-8")
     assert report.startswith("# Report\n\nThe answer, with a source [1]")
@@ -248,6 +254,9 @@ def test_a_research_session_runs_end_to_end_through_the_real_codex(
     ]
     assert [event["failure"] for event in events if event["type"] == "retry"] == ["api_error"]
     assert not [event for event in events if event["type"] == "stray_files"]
+    ends = [e for e in events if e["type"] == "phase_end" and e["outcome"] == "failed"]
+    assert [(e["phase"], e["kind"]) for e in ends] == [("review", "missing_files")]
+    assert [e["phase"] for e in events if e["type"] == "recovery"] == ["review"]
 
     status = run_research(isolated, env, "--name", "e2e", "--status")
     assert status.returncode == 0, status.stderr
