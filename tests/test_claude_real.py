@@ -69,7 +69,6 @@ def start_api(
             XDG_CONFIG_HOME=str(home / ".config"),
             ANTHROPIC_BASE_URL=api.origin,
             ANTHROPIC_API_KEY="fake-key",
-            DISABLE_AUTOUPDATER="1",
         )
         return api, env
 
