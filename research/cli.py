@@ -33,7 +33,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,  # plain help and usage errors: rich's help formatter costs ~150 ms
     context_settings={"help_option_names": ["-h", "--help"]},
-    help="Breadth-first desk research driven by an AI coding agent (OpenCode, Claude Code or Codex).",
+    help="Breadth-first desk research driven by an AI coding agent "
+    "(OpenCode, Claude Code or Codex).",
 )
 
 PER_RUN = ("resume", "force_resume", "assume_yes", "quiet", "verbose")
