@@ -213,8 +213,9 @@ def test_leader_exit_with_a_descendant_holding_stdout_is_not_a_timeout(
 ) -> None:
     mode("leave_grandchild")
     started = time.monotonic()
-    result = OpenCodeAgent(grace=0.3).run(make_call(workdir, timeout=5))
-    assert time.monotonic() - started < 2.5
+    result = OpenCodeAgent(grace=0.3).run(make_call(workdir, timeout=300))
+    # Not held until the grandchild (120 s) or the timeout ends: bounds, not a speed test.
+    assert time.monotonic() - started < 60
     assert result.ok, result.error
     assert result.output == "Done, but a helper still holds stdout."
     assert_gone(grandchild_pid(tmp_path))
@@ -233,7 +234,7 @@ def test_timeout_kills_the_whole_group_fast(
     assert result.failure is FailureKind.TIMEOUT and not result.ok
     assert result.exit_code == -signal.SIGTERM
     assert result.output == "Working…"  # what was printed before the kill is kept
-    assert 1.0 <= elapsed < 2.5
+    assert 1.0 <= elapsed < 60  # killed, not waited for (the grandchild lives 120 s)
     assert_gone(grandchild_pid(tmp_path))
 
 
@@ -246,7 +247,7 @@ def test_timeout_escalates_to_sigkill_after_the_grace_period(
     elapsed = time.monotonic() - started
     assert result.failure is FailureKind.TIMEOUT
     assert result.exit_code == -signal.SIGKILL
-    assert 1.5 <= elapsed < 3.0
+    assert 1.5 <= elapsed < 60  # killed after the grace, not waited for
     assert_gone(grandchild_pid(tmp_path))
 
 
@@ -259,7 +260,7 @@ def test_run_process_reports_a_timeout_without_raising(tmp_path: Path) -> None:
         grace=0.3,
     )
     assert result.timed_out and result.exit_code == -signal.SIGTERM
-    assert result.duration < 1.5
+    assert result.duration < 20  # the child would sleep 30 s
 
 
 def _raise_interrupted(signum: int, frame: object) -> None:
@@ -290,8 +291,8 @@ def test_interrupt_during_a_call_kills_the_group_and_propagates(
         signal_when(signum, tmp_path / "grandchild.pid")
         started = time.monotonic()
         with pytest.raises(expected):
-            OpenCodeAgent(grace=0.5).run(make_call(workdir, timeout=30, log=log))
-        assert time.monotonic() - started < 2.5
+            OpenCodeAgent(grace=0.5).run(make_call(workdir, timeout=300, log=log))
+        assert time.monotonic() - started < 60  # the signal, not the timeout, ended it
     finally:
         signal.signal(signum, previous)
     assert_gone(grandchild_pid(tmp_path))

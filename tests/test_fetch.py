@@ -607,19 +607,20 @@ def test_where_no_name_resolves_the_sources_are_not_checked_never_dead(
 
 
 def test_a_resolver_that_never_answers_costs_one_timeout_not_one_per_url() -> None:
+    asked: list[str] = []
+
     async def silent(host: str, port: int) -> list[str]:
+        asked.append(host)
         await asyncio.sleep(3600)
         return []
 
     urls = [f"http://host{i}.test/page" for i in range(40)]
-    started = time.monotonic()
     pages = fetch_sources(
         urls, FetchPolicy(connect_timeout=0.5), transport=NoNetwork(), resolve=silent
     )
-    elapsed = time.monotonic() - started
-    # 8 at a time: the first timeouts show nothing answers, the rest are not tried;
-    # one timeout per URL (and a retry each) would be 40 x 0.5 s / 8 x 2 = 5 s.
-    assert elapsed < 2.0, elapsed
+    # 8 at a time: the first timeouts show nothing answers, the rest are not tried (counted,
+    # not timed: one timeout per URL and a retry each would ask 80 times).
+    assert len(asked) <= 16, asked
     assert {p.record.status for p in pages} == {FetchStatus.NOT_CHECKED}
 
 
@@ -700,10 +701,8 @@ def slow(server: Server, seconds: float = 3.0) -> Route:
 
 
 def test_a_slow_page_times_out_after_one_retry(server: Server) -> None:
-    server.routes["/slow"] = slow(server)
-    start = time.monotonic()
+    server.routes["/slow"] = slow(server, seconds=600)  # only the read timeout ends it
     page = one(server, "http://public.test/slow", read_timeout=0.2)
-    assert time.monotonic() - start < 2
     assert (page.record.status, page.record.reason) == (FetchStatus.TIMEOUT, "read timed out")
     assert server.count("/slow") == 2
 
@@ -727,17 +726,18 @@ def test_a_trickling_page_is_cut_by_the_total_timeout(server: Server) -> None:
 
 
 def test_the_deadline_cuts_fetches_and_skips_the_rest(server: Server) -> None:
-    server.routes["/slow"] = slow(server)
+    # The page never answers (until the server stops): only the deadline can end the fetch.
+    # The deadline is far enough for the first fetch to start on a loaded machine; the
+    # test waits for it, not for a race.
+    server.routes["/slow"] = slow(server, seconds=600)
     urls = [f"http://public.test/slow?{n}" for n in range(3)]
-    start = time.monotonic()
     pages = fetch_sources(
         urls,
         FetchPolicy(concurrency=1),
-        deadline=start + 0.3,
+        deadline=time.monotonic() + 5,
         transport=ToLocal(server.port),
         resolve=fixed_resolver(),
     )
-    assert time.monotonic() - start < 1.5
     first, *rest = pages
     assert first.record.status == FetchStatus.TIMEOUT
     assert first.record.reason == "time budget spent during the fetch"
