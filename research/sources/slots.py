@@ -38,6 +38,11 @@ changed figure is another figure of the same sort ("9,433 completions", not "Dec
 MAX_SLOT_SENTENCES = 2
 """A figure the page states in more sentences than this is its subject ("PEP 527", "Go
 1.21"), not a slot."""
+TOPIC_SHARE = 0.3
+"""A word the page uses in at least this share of its sentences (and in at least
+`TOPIC_MIN` of them) is its topic ("rust" on a Rust survey): it binds no figure to a slot,
+so these rules do not count it."""
+TOPIC_MIN = 5
 _SKIPPED_KINDS = frozenset({"year", "version", "label"})
 
 
@@ -70,6 +75,12 @@ def _words_of(
     return stems - figures
 
 
+def _slot_words(page: PageIndex, words: frozenset[str]) -> frozenset[str]:
+    """`words` without the page's topic words (`TOPIC_SHARE`)."""
+    least = max(TOPIC_MIN, TOPIC_SHARE * len(page.sentences))
+    return frozenset(w for w in words if len(page.sentence_postings.get(w, ())) < least)
+
+
 def _same_slot(mine: StatedNumber, theirs: StatedNumber) -> bool:
     """Whether a page figure could stand where the claim's does: the same kind, a multiple
     only for a multiple, the same dimension when both carry a unit (a bare figure only for
@@ -90,11 +101,33 @@ def _same_slot(mine: StatedNumber, theirs: StatedNumber) -> bool:
 
 
 def _score(
-    page: PageIndex, index: int, words: frozenset[str], others: Sequence[StatedNumber]
+    page: PageIndex,
+    index: int,
+    words: frozenset[str],
+    others: Sequence[StatedNumber],
+    number: StatedNumber,
 ) -> int:
-    """How much of the claim a sentence holds: its words, and its other figures."""
-    sentence = page.sentences[index]
-    return len(sentence.stems & words) + sum(holds((sentence,), n) for n in others)
+    """How much of the claim a sentence holds with its context (`_context`): its words,
+    and the claim's other figures."""
+    window = [page.sentences[i] for i in _context(page, index, number)]
+    held: set[str] = set()
+    for sentence in window:
+        held |= sentence.stems & words
+    return len(held) + sum(holds(window, n) for n in others)
+
+
+def _context(page: PageIndex, index: int, number: StatedNumber) -> list[int]:
+    """A sentence and its neighbours outside the title block that give no figure of the
+    sort of `number` (one that does is a slot of its own: the next line of a list, the
+    next row of a table), so "This corresponds to 82.5%" is read with the sentence
+    before it."""
+    out = [index]
+    for near in (index - 1, index + 1):
+        if page.head <= near < len(page.sentences) and not any(
+            _same_slot(number, f) for f in page.sentences[near].numbers
+        ):
+            out.append(near)
+    return out
 
 
 def _rival(
@@ -106,7 +139,7 @@ def _rival(
 ) -> Given | None:
     if not words:
         return None
-    own = max(_score(page, index, words, others) for index in stating)
+    own = max(_score(page, index, words, others, number) for index in stating)
     least = max(1, math.ceil(MIN_RIVAL_SHARE * len(words)))
     claimed = frozenset(v for n in (number, *others) for v in n.candidates)
     counts: Counter[int] = Counter()
@@ -120,7 +153,7 @@ def _rival(
         same = [f for f in page.sentences[index].numbers if _same_slot(number, f)]
         if not same or any(not f.candidates.isdisjoint(claimed) for f in same):
             continue  # no such figure, or one of the claim's too: a list, not a slot
-        if _score(page, index, words, others) > own:
+        if _score(page, index, words, others, number) > own:
             return Given(number, same[0], index)
     return None
 
@@ -141,9 +174,53 @@ def given_to_others(
             continue
         if min(sentences) < page.head:
             continue  # the title block states it: context for every passage
-        words = _words_of(norm, stems, number, len(checked) > 1, figures)
+        words = _slot_words(page, _words_of(norm, stems, number, len(checked) > 1, figures))
         others = [n for n in numbers if n is not number]
         found = _rival(page, number, words, sentences, others)
         if found is not None:
             return found
     return None
+
+
+def anchored(
+    page: PageIndex,
+    number: StatedNumber,
+    rest: frozenset[str],
+    numbers: Sequence[StatedNumber],
+    stating: Sequence[Collection[int]],
+) -> bool:
+    """Whether a claim figure that is not in the matching passage is stated in a place of
+    its own that carries the rest of the claim: some sentence stating it holds at least
+    `MIN_RIVAL_SHARE` of `rest` (the claim's words the matching passage lacks, at least
+    one), and no sentence giving a figure of the same sort instead (among those holding a
+    word of `rest` or another of the claim's figures) holds as much of the claim (`rest`,
+    and the claim's other figures). `stating`: the sentences stating each of `numbers`."""
+    mine = next(s for n, s in zip(numbers, stating, strict=True) if n is number)
+    rest = _slot_words(page, rest)
+    if number.kind in _SKIPPED_KINDS or not rest or not mine:
+        return False
+    if len(rest & _stems_of(page, mine)) < max(1, math.ceil(MIN_RIVAL_SHARE * len(rest))):
+        return False
+    others = [n for n in numbers if n is not number]
+    own = max(_score(page, index, rest, others, number) for index in mine)
+    claimed = frozenset(v for n in numbers for v in n.candidates)
+    nearby: set[int] = set()
+    for stem in rest:
+        nearby.update(page.sentence_postings.get(stem, ()))
+    for n, sentences in zip(numbers, stating, strict=True):
+        if n is not number:
+            nearby.update(sentences)
+    for index in nearby - set(mine):
+        same = [f for f in page.sentences[index].numbers if _same_slot(number, f)]
+        if not same or any(not f.candidates.isdisjoint(claimed) for f in same):
+            continue
+        if _score(page, index, rest, others, number) >= own:
+            return False
+    return True
+
+
+def _stems_of(page: PageIndex, sentences: Collection[int]) -> frozenset[str]:
+    out: set[str] = set()
+    for index in sentences:
+        out |= page.sentences[index].stems
+    return frozenset(out)
