@@ -144,6 +144,11 @@ def spawned(
             proc.communicate()
 
 
+HANG_GUARD_SECONDS = 120.0
+"""The least time a test waits for an event before it calls it a hang: a loaded machine
+(the whole suite on two cores) is slow, never wrong."""
+
+
 def wait_until(
     condition: Callable[[], object],
     *,
@@ -151,8 +156,10 @@ def wait_until(
     proc: subprocess.Popen[str] | None = None,
     what: str = "the condition",
 ) -> None:
-    """Poll `condition` until it holds; fail after `within` seconds, or as soon as `proc`
-    (the process that should bring it about) has exited."""
+    """Poll `condition` until it holds; fail after `within` seconds (never fewer than
+    HANG_GUARD_SECONDS: a hang guard, not a speed test), or as soon as `proc` (the process
+    that should bring it about) has exited."""
+    within = max(within, HANG_GUARD_SECONDS)
     deadline = time.monotonic() + within
     while not condition():
         if proc is not None and proc.poll() is not None:

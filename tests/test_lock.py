@@ -139,8 +139,8 @@ def test_another_host_s_changing_heartbeat_is_live_whatever_its_clock(
     with refreshed(lock_path, heartbeat=time.time() + offset):
         started = time.monotonic()
         with pytest.raises(SessionLockedError, match="on host elsewhere"):
-            SessionLock(lock_path, watch_seconds=20).acquire()
-        assert time.monotonic() - started < 5
+            SessionLock(lock_path, watch_seconds=60).acquire()
+        assert time.monotonic() - started < 45  # said once it changed, not after the watch
         assert json.loads(lock_path.read_text())["host"] == "elsewhere"
 
 
@@ -355,7 +355,8 @@ def test_release_stops_a_keep_alive_with_long_intervals_at_once(lock_path: Path)
     assert len(keep_alive_threads()) == 1
     started = time.monotonic()
     lock.release()
-    assert time.monotonic() - started < 1 and keep_alive_threads() == []
+    # At once: not after the keep-alive's 5 s interval (a bound, not a speed test).
+    assert time.monotonic() - started < 4 and keep_alive_threads() == []
 
 
 @pytest.mark.parametrize(

@@ -46,7 +46,7 @@ class Api:
             transport=httpx.ASGITransport(app=self.app), base_url="http://test"
         )
 
-    async def wait_state(self, name: str, *states: str, within: float = 15.0) -> dict[str, Any]:
+    async def wait_state(self, name: str, *states: str, within: float = 120.0) -> dict[str, Any]:
         deadline = time.monotonic() + within
         while True:
             body = (await self.client.get(f"/runs/{name}")).json()
@@ -55,7 +55,7 @@ class Api:
             assert time.monotonic() < deadline, f"{name} stayed {body.get('state')}"
             await anyio.sleep(0.05)
 
-    async def wait_call_in_flight(self, within: float = 15.0) -> None:
+    async def wait_call_in_flight(self, within: float = 120.0) -> None:
         waiting = Path(f"{self.gate}.waiting")
         deadline = time.monotonic() + within
         while not waiting.exists():
