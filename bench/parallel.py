@@ -75,6 +75,8 @@ def one_run(parallel: int, latency: float, breadth: int, depth: int) -> dict[str
             assume_yes=True,
             quiet=True,
             parallel=parallel,
+            # Given, as flags would be: the plan's tier must not change the tree measured.
+            given=frozenset({"breadth", "depth"}),
         )
         wall, cpu = time.perf_counter(), time.process_time()
         outcome = run_session(

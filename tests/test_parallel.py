@@ -453,3 +453,24 @@ def test_the_users_redirected_output_in_the_working_directory_is_not_blamed_on_a
     ]
     assert strays == [], strays
     assert "out.txt" not in text.replace("> out.txt", "")
+
+
+def test_the_plans_order_does_not_depend_on_how_many_topics_run_at_once(run_cli, tmp_path) -> None:
+    # Subtopics used to be written into the plan in the order their parents' research
+    # finished; now level by level, in their parents' order, whatever N.
+    orders = {}
+    for parallel in (2, 3):
+        files = run(run_cli, tmp_path, f"order{parallel}", parallel, sleep_seconds=0.0)
+        topics = files["state"]["plan"]["topics"]
+        rank = {None: -1, **{t["slug"]: i for i, t in enumerate(topics)}}
+        keys = [(t["depth"], rank[t["parent"]]) for t in topics]
+        assert keys == sorted(keys), keys
+        plan = Path(f".research/order{parallel}/research_plan.md").read_text()
+        headings = [
+            line[4:].rsplit(" (Depth", 1)[0]
+            for line in plan.splitlines()
+            if line.startswith("### ")
+        ]
+        assert headings == [t["name"] for t in topics]
+        orders[parallel] = [(t["name"], t["status"]) for t in topics]
+    assert orders[2] == orders[3]

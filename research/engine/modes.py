@@ -27,7 +27,7 @@ from research.engine.outcome import Failed, Ok, Outcome
 from research.engine.rules import Rules
 from research.engine.topicfiles import TopicFileGuard
 from research.model import artifacts as phases
-from research.model.plan import Topic, propose
+from research.model.plan import Topic, level_order, propose
 from research.model.state import InFlight, Phase
 from research.workspace import orphans
 from research.workspace.fsutil import NOT_REGULAR, read_regular
@@ -250,6 +250,7 @@ class SeveralTopics:
             return
         finder = decisions.duplicate_finder(ctx.state.config.duplicate_threshold)
         result = propose(ctx.state.plan, topic.slug, proposals, find_duplicate=finder)
+        result.plan.topics = level_order(result.plan.topics)  # not in completion order
         decisions.apply_reconcile(ctx, result)
 
     def after_verdict(self) -> None:

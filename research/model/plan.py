@@ -485,6 +485,21 @@ def _admit(
 # --- proposals -------------------------------------------------------------------------
 
 
+def level_order(topics: list[Topic]) -> list[Topic]:
+    """The topics level by level, each level's in the order of their parents (then in the
+    order they were added): the order a plan has however its topics' research finished,
+    so the plan of a run with several topics in flight does not depend on how many."""
+    rank: dict[str | None, int] = {None: 0}
+    ordered: list[Topic] = []
+    for depth in sorted({topic.depth for topic in topics}):
+        level = [topic for topic in topics if topic.depth == depth]
+        level.sort(key=lambda topic: rank.get(topic.parent, len(rank)))  # stable
+        for topic in level:
+            rank[topic.slug] = len(rank)
+        ordered += level
+    return ordered
+
+
 def propose(
     previous: Plan,
     parent: str,
