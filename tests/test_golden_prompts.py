@@ -55,6 +55,15 @@ def test_the_fake_agents_recognise_every_phase_and_its_files(
     assert files and all(not path.startswith("/") for path in files)
 
 
+def test_the_research_prompt_asks_to_retry_a_search_with_few_results() -> None:
+    """Seed 002 §6.2: fewer than 3 results, tried again with synonyms or broader terms,
+    both queries in the notes' Queries Tried."""
+    for name in ("research.txt", "research.parallel.txt"):
+        prompt = (Path(__file__).parent / "golden" / name).read_text(encoding="utf-8")
+        assert "fewer than 3 results: try it again once with synonyms or broader terms" in prompt
+        assert "(few results) → retried as: <the broader query>" in prompt
+
+
 def test_notes_and_reports_in_the_requested_formats_parse() -> None:
     """What the templates ask for: several URLs per finding, a `## Queries Tried` section
     (no URLs in it), and a comparison table with a citation in every row."""
@@ -64,7 +73,8 @@ def test_notes_and_reports_in_the_requested_formats_parse() -> None:
         "# Progress: T\n\n## Findings\n- COP 2.8 at -15 °C (2023, NREL) "
         "(Sources: https://a.org/1, https://b.org/2)\n\n## Sources\n- A — https://a.org/1\n"
         "- B — https://b.org/2\n\n## Queries Tried\n- heat pump COP cold\n"
-        "- heat pump criticism\n\n## Knowledge Gaps\n- Gap: none\n"
+        "- heat pump criticism\n- heat pump COP at -25 °C Lapland (few results) → retried "
+        "as: cold climate heat pump performance field data\n\n## Knowledge Gaps\n- Gap: none\n"
     )
     registry = build_registry([("t", notes)])
     assert [s.url for s in registry.sources] == ["https://a.org/1", "https://b.org/2"]
