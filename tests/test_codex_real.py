@@ -262,6 +262,7 @@ def test_a_research_session_runs_end_to_end_through_the_real_codex(
     assert status.returncode == 0, status.stderr
     shown = " ".join(status.stdout.split())
     assert f"codex, model {MODEL}, review model {MODEL}; cost computed" in shown
+    assert "(computed)" in shown  # the usage row's cost
 
 
 def test_a_token_budget_stops_research_on_codex_s_reported_tokens(

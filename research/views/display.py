@@ -21,6 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from research.core.agentkind import cost_basis
 from research.model.artifacts import tree_order
 from research.model.plan import Plan, TopicStatus
 from research.model.state import RWRState, StopReason
@@ -72,20 +73,27 @@ def usage_text(
     cost: float | None,
     *,
     simulated: bool = False,
+    computed: bool = False,
 ) -> str:
     """Tokens and cost as the agent reported them; "unknown" for what it did not report;
-    labelled when the simulated agent made them up."""
+    labelled when the simulated agent made them up, or the cost computed from prices."""
     if input_tokens is None and output_tokens is None:
         tokens = "tokens unknown"
     else:
         tokens = f"tokens {input_tokens or 0:,} in / {output_tokens or 0:,} out"
     text = f"{tokens}; cost {'unknown' if cost is None else f'${cost:.4f}'}"
+    if computed and cost is not None and not simulated:
+        text += " (computed)"
     return f"{text} [simulated]" if simulated else text
 
 
 def state_usage_text(state: RWRState) -> str:
-    """The session's usage so far, labelled when simulated."""
-    return usage_text(*usage_totals(state), simulated=state.config.mock_mode)
+    """The session's usage so far, labelled when simulated or computed."""
+    return usage_text(
+        *usage_totals(state),
+        simulated=state.config.mock_mode,
+        computed=cost_basis(state.config.agent) == "computed",
+    )
 
 
 def usage_totals(state: RWRState) -> tuple[int | None, int | None, float | None]:
@@ -269,6 +277,7 @@ def _agent_call_line(state: RWRState, event: dict[str, Any], where: str) -> str:
         event.get("output_tokens"),
         event.get("cost"),
         simulated=state.config.mock_mode,
+        computed=cost_basis(state.config.agent) == "computed",
     )
     return f"{line}; {usage}"
 
