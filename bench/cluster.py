@@ -87,6 +87,8 @@ class Bench:
             env = {k: v for k, v in os.environ.items() if not k.startswith("RESEARCH_")}
             env.update(RESEARCH_HOST_ID=host, RESEARCH_MOCK_LATENCY=str(self.latency))
             env["RESEARCH_VERIFY_SOURCES"] = "0"
+            # the workers run this checkout, not whichever one the venv's install points at
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
             log = (self.base / f"{work.name}-{host}.log").open("ab")
             argv = [sys.executable, "-m", "research", "worker", "--queue", self.url]
             argv += ["--workdir", str(work), "--failover", str(self.failover)]
