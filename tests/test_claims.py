@@ -720,3 +720,34 @@ def test_a_figure_stated_with_the_words_the_passage_lacks_is_supported(claim: st
 def test_a_figure_elsewhere_without_the_claims_words_is_not_supported(claim: str) -> None:
     check = check_claim(claim, SPLIT)
     assert check.support is not Support.SUPPORTED, check
+
+
+# --- Figures that pin the passage, words partly paraphrased (issue 26, held-out style) ------
+
+STORM = index_page(
+    """Storm report
+
+The Kestrel 2 weather station logged a peak gust of 131 km/h on the night of the storm.
+Rain totals were modest by comparison.
+
+Across the valley, the older station measured a peak gust of 97 km/h. Its mean wind over
+the night was 40 km/h.
+
+The new firmware is around 4.1% faster! In release 7, stations typically see between 2%
+and 9% lower power use from enabling the cache.
+"""
+)
+
+
+def test_a_figure_stated_once_pins_a_partly_paraphrased_passage() -> None:
+    check = check_claim(
+        "Kestrel 2's sensors recorded gusts reaching 131 km/h as the storm hit.", STORM
+    )
+    assert check.support is Support.SUPPORTED, check
+
+
+def test_a_pinned_passage_with_a_rival_figure_in_another_sentence_is_not_supported() -> None:
+    # 9% is the top of a range of power savings; the sentence before gives the speed-up
+    claim = "Enabling the cache made the nightly upload benchmark 9% faster."
+    check = check_claim(claim, STORM)
+    assert check.support is not Support.SUPPORTED, check
