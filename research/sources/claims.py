@@ -10,7 +10,12 @@ UNSUPPORTED when a figure is nowhere on the page, when no passage holds `WEAK_CO
 (35%) of its words, or when the passage that does match its words (>= 60%) gives a
 different figure of the same kind (a percentage, a year, another number) instead of the
 claim's. Anything between is WEAK (the words only partly there, or a figure that is on
-the page but not in the matching passage); with no page text it is UNVERIFIABLE.
+the page but not in the matching passage); with no page text it is UNVERIFIABLE. One
+exception to "the words only partly there": a passage holding every figure of the claim,
+one of them a figure the page states in at most PINNING_SENTENCES sentences, with no other
+sentence of it giving a figure of that sort the claim lacks, is SUPPORTED from
+WEAK_COVERAGE on (the figures say which passage the claim restates; a paraphrase changes
+its words).
 
 Three kinds of context count as part of every passage:
 - the title block: up to HEAD_SENTENCES leading lines of at most HEAD_WORDS words that do
@@ -395,6 +400,10 @@ def check_claim(
         found.coverage,
         found.matched,
     )
+    if support is Support.WEAK and _pinned_by_figures(page, parsed, found):
+        support = Support.SUPPORTED
+        share = _percent(found.coverage)
+        reason = f"every figure (one stated almost nowhere else) and {share} of the words"
     flip = _meaning_flip(parsed, page.sentences[found.run.first : found.run.end])
     if flip is not None and support in (Support.SUPPORTED, Support.WEAK):
         support, reason = Support.UNSUPPORTED, f"meaning flipped: {flip}"
@@ -417,6 +426,32 @@ def check_claim(
         numbers_elsewhere=[n.text for n in found.elsewhere],
         evidence=_evidence(page, run, focus) if run.end > run.first else "",
         reason=reason,
+    )
+
+
+PINNING_SENTENCES = 2
+"""A figure the page states in at most this many sentences pins the passage that holds it."""
+
+
+def _pinned_by_figures(page: PageIndex, parsed: _Parsed, found: _Match) -> bool:
+    """Whether the passage holds every figure of the claim, one of them a figure the page
+    states almost nowhere else, and at least WEAK_COVERAGE of its words, and no other
+    sentence of the passage gives a figure of that sort the claim lacks: the figures then
+    say which passage the claim restates, and the words only need to be partly there."""
+    if found.missing or found.absent or found.conflicts or found.coverage < WEAK_COVERAGE:
+        return False
+    pins = [
+        (n, s)
+        for n, s in zip(parsed.numbers, found.stating, strict=True)
+        if n.kind not in ("year", "label", "version")
+        and 0 < len(s) <= PINNING_SENTENCES
+        and n not in found.elsewhere
+    ]
+    return bool(pins) and not any(
+        _conflicts([page.sentences[i]], parsed.numbers, [n])
+        for n, s in pins
+        for i in range(found.run.first, found.run.end)
+        if i not in s
     )
 
 
