@@ -147,6 +147,29 @@ def test_verbose_logs_every_event_at_debug_and_the_default_does_not(isolated: Pa
     assert "DEBUG" not in default.stderr and "INFO" not in default.stderr
 
 
+def test_phase_events_carry_the_tokens_left_and_the_sources_found(
+    run_cli: Callable[..., Any],
+) -> None:
+    # seed 002 §17: each phase's log line says what is left of the budget and what was found.
+    result = run_cli(
+        "--mock-mode", "--name", "demo", "--breadth", "2", "--depth", "1",
+        "--token-budget", "500000", "Q?",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    events = read_events()
+    phases = [e for e in events if e["type"] in ("phase_start", "phase_end")]
+    assert phases and all("tokens_left" in e and "sources_found" in e for e in phases)
+    left = [e["tokens_left"] for e in phases]
+    assert left == sorted(left, reverse=True) and left[0] == 500000 > left[-1]
+    state = json.loads(Path(".research/demo/state.json").read_text())
+    assert left[-1] == 500000 - sum(
+        (u["input_tokens"] or 0) + (u["output_tokens"] or 0)
+        for u in state["usage"]["phases"].values()
+    )
+    found = [e["sources_found"] for e in phases]
+    assert found == sorted(found) and found[-1] == state["final"]["sources_found"] > 0
+
+
 def test_an_early_stop_is_logged_at_info(isolated: Path) -> None:
     # seed 004 NFR-05: the early stop is an INFO line, not only an event and a DEBUG line.
     done = cli(

@@ -40,6 +40,8 @@ DECISION_KEYS = {
     "urlToSearch",
     "timeRemainingMinutes",
     "novelty",
+    "confidence",  # seed 002 §5.2's ReflectionResponse
+    "new_queries",
 }
 FINAL_PHASES = ("synthesize", "final_review", "revise")
 REJECT_ALL = {"action": "reject", "phase": "review"}
@@ -313,6 +315,31 @@ def test_invalid_verdict_blocks_are_refused_with_the_validation_error(text, mess
     assert message in str(caught.value)
 
 
+@pytest.mark.parametrize(
+    ("confidence", "queries", "kept_confidence", "kept_queries"),
+    [
+        (0.75, ["a", " b ", ""], 0.75, ["a", "b"]),
+        (1.5, "not a list", None, []),
+        (float("nan"), [1, "x"], None, ["x"]),
+        (True, None, None, []),
+    ],
+)
+def test_a_verdicts_confidence_and_new_queries_are_kept_when_sane(
+    confidence: object, queries: object, kept_confidence: object, kept_queries: list[str]
+) -> None:
+    block = json.dumps(
+        {
+            "verdict": "accepted",
+            "summary": "Fine.",
+            "gaps": [],
+            "confidence": confidence,
+            "new_queries": queries,
+        }
+    )
+    verdict = parse_verdict_file(verdict_text(block), expected="accepted", filename="f")
+    assert (verdict.confidence, verdict.new_queries) == (kept_confidence, kept_queries)
+
+
 def test_valid_verdict_block() -> None:
     block = json.dumps(
         {
@@ -401,6 +428,9 @@ def test_one_decision_per_review_with_exactly_the_spec_keys(session) -> None:
     assert all(d["shouldContinue"] for d in decisions[:-1])
     assert all(d["reason"].endswith("open topics remain") for d in decisions[:-1])
     assert run.state["progress"]["last_decision"] == decisions[-1]
+    # The simulated review is 0.9 sure of an acceptance, 0.6 of a rejection (with searches).
+    assert all(d["confidence"] in (0.6, 0.9) for d in decisions)
+    assert all(bool(d["new_queries"]) == (d["confidence"] == 0.6) for d in decisions)
     assert [d["novelty"] for d in decisions] == [
         run.state["progress"]["novelty"][
             next(t["slug"] for t in run.state["plan"]["topics"] if t["name"] == d["topic"])

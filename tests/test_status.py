@@ -78,6 +78,8 @@ def test_status_of_a_finished_session(run_cli: Callable[..., Any], isolated: Pat
     assert rows["lock"] == "not locked"
     assert rows["report"] == "reports/demo/report.md"
     assert rows["last decision"].startswith(f"iteration {state['progress']['iteration']}, ")
+    last = state["progress"]["last_decision"]
+    assert f"; review confidence {last['confidence']:.2f}" in rows["last decision"]
     assert rows["last event"].startswith("lock_released")
     for topic in state["plan"]["topics"]:
         assert f"- {topic['name']} [{topic['status']}" in result.stdout

@@ -149,6 +149,8 @@ def record_decision(
             urlToSearch=verdict.urlToSearch if verdict else None,
             timeRemainingMinutes=None if remaining is None else round(remaining, 3),
             novelty=state.progress.novelty.get(topic.slug) if researched else None,
+            confidence=verdict.confidence if verdict else None,
+            new_queries=list(verdict.new_queries) if verdict else [],
         )
         state.progress.last_decision = decision
         append_line(ctx.paths.decisions_file, decision.model_dump_json())

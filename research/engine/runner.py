@@ -20,12 +20,24 @@ from research.engine.context import RunContext
 from research.engine.outcome import Failed, Ok, Outcome
 from research.engine.specs import FINAL_PHASES, SPECS
 from research.engine.validation import PhaseJob, RoundBook
+from research.model.artifacts import read_text
 from research.model.state import Phase, StopReason
 from research.prompts import variables as prompts
 from research.prompts.render import phase_prompt, recovery_prompt, recovery_values
 from research.prompts.variables import Failure, PromptInput
+from research.sources.registry import extract_sources
 
 T = TypeVar("T")
+
+
+def sources_in_notes(ctx: RunContext) -> int:
+    """The distinct sources the topics' notes list (a resumed run counts what is there)."""
+    found: set[str] = set()
+    for topic in ctx.state.plan.topics:
+        notes = read_text(ctx.paths.progress_file(topic.slug))
+        if notes:
+            found.update(ref.url for ref in extract_sources(notes))
+    return len(found)
 
 
 class PhaseRunner:
@@ -35,6 +47,7 @@ class PhaseRunner:
         self.ctx = ctx
         self.calls = AgentCaller(ctx)
         self.book = RoundBook(ctx)
+        self.sources_found = sources_in_notes(ctx)
 
     def call_agent(
         self,
@@ -139,6 +152,7 @@ class PhaseRunner:
             topic=values.get("topic_slug"),
             round=round_number,
             **ctx.owner,
+            **self.figures(),
         )
         result = self.call_agent(job.phase, text, model=self.model(job), context=values)
         try:
@@ -160,8 +174,21 @@ class PhaseRunner:
             topic=job.topic,
             duration=round(ctx.now() - started, 3),
             **ctx.owner,
+            **self.figures(count_sources=True),
         )
         return values, outcome
+
+    def figures(self, *, count_sources: bool = False) -> dict[str, int | None]:
+        """What a phase event carries besides the phase (seed 002 §17): the tokens left of
+        the budget (None: no budget) and the distinct sources the notes list so far
+        (counted again when a phase ends)."""
+        ctx = self.ctx
+        with ctx.mutex:
+            budget = ctx.state.config.token_budget
+            left = None if budget is None else budget - ctx.state.usage.total_tokens()
+            if count_sources:
+                self.sources_found = sources_in_notes(ctx)
+        return {"tokens_left": left, "sources_found": self.sources_found}
 
     def model(self, job: PhaseJob) -> str:
         config = self.ctx.state.config

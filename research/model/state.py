@@ -63,6 +63,25 @@ class Verdict(BaseModel):
     gaps: list[str]
     nextSearchTopic: str | None = None  # noqa: N815 - the seed's key names
     urlToSearch: str | None = None  # noqa: N815
+    confidence: float | None = None
+    """How sure the reviewer is of the verdict, 0 to 1 (seed 002 §5.2); None when it gave
+    none or not a number in that range (never a reason to fail the review)."""
+    new_queries: list[str] = Field(default_factory=list)
+    """Searches the reviewer suggests next (seed 002 §5.2): text only, at most ten."""
+
+    @field_validator("confidence", mode="before")
+    @classmethod
+    def _confidence(cls, value: object) -> float | None:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return None
+        return float(value) if 0.0 <= value <= 1.0 else None  # NaN is neither
+
+    @field_validator("new_queries", mode="before")
+    @classmethod
+    def _queries(cls, value: object) -> list[str]:
+        if not isinstance(value, list):
+            return []
+        return [q.strip()[:300] for q in value if isinstance(q, str) and q.strip()][:10]
 
 
 class LoopDecision(BaseModel):
@@ -80,6 +99,10 @@ class LoopDecision(BaseModel):
     urlToSearch: str | None  # noqa: N815
     timeRemainingMinutes: float | None  # noqa: N815
     novelty: float | None
+    confidence: float | None = None
+    """The review's confidence in its verdict (0-1), when it gave one."""
+    new_queries: list[str] = Field(default_factory=list)
+    """The searches the review suggests next."""
 
 
 class PhaseUsage(BaseModel):

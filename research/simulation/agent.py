@@ -256,6 +256,8 @@ class MockAgent:
             "gaps": [f"No field measurements for {name.lower()}"] if reject else [],
             "nextSearchTopic": f"{name} field measurements" if reject else None,
             "urlToSearch": "https://example.org/mock/field-data" if reject else None,
+            "confidence": 0.6 if reject else 0.9,
+            "new_queries": [f"{name} field measurements", f"{name} case studies"] if reject else [],
         }
         self.write_verdict(call, verdict)
         if not reject and may_write(call, "completed_file") and _only_open_topic(plan_text, name):

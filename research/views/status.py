@@ -152,10 +152,15 @@ def decision_text(state: RWRState) -> str:
     if decision is None:
         return "none yet"
     verdict = "continue" if decision.shouldContinue else "stop"
-    return (
+    text = (
         f"iteration {decision.iteration}, {plain(decision.topic)!r}: {verdict} "
         f"({plain(decision.reason)})"
     )
+    if decision.confidence is not None:
+        text += f"; review confidence {decision.confidence:.2f}"
+    if decision.new_queries:
+        text += "; next searches: " + "; ".join(plain(q) for q in decision.new_queries[:3])
+    return text
 
 
 def report_text(paths: SessionPaths) -> str:
