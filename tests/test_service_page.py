@@ -166,6 +166,7 @@ def test_the_page_as_a_person_uses_it(slow_mock_server: Server, tmp_path: Path) 
             page.fill("#f-breadth", "2")
             page.fill("#f-depth", "2")
             page.select_option("#f-agent", "mock")
+            page.check('[data-export="pdf"]')  # the server has the [export] extra
             page.click("#f-submit")
             page.wait_for_selector("#d-report:not(.hidden)", timeout=180_000)
             run = server.get("/runs/tidal-energy").json()
@@ -173,6 +174,10 @@ def test_the_page_as_a_person_uses_it(slow_mock_server: Server, tmp_path: Path) 
             _the_events_read_as_sentences(page)
             _the_numbers_agree_and_say_simulated(page, run)
             page.screenshot(path=str(shots / "done-1280.png"), full_page=True)
+            assert page.locator("#dl-docx").is_hidden()  # not asked for
+            with page.expect_download() as info:
+                page.click("#dl-pdf")
+            assert Path(info.value.path()).read_bytes()[:5] == b"%PDF-"
             for width in (1280, 390):
                 _a_citation_opens_in_view(page, width, shots)
             assert errors == [], errors

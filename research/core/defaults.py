@@ -72,3 +72,7 @@ class JudgeMode(StrEnum):
 DEFAULT_JUDGE = JudgeMode.ALL
 """One call per 20 cited sentences (README, "Checking sources"): small beside a session's
 calls, and without it a sentence whose figures are right but meaning flipped passes."""
+
+EXPORT_FORMATS = ("pdf", "docx")
+"""What --export writes beside report.html: report.pdf (WeasyPrint) and report.docx
+(python-docx), both from the [export] extra."""

@@ -165,6 +165,23 @@ def _checked(check: Callable[[float], float]) -> Callable[[object], object]:
     return run
 
 
+def check_export(value: str) -> str:
+    """--export's formats, in the one order and lower case ("pdf,docx"); "" for none; or
+    ValueError naming what is not a format."""
+    formats = {part.strip().lower() for part in value.split(",") if part.strip()}
+    unknown = sorted(formats - set(d.EXPORT_FORMATS))
+    if unknown:
+        raise ValueError(
+            f"{unknown[0]!r} is not an export format: give "
+            f"{' or '.join(d.EXPORT_FORMATS)}, or both ({','.join(d.EXPORT_FORMATS)})"
+        )
+    return ",".join(f for f in d.EXPORT_FORMATS if f in formats)
+
+
+def _export(value: object) -> object:
+    return None if value is None else check_export(str(value))
+
+
 def _time(value: object) -> object:
     return None if value is None else time_budget_minutes(str(value))
 
@@ -530,6 +547,17 @@ OPTIONS: tuple[Option, ...] = (
         check=_checked(check_cost),
         shown_default="unlimited",
         metavar="USD",
+    ),
+    Option(
+        "export",
+        ("--export",),
+        "Also write the report as PDF and/or Word beside report.html (reports/<name>/report.pdf, "
+        "report.docx), from the same rendered report; needs the [export] extra.",
+        env="RESEARCH_EXPORT",
+        on_resume=OnResume.CHANGES,
+        check=_export,
+        shown_default="none",
+        metavar="pdf,docx",
     ),
     Option(
         "approve_plan",

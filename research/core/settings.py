@@ -75,6 +75,8 @@ class Settings(BaseModel):
     """Tokens the agent's calls may use (--token-budget); None: no limit."""
     max_cost: float | None = Field(None, gt=0, allow_inf_nan=False)  # the table: no default
     """USD the agent's calls may cost (--max-cost); None: no limit."""
+    export: str | None = _settings_field("export")
+    """The formats --export writes beside report.html ("pdf,docx"); None or "": none."""
     approve_plan: bool = _settings_field("approve_plan")
     """Stop after INITIAL PLAN until the user approves the plan (--approve-plan)."""
     quiet: bool = _settings_field("quiet")

@@ -16,7 +16,7 @@ from research.sources.registry import (
 )
 from research.views import report
 from research.views.html_report import ReportPage, render_report_html
-from research.workspace.fsutil import atomic_write_text
+from research.workspace.fsutil import atomic_write_bytes, atomic_write_text
 
 
 class ReportFiles:
@@ -80,10 +80,12 @@ class ReportFiles:
         ctx.events.emit(
             "citation_audit", stage=stage, ok=audit.ok, unknown=audit.unknown, defects=audit.defects
         )
-        self.write_html(text, registry)
+        html = self.write_html(text, registry)
+        if stage == "final" and html is not None:
+            self.write_exports(html)
         return audit
 
-    def write_html(self, markdown: str, registry: SourceRegistry) -> None:
+    def write_html(self, markdown: str, registry: SourceRegistry) -> str | None:
         """reports/<name>/report.html beside the Markdown, at every report stage."""
         paths = self.ctx.paths
         page = ReportPage(
@@ -98,5 +100,26 @@ class ReportFiles:
             html = render_report_html(markdown, page)
         except Exception as exc:  # the agent wrote the Markdown: never lose the run over it
             self.ctx.events.emit("warning", message=f"report.html was not written: {exc!r}")
-            return
+            return None
         atomic_write_text(paths.report_html_file, html)
+        return html
+
+    def write_exports(self, html: str) -> None:
+        """report.pdf and report.docx (--export) from the final report.html."""
+        from research.views import exports
+
+        paths = self.ctx.paths
+        for fmt in exports.export_formats(self.ctx.state.config.export):
+            target = paths.report_export_file(fmt)
+            try:
+                data = (
+                    exports.report_pdf(html, paths.report_dir)
+                    if fmt == "pdf"
+                    else exports.report_docx(html)
+                )
+            except Exception as exc:  # the agent wrote the Markdown: never lose the run over it
+                self.ctx.events.emit(
+                    "warning", message=f"{paths.relative(target)} was not written: {exc!r}"
+                )
+                continue
+            atomic_write_bytes(target, data)

@@ -188,6 +188,8 @@ class SessionConfig(BaseModel):
     """USD the agent's calls may cost (--max-cost), or None for no limit."""
     approve_plan: bool = False
     """Stop after INITIAL PLAN until the user approves the plan (--approve-plan)."""
+    export: str | None = None
+    """The formats written beside report.html at the end (--export: "pdf,docx")."""
 
     @classmethod
     def from_settings(cls, settings: Settings, *, agent: str, max_iterations: int) -> SessionConfig:

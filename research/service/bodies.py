@@ -121,6 +121,7 @@ def detail(name: str, snapshot: Snapshot | None, job: Job | None) -> RunDetail:
         "model": None,
         "agent": None,
         "lock": lock,
+        "exports": list(snapshot.exports) if snapshot is not None else [],
         "host": snapshot.lock_host if snapshot is not None else None,
         "exit_code": job.exit_code if job else None,
         "message": job.message if job else None,

@@ -164,6 +164,8 @@ class RunDetail(RunSummary):
     """How the token and cost figures are known: "reported" (by the agent), "computed" (from
     a price table) or "simulated" (made up by the simulated agent)."""
     lock: LockState
+    exports: list[str] = Field(default_factory=list)
+    """The report's exports written (export: "pdf", "docx"), for GET .../report?format=."""
     host: str | None = None
     """The host named by the session's lock: the one that runs it (None when unlocked)."""
     exit_code: int | None = None

@@ -16,6 +16,7 @@ from research.core.option_fields import request_values, settings_value
 from research.core.options import OPTION, iteration_floor_note
 from research.service.errors import ApiError
 from research.service.models import RunRequest
+from research.views.exports import export_formats, missing_library
 
 
 def check_agent(root: Path, agent_cmd: str | None, kind: AgentKind) -> None:
@@ -77,6 +78,9 @@ def request_job(request: RunRequest, name: str, root: Path) -> tuple[JobMessage,
     if "source_dirs" in values:
         values["source_dirs"] = [str(folder) for folder in request_folders(fields["sources"], root)]
     settings = check_settings({**values, "agent": kind}, name, request.task, root)
+    problem = missing_library(export_formats(str(settings.get("export") or "")))
+    if problem is not None:  # the server's installation lacks the [export] extra
+        raise ApiError(503, "export_unavailable", problem)
     note = iteration_floor_note(settings)
     job = JobMessage.model_validate({"name": name, "task": request.task, "agent": kind, **values})
     return job, [note] if note is not None else []

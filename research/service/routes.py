@@ -22,6 +22,7 @@ from fastapi.responses import (
 
 from research import __version__
 from research.core.agentkind import agent_names
+from research.core.defaults import EXPORT_FORMATS
 from research.core.options import OPTION
 from research.service.approval import approve
 from research.service.children import Job
@@ -37,6 +38,7 @@ from research.service.models import (
 from research.service.request_checks import local_sources_allowed
 from research.service.service import Service
 from research.service.streaming import run_stream
+from research.views.exports import missing_library
 
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 PAGE_POLICY = (
@@ -59,6 +61,7 @@ def page_html() -> str:
         page.replace("<!--AGENT_OPTIONS-->", _options(agent_names()))
         .replace("<!--TIER_OPTIONS-->", _options(tier.values or ()))
         .replace("<!--TIER_FIELD-->", tier.request_field or "")
+        .replace("<!--EXPORT_FIELD-->", OPTION["export"].request_field or "")
     )
 
 
@@ -78,6 +81,7 @@ def service_routes(service: Service) -> APIRouter:
             "running": len(service.jobs.running()),
             "queued": len(service.jobs.queue),
             "local_sources": local_sources_allowed(),
+            "exports": [f for f in EXPORT_FORMATS if missing_library([f]) is None],
         }
 
     @router.get("/metrics", tags=["service"], response_class=PlainTextResponse)
@@ -193,8 +197,15 @@ REPORT_RESPONSES: dict[int | str, dict[str, object]] = {
     }
 }
 REPORT_FORMAT = Query(
-    None, alias="format", pattern="^(md|html|json)$", description="md, html (report.html) or json."
+    None,
+    alias="format",
+    pattern="^(md|html|json|pdf|docx)$",
+    description="md, html (report.html), json, or pdf and docx (written with export).",
 )
+EXPORT_TYPES = {
+    "pdf": "application/pdf",
+    "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+}
 
 
 def run_routes(service: Service) -> APIRouter:
@@ -217,6 +228,8 @@ def run_routes(service: Service) -> APIRouter:
         format=json), or the self-contained report.html with format=html."""
         if kind == "html":
             return report_page(service, name)
+        if kind in EXPORT_TYPES:
+            return export_file(service, name, kind)
         accept = "" if kind == "md" else request.headers.get("accept", "")
         return report_response(service, name, "application/json" if kind == "json" else accept)
 
@@ -262,6 +275,24 @@ def report_response(service: Service, name: str, accept: str) -> Response:
     if result is None:
         raise service.roster.report_not_ready(name, "is not complete")
     return JSONResponse(result.model_dump())
+
+
+def export_file(service: Service, name: str, kind: str) -> Response:
+    """reports/<name>/report.pdf or report.docx, as a download."""
+    service.roster.snapshot(name)
+    data = service.store.report_export(name, kind)
+    if data is None:
+        raise service.roster.report_not_ready(
+            name, f'has no report.{kind} (a run asks for it with export: "{kind}")'
+        )
+    return Response(
+        data,
+        media_type=EXPORT_TYPES[kind],
+        headers={
+            "Content-Disposition": f'attachment; filename="{name}.report.{kind}"',
+            "X-Content-Type-Options": "nosniff",
+        },
+    )
 
 
 def report_page(service: Service, name: str) -> Response:

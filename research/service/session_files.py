@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from research.core.defaults import EXPORT_FORMATS
 from research.core.errors import StateError
 from research.core.hosts import host_id
 from research.model.state import STATE_COPY_NAME, RWRState, load_state
@@ -65,6 +66,8 @@ class Snapshot:
     """The last run_end event (how the last run ended), or None."""
     key: tuple[object, ...]
     """Equal for two snapshots whose views are equal: what the response caches are keyed by."""
+    exports: tuple[str, ...] = ()
+    """The report's exports beside it (--export), once the session is complete."""
 
     @property
     def has_state(self) -> bool:
@@ -166,6 +169,8 @@ class SessionStore:
         state_key, state, error = self._state(session)
         lock, lock_pid, lock_host = self._lock(session)
         report_exists = os.path.isfile(session.report_file)
+        done = state is not None and state.progress.is_complete
+        exports = tuple(self.exports(name)) if done and report_exists else ()
         run_end = None
         if lock.state != "live" and state is not None and not state.progress.is_complete:
             run_end = self._last_run_end(session)
@@ -189,7 +194,9 @@ class SessionStore:
                 lock_host,
                 report_exists,
                 run_end.get("outcome") if run_end else None,
+                exports,
             ),
+            exports=exports,
         )
 
     def locked(self, name: str) -> bool:
@@ -302,6 +309,15 @@ class SessionStore:
     def report_html(self, name: str) -> str | None:
         """reports/<name>/report.html, or None when there is none yet."""
         return read_text(self.paths(name).report_html_file, 4 * MAX_REPORT_BYTES)
+
+    def report_export(self, name: str, fmt: str) -> bytes | None:
+        """reports/<name>/report.pdf or report.docx (--export), or None when not written."""
+        return read_bytes(self.paths(name).report_export_file(fmt), 4 * MAX_REPORT_BYTES)
+
+    def exports(self, name: str) -> list[str]:
+        """The formats whose export (--export) is beside the report."""
+        paths = self.paths(name)
+        return [f for f in EXPORT_FORMATS if os.path.isfile(paths.report_export_file(f))]
 
     def report_mtime(self, name: str) -> float | None:
         try:
@@ -446,6 +462,12 @@ def tail_events(path: Path, size: int) -> list[dict[str, Any]]:
 
 def read_text(path: Path, limit: int) -> str | None:
     """At most `limit` bytes of a regular file, never through a link or from a FIFO."""
+    data = read_bytes(path, limit)
+    return None if data is None else data.decode("utf-8", errors="replace")
+
+
+def read_bytes(path: Path, limit: int) -> bytes | None:
+    """At most `limit` bytes of a regular file, never through a link or from a FIFO."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
@@ -461,9 +483,7 @@ def read_text(path: Path, limit: int) -> str | None:
     finally:
         if fd >= 0:
             os.close(fd)
-    if len(data) > limit:
-        data = data[:limit]
-    return data.decode("utf-8", errors="replace")
+    return data[:limit]
 
 
 def read_json(path: Path) -> Any:

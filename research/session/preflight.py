@@ -135,6 +135,7 @@ def preflight(
     the_agent, clock = agent or _agent(settings, build_agent, saved)
     check_templates(paths)
     check_key()  # signs the lock's takeovers and the stored sources
+    check_exports(settings, saved)
     tier = None
     if saved is None:
         settings, tier = with_tier(settings)
@@ -195,6 +196,19 @@ def _agent(
         return NoAgent(
             agent_name(mock=False, agent_cmd=settings.agent_cmd, kind=settings.agent), exc
         ), Clock()
+
+
+def check_exports(settings: Settings, saved: Saved | None) -> None:
+    """--export's libraries (the [export] extra) are there: one line saying how to install
+    them otherwise, before anything is written."""
+    from research.views.exports import export_formats, missing_library
+
+    value = settings.export
+    if saved is not None and "export" not in settings.given:
+        value = saved.state.config.export
+    problem = missing_library(export_formats(value))
+    if problem is not None:
+        raise UsageError(problem)
 
 
 def saved_before(paths: SessionPaths) -> bool:

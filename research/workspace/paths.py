@@ -154,6 +154,10 @@ class SessionPaths:
         """The report as one self-contained web page, written beside report.md."""
         return self.report_dir / "report.html"
 
+    def report_export_file(self, fmt: str) -> Path:
+        """report.pdf or report.docx (--export), beside report.html."""
+        return self.report_dir / f"report.{fmt}"
+
     def relative(self, path: Path) -> str:
         """`path` relative to the working directory, as the agent is told it."""
         return path.relative_to(self.root).as_posix()
