@@ -168,7 +168,9 @@ async def test_a_mock_job_over_every_read_endpoint(api: Api) -> None:
     assert html.headers["content-type"].startswith("text/html")
     assert html.text == (api.config.root / "reports" / "heat" / "report.html").read_text()
     assert "default-src 'none'" in html.headers["content-security-policy"]
-    assert (await client.get("/runs/heat/report?format=pdf")).status_code == 422
+    assert (await client.get("/runs/heat/report?format=xls")).status_code == 422
+    not_asked = await client.get("/runs/heat/report?format=pdf")  # written with export only
+    assert "report.pdf" in error_of(not_asked, 404, "report_not_ready")["message"]
     assert (await client.get("/healthz")).json()["local_sources"] is True
 
     events_file = api.config.root / ".research" / "heat" / "events.jsonl"

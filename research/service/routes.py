@@ -37,6 +37,7 @@ from research.service.models import (
 )
 from research.service.request_checks import local_sources_allowed
 from research.service.service import Service
+from research.service.session_files import read_export
 from research.service.streaming import run_stream
 from research.views.exports import missing_library
 
@@ -280,7 +281,7 @@ def report_response(service: Service, name: str, accept: str) -> Response:
 def export_file(service: Service, name: str, kind: str) -> Response:
     """reports/<name>/report.pdf or report.docx, as a download."""
     service.roster.snapshot(name)
-    data = service.store.report_export(name, kind)
+    data = read_export(service.store.paths(name), kind)
     if data is None:
         raise service.roster.report_not_ready(
             name, f'has no report.{kind} (a run asks for it with export: "{kind}")'

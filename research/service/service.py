@@ -25,7 +25,7 @@ from research.service.models import RunRequest, SynthesisResponse
 from research.service.polled import PolledBodies
 from research.service.request_checks import check_agent, request_job
 from research.service.roster import Roster
-from research.service.session_files import NO_STATE_YET, SessionStore, Snapshot
+from research.service.session_files import NO_STATE_YET, SessionStore, Snapshot, saved
 
 if TYPE_CHECKING:
     from research.cluster.broker import QueueClient
@@ -111,7 +111,7 @@ class Service:
         name = request.name if request.name is not None else slugify(request.task, max_length=64)
         self.roster.name(name)
         job, warnings = request_job(request, name, self.config.root)
-        if self.roster.running(name) or self.store.saved(name) or self.on_queue(name):
+        if self.roster.running(name) or saved(self.store.paths(name)) or self.on_queue(name):
             raise ApiError(
                 409,
                 "name_taken",

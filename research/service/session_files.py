@@ -152,15 +152,6 @@ class SessionStore:
         paths = self.paths(name)
         return paths.session_dir.exists() or paths.report_dir.exists()
 
-    def saved(self, name: str) -> bool:
-        """Whether the name is taken as the CLI judges it: a saved state (or its copy), or
-        a report. A session stopped before its first save can be started again."""
-        paths = self.paths(name)
-        return any(
-            os.path.lexists(path)
-            for path in (paths.state_file, paths.session_dir / STATE_COPY_NAME, paths.report_file)
-        )
-
     def has_state(self, name: str) -> bool:
         return os.path.isfile(self._session(name).state_file)
 
@@ -169,8 +160,7 @@ class SessionStore:
         state_key, state, error = self._state(session)
         lock, lock_pid, lock_host = self._lock(session)
         report_exists = os.path.isfile(session.report_file)
-        done = state is not None and state.progress.is_complete
-        exports = tuple(self.exports(name)) if done and report_exists else ()
+        exports = exports_of(session.paths, state)
         run_end = None
         if lock.state != "live" and state is not None and not state.progress.is_complete:
             run_end = self._last_run_end(session)
@@ -309,15 +299,6 @@ class SessionStore:
     def report_html(self, name: str) -> str | None:
         """reports/<name>/report.html, or None when there is none yet."""
         return read_text(self.paths(name).report_html_file, 4 * MAX_REPORT_BYTES)
-
-    def report_export(self, name: str, fmt: str) -> bytes | None:
-        """reports/<name>/report.pdf or report.docx (--export), or None when not written."""
-        return read_bytes(self.paths(name).report_export_file(fmt), 4 * MAX_REPORT_BYTES)
-
-    def exports(self, name: str) -> list[str]:
-        """The formats whose export (--export) is beside the report."""
-        paths = self.paths(name)
-        return [f for f in EXPORT_FORMATS if os.path.isfile(paths.report_export_file(f))]
 
     def report_mtime(self, name: str) -> float | None:
         try:
@@ -458,6 +439,27 @@ def tail_events(path: Path, size: int) -> list[dict[str, Any]]:
         if isinstance(event, dict):
             events.append(event)
     return events
+
+
+def saved(paths: SessionPaths) -> bool:
+    """Whether the session's name is taken as the CLI judges it: a saved state (or its
+    copy), or a report. A session stopped before its first save can be started again."""
+    return any(
+        os.path.lexists(path)
+        for path in (paths.state_file, paths.session_dir / STATE_COPY_NAME, paths.report_file)
+    )
+
+
+def read_export(paths: SessionPaths, fmt: str) -> bytes | None:
+    """reports/<name>/report.pdf or report.docx (--export), or None when not written."""
+    return read_bytes(paths.report_export_file(fmt), 4 * MAX_REPORT_BYTES)
+
+
+def exports_of(paths: SessionPaths, state: RWRState | None) -> tuple[str, ...]:
+    """The formats whose export (--export) is beside the report of a complete session."""
+    if state is None or not state.progress.is_complete:
+        return ()
+    return tuple(f for f in EXPORT_FORMATS if os.path.isfile(paths.report_export_file(f)))
 
 
 def read_text(path: Path, limit: int) -> str | None:
