@@ -109,6 +109,7 @@ async def test_jobs_redis_lost_are_shown_lost_and_sent_again_to_completion(
     await api.until("first", "lost", within=FAILOVER * 4)
     resumed = await api.client.post("/runs/first/resume")
     assert resumed.status_code == 202, resumed.text
+    assert await api.state("first") in ("queued", "running")  # never 'lost' once sent again
     for name in ("first", "second", "third"):
         await api.until(name, "done", within=90)
         assert is_complete(cluster.work, name)

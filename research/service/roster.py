@@ -44,6 +44,8 @@ class Roster:
         self.watch = watch
         self.enqueued: dict[str, Sent] = {}
         """Jobs this server put on the queue, shown as queued until a worker starts them."""
+        self.last_sent: dict[str, float] = {}
+        """When this server last sent a job of each session (monotonic)."""
 
     def name(self, name: str) -> str:
         """A name from a request path: validated as the CLI does, or a 400."""
@@ -64,7 +66,8 @@ class Roster:
         """Record a job just put on the queue; its placeholder."""
         placeholder = Job(name=job.name, argv=[], state="queued")
         key = self.store.snapshot(job.name).key
-        self.enqueued[job.name] = Sent(placeholder, key, job, time.monotonic())
+        now = self.last_sent[job.name] = time.monotonic()
+        self.enqueued[job.name] = Sent(placeholder, key, job, now)
         return placeholder
 
     def job(self, name: str) -> Job | None:
@@ -102,13 +105,20 @@ class Roster:
             sent = None
         if snap.locked or snap.complete:
             return None if sent is None else sent.placeholder  # started, no state yet
-        if view is not None and name in view.jobs:
-            return sent.placeholder if sent is not None else Job(name, [], state="queued")
-        if sent is not None:
-            if view is not None and view.taken_at > sent.at:
-                sent.placeholder.state = "lost"
+        on_queue = view is not None and name in view.jobs
+        judged = view is not None and view.taken_at > self.last_sent.get(name, -1.0)
+        if on_queue or (name in self.last_sent and not judged):
+            # on the queue, or sent since the last reading (or Redis cannot be read now)
+            if sent is None:
+                return Job(name, [], state="queued")
+            sent.placeholder.state = "queued"
             return sent.placeholder
-        if view is not None and snap.state is not None and snap.lock.state == "stale":
+        if not judged:
+            return None  # the queue cannot be read: nothing to say beyond the files
+        if sent is not None:
+            sent.placeholder.state = "lost"
+            return sent.placeholder
+        if snap.state is not None and snap.lock.state == "stale":
             return Job(name, [], state="lost")  # its run died, and its job is gone
         return None
 
