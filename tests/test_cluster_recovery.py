@@ -37,10 +37,14 @@ def anyio_backend() -> str:
 
 
 class Api:
-    def __init__(self, cluster: Cluster) -> None:
+    def __init__(self, cluster: Cluster, *, resume_running: bool = False) -> None:
         self.cluster = cluster
         config = ServiceConfig(
-            root=cluster.work, poll_seconds=0.02, queue_url=cluster.redis.url, failover=FAILOVER
+            root=cluster.work,
+            poll_seconds=0.02,
+            queue_url=cluster.redis.url,
+            failover=FAILOVER,
+            resume_running=resume_running,
         )
         self.client = httpx.AsyncClient(
             transport=httpx.ASGITransport(app=create_app(config)), base_url="http://test"
@@ -61,11 +65,13 @@ class Api:
         assert response.status_code == 202, response.text
 
 
-async def api_for(isolated: Path, tmp_path: Path, *, persist: bool) -> AsyncIterator[Api]:
+async def api_for(
+    isolated: Path, tmp_path: Path, *, persist: bool, resume_running: bool = False
+) -> AsyncIterator[Api]:
     redis = RedisServer(tmp_path / "redis", persist=persist)
     redis.start()
     cluster = Cluster(work=isolated, redis=redis, failover=FAILOVER, latency=0.3)
-    api = Api(cluster)
+    api = Api(cluster, resume_running=resume_running)
     try:
         async with api.client:
             yield api
@@ -85,6 +91,30 @@ async def forgetful(isolated: Path, tmp_path: Path) -> AsyncIterator[Api]:
     """The service over a Redis without persistence."""
     async for made in api_for(isolated, tmp_path, persist=False):
         yield made
+
+
+@pytest.fixture
+async def unattended(isolated: Path, tmp_path: Path) -> AsyncIterator[Api]:
+    """The service with --resume-running over a Redis without persistence."""
+    async for made in api_for(isolated, tmp_path, persist=False, resume_running=True):
+        yield made
+
+
+@pytest.mark.anyio
+async def test_with_resume_running_lost_jobs_are_sent_again_on_their_own(
+    unattended: Api, capfd: pytest.CaptureFixture[str]
+) -> None:
+    api, cluster = unattended, unattended.cluster
+    for name in ("alpha", "beta"):
+        await api.start(name, breadth=1, depth=1)
+    cluster.redis.kill()
+    cluster.redis.start()
+    cluster.start_worker("h1")
+    for name in ("alpha", "beta"):
+        await api.until(name, "done", within=90)
+    err = capfd.readouterr().err
+    for name in ("alpha", "beta"):
+        assert f"{name}: the queue lost its job; sent it again" in err, err
 
 
 @pytest.mark.anyio

@@ -77,7 +77,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--resume-running",
         action="store_true",
-        help="resume the sessions that were running (not complete, not locked)",
+        help="resume the sessions that were running (not complete, not locked); with a queue "
+        "URL, also send again each job the queue lost, as it is found (at most 3 times each)",
     )
     return p
 

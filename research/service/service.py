@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from research.service.queue_watch import QueueWatch
 
 BODY_LIMIT = 64 * 1024
+MAX_AUTO_RESENDS = 3
 
 
 @dataclass
@@ -88,8 +89,10 @@ class Service:
             from research.service.queue_watch import QueueWatch
 
             self.queue = QueueClient(config.queue_url, failover=config.failover)
-            self.watch = QueueWatch(self.queue, config.root, touch=self.look_at_locks)
+            self.watch = QueueWatch(self.queue, config.root, touch=self.after_reading)
         self.roster = Roster(self.store, self.jobs, self.watch)
+        self.resent: dict[str, int] = {}
+        """How often each session's lost job was sent again on its own (--resume-running)."""
         self.polled = PolledBodies(self.roster)
         self.feeds = FeedHub(
             self.store.events_path,
@@ -99,10 +102,28 @@ class Service:
             heartbeat_seconds=config.heartbeat_seconds,
         )
 
-    def look_at_locks(self) -> None:
-        """Read every session's lock: another host's still heartbeat is timed from now."""
+    def after_reading(self) -> None:
+        """After each reading of the queue: read every session's lock (another host's still
+        heartbeat is timed from now), and with --resume-running send lost jobs again."""
         for name in self.store.names():
             self.store.locked(name)
+        if self.config.resume_running:
+            self.send_lost_again()
+
+    def send_lost_again(self) -> None:
+        """Send again each job the queue lost, at most MAX_AUTO_RESENDS times a session (a
+        job a worker keeps dropping is then left `lost`, for a person to look at)."""
+        for name in self.roster.all_names():
+            job = self.roster.job(name)
+            if job is None or job.state != "lost" or self.resent.get(name, 0) >= MAX_AUTO_RESENDS:
+                continue
+            self.resent[name] = self.resent.get(name, 0) + 1
+            try:
+                self.resume(name)
+            except ApiError as exc:
+                sys.stderr.write(f"research.py: {name}: lost, not sent again: {exc.message}\n")
+                continue
+            sys.stderr.write(f"research.py: {name}: the queue lost its job; sent it again\n")
 
     def new_run(self, request: RunRequest) -> Job:
         """Validate as the CLI does, then start (or queue) `research TOPIC --name …`."""
