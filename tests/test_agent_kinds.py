@@ -215,3 +215,12 @@ def test_codex_runs_in_its_sandbox_or_says_on_its_command_line_that_it_does_not(
     assert "--dangerously-bypass-approvals-and-sandbox" in bare and "--sandbox" not in bare
     # Codex refuses settings for its built-in providers: none are given for them.
     assert not [word for word in bare if word.startswith("model_providers.")]
+
+
+def test_a_session_resumed_with_a_command_keeps_the_models_it_had() -> None:
+    state = new_state(
+        Plan(topic=QUESTION, breadth=1, depth=1), name="s", max_iterations=9, timeout=9
+    )
+    state.config.agent, state.config.model = "claude", "sonnet"
+    state.config.apply(settings(resume=True, agent_cmd="claude -p --model {model}"))
+    assert (state.config.agent, state.config.model) == ("command", "sonnet")

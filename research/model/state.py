@@ -253,7 +253,7 @@ class SessionConfig(BaseModel):
                 f"--agent-cmd {settings.agent_cmd!r}" if settings.agent_cmd else f"--agent {agent}"
             )
             changes.append(f"{shown} (was {self.agent_cmd or self.agent})")
-            if agent != self.agent:
+            if agent != self.agent and agent in agent_names():  # a command keeps them
                 changes += self._default_models(agent, settings)
             self.agent, self.agent_cmd = agent, settings.agent_cmd
         self.mock_mode = self.mock_mode or settings.mock_mode
