@@ -751,3 +751,42 @@ def test_a_pinned_passage_with_a_rival_figure_in_another_sentence_is_not_support
     claim = "Enabling the cache made the nightly upload benchmark 9% faster."
     check = check_claim(claim, STORM)
     assert check.support is not Support.SUPPORTED, check
+
+
+# --- Two figures of one sentence told the other way round (issue 26, held-out style) ---------
+
+READERS = index_page(
+    """Reader survey 2031
+
+Among readers who named a favourite format, the print edition (48%) and audio (31%) led
+the list, well ahead of the newsletter.
+
+The press room's pump runs at 1200, 1800 (the factory setting) or 2400 rpm, chosen on the
+front panel.
+"""
+)
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "The print edition was the favourite format of 31% of the readers who named one.",
+        "The press room pump's factory setting is 2400 rpm.",
+    ],
+)
+def test_a_figure_the_sentence_gives_to_another_subject_is_unsupported(claim: str) -> None:
+    check = check_claim(claim, READERS)
+    assert check.support is Support.UNSUPPORTED, check
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Audio was the favourite format of 31% of the readers who named one.",
+        "The print edition was the favourite format of 48% of the readers who named one.",
+        "The press room pump's factory setting is 1800 rpm.",
+    ],
+)
+def test_a_figure_with_its_own_subject_in_a_shared_sentence_is_supported(claim: str) -> None:
+    check = check_claim(claim, READERS)
+    assert check.support is Support.SUPPORTED, check
