@@ -761,7 +761,7 @@ READERS = index_page(
 Among readers who named a favourite format, the print edition (48%) and audio (31%) led
 the list, well ahead of the newsletter.
 
-The press room's pump runs at 1200, 1800 (the factory setting) or 2400 rpm, chosen on the
+The press room's pump runs at 900, 1500 (the factory setting) or 3000 rpm, chosen on the
 front panel.
 """
 )
@@ -771,7 +771,7 @@ front panel.
     "claim",
     [
         "The print edition was the favourite format of 31% of the readers who named one.",
-        "The press room pump's factory setting is 2400 rpm.",
+        "The press room pump's factory setting is 3000 rpm.",
     ],
 )
 def test_a_figure_the_sentence_gives_to_another_subject_is_unsupported(claim: str) -> None:
@@ -784,7 +784,7 @@ def test_a_figure_the_sentence_gives_to_another_subject_is_unsupported(claim: st
     [
         "Audio was the favourite format of 31% of the readers who named one.",
         "The print edition was the favourite format of 48% of the readers who named one.",
-        "The press room pump's factory setting is 1800 rpm.",
+        "The press room pump's factory setting is 1500 rpm.",
     ],
 )
 def test_a_figure_with_its_own_subject_in_a_shared_sentence_is_supported(claim: str) -> None:

@@ -21,13 +21,15 @@ checked: a weak one is already flagged.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 
 from research.sources.figures import StatedNumber
 from research.sources.flips import clause_around
-from research.sources.pageindex import PageIndex, holds
+from research.sources.pageindex import PageIndex, Sentence, holds
 from research.sources.words import stems_of
 
 MIN_RIVAL_SHARE = 0.5
@@ -81,22 +83,34 @@ def _slot_words(page: PageIndex, words: frozenset[str]) -> frozenset[str]:
     return frozenset(w for w in words if len(page.sentence_postings.get(w, ())) < least)
 
 
-def _same_slot(mine: StatedNumber, theirs: StatedNumber) -> bool:
+def _same_slot(mine: StatedNumber, theirs: StatedNumber, *, lenient: bool = False) -> bool:
     """Whether a page figure could stand where the claim's does: the same kind, a multiple
     only for a multiple, the same dimension when both carry a unit (a bare figure only for
-    a bare one), and a magnitude within `MAGNITUDE_RATIO` of the claim's."""
+    a bare one, unless `lenient`: within one sentence a list writes its unit once, "100,
+    250 or 1000 rpm"), and a magnitude within `MAGNITUDE_RATIO` of the claim's."""
     if mine.kind != theirs.kind or mine.multiple != theirs.multiple:
-        return False
-    if (mine.quantity is None) != (theirs.quantity is None):
         return False
     if mine.quantity is not None and theirs.quantity is not None:
         if mine.quantity.unit.dimension != theirs.quantity.unit.dimension:
             return False
+    elif (mine.quantity is None) != (theirs.quantity is None):
+        if not lenient:
+            return False
+        a, b = _plain(mine), _plain(theirs)
+        return a is not None and b is not None and _near(a, b)
     if mine.kind == "percent":
         return True
     a, b = mine.magnitude, theirs.magnitude
     if a is None or b is None:
         return a is None and b is None  # dates with dates
+    return _near(a, b)
+
+
+def _plain(figure: StatedNumber) -> float | None:
+    return float(figure.value) if isinstance(figure.value, Decimal) else None
+
+
+def _near(a: float, b: float) -> bool:
     return a > 0 and b > 0 and max(a, b) <= MAGNITUDE_RATIO * min(a, b)
 
 
@@ -145,10 +159,8 @@ def _rival(
     counts: Counter[int] = Counter()
     for stem in words:
         counts.update(page.sentence_postings.get(stem, ()))
-    for index, count in counts.most_common():
-        if count < least:
-            break
-        if index in stating or index < page.head:
+    for index, count in counts.items():
+        if count < least or index in stating or index < page.head:
             continue
         same = [f for f in page.sentences[index].numbers if _same_slot(number, f)]
         if not same or any(not f.candidates.isdisjoint(claimed) for f in same):
@@ -168,12 +180,14 @@ def given_to_others(
     """The first of the claim's figures (stated on the page: `stating` gives the sentences
     for each) that the page gives to other words, with the figure it gives instead."""
     checked = [n for n in numbers if n.kind not in _SKIPPED_KINDS]
-    figures = stems_of(" ".join(n.text for n in numbers)) | page.head_stems
+    figures: frozenset[str] | None = None
     for number, sentences in zip(numbers, stating, strict=True):
         if number not in checked or not 0 < len(sentences) <= MAX_SLOT_SENTENCES:
             continue
         if min(sentences) < page.head:
             continue  # the title block states it: context for every passage
+        if figures is None:
+            figures = stems_of(" ".join(n.text for n in numbers)) | page.head_stems
         words = _slot_words(page, _words_of(norm, stems, number, len(checked) > 1, figures))
         others = [n for n in numbers if n is not number]
         found = _rival(page, number, words, sentences, others)
@@ -224,3 +238,65 @@ def _stems_of(page: PageIndex, sentences: Collection[int]) -> frozenset[str]:
     for index in sentences:
         out |= page.sentences[index].stems
     return frozenset(out)
+
+
+_BREAK = re.compile(r"[(),;:]")
+
+
+def _attached_words(sentence: Sentence) -> list[set[str] | None]:
+    """For each figure of the sentence, the words a parenthesis ties to it, or None: a
+    figure in parentheses belongs to the words just before them, back to the previous
+    figure or punctuation ("GoLand (33%)"); words in parentheses right after a figure
+    belong to it ("250 (the default)")."""
+    text = sentence.norm
+    spans = [figure.span for figure in sentence.numbers]
+    out: list[set[str] | None] = []
+    for index, (start, end) in enumerate(spans):
+        before, after = text[:start].rstrip(), text[end:].lstrip()
+        if before.endswith("(") and after.startswith(")"):
+            left = before[:-1]
+            stops = [m.end() for m in _BREAK.finditer(left)]
+            stops += [e for s, e in spans[:index] if e <= len(left)]
+            out.append(set(stems_of(left[max(stops, default=0) :])))
+        elif after.startswith("(") and ")" in after:
+            out.append(set(stems_of(after[1 : after.index(")")])))
+        else:
+            out.append(None)
+    return out
+
+
+def told_the_other_way(
+    page: PageIndex,
+    run: Sequence[int],
+    norm: str,
+    stems: frozenset[str],
+    numbers: Sequence[StatedNumber],
+) -> Given | None:
+    """A claim figure that a sentence of `run` stating it gives to other words than the
+    claim's, while a figure of the same sort in that sentence, which the claim lacks, is
+    tied by a parenthesis to more of the claim's words (`_attached_words`): "VS Code (43%)
+    and GoLand (33%)" for a claim that VS Code had 33%."""
+    checked = [n for n in numbers if n.kind not in _SKIPPED_KINDS]
+    claimed = frozenset(v for n in numbers for v in n.candidates)
+    figures = stems_of(" ".join(n.text for n in numbers))
+    shared = [
+        i for i in run if len(page.sentences[i].numbers) > 1 and "(" in page.sentences[i].norm
+    ]
+    for number in checked if shared else ():
+        words = _words_of(norm, stems, number, len(checked) > 1, figures)
+        for index in shared:
+            sentence = page.sentences[index]
+            mine = [i for i, f in enumerate(sentence.numbers) if number.matches(f)]
+            rivals = [
+                i
+                for i, f in enumerate(sentence.numbers)
+                if _same_slot(number, f, lenient=True) and f.candidates.isdisjoint(claimed)
+            ]
+            if not mine or not rivals:
+                continue
+            tied = _attached_words(sentence)
+            own = max(len((tied[i] or set()) & words) for i in mine)
+            for i in rivals:
+                if len((tied[i] or set()) & words) > own:
+                    return Given(number, sentence.numbers[i], index)
+    return None
