@@ -25,14 +25,14 @@ from research.service.models import RunRequest, SynthesisResponse
 from research.service.polled import PolledBodies
 from research.service.request_checks import check_agent, request_job
 from research.service.roster import Roster
-from research.service.session_files import NO_STATE_YET, SessionStore, Snapshot, saved
+from research.service.session_files import NO_STATE_YET, SessionStore, saved
 
 if TYPE_CHECKING:
     from research.cluster.broker import QueueClient
     from research.service.queue_watch import QueueWatch
+    from research.service.task_queue import TaskQueue
 
 BODY_LIMIT = 64 * 1024
-MAX_AUTO_RESENDS = 3
 
 
 @dataclass
@@ -83,16 +83,17 @@ class Service:
             cli=config.cli,
         )
         self.queue: QueueClient | None = None
+        self.tasks: TaskQueue | None = None
         self.watch: QueueWatch | None = None
         if config.queue_url is not None:
             from research.cluster.broker import QueueClient
             from research.service.queue_watch import QueueWatch
+            from research.service.task_queue import TaskQueue
 
             self.queue = QueueClient(config.queue_url, failover=config.failover)
+            self.tasks = TaskQueue(self.queue, self.store)
             self.watch = QueueWatch(self.queue, config.root, touch=self.after_reading)
         self.roster = Roster(self.store, self.jobs, self.watch)
-        self.resent: dict[str, int] = {}
-        """How often each session's lost job was sent again on its own (--resume-running)."""
         self.polled = PolledBodies(self.roster)
         self.feeds = FeedHub(
             self.store.events_path,
@@ -103,27 +104,12 @@ class Service:
         )
 
     def after_reading(self) -> None:
-        """After each reading of the queue: read every session's lock (another host's still
-        heartbeat is timed from now), and with --resume-running send lost jobs again."""
-        for name in self.store.names():
-            self.store.locked(name)
+        """After each reading of the queue: time other hosts' locks, and with
+        --resume-running send lost jobs again."""
+        assert self.tasks is not None
+        self.tasks.look_at_locks()
         if self.config.resume_running:
-            self.send_lost_again()
-
-    def send_lost_again(self) -> None:
-        """Send again each job the queue lost, at most MAX_AUTO_RESENDS times a session (a
-        job a worker keeps dropping is then left `lost`, for a person to look at)."""
-        for name in self.roster.all_names():
-            job = self.roster.job(name)
-            if job is None or job.state != "lost" or self.resent.get(name, 0) >= MAX_AUTO_RESENDS:
-                continue
-            self.resent[name] = self.resent.get(name, 0) + 1
-            try:
-                self.resume(name)
-            except ApiError as exc:
-                sys.stderr.write(f"research.py: {name}: lost, not sent again: {exc.message}\n")
-                continue
-            sys.stderr.write(f"research.py: {name}: the queue lost its job; sent it again\n")
+            self.tasks.send_lost_again(self.roster, self.resume)
 
     def new_run(self, request: RunRequest) -> Job:
         """Validate as the CLI does, then start (or queue) `research TOPIC --name …`."""
@@ -132,7 +118,8 @@ class Service:
         name = request.name if request.name is not None else slugify(request.task, max_length=64)
         self.roster.name(name)
         job, warnings = request_job(request, name, self.config.root)
-        if self.roster.running(name) or saved(self.store.paths(name)) or self.on_queue(name):
+        on_queue = self.tasks is not None and self.tasks.holds(name)
+        if self.roster.running(name) or saved(self.store.paths(name)) or on_queue:
             raise ApiError(
                 409,
                 "name_taken",
@@ -148,18 +135,6 @@ class Service:
         started.warnings = warnings
         return started
 
-    def on_queue(self, name: str) -> bool:
-        """Whether the task queue holds a job of `name` (sent by anyone); 503 when Redis
-        cannot be read."""
-        from research.cluster.broker import QueueUnavailable
-
-        if self.queue is None:
-            return False
-        try:
-            return any(job["name"] == name for job in self.queue.jobs())
-        except QueueUnavailable as exc:
-            raise ApiError(503, "queue_unavailable", str(exc), retryable=True) from None
-
     def submit(self, name: str, args: list[str]) -> Job:
         try:
             return self.jobs.submit(name, args)
@@ -168,14 +143,8 @@ class Service:
 
     def enqueue(self, job: JobMessage) -> Job:
         """Put `job` on the task queue (--queue); a retryable 503 when Redis is down."""
-        from research.cluster.broker import QueueUnavailable
-
-        assert self.queue is not None
-        try:
-            self.queue.send(job)
-        except QueueUnavailable as exc:
-            raise ApiError(503, "queue_unavailable", str(exc), retryable=True) from None
-        return self.roster.sent(job)
+        assert self.tasks is not None
+        return self.tasks.send(job, self.roster)
 
     async def wait_for_end(self, name: str) -> None:
         """Wait until a queued job's session is complete (or failed for good: 502)."""
@@ -271,39 +240,14 @@ class Service:
             except ProcessLookupError:
                 pass
             return "stopping"
-        if self.queue is not None:
-            return self.stop_queued(name, snap)
+        if self.tasks is not None:
+            return self.tasks.stop(name, snap, self.roster)
         if snap is not None and snap.locked:
             raise ApiError(
                 409,
                 "locked",
                 f"session {name!r} is held by another process "
                 f"({snap.lock.detail}); it cannot be stopped from here",
-            )
-        raise ApiError(409, "not_running", f"session {name!r} is not running")
-
-    def stop_queued(self, name: str, snap: Snapshot | None) -> str:
-        """Ask whichever worker runs (or will start) the session's job to stop that job (by
-        its id: a later job of the name is not stopped)."""
-        from research.cluster.broker import QueueUnavailable
-
-        assert self.queue is not None
-        try:
-            found = self.queue.stop(name)
-        except QueueUnavailable as exc:
-            raise ApiError(503, "queue_unavailable", str(exc), retryable=True) from None
-        sent = self.roster.enqueued.pop(name, None)
-        if found:
-            return "stopping"
-        if sent is not None:
-            return "cancelled"  # lost: nothing runs, nothing will
-        if snap is not None and snap.locked:
-            raise ApiError(
-                409,
-                "locked",
-                f"session {name!r} is held by a run no worker names ({snap.lock.detail}); "
-                "it cannot be stopped from here",
-                retryable=True,
             )
         raise ApiError(409, "not_running", f"session {name!r} is not running")
 
