@@ -68,7 +68,7 @@ class Server:
             target=self._read, args=(self.proc, self.output), daemon=True
         )
         self.reader.start()
-        deadline = time.monotonic() + 15
+        deadline = time.monotonic() + 120  # a hang guard: a loaded machine starts slowly
         while True:
             if found := SERVING.search("".join(self.output)):
                 self.url = f"http://127.0.0.1:{found.group(1)}"
@@ -106,7 +106,7 @@ class Server:
     def get(self, path: str, **kw: Any) -> httpx.Response:
         return httpx.get(self.url + path, timeout=10, **kw)
 
-    def wait_state(self, name: str, *states: str, within: float = 20.0) -> dict[str, Any]:
+    def wait_state(self, name: str, *states: str, within: float = 120.0) -> dict[str, Any]:
         deadline = time.monotonic() + within
         while True:
             body: dict[str, Any] = self.get(f"/runs/{name}").json()
@@ -115,7 +115,7 @@ class Server:
             assert time.monotonic() < deadline, f"{name} stayed {body.get('state')}"
             time.sleep(0.05)
 
-    def wait_gate(self, within: float = 15.0) -> None:
+    def wait_gate(self, within: float = 120.0) -> None:
         waiting = Path(f"{self.gate}.waiting")
         deadline = time.monotonic() + within
         while not waiting.exists():
