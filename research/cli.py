@@ -318,7 +318,11 @@ def build_settings(
     except ValidationError as exc:
         first = exc.errors()[0]
         key = str(first["loc"][0]) if first["loc"] else ""
-        where = OPTION[key].flag if key in OPTION else "--" + key.replace("_", "-")
+        option = OPTION.get(key)
+        if option is not None and option.env and sources.get(key) == "ENVIRONMENT":
+            where = option.env  # what the user gave, not the flag
+        else:
+            where = option.flag if option is not None else "--" + key.replace("_", "-")
         raise UsageError(f"invalid {where}: {first['msg']}") from None
 
 
