@@ -47,10 +47,14 @@ def read_folder_id(root: Path) -> str | None:
         return None
     except OSError as exc:
         raise SetupError(f"cannot read {path}: {exc.strerror or exc}") from None
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise SetupError(f"{path} is not a regular file")
-        text = handle.read(100).decode("ascii", errors="replace").strip()
+        text = os.read(fd, 100).decode("ascii", errors="replace").strip()
+    except OSError as exc:
+        raise SetupError(f"cannot read {path}: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
     if not _ID.fullmatch(text):
         raise SetupError(f"{path} does not hold a folder identifier; delete it to make a new one")
     return text
