@@ -22,6 +22,14 @@ from typer.testing import CliRunner
 
 from research.cli import app
 
+# A child `python -m research` or `research` (the service's jobs, the workers, the
+# catalogues' processes) imports this checkout, not whichever one the venv's editable
+# install points at. Set for the whole process, not per test: module-scoped fixtures start
+# their children before any test's own fixtures run.
+if str(REPO) not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
+    _path = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = f"{REPO}{os.pathsep}{_path}" if _path else str(REPO)
+
 
 @pytest.fixture(autouse=True)
 def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -32,10 +40,6 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     # is off unless a test turns it on with --verify-sources, against a local server or the
     # mock's simulated web.
     monkeypatch.setenv("RESEARCH_VERIFY_SOURCES", "0")
-    # A child `python -m research` (the service's jobs, the workers) imports this checkout,
-    # not whichever one the venv's editable install points at.
-    path = os.environ.get("PYTHONPATH")
-    monkeypatch.setenv("PYTHONPATH", f"{REPO}{os.pathsep}{path}" if path else str(REPO))
     # The user's key (research/workspace/userkey.py) is made in the test's own state dir.
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     work = tmp_path / "work"

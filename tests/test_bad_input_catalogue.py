@@ -223,6 +223,13 @@ CASES = [
     # the agent
     Case("--agent aider", (*SMALL, "--agent", "aider", QUESTION), 2, "--agent"),
     Case(
+        "claude not on PATH",
+        ("--agent", "claude", "--name", "x", "--breadth", "1", "--depth", "1", QUESTION),
+        1,
+        "npm install -g @anthropic-ai/claude-code",
+        no_agent_on_path=True,
+    ),
+    Case(
         "--agent-cmd ''",
         ("--name", "x", "--breadth", "1", "--depth", "1", "--agent-cmd", "", QUESTION),
         2,
