@@ -36,8 +36,8 @@ from research.workspace.fsutil import (
     unlink_entry,
     write_if_changed,
 )
-from research.workspace.guard import Kept, WorkspaceGuard
-from research.workspace.lock import SessionLock
+from research.workspace.guard import Kept, WorkspaceGuard, WorkspaceTampered
+from research.workspace.lock import SessionDirectoryGone, SessionLock
 from research.workspace.paths import SessionPaths
 
 
@@ -226,7 +226,9 @@ class RunContext:
         written through it)."""
         try:
             result = self.agent.run(call)
-        except OSError:  # the call's log could not be written: perhaps a swapped directory
+        except (OSError, SessionDirectoryGone):
+            # The call's log could not be written (the lock's fence refused a session
+            # directory that is not the one locked): the guard says what the agent did.
             self.check_workspace(phase, kept)
             raise
         self.check_workspace(phase, kept)
@@ -234,9 +236,15 @@ class RunContext:
 
     def check_workspace(self, phase: Phase, kept: Kept | None = None) -> None:
         """After a call: make the session and report directories safe again (see
-        research/workspace/guard.py); raises WorkspaceTampered when the run must stop."""
+        research/workspace/guard.py); raises WorkspaceTampered when the run must stop. A
+        session directory the guard made again keeps the lock, so the state is saved there."""
         with self.mutex:
-            self.guard.check(phase.value, kept)
+            try:
+                self.guard.check(phase.value, kept)
+            except WorkspaceTampered as exc:
+                if exc.remade is not None and self.lock is not None:
+                    self.lock.follow_directory(exc.remade)
+                raise
 
     def write_plan(self) -> None:
         with self.mutex:

@@ -68,6 +68,12 @@ MAX_WALK = 100_000
 class WorkspaceTampered(RunFailed):
     """The agent swapped the session or report directory: the run stops (exit 1)."""
 
+    def __init__(self, message: str, *, remade: tuple[int, int] | None = None) -> None:
+        super().__init__(message)
+        self.remade = remade
+        """The session directory the guard made again (device, inode) after the agent
+        deleted it, for the state to be saved there; None when nothing may be written."""
+
 
 Identity = tuple[int, int]
 
@@ -250,7 +256,8 @@ class WorkspaceGuard:
                             self._record(again, made)
                     raise WorkspaceTampered(
                         f"the agent deleted {shown}{during}; its state is saved again; the "
-                        "session can be continued with --resume"
+                        "session can be continued with --resume",
+                        remade=self.identities.get(paths.session_dir),
                     )
                 self.freeze()
                 replaced_with = "another directory" if found == "a directory" else found

@@ -28,6 +28,7 @@ from research.workspace.lockfile import (
     FoundLock,
     LockFileError,
     LockInfo,
+    SessionDirectoryGone,
     read_lock_file,
     write_lock_file,
 )
@@ -271,10 +272,17 @@ class Keeper:
         except OSError:
             same = False
         if not same:
-            raise LockFileError(
+            raise SessionDirectoryGone(
                 f"the session directory {self.path.parent} was deleted or "
                 "replaced; the lock is not written there"
             )
+
+    def follow(self, directory: tuple[int, int]) -> None:
+        """The session directory is `directory` now (the workspace guard made it again after
+        an agent deleted it): the lock's record is written there again at the next check."""
+        with self.mutex:
+            if self.token is not None and not self.lost.is_set():
+                self.directory = directory
 
     def _read_quietly(self) -> FoundLock:
         try:

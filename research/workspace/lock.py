@@ -48,6 +48,7 @@ from research.workspace.lockfile import (
     FoundLock,
     LockFileError,
     LockInfo,
+    SessionDirectoryGone,
     lock_failure,
     read_lock_file,
     write_lock_file,
@@ -72,6 +73,7 @@ __all__ = [
     "FoundLock",
     "LockFileError",
     "LockInfo",
+    "SessionDirectoryGone",
     "SessionLock",
     "own_agent_groups",
     "pid_running",
@@ -294,6 +296,11 @@ class SessionLock:
         """Refresh the heartbeat now (repairing our record if needed); False if the lock
         is not ours (never taken, released, or taken over by another run)."""
         return self._keeper.heartbeat()
+
+    def follow_directory(self, directory: tuple[int, int]) -> None:
+        """Keep the lock in the session directory made again at `directory` (device, inode)
+        by the workspace guard after an agent deleted the old one (with the lock file)."""
+        self._keeper.follow(directory)
 
     def fenced(self) -> contextlib.AbstractContextManager[None]:
         """One write into the session, made only while the lock is still ours."""

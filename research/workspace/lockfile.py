@@ -33,6 +33,11 @@ class LockFileError(UsageError):
     """The lock file or its flock file is not a regular file, or cannot be read (exit 2)."""
 
 
+class SessionDirectoryGone(LockFileError):
+    """A write into the session found its directory deleted or replaced: nothing is written
+    there. After an agent call the workspace guard says what the agent did instead."""
+
+
 class LockInfo(BaseModel):
     """The content of `research.lock.json`."""
 
