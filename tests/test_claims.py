@@ -790,3 +790,39 @@ def test_a_figure_the_sentence_gives_to_another_subject_is_unsupported(claim: st
 def test_a_figure_with_its_own_subject_in_a_shared_sentence_is_supported(claim: str) -> None:
     check = check_claim(claim, READERS)
     assert check.support is Support.SUPPORTED, check
+
+
+# --- The page's subject figure is context for every passage (issue 26, held-out style) -------
+
+RELEASE = index_page(
+    """Tern 5.2 is out today, with a faster scheduler and a new plugin interface. Tern 5.2
+can be installed from the usual package repositories.
+
+Scheduler
+
+Cold starts were the most requested improvement. The rewritten scheduler cuts cold start
+time by 30% on the reference workload, and idle memory by a fifth. The gain is largest on
+machines with many cores. Warm starts are unchanged.
+
+Plugins
+
+Tern 5.2 loads plugins through a stable interface. Plugins built for the old interface
+keep working through a shim.
+
+Upgrading
+
+Sites still on Tern 4.9 should read the upgrade notes first. Tern 4.9 will get security
+fixes until the end of next year. Tern 4.9 configuration files are read unchanged.
+"""
+)
+
+
+def test_a_figure_the_page_is_about_is_context_for_every_passage() -> None:
+    check = check_claim("Tern 5.2's rewritten scheduler cuts cold start time by 30%.", RELEASE)
+    assert check.support is Support.SUPPORTED, check
+    assert "5.2 stated elsewhere on the page" in check.reason
+
+
+def test_a_figure_stated_often_but_not_in_the_lead_is_not_context() -> None:
+    check = check_claim("Tern 4.9's rewritten scheduler cuts cold start time by 30%.", RELEASE)
+    assert check.support is not Support.SUPPORTED, check
