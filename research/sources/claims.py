@@ -17,7 +17,7 @@ sentence of it giving a figure of that sort the claim lacks, is SUPPORTED from
 WEAK_COVERAGE on (the figures say which passage the claim restates; a paraphrase changes
 its words).
 
-Three kinds of context count as part of every passage:
+Four kinds of context count as part of every passage:
 - the title block: up to HEAD_SENTENCES leading lines of at most HEAD_WORDS words that do
   not end like a sentence (title, publisher, dateline), so "The Energy Observatory's May
   2024 trial found ..." is not penalised for naming the publisher and the date;
@@ -25,6 +25,9 @@ Three kinds of context count as part of every passage:
   block gives a year or date of its own: it may come from a heading or from "this year";
 - a numbered name ("phase 3", "round 5", "table 2": a figure right after such a word),
   which must be on the page but need not be in the passage.
+- the page's subject figure: one it states in at least SUBJECT_SENTENCES sentences, one
+  of them among the first LEAD_SENTENCES after the title block ("Go 1.21", the survey's
+  year), which must be on the page but need not be in the passage.
 
 Issue 21 added three rules:
 - a figure after "version", "section", "level", "page" or "table" (kind "pinned") must be
@@ -331,6 +334,17 @@ class _Match:
     """For each of the claim's figures, the sentences that state it."""
 
 
+SUBJECT_SENTENCES = 3
+"""A figure the page states in at least this many sentences, one of them in its lead (the
+first LEAD_SENTENCES after the title block), is what the page is about ("Go 1.21"):
+context for every passage, like the title block."""
+LEAD_SENTENCES = 3
+
+
+def _subject(page: PageIndex, stating: Collection[int]) -> bool:
+    return len(stating) >= SUBJECT_SENTENCES and min(stating) < page.head + LEAD_SENTENCES
+
+
 def _match(page: PageIndex, parsed: _Parsed) -> _Match:
     stems, numbers = parsed.stems, parsed.numbers
     head = page.sentences[: page.head]  # title, publisher, date: context for every passage
@@ -360,8 +374,10 @@ def _match(page: PageIndex, parsed: _Parsed) -> _Match:
     rest = stems - run.held
     absent = [
         n
-        for n in elsewhere
-        if (n.kind not in ("year", "date") or dated)
+        for n, s in zip(numbers, stating, strict=True)
+        if n in elsewhere
+        and (n.kind not in ("year", "date") or dated)
+        and not _subject(page, s)
         and (_conflicts(in_run, numbers, [n]) or not anchored(page, n, rest, numbers, stating))
     ]
     return _Match(
