@@ -17,7 +17,7 @@ from research.mcp_server.schema import first_problem, unknown_arguments
 from research.service.approval import approve
 from research.service.bodies import detail, summary
 from research.service.children import Job
-from research.service.errors import ApiError
+from research.service.errors import ApiError, job_failure
 from research.service.models import ApproveRequest, RunDetail, RunRequest
 from research.service.search import SearchRequest, as_run
 from research.service.service import Service
@@ -165,7 +165,7 @@ class ResearchTools:
         result = self.service.result(job.name)
         report = self.service.store.report(job.name)
         if result is None or report is None:
-            raise tool_error(self.service.failure(job))
+            raise tool_error(job_failure(job))
         return report
 
     async def until_ended(self, ctx: Context, job: Job) -> None:

@@ -6,6 +6,8 @@ from typing import Any
 
 from fastapi.responses import JSONResponse
 
+from research.core.errors import INTERRUPTED_CODES, ExitCode
+from research.service.children import Job
 from research.service.models import ErrorResponse
 
 
@@ -40,3 +42,26 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     }.items()
 }
 """The error statuses of every endpoint, for the OpenAPI description."""
+
+
+def job_failure(job: Job) -> ApiError:
+    """How a job that ended without its answer reads as an API error (its exit code's meaning)."""
+    code = job.exit_code
+    message = job.message or f"the job ended with exit code {code}"
+    if code == ExitCode.LOCKED:
+        return ApiError(409, "locked", message, retryable=True)
+    if code == ExitCode.USAGE:
+        return ApiError(422, "validation_error", message)
+    if code in INTERRUPTED_CODES:
+        return ApiError(
+            409,
+            "interrupted",
+            f"the job was stopped; resume it with POST /runs/{job.name}/resume",
+            retryable=True,
+        )
+    return ApiError(
+        502,
+        "run_failed",
+        f"{message} (resume it with POST /runs/{job.name}/resume)",
+        retryable=True,
+    )

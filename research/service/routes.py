@@ -26,6 +26,7 @@ from research.core.defaults import EXPORT_FORMATS
 from research.core.options import OPTION
 from research.service.approval import approve
 from research.service.children import Job
+from research.service.errors import job_failure
 from research.service.models import (
     ApproveRequest,
     ErrorResponse,
@@ -164,7 +165,7 @@ def job_routes(service: Service) -> APIRouter:
             answer = accepted(job, job.name).model_copy(update={"status": "awaiting_approval"})
             return JSONResponse(answer.model_dump(), status_code=202)
         if result is None:
-            raise service.failure(job)
+            raise job_failure(job)
         return JSONResponse(result.model_dump())
 
     @router.post("/runs/{name}/resume", tags=["jobs"], status_code=202, response_model=JobAccepted)

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from research.core.option_fields import request_fields
 from research.core.options import OPTION
+from research.service.errors import job_failure
 from research.service.models import MAX_TASK_LENGTH, RunRequest, SynthesisResponse
 from research.service.service import Service
 
@@ -84,7 +85,7 @@ def search_router(service: Service) -> APIRouter:
         await job.ended.wait()
         result = service.result(job.name)
         if result is None:
-            raise service.failure(job)
+            raise job_failure(job)
         return JSONResponse(result.model_dump())
 
     return router

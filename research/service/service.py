@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 from research.cluster.messages import JobMessage, child_args
 from research.core.agentkind import DEFAULT_AGENT, AgentKind, agent_names
-from research.core.errors import INTERRUPTED_CODES, ExitCode
 from research.service.bodies import citations, job_state, synthesis
 from research.service.children import Job, JobManager, QueueFull, is_research_process
 from research.service.errors import ApiError
@@ -260,24 +259,3 @@ class Service:
             self.store.sources(name), self.store.cited_ids(name), self.store.verification(name)
         )
         return synthesis(snap.state, report, cites, self.store.report_mtime(name))
-
-    def failure(self, job: Job) -> ApiError:
-        code = job.exit_code
-        message = job.message or f"the job ended with exit code {code}"
-        if code == ExitCode.LOCKED:
-            return ApiError(409, "locked", message, retryable=True)
-        if code == ExitCode.USAGE:
-            return ApiError(422, "validation_error", message)
-        if code in INTERRUPTED_CODES:
-            return ApiError(
-                409,
-                "interrupted",
-                f"the job was stopped; resume it with POST /runs/{job.name}/resume",
-                retryable=True,
-            )
-        return ApiError(
-            502,
-            "run_failed",
-            f"{message} (resume it with POST /runs/{job.name}/resume)",
-            retryable=True,
-        )

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 from research.service.children import Job
-from research.service.errors import ApiError
+from research.service.errors import ApiError, job_failure
 from research.service.models import ErrorBody, ErrorResponse
 from research.service.service import Service
 
@@ -37,6 +37,6 @@ async def run_stream(service: Service, job: Job) -> AsyncIterator[bytes]:
         yield b'event: awaiting_approval\ndata: {"name": "' + job.name.encode() + b'"}\n\n'
         return
     if result is None:
-        yield error_event(service.failure(job))
+        yield error_event(job_failure(job))
         return
     yield b"event: result\ndata: " + result.model_dump_json().encode() + b"\n\n"
