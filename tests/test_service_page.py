@@ -111,9 +111,11 @@ async def test_a_missing_agent_is_explained_in_the_requests_words(
     api = Api(isolated, tmp_path / "gate", agent_cmd=None)
     async with api.client:
         response = await api.client.post("/run", json={"task": "tidal power", "agent": "opencode"})
+        health = (await api.client.get("/healthz")).json()
     error = error_of(response, 503, "agent_unavailable")
     assert "--mock-mode" not in error["message"] and '"agent": "mock"' in error["message"]
     assert not (isolated / ".research").exists()
+    assert "opencode" not in health["agents"] and "mock" in health["agents"]
 
 
 @pytest.fixture
@@ -158,6 +160,7 @@ def test_the_page_as_a_person_uses_it(slow_mock_server: Server, tmp_path: Path) 
             page.goto(server.url + "/")
             page.wait_for_selector("#conn-dot.live", timeout=10_000)
             form = _fails(_the_form_shows_every_choice_whole, page)
+            form = form or _fails(_the_form_says_which_agents_run, page, server)
             page.screenshot(path=str(shots / "form-1280.png"))
             page.fill("#f-task", "tidal energy")
             page.fill("#f-breadth", "2")
@@ -217,6 +220,19 @@ def _the_form_shows_every_choice_whole(page: Any) -> None:
         })"""
     )
     assert clipped == []
+
+
+def _the_form_says_which_agents_run(page: Any, server: Server) -> None:
+    """Before Start, an agent the server cannot run is said in the form's words."""
+    runnable = server.get("/healthz").json()["agents"]
+    page.wait_for_function("agentsAvailable !== null")  # /healthz answered
+    for name in page.eval_on_selector_all("#f-agent option", "os => os.map(o => o.value)"):
+        page.select_option("#f-agent", name)
+        note = page.locator("#f-agent-note")
+        assert note.is_visible() == (name not in runnable), (name, runnable)
+        if name not in runnable:
+            assert "choose mock" in note.inner_text() and "--mock-mode" not in note.inner_text()
+    assert "mock" in runnable
 
 
 def _the_tree_follows_the_parents(page: Any, run: dict[str, Any]) -> None:

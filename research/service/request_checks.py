@@ -55,6 +55,15 @@ def for_the_web(message: str) -> str:
     return f"{_MOCK_FLAG.sub('', message).strip()} {WEB_MOCK_HINT}"
 
 
+def can_run(root: Path, agent_cmd: str | None, kind: AgentKind) -> bool:
+    """Whether `check_agent` finds the agent's executable."""
+    try:
+        check_agent(root, agent_cmd, kind)
+    except ApiError:
+        return False
+    return True
+
+
 def local_sources_allowed() -> bool:
     """Whether this research.py can read local documents (--sources)."""
     from research.core.settings import Settings

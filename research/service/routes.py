@@ -84,6 +84,7 @@ def service_routes(service: Service) -> APIRouter:
             "queued": len(service.jobs.queue),
             "local_sources": local_sources_allowed(),
             "exports": [f for f in EXPORT_FORMATS if missing_library([f]) is None],
+            "agents": service.agents_available(),
         }
 
     @router.get("/metrics", tags=["service"], response_class=PlainTextResponse)

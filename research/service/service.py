@@ -22,7 +22,7 @@ from research.service.errors import ApiError
 from research.service.feeds import FeedHub
 from research.service.models import RunRequest, SynthesisResponse
 from research.service.polled import PolledBodies
-from research.service.request_checks import check_agent, request_job
+from research.service.request_checks import can_run, check_agent, request_job
 from research.service.roster import Roster
 from research.service.session_files import NO_STATE_YET, SessionStore, saved
 
@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from research.service.task_queue import TaskQueue
 
 BODY_LIMIT = 64 * 1024
+AGENTS_TTL = 60.0
+"""Seconds the list of agents a server can start is kept (/healthz)."""
 
 
 @dataclass
@@ -82,6 +84,7 @@ class Service:
             cli=config.cli,
         )
         self.queue: QueueClient | None = None
+        self._agents: tuple[float, list[str]] | None = None
         self.tasks: TaskQueue | None = None
         self.watch: QueueWatch | None = None
         if config.queue_url is not None:
@@ -109,6 +112,19 @@ class Service:
         self.tasks.look_at_locks()
         if self.config.resume_running:
             self.tasks.send_lost_again(self.roster, self.resume)
+
+    def agents_available(self) -> list[str]:
+        """The agents this server can start (with --queue: every one, the workers check
+        theirs), looked up at most once a minute."""
+        now = time.monotonic()
+        if self._agents is None or now - self._agents[0] > AGENTS_TTL:
+            names = [
+                kind.value
+                for kind in AgentKind
+                if self.queue is not None or can_run(self.config.root, self.config.agent_cmd, kind)
+            ]
+            self._agents = (now, names)
+        return self._agents[1]
 
     def new_run(self, request: RunRequest) -> Job:
         """Validate as the CLI does, then start (or queue) `research TOPIC --name …`."""
