@@ -42,7 +42,7 @@ def refused(*argv: str, cwd: Path) -> str:
     assert proc.returncode == 2, (proc.returncode, proc.stderr[-2000:])
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1, proc.stderr[-2000:]
-    assert lines[0].startswith("research.py: error: "), lines[0]
+    assert lines[0].startswith("research: error: "), lines[0]
     return lines[0]
 
 
