@@ -6,6 +6,7 @@ everywhere; the others round-trip every option of the table through every path."
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -25,7 +26,7 @@ from research.core.options import OPTIONS, Option
 
 REPO = Path(__file__).resolve().parent.parent
 TOPIC = "heat pumps in cold climates"
-WIRE = {"time_budget_minutes": "90.5"}
+WIRE = {"time_budget_minutes": "90.5", "export": "docx"}
 """Sample values the generic rules of `sample` cannot make (text its check reads)."""
 
 
@@ -237,6 +238,91 @@ def test_a_row_added_to_the_table_arrives_everywhere(isolated: Path, tmp_path: P
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "arrived everywhere"
+
+
+SAVED_ROW = """
+    Option(
+        "probe_depth",
+        ("--probe-depth",),
+        "A saved level no real option has.",
+        kind=int,
+        minimum=1,
+        maximum=9,
+        on_resume=OnResume.CHANGES,
+    ),
+"""
+SAVED_FIELD = '    probe_depth: int | None = _settings_field("probe_depth")\n'
+SAVED_CHECK = textwrap.dedent(
+    """
+    import json, sys
+    from pathlib import Path
+    from research.model.state import load_state
+
+    path = Path(sys.argv[1])
+    state = json.loads(path.read_text())
+    del state["config"]["probe_depth"]  # a state saved before the option existed
+    path.write_text(json.dumps(state))
+    assert load_state(path).config.probe_depth is None, "an old state takes the default"
+    print("old state loads")
+    """
+)
+
+
+def test_a_saved_row_added_to_the_table_survives_resume(isolated: Path, tmp_path: Path) -> None:
+    """A saved option (kept by --resume) is also one row and one typed field: the field in
+    `SavedOptions` (core/settings.py), which Settings and the session's saved config
+    (model/state.py) both take. A copy of the code with those two edits saves the value, keeps
+    it on a --resume that does not give it, takes a new one on a --resume that does (and says
+    so), and still loads a state saved before the option existed."""
+    copy = tmp_path / "copy"
+    shutil.copytree(REPO / "research", copy / "research", ignore=shutil.ignore_patterns("*.pyc"))
+    shutil.copytree(REPO / "templates", copy / "templates")  # the prompts, beside the package
+    options = copy / "research" / "core" / "options.py"
+    text = options.read_text(encoding="utf-8")
+    anchor = "OPTIONS: tuple[Option, ...] = (\n"
+    assert text.count(anchor) == 1
+    options.write_text(text.replace(anchor, anchor + SAVED_ROW), encoding="utf-8")
+    settings = copy / "research" / "core" / "settings.py"
+    text = settings.read_text(encoding="utf-8")
+    anchor = '    approve_plan: bool = _settings_field("approve_plan")\n'
+    assert text.count(anchor) == 1
+    settings.write_text(text.replace(anchor, SAVED_FIELD + anchor), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RESEARCH_")}
+    env["PYTHONPATH"] = str(copy)
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "research", "--name", "p", *args],
+            cwd=isolated,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+
+    state_file = isolated / ".research" / "p" / "state.json"
+    started = run(
+        "--mock-mode", "--breadth", "1", "--depth", "1", "--yes", "--probe-depth", "4", TOPIC
+    )
+    assert started.returncode == 0, started.stderr
+    assert json.loads(state_file.read_text())["config"]["probe_depth"] == 4
+    kept = run("--resume", "--timeout", "30")
+    assert kept.returncode == 0, kept.stderr
+    assert json.loads(state_file.read_text())["config"]["probe_depth"] == 4
+    changed = run("--resume", "--probe-depth", "6")
+    assert changed.returncode == 0, changed.stderr
+    assert "--probe-depth 6 (was 4)" in changed.stderr
+    assert json.loads(state_file.read_text())["config"]["probe_depth"] == 6
+    old = subprocess.run(
+        [sys.executable, "-c", SAVED_CHECK, str(state_file)],
+        cwd=isolated,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert old.returncode == 0, old.stderr
+    assert old.stdout.strip() == "old state loads"
 
 
 @pytest.mark.parametrize("kind", list(AgentKind))

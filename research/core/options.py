@@ -6,9 +6,9 @@ queue's jobs carry it. The command line declares its flags from this table, `Set
 its defaults and bounds from it, the saved `SessionConfig` copies and updates the options
 marked as saved, and `option_fields` generates the service's requests and the queue's jobs
 from it; a job becomes the child's command line through `command_line`. To add an option:
-add its row here and its typed field to `Settings` (and to `SessionConfig` when it is
-saved), and use it: the CLI, the variables, the service, /search, the queue and the worker
-take it from the row.
+add its row here and its typed field to `Settings` (to `SavedOptions`, which `Settings`
+and the saved `SessionConfig` are built on, when it is saved), and use it: the CLI, the
+variables, the service, /search, the queue, the worker and --resume take it from the row.
 
 Plain Python with no third-party imports, so `--help` needs no pydantic. The defaults
 themselves live in `defaults`.

@@ -5,16 +5,16 @@ from __future__ import annotations
 import json
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator
 
-from research.core import defaults
 from research.core.agentkind import DEFAULT_AGENT, agent_name, agent_names, default_models
 from research.core.budget import LimitAgreement
 from research.core.errors import StateError
 from research.core.options import OPTIONS, OnResume, Option
-from research.core.tiers import Tier, TierSource
+from research.core.settings import SavedOptions
+from research.core.tiers import TierSource
 from research.model.plan import Plan
 from research.workspace.fsutil import NOT_REGULAR, atomic_write_text, read_regular, what_is
 
@@ -119,53 +119,52 @@ class PhaseUsage(BaseModel):
     cost: float | None = None
 
 
-class SessionConfig(BaseModel):
+_REQUIRED = frozenset({"breadth", "depth", "timeout"})
+"""Saved options every state.json has had: a config without them was not written by us.
+Any other saved option a state does not have (it predates the option) takes its default."""
+
+
+def _saved_fields() -> dict[str, Any]:
+    """`SavedOptions`' fields as the saved config has them: the same types and defaults,
+    without the command line's bounds (a state saved under other bounds still loads)."""
+    return {
+        name: (field.annotation, ... if name in _REQUIRED else field.default)
+        for name, field in SavedOptions.model_fields.items()
+    }
+
+
+if TYPE_CHECKING:
+    _SavedConfig = SavedOptions
+else:
+    _SavedConfig = create_model(
+        "SavedConfig", __config__=ConfigDict(extra="forbid"), **_saved_fields()
+    )
+
+
+class SessionConfig(_SavedConfig):
     """What the session was started with: the question, and the saved options of the option
-    table (those not `PER_RUN`), under the same names."""
+    table (those not `PER_RUN`), under the same names. Those kept as the run gives them are
+    `SavedOptions`' fields (core/settings.py), generated here: a new saved option is its row
+    and its typed field there, nothing here."""
 
     model_config = ConfigDict(extra="forbid")
 
     original_topic: str
     """The user's research question."""
-    breadth: int
-    """Subtopics per topic."""
-    depth: int
-    """Levels of subtopics below the top level."""
     max_iterations: int
     """The RESEARCH-REVIEW iteration limit (the effective one, never below the floor)."""
     model: str
     """Model for plan, research and synthesis."""
     review_model: str
     """Model for reviews."""
-    timeout: float
-    """Seconds per agent call (--timeout)."""
-    time_budget_minutes: float | None = None
-    """Wall-clock budget of the whole session (--time), or None for none."""
     agent: str = DEFAULT_AGENT.value
     """The agent's name: opencode, mock, or a command."""
     agent_cmd: str | None = None
     """The --agent-cmd command line, which `--resume` uses again unless told otherwise."""
     mock_mode: bool = False
     """True when the mock simulator played the agent in any part of the session."""
-    duplicate_threshold: float = defaults.DEFAULT_DUPLICATE_THRESHOLD
-    """Similarity above which a proposed topic is a near-duplicate."""
-    min_novelty: float = defaults.DEFAULT_MIN_NOVELTY
-    """Novelty below which a finished topic counts towards early termination."""
-    early_termination: bool = defaults.DEFAULT_EARLY_TERMINATION
-    """Whether low novelty may end research early."""
-    parallel: int = defaults.DEFAULT_PARALLEL
-    """Topics researched at once (--parallel); 1 is the sequential loop."""
-    verify_sources: bool = defaults.DEFAULT_VERIFY_SOURCES
-    """Fetch the cited pages and check the claims against them (--no-verify-sources)."""
-    judge: defaults.JudgeMode = defaults.DEFAULT_JUDGE
-    """Which cited sentences the agent judges after the rules (--judge)."""
-    allow_private_sources: bool = defaults.DEFAULT_ALLOW_PRIVATE_SOURCES
-    """Fetch URLs that resolve to loopback, private or link-local addresses too."""
     source_dirs: list[str] = Field(default_factory=list)
     """The user's own document folders (--sources), read into the snapshot store."""
-    tier: Tier | None = None
-    """The complexity tier whose defaults the session uses (None: a session from before
-    tiers)."""
     tier_source: TierSource | None = None
     """Who chose the tier: the user, the plan, or nobody (the default)."""
     tier_reason: str = ""
@@ -178,18 +177,6 @@ class SessionConfig(BaseModel):
     """How the user agreed to the iteration limit: what may raise it (`limit_raise`)."""
     limit_changes: list[str] = Field(default_factory=list)
     """What raised the iteration limit after the start, or kept it (the Methodology)."""
-    searches: int | None = None
-    """Web searches per RESEARCH phase; None (sessions from before tiers): the breadth."""
-    max_sources: int | None = None
-    """The most sources one topic's notes may list; None: no cap."""
-    token_budget: int | None = None
-    """Tokens the agent's calls may use (--token-budget), or None for no limit."""
-    max_cost: float | None = None
-    """USD the agent's calls may cost (--max-cost), or None for no limit."""
-    approve_plan: bool = False
-    """Stop after INITIAL PLAN until the user approves the plan (--approve-plan)."""
-    export: str | None = None
-    """The formats written beside report.html at the end (--export: "pdf,docx")."""
 
     @classmethod
     def from_settings(cls, settings: Settings, *, agent: str, max_iterations: int) -> SessionConfig:
