@@ -1,22 +1,33 @@
 """The retry policy: how often each level tries again, and what follows when it gives up.
 
-Four levels, innermost first; each one's failure is what the next level sees.
+Four levels, innermost first; each one's failure is what the next level sees. The counts
+live here; what follows a level's failure lives with the phase that failed, because it is
+that phase's own next step (each place named below is the only one that decides it):
 
 1. **An agent call** (`engine/agentcall.py`, `call_agent`): a transient failure (a timeout,
    a nonzero exit, no output) is tried again after `backoff_delay`, up to
    `MAX_TRANSIENT_ATTEMPTS` tries in all. Then the call's failure is its round's.
-2. **A phase's rounds** (`engine/runner.py`, `run`): output that does not validate gets a
-   RECOVERY call and another round, up to `MAX_TOPIC_RECOVERIES` recovery rounds for a
-   topic's RESEARCH or REVIEW and `MAX_PHASE_RECOVERIES` for the plan and the final cycle
-   (none for the final cycle once the circuit breaker is open). No round starts that the
-   time budget cannot cover. Then the phase has failed: a failed INITIAL PLAN ends the run
-   (`engine/loop.py`); a failed RESEARCH or REVIEW fails its topic's attempt; a failed
-   SYNTHESIZE gets the orchestrator's fallback report, a failed FINAL REVIEW keeps the
-   report as synthesized, and a failed REVISE restores it (`engine/finalizer.py`).
-3. **A topic's attempts** (`engine/rules.py`): a failed or rejected attempt sends the topic
-   back to research, up to `MAX_TOPIC_ATTEMPTS` attempts; then the topic is exhausted
+2. **A phase's rounds** (`engine/runner.py`, `PhaseRunner.run`): output that does not
+   validate gets a RECOVERY call and another round, up to `MAX_TOPIC_RECOVERIES` recovery
+   rounds for a topic's RESEARCH or REVIEW and `MAX_PHASE_RECOVERIES` for the plan and the
+   final cycle. No round starts that the time budget cannot cover, and a RESEARCH or REVIEW
+   gets none once research time is over or the circuit breaker is open
+   (`PhaseRunner.stop_recovering`). Then `run` returns `Failed`, and:
+   - INITIAL PLAN (`engine/loop.py`, `ResearchLoop.initial_plan`): the run fails
+     (`RunFailed`, exit 1), unless the time budget ran out, which stops research instead;
+   - RESEARCH or REVIEW (`engine/iteration.py`, `TopicIteration.failed`): the topic's
+     attempt failed, level 3;
+   - SYNTHESIZE (`engine/finalizer.py`, `Finalizer.synthesize`): the orchestrator writes
+     the fallback report (`Finalizer.fallback`); FINAL REVIEW (`Finalizer.final_review`):
+     the report is kept as synthesized; REVISE (`Finalizer.revise`): the synthesized report
+     is restored. The run then finishes.
+3. **A topic's attempts** (`engine/rules.py`, `Rules.topic_failed` and, for a rejection,
+   `Rules.apply_verdict`): a failed or rejected attempt sends the topic back to research,
+   up to `MAX_TOPIC_ATTEMPTS` attempts; then `Rules.exhaust` marks the topic exhausted
    (#RETRY_EXHAUSTED) and research goes on with the others.
-4. **Across topics**, the circuit breaker (`breaker_reason`): phases failing for
+4. **Across topics**, the circuit breaker (`breaker_reason`, counted in
+   `engine/validation.py`, checked before each RESEARCH by `Rules.stop_reason` and before
+   a topic's recovery round by `PhaseRunner.stop_recovering`): phases failing for
    `BREAKER_CONSECUTIVE_FAILED_PHASES` different topics in a row, or for half of all
    phases, stop research, and the final cycle writes the report from what there is.
 """
