@@ -38,6 +38,8 @@ def exported(isolated: Path) -> Path:
         *("--breadth", "2", "--depth", "2", "--export", "docx, PDF", "solar panels on roofs"),
     )
     assert done.returncode == 0, done.stderr
+    summary = " ".join(done.stdout.split())  # the end-of-run summary names the files
+    assert f"reports/{NAME}/report.pdf" in summary and f"reports/{NAME}/report.docx" in summary
     return isolated / "reports" / NAME
 
 

@@ -667,6 +667,9 @@ def summary_rows(state: RWRState, paths: SessionPaths) -> list[tuple[str, str]]:
     rows.append(("report", paths.relative(paths.report_file)))
     if paths.report_html_file.is_file():
         rows.append(("web page", paths.relative(paths.report_html_file)))
+    for fmt, label in (("pdf", "PDF"), ("docx", "Word")):  # --export
+        if paths.report_export_file(fmt).is_file():
+            rows.append((label, paths.relative(paths.report_export_file(fmt))))
     return rows
 
 
