@@ -35,7 +35,7 @@ class QueueView:
 
 
 def _say(text: str) -> None:
-    sys.stderr.write(f"research.py: {text}\n")
+    sys.stderr.write(f"research: {text}\n")
     sys.stderr.flush()
 
 

@@ -96,6 +96,6 @@ class TaskQueue:
             try:
                 resume(name)
             except ApiError as exc:
-                sys.stderr.write(f"research.py: {name}: lost, not sent again: {exc.message}\n")
+                sys.stderr.write(f"research: {name}: lost, not sent again: {exc.message}\n")
                 continue
-            sys.stderr.write(f"research.py: {name}: the queue lost its job; sent it again\n")
+            sys.stderr.write(f"research: {name}: the queue lost its job; sent it again\n")
