@@ -826,3 +826,32 @@ def test_a_figure_the_page_is_about_is_context_for_every_passage() -> None:
 def test_a_figure_stated_often_but_not_in_the_lead_is_not_context() -> None:
     check = check_claim("Tern 4.9's rewritten scheduler cuts cold start time by 30%.", RELEASE)
     assert check.support is not Support.SUPPORTED, check
+
+
+# --- A count the claim itself enumerates (issue 26, held-out style) -------------------------
+
+NOTES_PAGE = index_page(
+    """Orca 5 release notes
+
+Orca 5 is a small update focused on the command line.
+
+New built-in commands: pause, resume and skip. Each of them takes an optional job name.
+The status command now prints colours when the terminal supports them.
+"""
+)
+
+
+def test_a_count_of_the_items_the_claim_lists_is_read_from_the_items() -> None:
+    check = check_claim("Orca 5 adds three built-in commands: pause, resume and skip.", NOTES_PAGE)
+    assert check.support is Support.SUPPORTED, check
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Orca 5 adds four built-in commands: pause, resume and skip.",  # three listed
+        "Orca 5 adds three built-in commands: pause, resume and rewind.",  # rewind is not
+    ],
+)
+def test_a_count_that_its_list_does_not_bear_out_is_not_supported(claim: str) -> None:
+    assert check_claim(claim, NOTES_PAGE).support is not Support.SUPPORTED
