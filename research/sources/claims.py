@@ -39,7 +39,9 @@ Issue 21 added three rules:
   than"), number words, fractions and dates are written as figures first
   (`research.sources.spelling`: text2num, the project's fraction table, python-dateutil),
   and a claim's percentage or multiple missing from the page is supported when the
-  matching passage holds two figures it is computed from (`research.sources.derived`);
+  matching passage holds two figures it is computed from (`research.sources.derived`),
+  and a count the claim enumerates right after it ("three built-in functions: min, max
+  and clear") when each item is on the page (`research.sources.slots.enumerated`);
 - a claim that keeps the figures but flips their meaning in the clause that holds them
   (increase/decrease, more/less, above/below, a negation, or two figures given to each
   other's subjects) is UNSUPPORTED ("meaning flipped: ...").
@@ -102,7 +104,7 @@ from research.sources.figures import (
 )
 from research.sources.flips import clause_around, flipped, swapped
 from research.sources.pageindex import PageIndex, Sentence, holds, index_page, union
-from research.sources.slots import anchored, given_to_others, told_the_other_way
+from research.sources.slots import anchored, enumerated, given_to_others, told_the_other_way
 from research.sources.spelling import spell_numbers
 from research.sources.words import blank_numbers, stems_of
 
@@ -356,7 +358,11 @@ def _match(page: PageIndex, parsed: _Parsed) -> _Match:
     matched = len(run.held | (stems & page.head_stems))
     context = [f for sentence in (*head, *in_run) for f in sentence.numbers]
     derived = [
-        n for n in numbers if not holds(in_run, n) and not holds(head, n) and derivable(n, context)
+        n
+        for n in numbers
+        if not holds(in_run, n)
+        and not holds(head, n)
+        and (derivable(n, context) or enumerated(page, parsed.norm, n))
     ]
     missing = [n for n, s in zip(numbers, stating, strict=True) if not s and n not in derived]
     elsewhere = [

@@ -300,3 +300,31 @@ def told_the_other_way(
                 if len((tied[i] or set()) & words) > own:
                     return Given(number, sentence.numbers[i], index)
     return None
+
+
+MAX_ENUMERATED = 12
+"""The largest count read from the items a claim lists after it."""
+_LIST_AFTER = re.compile(r"^[^:.;()]{0,60}:\s*([^.;:()]+)")
+_ITEM_SPLIT = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+")
+
+
+def enumerated(page: PageIndex, norm: str, number: StatedNumber) -> bool:
+    """Whether the claim's figure counts the items it lists right after it ("three
+    built-in functions: min, max and clear") and every item is on the page: the count is
+    then read from the items, which the page need not number."""
+    value = number.value
+    if number.kind != "number" or number.quantity is not None or number.band is not None:
+        return False
+    if not isinstance(value, Decimal) or value != int(value) or not 2 <= value <= MAX_ENUMERATED:
+        return False
+    found = _LIST_AFTER.match(norm[number.span[1] :])
+    if found is None:
+        return False
+    items = [item for item in _ITEM_SPLIT.split(found.group(1).strip()) if item]
+    if len(items) != int(value):
+        return False
+    for item in items:
+        stems = stems_of(item)
+        if not stems or any(stem not in page.sentence_postings for stem in stems):
+            return False
+    return True
