@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from conftest import REPO, read_json
-from helpers import events_of, new_state, run_demo
+from helpers import events_of, new_state, run_demo, wait_until
 
 from research.core.errors import Interrupted
 from research.model.plan import Plan, Topic, TopicStatus
@@ -326,7 +326,8 @@ def test_live_display_on_a_terminal_starts_and_stops_its_thread(tmp_path: Path) 
         assert display.live is not None
         assert live_threads() - before, "the live view refreshes from its own thread"
         events.emit("phase_start", phase="research", topic="topic-0", round=0)
-        time.sleep(0.3)
+        # The live thread redraws on its own: wait for it, however loaded the machine.
+        wait_until(lambda: "RESEARCH" in terminal.getvalue(), what="a redraw")
     assert live_threads() == before
     out = terminal.getvalue()
     assert ESCAPE in out and "RESEARCH" in out
