@@ -380,6 +380,7 @@ OPTIONS: tuple[Option, ...] = (
         check=_price_file,
         shown_default=False,
         metavar="FILE",
+        api=False,  # a file on the runner's machine: never a client's to name
         job=False,  # the runner's, like its agent: a server's or worker's environment
     ),
     Option(
