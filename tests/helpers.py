@@ -27,8 +27,14 @@ SCRIPTED_CLI = Path(__file__).resolve().parent / "scripted_cli.py"
 HOST = socket.gethostname()
 
 
-def read_jsonl(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+def read_jsonl(path: Path, *, growing: bool = False) -> list[dict]:
+    """The records of a JSON Lines file. `growing`: the file is still being written (a
+    running agent's calls file, polled), so a last line without its newline is a record
+    half written, read next time, not a broken one."""
+    text = path.read_text(encoding="utf-8")
+    if growing:
+        text = text[: text.rfind("\n") + 1]
+    return [json.loads(line) for line in text.splitlines() if line]
 
 
 def events_of(session: Path, kind: str | None = None) -> list[dict[str, Any]]:

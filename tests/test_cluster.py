@@ -29,7 +29,7 @@ from cluster_harness import (
     researched_after,
     when,
 )
-from helpers import clean_env, research_argv, wait_until
+from helpers import HANG_GUARD_SECONDS, clean_env, research_argv, wait_until
 
 pytest.importorskip("dramatiq")
 pytestmark = pytest.mark.skipif(REDIS_SERVER is None, reason="needs redis-server")
@@ -131,7 +131,7 @@ def test_sigterm_hands_the_worker_s_jobs_back_at_once(cluster: Cluster) -> None:
     cluster.start_worker("h2")
     stopped_at = time.time()
     first.process.send_signal(signal.SIGTERM)
-    assert first.process.wait(timeout=20) == 143
+    assert first.process.wait(timeout=HANG_GUARD_SECONDS) == 143
     assert "handed back to the queue" in first.text()
     wait_until(lambda: is_complete(cluster.work, "handed"), within=40, what="the job complete")
     log = events(cluster.work, "handed")

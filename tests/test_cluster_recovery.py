@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from cluster_harness import REDIS_SERVER, Cluster, RedisServer, events, is_complete, session_dir
-from helpers import clean_env, research_argv, wait_until
+from helpers import HANG_GUARD_SECONDS, clean_env, research_argv, wait_until
 
 pytest.importorskip("dramatiq")
 pytest.importorskip("fastapi")
@@ -54,7 +54,9 @@ class Api:
         return str((await self.client.get(f"/runs/{name}")).json().get("state"))
 
     async def until(self, name: str, state: str, within: float = 60.0) -> None:
-        deadline = time.monotonic() + within
+        """Wait for `name`'s state; `within` is a hang guard (never under HANG_GUARD_SECONDS),
+        not a speed test."""
+        deadline = time.monotonic() + max(within, HANG_GUARD_SECONDS)
         while (seen := await self.state(name)) != state:
             assert time.monotonic() < deadline, f"{name}: {seen}, not {state}"
             await anyio.sleep(0.1)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from cluster_harness import REDIS_SERVER, Cluster, RedisServer, events, is_complete
-from helpers import wait_until
+from helpers import HANG_GUARD_SECONDS, wait_until
 
 pytest.importorskip("dramatiq")
 pytest.importorskip("fastapi")
@@ -42,7 +42,9 @@ class QueuedApi:
         )
 
     async def until(self, name: str, check: Any, within: float = 30.0) -> dict[str, Any]:
-        deadline = time.monotonic() + within
+        """Wait until `check(body)` holds for `name`; `within` is a hang guard (never under
+        HANG_GUARD_SECONDS), not a speed test."""
+        deadline = time.monotonic() + max(within, HANG_GUARD_SECONDS)
         while True:
             body = (await self.client.get(f"/runs/{name}")).json()
             if check(body):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from conftest import assert_gone, dead_pid
-from helpers import HOST, REPO, wait_until
+from helpers import HANG_GUARD_SECONDS, HOST, REPO, wait_until
 from helpers import write_lock as write_lock_file
 
 from research.core.errors import SessionLockedError
@@ -23,6 +23,7 @@ from research.workspace.lock import (
     STALE_AFTER_SECONDS,
     LockFileError,
     LockInfo,
+    SessionDirectoryGone,
     SessionLock,
     _FileFlock,
     own_agent_groups,
@@ -334,13 +335,14 @@ def test_the_keep_alive_refreshes_the_heartbeat_between_calls_until_released(
     lock = SessionLock(lock_path, heartbeat_interval=0.1, check_interval=0.02)
     first = lock.acquire().info.heartbeat
     beats = {first}
-    deadline = time.monotonic() + 10
-    while len(beats) < 4:  # nobody calls anything: the thread alone refreshes it
-        assert time.monotonic() < deadline, beats
+
+    def four_beats() -> bool:  # nobody calls anything: the thread alone refreshes it
         info = lock.read()
         if info is not None:
             beats.add(info.heartbeat)
-        time.sleep(0.02)
+        return len(beats) >= 4
+
+    wait_until(four_beats, what="four heartbeats")
     assert lock.read() is not None and lock.read().created == first  # type: ignore[union-attr]
     started = time.monotonic()
     assert lock.release() is True
@@ -428,7 +430,9 @@ def test_nothing_is_written_when_the_session_directory_is_gone_or_replaced(
     if change != "deleted":
         session.symlink_to(users, target_is_directory=True)
     wait_until(lambda: heard.of("warning") != [], within=5)
-    time.sleep(0.2)  # several refreshes that must not write
+    for _ in range(3):  # refreshes made now, besides the thread's: none writes
+        with pytest.raises(SessionDirectoryGone, match="the lock is not written there"):
+            lock.heartbeat()
     (warning,) = heard.of("warning")
     assert "was deleted or replaced; the lock is not written there" in str(warning["message"])
     assert sorted(p.name for p in users.iterdir()) == ["notes.txt"]
@@ -467,7 +471,7 @@ def test_a_takeover_is_noticed_reported_and_stops_only_our_own_agents(lock_path:
         usurper = SessionLock(lock_path, heartbeat_interval=60, check_interval=60)
         usurper.acquire(force=True)
         wait_until(lambda: lock.lost.is_set(), within=3)
-        assert ours.wait(timeout=5) != 0  # stopped
+        assert ours.wait(timeout=HANG_GUARD_SECONDS) != 0  # stopped
         assert pid_running(theirs)
         with pytest.raises(
             SessionLockedError,
@@ -640,7 +644,7 @@ import pathlib, sys, time
 from research.core.errors import SessionLockedError
 from research.workspace.lock import SessionLock
 
-lock_path, ready, start = map(pathlib.Path, sys.argv[1:4])
+lock_path, ready, start, result, release = map(pathlib.Path, sys.argv[1:6])
 lock = SessionLock(lock_path)
 ready.touch()
 while not start.exists():
@@ -648,39 +652,52 @@ while not start.exists():
 try:
     lock.acquire()
 except SessionLockedError:
-    print("locked")
+    result.write_text("locked")
     sys.exit(0)
-print("won", flush=True)
-time.sleep(1.0)
+result.write_text("won")
+while not release.exists():  # held until every racer has tried
+    time.sleep(0.002)
 lock.release()
 """
 
 
 def test_race_of_twenty_processes_has_one_winner(tmp_path: Path, lock_path: Path) -> None:
-    start = tmp_path / "start"
+    start, release = tmp_path / "start", tmp_path / "release"
+    results = [tmp_path / f"result.{i}" for i in range(20)]
     racers = [
         subprocess.Popen(
-            [sys.executable, "-c", RACER, str(lock_path), str(tmp_path / f"ready.{i}"), str(start)],
-            stdout=subprocess.PIPE,
-            text=True,
+            [
+                sys.executable,
+                "-c",
+                RACER,
+                str(lock_path),
+                str(tmp_path / f"ready.{i}"),
+                str(start),
+                str(results[i]),
+                str(release),
+            ],
             env=child_env(),
         )
         for i in range(20)
     ]
+
+    def racers_ready() -> bool:
+        assert all(p.poll() is None for p in racers), "a racer died before the start"
+        return len(list(tmp_path.glob("ready.*"))) == 20
+
     try:
-        deadline = time.monotonic() + 30
-        while len(list(tmp_path.glob("ready.*"))) < 20:
-            assert time.monotonic() < deadline, "racers did not start"
-            assert all(p.poll() is None for p in racers), "a racer died before the start"
-            time.sleep(0.01)
+        wait_until(racers_ready, what="twenty racers ready")
         start.touch()
-        outputs = [p.communicate(timeout=30)[0].strip() for p in racers]
+        # The winner holds the lock until every racer has tried (however slowly it started).
+        wait_until(lambda: all(r.exists() for r in results), what="every racer's result")
+        release.touch()
+        codes = [p.wait(timeout=HANG_GUARD_SECONDS) for p in racers]
     finally:
         for p in racers:
             p.kill()
             p.wait()
-    assert all(p.returncode == 0 for p in racers)
-    assert sorted(outputs) == ["locked"] * 19 + ["won"]
+    assert codes == [0] * 20
+    assert sorted(r.read_text() for r in results) == ["locked"] * 19 + ["won"]
     assert not lock_path.exists()
     assert not lock_path.with_name(lock_path.name + ".lock").exists()
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from conftest import SCRIPTED_CLI, read_json, read_jsonl
-from helpers import clean_env, run_research, spawned, wait_until
+from helpers import HANG_GUARD_SECONDS, clean_env, run_research, spawned, wait_until
 
 from research.core.retries import MAX_TRANSIENT_ATTEMPTS
 from research.workspace.archive import latest_archived
@@ -231,7 +231,7 @@ def test_kill_9_with_calls_in_flight_then_resume_completes_with_the_same_notes(
     ]
     base = tmp_path / "base"
     base.mkdir()
-    assert cli(base, *args).wait(timeout=60) == 0
+    assert cli(base, *args).wait(timeout=HANG_GUARD_SECONDS) == 0
     expected = accepted_notes(base, "k")
     base_state = read_json(base / ".research" / "k" / "state.json")
 
@@ -298,7 +298,7 @@ def test_sigterm_stops_every_agent_in_flight_and_resume_reruns_exactly_those(
     work.mkdir()
 
     def researching() -> list[int]:
-        records = read_jsonl(calls) if calls.exists() else []
+        records = read_jsonl(calls, growing=True) if calls.exists() else []
         return [r["pid"] for r in records if r["phase"] == "research"]
 
     with spawned(
@@ -326,11 +326,10 @@ def test_sigterm_stops_every_agent_in_flight_and_resume_reruns_exactly_those(
         env=env,
     ) as proc:
         wait_until(lambda: len(researching()) == 3, proc=proc, what="three research calls")
-        time.sleep(0.3)
         agents = researching()
         assert len(agents) == 3 and all(alive(pid) for pid in agents)
         proc.send_signal(signal.SIGTERM)
-        _, stderr = proc.communicate(timeout=30)
+        _, stderr = proc.communicate(timeout=HANG_GUARD_SECONDS)
     assert proc.returncode == 143, stderr
     assert "Traceback" not in stderr
     wait_until(lambda: not any(alive(pid) for pid in agents), within=10, what="agents gone")
