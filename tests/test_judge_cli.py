@@ -57,7 +57,9 @@ def test_the_judge_gets_a_batch_with_passages_and_its_answers_are_kept(
     # source check: each sentence is sent once, however often the report is checked.
     (prompt,) = prompts_of(citing_agent, "verify")
     assert prompt.startswith("# Phase: VERIFY")
-    assert "`.research/demo/judge.batch.json`" in prompt
+    # The call works in a scratch copy of the session (engine/staging.py): the prompt names
+    # the copy's batch, and its answers are taken into the session after the call.
+    assert re.search(r"`\.research/\.calls/demo/[0-9.]+/judge\.batch\.json`", prompt)
     calls = [c for c in read_jsonl(citing_agent) if c["phase"] == "verify"]
     assert "--model fake-review-model" in " ".join(calls[0]["argv"])  # the review model
     found = verification()
@@ -74,7 +76,9 @@ def test_the_judge_gets_a_batch_with_passages_and_its_answers_are_kept(
     assert any(
         "Running costs fell by 31% compared with oil boilers." in p for p in item["passages"]
     )
-    assert batch["answers_file"] == ".research/demo/judge.answers.json"
+    assert re.fullmatch(
+        r"\.research/\.calls/demo/[0-9.]+/judge\.answers\.json", batch["answers_file"]
+    )
     # Its call counts like any other (a command agent reports no tokens; the OpenCode
     # test checks those).
     assert read_json(SESSION / "state.json")["usage"]["phases"]["verify"]["calls"] == 1

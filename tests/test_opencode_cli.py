@@ -209,13 +209,16 @@ def test_prompts_name_the_files_by_relative_paths_and_forbid_other_writes(
     assert start(run_cli).exit_code == 0
     prompts = {c["phase"]: c["stdin"] for c in calls(fake)}
     assert set(prompts) == {*ALL_PHASES, "recovery"}
+    # Each call works in a scratch copy of the session (engine/staging.py): the prompt names
+    # the copies, relative to the working directory, laid out like the session with the
+    # report in report/.
     expected = {
-        "initial_plan": [".research/demo/research_plan.md"],
-        "research": [".research/demo/progress/costs-and-prices.md", ".research/demo/progress.md"],
-        "review": [".research/demo/review.accepted.md", ".research/demo/review.rejected.md"],
-        "synthesize": ["reports/demo/report.md"],
-        "final_review": [".research/demo/review.accepted.md"],
-        "recovery": [".research/demo/recovery.notes.md"],
+        "initial_plan": ["research_plan.md"],
+        "research": ["progress/costs-and-prices.md", "progress.md"],
+        "review": ["review.accepted.md", "review.rejected.md"],
+        "synthesize": ["report/report.md"],
+        "final_review": ["review.accepted.md"],
+        "recovery": ["recovery.notes.md"],
     }
     for phase, prompt in prompts.items():
         assert str(isolated) not in prompt, f"{phase}: the prompt shows an absolute path"
@@ -223,7 +226,8 @@ def test_prompts_name_the_files_by_relative_paths_and_forbid_other_writes(
             r"write no other files|write nothing outside|and nothing else", prompt, re.IGNORECASE
         ), phase
         for path in expected[phase]:
-            assert f"`{path}`" in prompt, (phase, path)
+            staged = r"`\.research/\.calls/demo/[0-9.]+/" + re.escape(path) + "`"
+            assert re.search(staged, prompt), (phase, path)
 
 
 # --- failures drive retries and recovery -----------------------------------------------------

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import shlex
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -24,6 +26,8 @@ _DRAIN_SECONDS = 0.5
 # The wait for the child is sliced so that a leader that exited while a descendant still
 # holds stdout/stderr open is noticed long before the call's timeout.
 _POLL_SECONDS = 0.25
+SUPERVISOR = Path(__file__).resolve().with_name("supervisor.py")
+"""Started in front of every agent command (see its docstring)."""
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 
 
@@ -58,18 +62,9 @@ def run_process(
     child_env = dict(os.environ if env is None else env)
     child_env["PWD"] = str(cwd)
     started = time.monotonic()
+    watch_end = -1
     try:
-        proc = subprocess.Popen(
-            argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=cwd,
-            env=child_env,
-            start_new_session=True,
-            encoding="utf-8",
-            errors="replace",
-        )
+        proc, watch_end = _spawn(argv, cwd, child_env, grace)
     except (FileNotFoundError, PermissionError) as exc:
         if exc.filename is not None and str(exc.filename) == str(cwd):
             raise
@@ -82,6 +77,9 @@ def run_process(
     except BaseException:
         _stop(proc, grace)
         raise
+    finally:
+        if watch_end >= 0:
+            os.close(watch_end)  # the call is over: the supervisor's watch ends too
     return ProcessResult(
         exit_code=proc.returncode,
         stdout=stdout,
@@ -89,6 +87,72 @@ def run_process(
         duration=time.monotonic() - started,
         timed_out=timed_out,
     )
+
+
+def _spawn(
+    argv: list[str], cwd: Path, env: dict[str, str], grace: float
+) -> tuple[subprocess.Popen[str], int]:
+    """Start `argv` in a session of its own through `supervisor.py`, whose watch stops the
+    agent's group when this process dies (kill -9 included). Returns the process and the
+    write end of the watch's pipe, held here until the call is over (-1: no supervisor).
+    Raises what Popen raises for an executable that cannot be run."""
+    options: dict[str, object] = {
+        "stdin": subprocess.PIPE,
+        "stdout": subprocess.PIPE,
+        "stderr": subprocess.PIPE,
+        "cwd": cwd,
+        "env": env,
+        "start_new_session": True,
+        "encoding": "utf-8",
+        "errors": "replace",
+    }
+    if os.name != "posix":
+        return subprocess.Popen(argv, **options), -1  # type: ignore[call-overload]
+    watch_read, watch_write = os.pipe()
+    status_read, status_write = os.pipe()
+    os.set_inheritable(watch_write, False)
+    os.set_inheritable(status_read, False)
+    wrapped = [
+        sys.executable,
+        "-I",
+        "-S",
+        str(SUPERVISOR),
+        str(watch_read),
+        str(status_write),
+        f"{grace:g}",
+        "--",
+        *argv,
+    ]
+    try:
+        proc: subprocess.Popen[str] = subprocess.Popen(  # type: ignore[call-overload]
+            wrapped, pass_fds=(watch_read, status_write), **options
+        )
+    except BaseException:
+        os.close(watch_write)
+        raise
+    finally:
+        os.close(watch_read)
+        os.close(status_write)
+    try:
+        failed = _read_all(status_read)  # empty: the exec went through
+    finally:
+        os.close(status_read)
+    if failed:
+        os.close(watch_write)
+        proc.wait()
+        for pipe in (proc.stdin, proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
+        code = int(failed) if failed.isdigit() else errno.ENOEXEC
+        raise OSError(code, os.strerror(code), argv[0])  # FileNotFoundError for ENOENT, …
+    return proc, watch_write
+
+
+def _read_all(fd: int) -> str:
+    chunks = []
+    while chunk := os.read(fd, 256):
+        chunks.append(chunk)
+    return b"".join(chunks).decode("ascii", "replace").strip()
 
 
 def _wait(

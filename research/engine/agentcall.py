@@ -8,6 +8,7 @@ from research.agents.base import AgentCall, AgentResult, FailureKind
 from research.core.retries import MAX_TRANSIENT_ATTEMPTS, backoff_delay
 from research.engine.context import Cancelled, RunContext
 from research.engine.specs import SPECS
+from research.engine.staging import Stage
 from research.model.state import Phase, PhaseUsage
 from research.workspace import strays as workspace
 from research.workspace.orphans import session_marker
@@ -28,9 +29,11 @@ class AgentCaller:
         context: dict[str, str],
         final_cycle: bool | None = None,
         timeout_cap: float | None = None,
+        stage: Stage | None = None,
     ) -> AgentResult:
         """One agent call with transient retries (exponential backoff with jitter);
-        `timeout_cap` shortens the call's timeout (a judge leaves the final cycle time)."""
+        `timeout_cap` shortens the call's timeout (a judge leaves the final cycle time).
+        With a `stage`, the agent works in that scratch area (see engine/staging.py)."""
         ctx = self.ctx
         if final_cycle is None:
             final_cycle = SPECS[phase].final_cycle
@@ -52,6 +55,7 @@ class AgentCaller:
                 context=context,
                 final_cycle=final_cycle,
                 timeout_cap=timeout_cap,
+                stage=stage,
             )
             if result.ok or result.failure is None or not result.failure.transient:
                 return result
@@ -70,6 +74,7 @@ class AgentCaller:
         context: dict[str, str],
         final_cycle: bool,
         timeout_cap: float | None = None,
+        stage: Stage | None = None,
     ) -> AgentResult:
         """The agent call itself, with its own log, inside the workspace checks; the lock
         is checked before and after (a run that lost it stops)."""
@@ -92,10 +97,15 @@ class AgentCaller:
         )
         if ctx.lock is not None:  # taken over by another run: stop (exit 3)
             ctx.lock.check_owned()
-        kept = ctx.keep_files(phase, context.get("topic_slug") or None)
+        topic = context.get("topic_slug") or None
+        kept = ctx.keep_files(phase, topic)
+        if stage is not None:
+            stage.ready(phase)  # a fresh copy of the session for this call
         before = ctx.now()
+        taken = None if stage is None else (lambda: stage.take(phase, topic))
         with workspace.watch_for_stray_files(ctx.paths, ctx.events, phase.value):
-            result = ctx.run_agent(call, phase, kept)  # then workspace/guard.py checks
+            # what it wrote taken into the session (fenced), then workspace/guard.py checks
+            result = ctx.run_agent(call, phase, kept, taken)
         if ctx.lock is not None:  # the lock's keep-alive stopped this call's agent
             ctx.lock.check_owned()
         if ctx.cancelled.is_set():

@@ -220,15 +220,23 @@ class RunContext:
             may_write = SPECS[phase].may_write(self.paths, topic, self.mode)
             return self.guard.keep(may_write)
 
-    def run_agent(self, call: AgentCall, phase: Phase, kept: Kept) -> AgentResult:
-        """The agent call, then the workspace checks, before anything else reads or writes
-        the session (a swapped session directory stops the run before a word more is
-        written through it)."""
+    def run_agent(
+        self,
+        call: AgentCall,
+        phase: Phase,
+        kept: Kept,
+        taken: Callable[[], None] | None = None,
+    ) -> AgentResult:
+        """The agent call, then what it wrote taken from its scratch area (`taken`), then the
+        workspace checks, before anything else reads or writes the session (a swapped
+        session directory stops the run before a word more is written through it)."""
         try:
             result = self.agent.run(call)
+            if taken is not None:
+                taken()
         except (OSError, SessionDirectoryGone):
-            # The call's log could not be written (the lock's fence refused a session
-            # directory that is not the one locked): the guard says what the agent did.
+            # The call's log, or what it wrote, could not be written (the lock's fence refused
+            # a session directory that is not the one locked): the guard says what happened.
             self.check_workspace(phase, kept)
             raise
         self.check_workspace(phase, kept)

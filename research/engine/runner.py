@@ -6,6 +6,7 @@ RECOVERY call between rounds (level 2 of `core/retries.py`). Returns `Ok(value)`
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TypeVar
 
 from research.agents.base import AgentResult
@@ -19,6 +20,7 @@ from research.engine.agentcall import AgentCaller
 from research.engine.context import RunContext
 from research.engine.outcome import Failed, Ok, Outcome
 from research.engine.specs import FINAL_PHASES, SPECS
+from research.engine.staging import Stage
 from research.engine.validation import PhaseJob, RoundBook
 from research.model.artifacts import read_text
 from research.model.state import Phase, StopReason
@@ -49,20 +51,6 @@ class PhaseRunner:
         self.book = RoundBook(ctx)
         self.sources_found = sources_in_notes(ctx)
 
-    def call_agent(
-        self,
-        phase: Phase,
-        prompt: str,
-        *,
-        model: str,
-        context: dict[str, str],
-        final_cycle: bool | None = None,
-    ) -> AgentResult:
-        """One agent call with its transient retries (see `AgentCaller.call_agent`)."""
-        return self.calls.call_agent(
-            phase, prompt, model=model, context=context, final_cycle=final_cycle
-        )
-
     def run(
         self,
         phase: Phase,
@@ -78,20 +66,37 @@ class PhaseRunner:
         resumed run continues the round it was in. `last_resort` may still make a value of
         the last round's failure (it raises PhaseFailed when it cannot)."""
         job = PhaseJob(phase, topic, persist)
+        stage = Stage(self.ctx, phase)  # where the phase's calls write (engine/staging.py)
+        try:
+            return self.rounds_of(job, validate, prompt, stage, last_resort)
+        finally:
+            stage.discard()
+
+    def rounds_of(
+        self,
+        job: PhaseJob,
+        validate: Callable[[AgentResult], T],
+        prompt: Callable[[], PromptInput],
+        stage: Stage,
+        last_resort: Callable[[Failed], T] | None,
+    ) -> Outcome[T]:
+        phase, topic, persist = job.phase, job.topic, job.persist
         first, error, rounds = self.rounds(job)
         last: Failed | None = None
         for round_number in range(first, rounds + 1):
             if self.no_time_for_call(job):
                 error = "the time budget is used up"
                 break
-            values, outcome = self.attempt(job, validate, prompt, round_number, error)
+            values, outcome = self.attempt(job, validate, prompt, round_number, error, stage)
             if isinstance(outcome, Ok):
                 self.book.succeeded(job, round_number)
                 return outcome
             error, last = outcome.error, outcome
             if round_number >= rounds or self.stop_recovering(phase):
                 break
-            self.recover(phase, values, error, round_number, topic=topic, persist=persist)
+            self.recover(
+                phase, values, error, round_number, topic=topic, persist=persist, stage=stage
+            )
             if self.stop_recovering(phase):
                 break
         if last is not None and last_resort is not None:
@@ -140,11 +145,12 @@ class PhaseRunner:
         prompt: Callable[[], PromptInput],
         round_number: int,
         error: str | None,
+        stage: Stage,
     ) -> tuple[dict[str, str], Outcome[T]]:
         """One round: the prompt, the agent call and the validation of what it left.
         Returns the prompt's variables (a recovery call needs them) and the outcome."""
         ctx = self.ctx
-        text, values = self.prompt(job, prompt, round_number, error)
+        text, values = self.prompt(job, prompt, round_number, error, stage)
         started = ctx.now()
         ctx.events.emit(
             "phase_start",
@@ -154,7 +160,9 @@ class PhaseRunner:
             **ctx.owner,
             **self.figures(),
         )
-        result = self.call_agent(job.phase, text, model=self.model(job), context=values)
+        result = self.calls.call_agent(
+            job.phase, text, model=self.model(job), context=values, stage=stage
+        )
         try:
             value = self.book.validate(result, validate)
         except PhaseFailed as exc:
@@ -200,14 +208,16 @@ class PhaseRunner:
         prompt: Callable[[], PromptInput],
         round_number: int,
         error: str | None,
+        stage: Stage,
     ) -> tuple[str, dict[str, str]]:
-        """The round's prompt (a retry ends with the recovery block) and its variables;
-        the round is noted in the state."""
+        """The round's prompt (a retry ends with the recovery block) and its variables,
+        naming the files of the phase's scratch area; the round is noted in the state."""
         ctx, progress = self.ctx, self.ctx.state.progress
         with ctx.mutex:
             if job.persist:
                 progress.retry_count = round_number
-            values = prompts.variables(prompt())
+            stage.fresh(job.phase)  # what the prompt reads (the report's audit) is there
+            values = prompts.variables(replace(prompt(), paths=stage.paths))
             failure = Failure(job.phase, error, round_number) if round_number > 0 else None
             text = phase_prompt(ctx.templates, job.spec.template, values, failure)
             progress.phase_history.append(job.phase.value)
@@ -248,6 +258,7 @@ class PhaseRunner:
         *,
         topic: str | None,
         persist: bool,
+        stage: Stage | None = None,
     ) -> None:
         """ralph.py's RECOVERY phase: the agent diagnoses and writes recovery notes."""
         ctx, state = self.ctx, self.ctx.state
@@ -263,12 +274,13 @@ class PhaseRunner:
         ctx.events.emit(
             "recovery", phase=phase.value, round=round_number + 1, error=error, topic=topic
         )
-        self.call_agent(
+        self.calls.call_agent(
             Phase.RECOVERY,
             prompt,
             model=state.config.model,
             context=recovery,
             final_cycle=phase in FINAL_PHASES,
+            stage=stage,
         )
         with ctx.mutex:
             ctx.write_plan()

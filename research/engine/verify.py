@@ -19,13 +19,21 @@ from pathlib import Path
 from research.engine import limits
 from research.engine.agentcall import AgentCaller
 from research.engine.context import RunContext
+from research.engine.staging import Stage
 from research.model import artifacts as phases
 from research.model.state import Phase
 from research.prompts import variables as prompts
 from research.prompts.render import phase_prompt
 from research.prompts.variables import PromptInput
 from research.sources.claims import ClaimCheck
-from research.sources.judging import JudgeBatch, batch_item, judge_key, read_answers, wanted
+from research.sources.judging import (
+    JudgeBatch,
+    JudgeItem,
+    batch_item,
+    judge_key,
+    read_answers,
+    wanted,
+)
 from research.sources.passages import PassageIndex
 from research.sources.verification import CitedClaim, JudgeRecord, TextOf
 from research.workspace.fsutil import atomic_write_text
@@ -105,12 +113,29 @@ class Judge:
             for number, check in enumerate(checks, 1)
         ]
         ctx.archive_files(paths.judge_answers_file)  # an earlier call's answers never count
-        batch = JudgeBatch(answers_file=paths.relative(paths.judge_answers_file), items=items)
+        stage = Stage(ctx, Phase.VERIFY)  # the judge writes its answers there, not here
+        answers = stage.paths.judge_answers_file
+        batch = JudgeBatch(answers_file=paths.relative(answers), items=items)
         atomic_write_text(paths.judge_batch_file, batch.model_dump_json(indent=2) + "\n")
+        try:
+            self.judged(checks, items, record, stage)
+        finally:
+            stage.discard()
+
+    def judged(
+        self,
+        checks: Sequence[ClaimCheck],
+        items: list[JudgeItem],
+        record: JudgeRecord,
+        stage: Stage,
+    ) -> None:
+        """The call in its scratch area; the answers read once taken into the session."""
+        ctx, paths = self.ctx, self.ctx.paths
         with ctx.mutex:
+            stage.fresh(Phase.VERIFY)
             source = PromptInput(
                 state=ctx.state,
-                paths=paths,
+                paths=stage.paths,
                 phase=Phase.VERIFY,
                 remaining_minutes=ctx.now_remaining(),
                 judge_sentences=len(items),
@@ -119,13 +144,14 @@ class Judge:
             text = phase_prompt(ctx.templates, "verify", values, None)
         left = ctx.budget.remaining_seconds(ctx.now())
         started = ctx.now()
-        ctx.events.emit("phase_start", phase=Phase.VERIFY.value, topic=None, round=0)
+        ctx.events.emit("phase_start", phase=Phase.VERIFY.value, topic=None, round=0, **ctx.owner)
         result = self.calls.call_agent(
             Phase.VERIFY,
             text,
             model=ctx.state.config.review_model,
             context=values,
             timeout_cap=None if left is None else left * TIME_SHARE,
+            stage=stage,
         )
         answers = read_answers(_answers_text(paths.judge_answers_file), items)
         record.calls += 1
@@ -151,6 +177,7 @@ class Judge:
             topic=None,
             duration=round(ctx.now() - started, 3),
             **outcome,
+            **ctx.owner,
         )
         ctx.events.emit(
             "judge",

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from research.core.errors import RunFailed
 from research.core.hosts import lock_watch_seconds
+from research.engine.staging import discard_stale
 from research.model.state import saved_lock_generation
 from research.prompts.templates import PromptTemplates, sync_templates, write_newer_defaults
 from research.workspace.fencing import fence_tree, unfence_tree
@@ -58,6 +59,7 @@ def prepare_workspace(paths: SessionPaths, warn: Callable[[str], None]) -> Promp
     """Under the lock: clear a killed run's temporary files, make the report directory (a
     report that cannot be written must not wait for hours of research), then the templates."""
     remove_temp_files(paths)  # left by a killed run's atomic writes: ours, and locked
+    discard_stale(paths)  # earlier runs' scratch areas: what their agents wrote is never read
     try:
         paths.report_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -139,6 +139,12 @@ def guard_tree(root: Path) -> None:
         _GUARDED_NAMES.add(os.fspath(root))
 
 
+def unguard_tree(root: Path) -> None:
+    """Forget `root` (a call's scratch area that is gone)."""
+    with _GUARD_LOCK:
+        _GUARDED_NAMES.discard(os.fspath(root))
+
+
 def take_unlinked(*roots: Path) -> list[tuple[Path, str]]:
     """What `guard_tree` removed below `roots` at write time since the last call: (path,
     what it was, in words)."""
@@ -268,6 +274,17 @@ def rename_entry(source: Path, target: Path) -> None:
     """Rename `source` to `target`, both in their real directories (see real_parent)."""
     with real_parent(source) as source_fd, real_parent(target) as target_fd, fenced(target, source):
         os.rename(source.name, target.name, src_dir_fd=source_fd, dst_dir_fd=target_fd)
+
+
+def place_special(path: Path, link_target: str | None) -> None:
+    """Make a symbolic link to `link_target` (never followed), or with None a FIFO, at
+    `path` in its real directory: what an agent left in its call's scratch area, put where
+    it would have been, for the workspace guard to judge as always."""
+    with real_parent(path) as fd, fenced(path):
+        if link_target is None:
+            os.mkfifo(path.name, dir_fd=fd)
+        else:
+            os.symlink(link_target, path.name, dir_fd=fd)
 
 
 def remove_if_holds(path: Path, data: bytes) -> bool:

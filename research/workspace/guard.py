@@ -373,24 +373,29 @@ class WorkspaceGuard:
         self.events.log.freeze()
 
     def _report(self, phase: str | None, repairs: list[Repair]) -> None:
-        if not repairs:
-            return
-        for repair in repairs:
-            self.events.emit(
-                "workspace_repair",
-                phase=phase,
-                path=repair.path,
-                found=repair.found,
-                action=repair.action,
-            )
-        shown = "; ".join(f"{r.path} was {r.found}: {r.action}" for r in repairs[:5])
-        more = f"; and {len(repairs) - 5} more" if len(repairs) > 5 else ""
-        when = f"during the {phase} call" if phase else "before this run"
-        self.events.emit(
-            "warning",
-            message=f"{when} the agent left what the orchestrator "
-            f"never follows or opens: {shown}{more}",
+        report_repairs(self.events, phase, repairs)
+
+
+def report_repairs(events: EventLog, phase: str | None, repairs: list[Repair]) -> None:
+    """Each repair a `workspace_repair` event, and one warning line for them all."""
+    if not repairs:
+        return
+    for repair in repairs:
+        events.emit(
+            "workspace_repair",
+            phase=phase,
+            path=repair.path,
+            found=repair.found,
+            action=repair.action,
         )
+    shown = "; ".join(f"{r.path} was {r.found}: {r.action}" for r in repairs[:5])
+    more = f"; and {len(repairs) - 5} more" if len(repairs) > 5 else ""
+    when = f"during the {phase} call" if phase else "before this run"
+    events.emit(
+        "warning",
+        message=f"{when} the agent left what the orchestrator "
+        f"never follows or opens: {shown}{more}",
+    )
 
 
 def take_away(paths: SessionPaths, path: Path, info: os.stat_result | None = None) -> str:

@@ -29,6 +29,8 @@ from research.workspace.lockfile import (
     LockFileError,
     LockInfo,
     SessionDirectoryGone,
+    lock_bytes,
+    read_lock_bytes,
     read_lock_file,
     write_lock_file,
 )
@@ -134,6 +136,8 @@ class Keeper:
         self.lost = threading.Event()
         """Set when another run took the lock over while we held it."""
         self.on_lost: Callable[[], None] = lambda: None
+        self._written: tuple[LockInfo, bytes] | None = None
+        """Our record and its bytes in the lock file."""
         self._listener: Listener | None = None
         self._pending: list[tuple[str, dict[str, object]]] = []
 
@@ -198,9 +202,8 @@ class Keeper:
             for _ in range(3):
                 self.raise_if_lost()
                 try:
-                    with self._flock.held(FLOCK_TIMEOUT_SECONDS):
-                        found = self._read_quietly()
-                        if found.info is not None and found.info == self.record:
+                    with self._flock.quick(FLOCK_TIMEOUT_SECONDS):
+                        if self._ours():
                             yield
                             return
                     self.check(False)  # a record to repair, or another run's: judged there
@@ -211,6 +214,18 @@ class Keeper:
                 f"session '{self.path.parent.name}': this run could not confirm it still "
                 "holds the lock; nothing more is written"
             )
+
+    def _ours(self) -> bool:
+        """Whether the lock file holds our record, byte for byte (else parsed and judged)."""
+        record = self.record
+        if record is None:
+            return False
+        if self._written is None or self._written[0] is not record:
+            self._written = (record, lock_bytes(record))
+        if read_lock_bytes(self.path) == self._written[1]:
+            return True
+        found = self._read_quietly()
+        return found.info is not None and found.info == record
 
     def check(self, refresh: bool) -> bool:
         """Read the lock file; rewrite our record if it is due (`refresh`) or was

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import os
 import stat
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -23,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from research.core.errors import ResearchError, RunFailed, UsageError
 from research.workspace.fencing import unfenced
-from research.workspace.fsutil import atomic_write_text, what_is
+from research.workspace.fsutil import atomic_write_bytes, what_is
 
 MAX_LOCK_BYTES = 64 * 1024
 """A bigger lock file is junk, not read further."""
@@ -215,6 +217,59 @@ class FileFlock:
             finally:
                 flock.release()
 
+    @contextlib.contextmanager
+    def quick(self, timeout: float) -> Iterator[None]:
+        """The same flock as `held`, taken with a few system calls instead of filelock's
+        machinery: the fence takes it for every write into the session. Where flock is not
+        supported, `held` (filelock) is used instead."""
+        fd = self._quick_lock(timeout)
+        if fd is None:
+            with self.held(timeout):
+                yield
+            return
+        try:
+            yield
+        finally:
+            try:
+                if self._names(os.fstat(fd)):
+                    self.path.unlink()
+            except OSError:
+                pass  # left behind: the next holder deletes it
+            finally:
+                os.close(fd)  # releases the flock
+
+    def _quick_lock(self, timeout: float) -> int | None:
+        deadline = time.monotonic() + timeout
+        flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+        while True:
+            try:
+                fd = os.open(self.path, flags, 0o644)
+            except OSError as exc:
+                if exc.errno in _NOT_A_FILE_ERRNOS:
+                    raise LockFileError(not_a_file(self.path, "lock guard file")) from None
+                raise lock_failure(self.path, "lock guard file", exc) from None
+            try:
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    raise LockFileError(not_a_file(self.path, "lock guard file"))
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                if time.monotonic() >= deadline:
+                    raise FlockTimeout from None
+                time.sleep(0.005)
+                continue
+            except OSError as exc:
+                os.close(fd)
+                if exc.errno in (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS):
+                    return None
+                raise lock_failure(self.path, "lock guard file", exc) from None
+            except BaseException:
+                os.close(fd)
+                raise
+            if self._names(os.fstat(fd)):
+                return fd
+            os.close(fd)  # deleted by the last holder after we opened it: again
+
     def _names(self, mine: os.stat_result) -> bool:
         """Whether the path still names the file we locked."""
         try:
@@ -224,8 +279,30 @@ class FileFlock:
         return (mine.st_dev, mine.st_ino) == (now.st_dev, now.st_ino)
 
 
+def lock_bytes(info: LockInfo) -> bytes:
+    """The lock file's bytes for `info`, exactly as written."""
+    return (info.model_dump_json(indent=2, exclude_none=True) + "\n").encode("utf-8")
+
+
+def read_lock_bytes(path: Path) -> bytes | None:
+    """The lock file's bytes if it is a regular file (no link followed, no FIFO opened),
+    else None: the fence's quick look before it judges anything else."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return os.read(fd, MAX_LOCK_BYTES + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def write_lock_file(path: Path, info: LockInfo) -> None:
     """Replace the lock file in one rename: a link there is replaced, never followed. Not
     fenced: it is the lock's own protocol, made under the flock."""
     with unfenced():
-        atomic_write_text(path, info.model_dump_json(indent=2, exclude_none=True) + "\n")
+        atomic_write_bytes(path, lock_bytes(info))

@@ -12,6 +12,9 @@ from research.core.errors import UsageError
 NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 RESEARCH_DIR = ".research"
 REPORTS_DIR = "reports"
+CALLS_DIR = ".calls"
+"""Under .research/: each session's agent calls' scratch areas (engine/staging.py). Not a
+session name: those start with a letter or digit."""
 
 
 def validate_name(name: str) -> str:
@@ -58,6 +61,12 @@ class SessionPaths:
     @property
     def session_dir(self) -> Path:
         return self.research_root / self.name
+
+    @property
+    def calls_dir(self) -> Path:
+        """The scratch areas of this session's agent calls: what an agent writes lands here,
+        and the orchestrator takes the phase's files into the session (engine/staging.py)."""
+        return self.research_root / CALLS_DIR / self.name
 
     @property
     def lock_file(self) -> Path:

@@ -29,7 +29,7 @@ from research.core.hosts import host_id
 from research.workspace.events import EventLog
 from research.workspace.fsutil import is_real_dir
 from research.workspace.lock import read_lock_file, stale_reason
-from research.workspace.paths import REPORTS_DIR, RESEARCH_DIR, SessionPaths
+from research.workspace.paths import CALLS_DIR, REPORTS_DIR, RESEARCH_DIR, SessionPaths
 
 IGNORED_DIR_NAMES = frozenset(
     {
@@ -85,7 +85,11 @@ def owned_by_sessions(relative_dir: str) -> bool:
 def skipped_dirs(paths: SessionPaths) -> frozenset[str]:
     """What a call of this session does not watch: its own directories and those of every
     other session a live run holds (their own orchestrators write there all the time)."""
-    skip = {paths.relative(paths.session_dir), paths.relative(paths.report_dir)}
+    skip = {
+        paths.relative(paths.session_dir),
+        paths.relative(paths.report_dir),
+        f"{RESEARCH_DIR}/{CALLS_DIR}",  # the agent calls' scratch areas: written by design
+    }
     if not is_real_dir(paths.research_root):
         return frozenset(skip)
     try:

@@ -119,7 +119,7 @@ def named_paths(prompt):
             ("progress", r"/progress/[^/]+$"),
             ("index", r"/progress\.md$"),
             ("accepted", r"review\.accepted\.md$"),
-            ("report", r"^reports/.+/report\.md$"),
+            ("report", r"(^|/)report\.md$"),  # reports/{name}/, or a scratch area's report/
             ("notes", r"recovery\.notes\.md$"),
         ):
             if re.search(pattern, path):
