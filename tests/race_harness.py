@@ -20,21 +20,33 @@ from pathlib import Path
 
 from kill_harness import become_research_py, preload
 
-LIMIT_SECONDS = 60.0
+LIMIT_SECONDS = 300.0
+"""A hang guard: the processes left running then are stopped (and the test fails)."""
 
 
 def start_together(count: int, work: Path, args: list[str], out_dir: Path) -> list[int]:
     read_end, write_end = os.pipe()
+    ready_read, ready_write = os.pipe()
     pids = []
     for index in range(count):
         pid = os.fork()
         if pid == 0:
             os.close(write_end)
+            os.close(ready_read)
+            os.write(ready_write, b".")  # at the line
+            os.close(ready_write)
             os.read(read_end, 1)  # the starting gun: end of file when the parent closes its end
             become_research_py(work, args, out_dir / f"{index}.out")
         pids.append(pid)
     os.close(read_end)
-    time.sleep(0.2)  # every child is waiting on the pipe by now
+    os.close(ready_write)
+    waiting = 0
+    while waiting < count:  # every child is at the line (EOF: one died there)
+        got = os.read(ready_read, count)
+        if not got:
+            break
+        waiting += len(got)
+    os.close(ready_read)
     os.close(write_end)
     return pids
 

@@ -102,7 +102,7 @@ def test_a_signal_while_starting_is_one_line(sig: signal.Signals, tmp_path: Path
     while not _handlers_installed(proc.pid):
         assert proc.poll() is None and time.monotonic() < deadline
     proc.send_signal(sig)
-    _, stderr = proc.communicate(timeout=30)
+    _, stderr = proc.communicate(timeout=120)  # a hang guard
     assert proc.returncode == 128 + sig, stderr
     assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr, stderr
     lines = [line for line in stderr.splitlines() if line.strip()]

@@ -51,11 +51,13 @@ def test_atomic_write_keeps_permissions(isolated: Path) -> None:
 
 SWAPPER = """
 import os, sys, time
-root, victim, stop = sys.argv[1:4]
+root, victim, stop, swapping = sys.argv[1:5]
 notes = os.path.join(root, "progress")
 n = 0
 while not os.path.exists(stop):
     n += 1
+    if n == 200:
+        open(swapping, "w").close()  # racing for a while now
     aside = os.path.join(root, f"moved{n}")
     try:
         os.rename(notes, aside)
@@ -96,13 +98,18 @@ def test_a_directory_swapped_for_a_link_at_any_instant_never_takes_a_write(
     users = {"gone.md": b"the user's notes\n", "topic.md": b"notes 1\n", "old.md": b"old\n"}
     for name, data in users.items():
         (victim / name).write_bytes(data)
-    stop = tmp_path / "stop"
+    stop, swapping = tmp_path / "stop", tmp_path / "swapping"
     guard_tree(root)
-    swapper = subprocess.Popen([sys.executable, "-c", SWAPPER, str(root), str(victim), str(stop)])
+    swapper = subprocess.Popen(
+        [sys.executable, "-c", SWAPPER, str(root), str(victim), str(stop), str(swapping)]
+    )
     try:
+        # Two seconds of writes, and at least until the swapper (slow to start on a loaded
+        # machine) has swapped 200 times: the race must have been run.
         end = time.monotonic() + 2.0
         n = 0
-        while time.monotonic() < end:
+        while time.monotonic() < end or not swapping.exists():
+            assert swapper.poll() is None, "the swapper stopped"
             n += 1
             try:
                 atomic_write_text(notes / "topic.md", f"notes {n}\n", durable=False)
@@ -114,7 +121,7 @@ def test_a_directory_swapped_for_a_link_at_any_instant_never_takes_a_write(
                 pass  # an operation may fail in the race; none may go through the link
     finally:
         stop.touch()
-        swapper.wait(timeout=10)
+        swapper.wait(timeout=120)  # a hang guard
     assert {p.name: p.read_bytes() for p in victim.iterdir()} == users
 
 

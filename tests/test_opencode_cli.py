@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from conftest import assert_gone, install_fake_agent, read_json, read_jsonl
-from helpers import events_of, research_argv, spawned, wait_for_file
+from helpers import HANG_GUARD_SECONDS, events_of, research_argv, spawned, wait_for_file
 
 QUESTION = "How do heat pumps perform in cold climates?"
 SESSION = Path(".research") / "demo"
@@ -348,7 +348,7 @@ def test_an_interrupt_kills_the_agents_group_saves_state_and_releases_the_lock(
     ) as proc:
         wait_for_file(fake / "grandchild.pid", within=15, proc=proc)  # the fake started
         proc.send_signal(signum)
-        _, stderr = proc.communicate(timeout=20)
+        _, stderr = proc.communicate(timeout=HANG_GUARD_SECONDS)
     assert proc.returncode == code, stderr
     assert f"interrupted by {signal.Signals(signum).name}" in stderr
     assert "Traceback" not in stderr

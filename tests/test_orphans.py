@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 
 from conftest import assert_gone
-from helpers import events_of, killed_session, wait_for_file
+from helpers import HANG_GUARD_SECONDS, events_of, killed_session, wait_for_file
 
 from research.workspace.orphans import SESSION_ENV, agent_process_groups, session_marker
 
@@ -64,7 +64,7 @@ def test_resume_after_a_kill_stops_the_dead_runs_agents(
     try:
         result = run_cli("--mock-mode", "--name", "orph", "--resume")
         assert result.exit_code == 0, result.stderr
-        leftover.wait(timeout=10)
+        leftover.wait(timeout=HANG_GUARD_SECONDS)
         assert_gone(grandchild, within=10)
         assert bystander.poll() is None, "a process of no session must be left alone"
         warnings = [

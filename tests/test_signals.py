@@ -9,7 +9,14 @@ from pathlib import Path
 
 import pytest
 from conftest import alive, read_json
-from helpers import clean_env, research_argv, spawned, wait_for_file, wait_until
+from helpers import (
+    HANG_GUARD_SECONDS,
+    clean_env,
+    research_argv,
+    spawned,
+    wait_for_file,
+    wait_until,
+)
 
 from research.model.state import load_state
 
@@ -70,7 +77,7 @@ def test_signal_during_agent_call_kills_the_group_saves_and_resumes(
         agent = int((pids / "agent.pid").read_text())
         assert alive(agent) and alive(grandchild)
         proc.send_signal(signum)
-        _, stderr = proc.communicate(timeout=30)
+        _, stderr = proc.communicate(timeout=HANG_GUARD_SECONDS)
     assert proc.returncode == code
     assert "Traceback" not in stderr
     assert stderr.strip().splitlines()[-1] == (
