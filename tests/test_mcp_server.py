@@ -87,8 +87,10 @@ class HttpServer:
         )
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
+        deadline = time.monotonic() + 120  # a hang guard: a loaded machine starts slowly
         while not (found := SERVING.search("".join(self.output))):
             assert self.proc.poll() is None, "".join(self.output)
+            assert time.monotonic() < deadline, "the MCP server did not come up"
             time.sleep(0.05)
         self.url = f"http://127.0.0.1:{found.group(1)}/mcp"  # listening once printed
 
@@ -100,11 +102,11 @@ class HttpServer:
     def stop(self) -> None:
         self.proc.send_signal(signal.SIGTERM)
         try:
-            self.proc.wait(timeout=30)
+            self.proc.wait(timeout=120)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
-        self.reader.join(timeout=30)
+        self.reader.join(timeout=120)
         assert self.proc.stderr is not None
         self.proc.stderr.close()
 
@@ -233,7 +235,7 @@ def test_http_off_loopback_needs_a_token_and_a_set_token_is_required(isolated) -
     assert refused.stderr.count("\n") == 1 and "RESEARCH_API_TOKEN" in refused.stderr
     server = HttpServer(isolated, env={"RESEARCH_API_TOKEN": "s3cret"})
     try:
-        assert httpx.post(server.url, json={}, timeout=30).status_code == 401
+        assert httpx.post(server.url, json={}, timeout=120).status_code == 401
 
         async def steps() -> None:
             import httpx2  # the SDK's HTTP client

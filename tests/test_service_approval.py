@@ -103,14 +103,14 @@ def test_the_page_shows_the_plan_its_questions_an_editor_and_approves(
             page.on("pageerror", lambda exc: errors.append(str(exc)))
             page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
             page.goto(server.url + "/")
-            page.wait_for_selector("#conn-dot.live", timeout=10_000)
+            page.wait_for_selector("#conn-dot.live", timeout=120_000)
             page.fill("#f-task", "heat pumps in cold climates")
             page.fill("#f-breadth", "1")
             page.fill("#f-depth", "1")
             page.select_option("#f-agent", "mock")
             page.check("#f-approve")
             page.click("#f-submit")
-            page.wait_for_selector("#d-approval:not(.hidden)", timeout=30_000)
+            page.wait_for_selector("#d-approval:not(.hidden)", timeout=120_000)
             assert "Which period" in page.inner_text("#d-questions")
             plan = page.input_value("#d-plan")
             assert "## Topics" in plan
@@ -122,13 +122,13 @@ def test_the_page_shows_the_plan_its_questions_an_editor_and_approves(
             page.screenshot(path=str(tmp_path / "approval.png"), full_page=True)
             page.fill("#d-plan", "# Research Plan\n")  # broken: refused, still awaiting
             page.click("#d-approve")
-            page.wait_for_selector("#d-approve-msg.error", timeout=10_000)
+            page.wait_for_selector("#d-approve-msg.error", timeout=120_000)
             assert "cannot be used" in page.inner_text("#d-approve-msg")
             page.fill(
                 "#d-plan", plan.replace(f"### {first} ", "### Defrost cycles in subzero air ")
             )
             page.click("#d-approve")
-            page.wait_for_selector("#d-report:not(.hidden)", timeout=60_000)
+            page.wait_for_selector("#d-report:not(.hidden)", timeout=120_000)
             assert page.locator("#d-approval").is_hidden()
             assert "Defrost cycles in subzero air" in page.inner_text("#d-tree")
             expected = "the server responded with a status of 422"  # the broken plan's answer

@@ -122,11 +122,11 @@ def serve_and_stop(proc: subprocess.Popen[str]) -> None:
         line = proc.stderr.readline()
         found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
         assert found and found.group(1) != "0", line
-        health = httpx.get(f"http://127.0.0.1:{found.group(1)}/healthz", timeout=10)
+        health = httpx.get(f"http://127.0.0.1:{found.group(1)}/healthz", timeout=120)
         assert health.json()["status"] == "ok"
     finally:
         proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=30)
+        proc.wait(timeout=120)
 
 
 def test_help_mentions_serve_and_the_missing_extra_gives_both_install_forms(

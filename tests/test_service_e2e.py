@@ -92,19 +92,19 @@ class Server:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
-                self.proc.wait(timeout=10)
+                self.proc.wait(timeout=120)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
         if self.reader is not None:
-            self.reader.join(timeout=10)
+            self.reader.join(timeout=120)
             self.reader = None
         self.stderr = "".join(self.output)
         if self.proc is not None and self.proc.stderr is not None:
             self.proc.stderr.close()
 
     def get(self, path: str, **kw: Any) -> httpx.Response:
-        return httpx.get(self.url + path, timeout=10, **kw)
+        return httpx.get(self.url + path, timeout=120, **kw)
 
     def wait_state(self, name: str, *states: str, within: float = 120.0) -> dict[str, Any]:
         deadline = time.monotonic() + within
@@ -141,7 +141,7 @@ def server(isolated: Path, tmp_path: Path) -> Iterator[Server]:
 def sse_until_end(url: str) -> list[dict[str, Any]]:
     events: list[dict[str, Any]] = []
     current: dict[str, Any] = {}
-    with httpx.stream("GET", url, timeout=30) as response:
+    with httpx.stream("GET", url, timeout=120) as response:
         assert response.headers["content-type"].startswith("text/event-stream")
         for line in response.iter_lines():
             if not line:
@@ -161,7 +161,7 @@ def sse_until_end(url: str) -> list[dict[str, Any]]:
 def test_a_mock_job_runs_over_async_post_sse_and_report(server: Server) -> None:
     response = httpx.post(
         server.url + "/run?async=true",
-        timeout=10,
+        timeout=120,
         json={"task": "solar panels", "agent": "mock", "breadth": 2, "depth": 1},
     )
     assert response.status_code == 202, response.text
@@ -173,7 +173,7 @@ def test_a_mock_job_runs_over_async_post_sse_and_report(server: Server) -> None:
     report = server.get(f"/runs/{name}/report")
     assert report.status_code == 200 and report.text.startswith("# ")
     assert report.text == (server.root / "reports" / name / "report.md").read_text()
-    with httpx.stream("GET", server.url + "/events", timeout=10) as listing:
+    with httpx.stream("GET", server.url + "/events", timeout=120) as listing:
         for line in listing.iter_lines():
             if line.startswith("data:"):
                 assert json.loads(line[5:])["runs"][0]["state"] == "done"
@@ -185,18 +185,18 @@ def test_delete_mid_run_resume_and_a_server_restart_mid_job(server: Server) -> N
     server.gate.touch()
     response = httpx.post(
         server.url + "/run?async=true",
-        timeout=10,
+        timeout=120,
         json={"task": "wind power", "name": "wind", "breadth": 1, "depth": 1},
     )
     assert response.status_code == 202, response.text
     server.wait_gate()
     assert server.wait_state("wind", "running")["lock"]["state"] == "live"
-    assert httpx.delete(server.url + "/runs/wind", timeout=10).status_code == 202
+    assert httpx.delete(server.url + "/runs/wind", timeout=120).status_code == 202
     stopped = server.wait_state("wind", "stopped")
     assert stopped["exit_code"] == 143 and stopped["lock"]["state"] == "none"
 
     Path(f"{server.gate}.waiting").unlink()
-    assert httpx.post(server.url + "/runs/wind/resume", timeout=10).status_code == 202
+    assert httpx.post(server.url + "/runs/wind/resume", timeout=120).status_code == 202
     server.wait_gate()
     # The server goes away mid-job; the job (its own process, holding the lock) goes on.
     server.stop()
@@ -235,7 +235,7 @@ def test_the_page_in_headless_chromium(server: Server, tmp_path: Path) -> None:
             page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
             page.goto(server.url + "/")
             assert page.title() == "research.py"
-            page.wait_for_selector("#conn-dot.live", timeout=10_000)
+            page.wait_for_selector("#conn-dot.live", timeout=120_000)
             assert page.locator("#runs li").count() == 0
             assert page.locator("#f-sources").is_visible()  # the server allows local documents
             page.fill("#f-task", "tidal energy")
@@ -243,9 +243,9 @@ def test_the_page_in_headless_chromium(server: Server, tmp_path: Path) -> None:
             page.fill("#f-depth", "1")
             page.select_option("#f-agent", "mock")
             page.click("#f-submit")
-            page.wait_for_selector('#runs li[data-name="tidal-energy"]', timeout=10_000)
+            page.wait_for_selector('#runs li[data-name="tidal-energy"]', timeout=120_000)
             assert page.locator("#f-agent").input_value() == "mock"  # kept after the start
-            page.wait_for_selector("#d-report:not(.hidden)", timeout=20_000)
+            page.wait_for_selector("#d-report:not(.hidden)", timeout=120_000)
             # The list follows the SSE stream to the job's end.
             page.wait_for_selector(
                 '#runs li[data-name="tidal-energy"] .badge.s-done', timeout=10_000
@@ -257,7 +257,7 @@ def test_the_page_in_headless_chromium(server: Server, tmp_path: Path) -> None:
             assert "Researching \u201c" in lines and "phase_start" not in lines  # readable
             # The report is the same report.html, topic tree (an SVG) included.
             frame = page.frame_locator("#d-report-frame")
-            frame.locator("svg.tree").wait_for(timeout=10_000)
+            frame.locator("svg.tree").wait_for(timeout=120_000)
             assert "```mermaid" not in frame.locator("body").inner_text()
             assert frame.locator("button.cite").count() > 0
             button = frame.locator("button.cite").first

@@ -158,7 +158,7 @@ def test_the_page_as_a_person_uses_it(slow_mock_server: Server, tmp_path: Path) 
             errors: list[str] = []
             page.on("pageerror", lambda exc: errors.append(str(exc)))
             page.goto(server.url + "/")
-            page.wait_for_selector("#conn-dot.live", timeout=10_000)
+            page.wait_for_selector("#conn-dot.live", timeout=120_000)
             form = _fails(_the_form_shows_every_choice_whole, page)
             form = form or _fails(_the_form_says_which_agents_run, page, server)
             page.screenshot(path=str(shots / "form-1280.png"))
