@@ -635,7 +635,7 @@ def run_case(case: Case, root: Path, finished: Path) -> Outcome:
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=300,  # a hang guard: the cases run all at once
         preexec_fn=preexec,
     )
     return Outcome(
@@ -669,7 +669,7 @@ def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
         env=clean_env(),
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=300,  # a hang guard: the cases run all at once
     )
     assert done.returncode == 0, done.stderr
     return work

@@ -48,7 +48,7 @@ def test_a_write_failing_mid_run_stops_cleanly_and_resume_finishes(isolated: Pat
         env=env,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=300,  # a hang guard
         preexec_fn=small_disk,
     )
     assert done.returncode == 1
@@ -104,7 +104,7 @@ def test_a_failed_atomic_write_keeps_the_old_file(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": str(REPO)},
-        timeout=30,
+        timeout=120,  # a hang guard
         preexec_fn=small_disk,
     )
     assert done.stdout.strip() == "File too large", done.stderr

@@ -42,7 +42,8 @@ QUESTION = "How do heat pumps perform in cold climates?"
 AGENT = Path(__file__).resolve().parent / "fake_agents" / "hostile_agent.py"
 SMALL = ("--breadth", "1", "--depth", "1")
 PARALLEL = ("--breadth", "2", "--depth", "1", "--parallel", "2")
-TIMEOUT = 60
+TIMEOUT = 300
+"""A hang guard for each run (a loaded machine runs these slowly, many at once)."""
 
 Hook = Callable[[Path, Path], None]
 """hook(work, root)."""

@@ -220,7 +220,7 @@ def call_number(phase: str) -> int:
     return number
 
 
-def wait_until_alone(running: Path, timeout: float = 20.0) -> None:
+def wait_until_alone(running: Path, timeout: float = 300.0) -> None:
     """HOSTILE_ALONE: act only once no other agent of the run is in its call. In parallel
     mode a link this agent plants would otherwise also redirect a sibling agent's own
     writes, which no orchestrator can stop; the catalogue checks the orchestrator."""
