@@ -392,7 +392,7 @@ def test_a_run_in_a_real_terminal_draws_the_live_view_and_the_summary_table(
     if pid == 0:  # the child: become research.py on the pty
         os.environ.update({"TERM": "xterm", "COLUMNS": "100", "LINES": "30"})
         os.execv(sys.executable, argv)
-    output = read_all(fd, deadline=time.monotonic() + 60)
+    output = read_all(fd, deadline=time.monotonic() + 300)  # a hang guard
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0, output[-2000:]
     assert "\x1b[?25l" in output and output.count("\x1b[?25h") >= 1  # live region, restored
