@@ -261,3 +261,33 @@ def test_a_table_row_is_read_with_its_header() -> None:
     assert check.support is Support.SUPPORTED, check
     changed = check_claim("unzstd decompression speed was 4970 MB/s.", page)
     assert changed.support is not Support.SUPPORTED, changed
+
+
+# --- Written before the rule (helper rules3): "one"/"two" before a unit, a level as a flag
+
+
+@pytest.mark.parametrize(
+    ("claim", "quote", "held"),
+    [
+        ("The warm-up took just under two minutes.", "The warm-up took 115 seconds.", True),
+        ("The warm-up took just under two minutes.", "The warm-up took 150 seconds.", False),
+        ("Each slot keeps two bytes.", "Each slot keeps 16 bits.", True),
+        ("The ferry crossing takes two hours.", "The ferry crossing takes 100 minutes.", False),
+        ("The new kiln fires two times as fast.", "The new kiln fires 2x as fast.", True),
+    ],
+)
+def test_one_and_two_before_a_unit_are_figures(claim: str, quote: str, held: bool) -> None:
+    assert quote_holds_quantity(quote, claim) is held
+
+
+@pytest.mark.parametrize(
+    ("claim", "quote", "held"),
+    [
+        ("At level 7, squash packed at 20 MB/s.", "| squash -7 | 3.1 | 20 MB/s |", True),
+        ("At level 7, squash packed at 20 MB/s.", "| squash -6 | 3.1 | 20 MB/s |", False),
+        ("Run it at level 3.", "Run squash -3 on the file.", True),
+        ("Run it at level 3.", "Rows 1-3 of the file.", False),  # a range, no option
+    ],
+)
+def test_a_level_may_be_written_as_a_short_option(claim: str, quote: str, held: bool) -> None:
+    assert quote_holds_quantity(quote, claim) is held
