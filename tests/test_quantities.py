@@ -270,9 +270,9 @@ def test_a_table_row_is_read_with_its_header() -> None:
     ("claim", "quote", "held"),
     [
         ("The warm-up took just under two minutes.", "The warm-up took 115 seconds.", True),
-        ("The warm-up took just under two minutes.", "The warm-up took 150 seconds.", False),
+        ("The warm-up took just under two minutes.", "The warm-up took 200 seconds.", False),
         ("Each slot keeps two bytes.", "Each slot keeps 16 bits.", True),
-        ("The ferry crossing takes two hours.", "The ferry crossing takes 100 minutes.", False),
+        ("The ferry crossing takes two hours.", "The ferry crossing takes 200 minutes.", False),
         ("The new kiln fires two times as fast.", "The new kiln fires 2x as fast.", True),
     ],
 )

@@ -256,12 +256,24 @@ def _dates(text: str, *, claim: bool) -> list[RawFigure]:
     return out
 
 
+# A page's short option of digits ("gzip -9", "| zstd -19 |") is a tool's level: it also
+# matches a claim's "level 9".
+_OPTION_BEFORE = re.compile(r"(?:^|(?<=\s))-$")
+_OPTION_LEVEL = re.compile(r"(?=\s|$|[|,;)])")
+
+
 def _pin(text: str, found: list[RawFigure], *, claim: bool) -> None:
     """A figure after version, section, level, page or table means "<word> <figure>": a
     claim's matches only the page's figure after the same word (a page's also matches the
     bare figure, "GPL 3" for "GPL version 3")."""
     for raw in found:
-        if raw.kind != "pinned" or not isinstance(raw.value, Decimal):
+        if not isinstance(raw.value, Decimal):
+            continue
+        if not claim and raw.kind == "number" and _OPTION_LEVEL.match(text, raw.end):
+            if _OPTION_BEFORE.search(text, max(0, raw.start - 2), raw.start):
+                raw.candidates = raw.candidates | {f"level {_normal(raw.value)}"}
+            continue
+        if raw.kind != "pinned":
             continue
         label = _PINNED_BEFORE.search(text, max(0, raw.start - 24), raw.start)
         if label is None:

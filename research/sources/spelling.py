@@ -53,7 +53,9 @@ _AND_A_HALF = re.compile(rf"\b(?P<n>{_NUMBER_WORD}|\d+)(?P<noun>) and a half\b",
 _NOUN_AND_A_HALF = re.compile(
     rf"\b(?P<n>{_NUMBER_WORD}|\d+)(?P<noun> [^\W\d_]+) and a half\b", re.IGNORECASE
 )
-_ONE_UNIT = re.compile(r"\bone (?P<unit>[^\W\d_]+)\b", re.IGNORECASE)
+_SMALL_UNIT = re.compile(r"\b(?P<n>zero|one|two) (?P<unit>[^\W\d_]+)\b", re.IGNORECASE)
+_SMALL = {"zero": 0, "one": 1, "two": 2}
+"""text2num leaves numbers under 3 as words ("one of them"); before a unit they are figures."""
 _TO_ONE = re.compile(rf"\b(?P<n>{_NUMBER_WORD}|\d+) to one\b", re.IGNORECASE)
 _CLOCK = re.compile(r"\b(?:(?P<h>\d+)h)?(?P<m>\d+)m(?P<s>\d+(?:\.\d+)?)s\b")
 _MULTIPLE = re.compile(rf"\b(?:{'|'.join(_MULTIPLES)})\b", re.IGNORECASE)
@@ -126,10 +128,13 @@ def _and_a_half(match: re.Match[str]) -> str:
     return f"{count}.5{noun}"
 
 
-def _one_unit(match: re.Match[str]) -> str:
-    """ "one millisecond" -> "1 millisecond" (text2num leaves "one" as a word)."""
+def _small_unit(match: re.Match[str]) -> str:
+    """ "one millisecond" -> "1 millisecond", "two minutes" -> "2 minutes", "two times"
+    -> "2 times" (text2num leaves numbers under 3 as words)."""
     unit = match.group("unit")
-    return f"1 {unit}" if unit_of(unit) is not None else match.group(0)
+    if unit.lower() != "times" and unit_of(unit) is None:
+        return match.group(0)
+    return f"{_SMALL[match.group('n').lower()]} {unit}"
 
 
 def _clock(match: re.Match[str]) -> str:
@@ -178,8 +183,8 @@ def spell_numbers(text: str) -> str:
             text = _NOUN_AND_A_HALF.sub(_and_a_half, text)
         if " to one" in lower:
             text = _TO_ONE.sub(_to_one, text)
-        if "one " in lower:
-            text = _ONE_UNIT.sub(_one_unit, text)
+        if "one " in lower or "two " in lower or "zero " in lower:
+            text = _SMALL_UNIT.sub(_small_unit, text)
         if "m" in lower and "s" in lower:
             text = _CLOCK.sub(_clock, text)
         if _FRACTION_WORD.search(lower):
