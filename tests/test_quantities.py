@@ -291,3 +291,17 @@ def test_one_and_two_before_a_unit_are_figures(claim: str, quote: str, held: boo
 )
 def test_a_level_may_be_written_as_a_short_option(claim: str, quote: str, held: bool) -> None:
     assert quote_holds_quantity(quote, claim) is held
+
+
+@pytest.mark.parametrize(
+    ("claim", "quote", "held"),
+    [
+        ("Bookings rose by more than half.", "Bookings rose by 58% this spring.", True),
+        ("Bookings rose by more than half.", "Bookings rose by 38% this spring.", False),
+        ("The queue was cut by half.", "The queue was cut by 50%.", True),
+        ("The queue was cut by half.", "The queue was cut by 30%.", False),
+        ("The queue shrank by nearly half.", "The queue shrank by 47%.", True),
+    ],
+)
+def test_by_half_is_a_share_of_change(claim: str, quote: str, held: bool) -> None:
+    assert quote_holds_quantity(quote, claim) is held
