@@ -24,7 +24,7 @@ from functools import lru_cache
 from dateutil import parser as dateparser  # type: ignore[import-untyped]
 from text_to_num import alpha2digit, text2num  # type: ignore[import-untyped]
 
-from research.sources.quantities import unit_of
+from research.sources.quantities import HEDGES, unit_of
 
 APPROX = "about"
 """The hedge written before a share made of a fraction (`HEDGES` gives its band)."""
@@ -56,6 +56,7 @@ _NOUN_AND_A_HALF = re.compile(
 _SMALL_UNIT = re.compile(r"\b(?P<n>zero|one|two) (?P<unit>[^\W\d_]+)\b", re.IGNORECASE)
 _SMALL = {"zero": 0, "one": 1, "two": 2}
 """text2num leaves numbers under 3 as words ("one of them"); before a unit they are figures."""
+_BY_HALF = re.compile(r"\bby (?P<hedge>(?:[a-z]+ ){0,2})half\b(?! of)", re.IGNORECASE)
 _TO_ONE = re.compile(rf"\b(?P<n>{_NUMBER_WORD}|\d+) to one\b", re.IGNORECASE)
 _CLOCK = re.compile(r"\b(?:(?P<h>\d+)h)?(?P<m>\d+)m(?P<s>\d+(?:\.\d+)?)s\b")
 _MULTIPLE = re.compile(rf"\b(?:{'|'.join(_MULTIPLES)})\b", re.IGNORECASE)
@@ -144,6 +145,15 @@ def _clock(match: re.Match[str]) -> str:
     return f"{seconds:g} s"
 
 
+def _by_half(match: re.Match[str]) -> str:
+    """A change "by half" is 50%: "rose by more than half" -> "rose by more than 50%",
+    "cut by half" -> "cut by about 50%"; other words before "half" leave it as written."""
+    hedge = match.group("hedge")
+    if not hedge:
+        return f"by {_share(50)}"
+    return f"by {hedge}50%" if hedge.strip().lower() in HEDGES else match.group(0)
+
+
 def _to_one(match: re.Match[str]) -> str:
     count = _count(match.group("n"))
     return match.group(0) if count is None or count < 2 else f"{count} times"
@@ -181,6 +191,8 @@ def spell_numbers(text: str) -> str:
         if "and a half" in lower:
             text = _AND_A_HALF.sub(_and_a_half, text)
             text = _NOUN_AND_A_HALF.sub(_and_a_half, text)
+        if "by " in lower and "half" in lower:
+            text = _BY_HALF.sub(_by_half, text)
         if " to one" in lower:
             text = _TO_ONE.sub(_to_one, text)
         if "one " in lower or "two " in lower or "zero " in lower:
