@@ -216,9 +216,10 @@ def is_complete(work: Path, name: str) -> bool:
     )
 
 
-def events(work: Path, name: str) -> list[dict[str, Any]]:
+def events(work: Path, name: str, *, growing: bool = False) -> list[dict[str, Any]]:
+    """The session's events; `growing`: read while a run writes them (complete lines only)."""
     path = session_dir(work, name) / "events.jsonl"
-    return read_jsonl(path) if path.exists() else []
+    return read_jsonl(path, growing=growing) if path.exists() else []
 
 
 def when(event: dict[str, Any]) -> float:

@@ -88,7 +88,7 @@ def test_a_killed_worker_s_jobs_resume_elsewhere_within_the_bound(cluster: Clust
 
     def a_run_with_an_accepted_topic() -> str | None:
         for name in names:
-            log = events(cluster.work, name)
+            log = events(cluster.work, name, growing=True)
             if log and any(e["type"] == "run_start" for e in log):
                 try:
                     if accepted_notes(cluster.work, name):
@@ -102,7 +102,9 @@ def test_a_killed_worker_s_jobs_resume_elsewhere_within_the_bound(cluster: Clust
     assert victim_job is not None
     notes = accepted_notes(cluster.work, victim_job)
     (victim_host,) = {
-        e["host"] for e in events(cluster.work, victim_job) if e["type"] == "run_start"
+        e["host"]
+        for e in events(cluster.work, victim_job, growing=True)
+        if e["type"] == "run_start"
     }
     killed_at = time.time()
     cluster.kill(workers[victim_host])
@@ -124,7 +126,7 @@ def test_sigterm_hands_the_worker_s_jobs_back_at_once(cluster: Cluster) -> None:
     first = cluster.start_worker("h1")
     cluster.enqueue("handed", breadth=2, depth=2)
     wait_until(
-        lambda: any(e["type"] == "phase_end" for e in events(cluster.work, "handed")),
+        lambda: any(e["type"] == "phase_end" for e in events(cluster.work, "handed", growing=True)),
         within=30,
         what="the job running on h1",
     )

@@ -165,7 +165,7 @@ async def test_delete_of_a_run_no_worker_runs_is_refused_and_leaves_no_stop_behi
     cluster = api.cluster
     local = start_local_run(cluster.work, "far", "h3")
     wait_until(
-        lambda: any(e["type"] == "phase_end" for e in events(cluster.work, "far")),
+        lambda: any(e["type"] == "phase_end" for e in events(cluster.work, "far", growing=True)),
         within=60,
         proc=local,  # type: ignore[arg-type]
         what="the local run under way",

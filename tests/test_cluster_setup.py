@@ -118,7 +118,9 @@ def test_a_redis_outage_is_one_warning_when_it_begins_and_one_when_it_ends(
         worker = cluster.start_worker("h1")
         cluster.enqueue("through", breadth=2, depth=2)
         wait_until(
-            lambda: any(e["type"] == "phase_end" for e in events(isolated, "through")),
+            lambda: any(
+                e["type"] == "phase_end" for e in events(isolated, "through", growing=True)
+            ),
             within=60,
             what="the job running",
         )
