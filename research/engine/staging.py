@@ -26,6 +26,7 @@ import itertools
 import os
 import shutil
 import stat
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -63,6 +64,9 @@ RECOVERY_ONLY = frozenset({"events.jsonl"})
 """Copied for a RECOVERY call only (its prompt asks it to read the log)."""
 NEVER_TAKEN = frozenset({"events.jsonl", "decisions.jsonl"})
 """Append-only logs the orchestrator writes during the call: given to read, never taken."""
+STAMP_TRUSTED_AFTER_NS = 100_000_000
+"""An unchanged (inode, mtime) means untouched only for a copy older than this (file times
+tick in milliseconds); a younger one is compared byte for byte."""
 RECOVERY_LOGS = 3
 """The latest call logs a RECOVERY call is given to read."""
 
@@ -83,6 +87,25 @@ class StagedPaths(SessionPaths):
     @property
     def report_dir(self) -> Path:
         return self.stage / REPORT_DIR
+
+
+def _copy_into(path: Path, data: bytes) -> None:
+    """Write a copy into a scratch area made a moment ago (no agent has run in it yet)."""
+    try:
+        fd = os.open(path, _NEW_FILE, 0o644)
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, _NEW_FILE, 0o644)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+
+
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _recent(info: os.stat_result) -> bool:
+    """A copy too young for its timestamp to show a write in the same clock tick."""
+    return time.time_ns() - info.st_mtime_ns < STAMP_TRUSTED_AFTER_NS
 
 
 def _stamp(path: Path) -> tuple[int, int] | None:
@@ -154,7 +177,7 @@ class Stage:
                 if data is None or data == NOT_REGULAR:
                     continue
                 staged = self.staged(path)
-                atomic_write_bytes(staged, data, durable=False)
+                _copy_into(staged, data)
                 self.seeded[path] = data
                 self.stamps[path] = _stamp(staged)
 
@@ -171,11 +194,15 @@ class Stage:
         return [directory / name for name in names if name not in NOT_COPIED]
 
     def staged(self, path: Path) -> Path:
-        """Where the session's `path` is in the scratch area."""
-        paths = self.ctx.paths
-        if path.is_relative_to(paths.report_dir):
-            return self.root / REPORT_DIR / path.relative_to(paths.report_dir)
-        return self.root / path.relative_to(paths.session_dir)
+        """Where the session's `path` is in the scratch area (strings: this is hot)."""
+        name = os.fspath(path)
+        report = os.fspath(self.ctx.paths.report_dir) + os.sep
+        if name.startswith(report):
+            return Path(os.fspath(self.root), REPORT_DIR, name[len(report) :])
+        session = os.fspath(self.ctx.paths.session_dir) + os.sep
+        if not name.startswith(session):
+            raise ValueError(f"{path} is not in the session")
+        return Path(os.fspath(self.root), name[len(session) :])
 
     def session_path(self, staged: Path) -> Path:
         """The session's path for `staged`, a path in the scratch area."""
@@ -227,11 +254,16 @@ class Stage:
         except OSError:
             info = None
         regular = info is not None and stat.S_ISREG(info.st_mode)
-        now = read_regular(source) if regular else None
         if info is None and before is None:
             return None
-        if now is not None and now == before and _stamp(source) == self.stamps.get(target):
-            return None  # untouched (an agent writing into the session itself: judged there)
+        now = None
+        if regular and info is not None:
+            stamp = (info.st_ino, info.st_mtime_ns)
+            if stamp == self.stamps.get(target) and not _recent(info):
+                return None  # untouched (an agent writing into the session itself: judged there)
+            now = read_regular(source)
+            if now == before and stamp == self.stamps.get(target):
+                return None
         if target.name in NEVER_TAKEN or not self._unchanged(target, before):
             return self.ctx.paths.relative(target)
         if regular:
