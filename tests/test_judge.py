@@ -206,3 +206,39 @@ def test_the_answers_file_is_read_only_when_regular_and_small(tmp_path: Path) ->
     assert _answers_text(huge) is None
     assert _answers_text(tmp_path / "missing.json") is None
     assert _answers_text(plain) == '{"judgements": []}'
+
+
+# Written before the rule (helper rules3): what a colon announces, and a list to its end.
+KILN_PAGE = "\n".join(
+    [
+        "The kiln log",
+        "We fired the new kiln for a week and compared it with the old one.",
+        "Glaze results were uneven on the top shelf, so the shelf was moved down.",
+        "The clay supplier changed in the middle of the week, which we noted.",
+        "To check the energy the kiln burned over the whole firing, read its meter:",
+        "$ meter --read kiln-2 | grep total",
+        "total: 41.3 kWh over 9h12m",
+        "Workshop changes",
+        "- A new vent over the kiln for the fumes.",
+        "- A new shelf rack made of cordierite. It holds the larger plates and bowls.",
+        "- A new pyrometer at the door.",
+        "- A new timer that cuts the power at the set hour.",
+        "The rest of the week went to glazing.",
+    ]
+)
+
+
+def test_a_sentence_ending_in_a_colon_is_read_with_what_it_announces() -> None:
+    given = best_passages(
+        "The whole firing burned roughly 41 kWh of energy in the kiln.", KILN_PAGE
+    )
+    assert any("total: 41.3 kWh" in p for p in given)
+    given = best_passages("The kiln firing burned the energy its meter read.", KILN_PAGE)
+    assert any("read its meter: $ meter" in p for p in given)
+
+
+def test_a_list_is_passed_to_its_last_item() -> None:
+    given = best_passages(
+        "The workshop got four new things: a vent, a rack, a pyrometer, a timer.", KILN_PAGE
+    )
+    assert any("vent" in p and "cuts the power" in p for p in given)
