@@ -74,6 +74,7 @@ def _figures(text: str) -> frozenset[str]:
 
 _BLOCK_START = re.compile(r"\s*(?:[|*\-#>\u2022]|\d+[.)]\s)")
 _BLOCK_END = re.compile(r"[.!?:;|]\W*$")
+_LIST_ITEM = re.compile(r"(?:[-*\u2022]|\d+[.)])\s")
 TITLE_WORDS = 6
 SHORT_WORDS = 8
 """A line this short (a label, a heading, a table row) is read with its neighbours."""
@@ -238,9 +239,7 @@ class PassageIndex:
         for start in range(len(scores)):
             end = start + 1
             value = scores[start]
-            pair = end < len(scores) and self.sentences[end].paragraph == (
-                self.sentences[start].paragraph
-            )
+            pair = end < len(scores) and self._continues(start)
             if pair and scores[end] > 0:
                 end, value = end + 1, value + PAIR_SHARE * scores[end]
             if any(not (end <= a or b <= start) for a, b in taken):
@@ -250,6 +249,19 @@ class PassageIndex:
         if best is None:
             return None if taken else (0, 1)
         return best[1], best[2]
+
+    def _continues(self, index: int) -> bool:
+        """Whether the next sentence goes on from sentence `index`: the same block, or the
+        list, table or command output a sentence ending in a colon announces."""
+        here, after = self.sentences[index], self.sentences[index + 1]
+        return after.paragraph == here.paragraph or here.text.endswith(":")
+
+    def _in_list(self, index: int) -> bool:
+        """Whether sentence `index` is part of a list item (its block starts with a marker)."""
+        first = index
+        while first > 0 and self.sentences[first - 1].paragraph == self.sentences[index].paragraph:
+            first -= 1
+        return bool(_LIST_ITEM.match(self.sentences[first].text))
 
     def _widen(self, span: tuple[int, int]) -> tuple[int, int]:
         start, end = span
@@ -265,7 +277,18 @@ class PassageIndex:
 
         if start > 0 and joins(start - 1) and length(start - 1, end) <= PASSAGE_CHARS:
             start -= 1
-        if end < len(self.sentences) and joins(end) and length(start, end + 1) <= PASSAGE_CHARS:
+        if (
+            end < len(self.sentences)
+            and (joins(end) or self._continues(end - 1))
+            and length(start, end + 1) <= PASSAGE_CHARS
+        ):
+            end += 1
+        while (  # a list goes on to its last item while the passage stays short
+            end < len(self.sentences)
+            and self._in_list(end - 1)
+            and self._in_list(end)
+            and length(start, end + 1) <= PASSAGE_CHARS
+        ):
             end += 1
         return start, end
 
