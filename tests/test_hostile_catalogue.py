@@ -155,6 +155,17 @@ def restore_after_checking(what: str) -> Hook:
     return restore
 
 
+def left_empty_then_restored(what: str) -> Hook:
+    """The directory the agent put in place of `what` got nothing from the run (not even
+    a directory made on the way to a write); then as restore_after_checking."""
+
+    def restore(work: Path, root: Path) -> None:
+        assert sorted(p.name for p in (work / what).iterdir()) == []
+        restore_after_checking(what)(work, root)
+
+    return restore
+
+
 def temp_files_removed(work: Path, root: Path) -> None:
     session, report = work / ".research/x", work / "reports/x"
     for gone in (
@@ -283,7 +294,7 @@ CASES: list[Case] = [
         "review",
         code=1,
         says="the agent replaced .research/x with another directory",
-        restore=restore_after_checking(".research/x"),
+        restore=left_empty_then_restored(".research/x"),
     ),
     Case(
         ".research moved away and linked back",

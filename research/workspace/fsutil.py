@@ -123,7 +123,8 @@ def _mode_words(mode: int, readlink: Callable[[], str] | None = None) -> str:
     return "not a regular file"
 
 
-_GUARDED_NAMES: set[str] = set()
+_GUARDED_NAMES: dict[str, tuple[int, int] | None] = {}
+"""Each guarded root, with its identity (device, inode) when it was declared."""
 _UNLINKED: list[tuple[Path, str]] = []
 _GUARD_LOCK = threading.Lock()
 
@@ -133,16 +134,22 @@ def guard_tree(root: Path) -> None:
     writes in): from now on no file below it is written, or opened to append, through a
     symbolic link. A link (or FIFO, socket, device) an agent put in place of a directory
     below `root` is unlinked (never followed) and a real directory made when a write needs
-    it (see `take_unlinked`); `root` itself being a link, or gone, fails the write (OSError):
-    it is not made again behind the run's back."""
+    it (see `take_unlinked`); `root` itself being a link, gone, or another directory than
+    the one declared fails the write (OSError), before anything is made in it: it is not
+    made again behind the run's back. Declaring `root` again takes the directory there now."""
+    try:
+        info = os.lstat(root)
+        identity: tuple[int, int] | None = (info.st_dev, info.st_ino)
+    except OSError:
+        identity = None
     with _GUARD_LOCK:
-        _GUARDED_NAMES.add(os.fspath(root))
+        _GUARDED_NAMES[os.fspath(root)] = identity
 
 
 def unguard_tree(root: Path) -> None:
     """Forget `root` (a call's scratch area that is gone)."""
     with _GUARD_LOCK:
-        _GUARDED_NAMES.discard(os.fspath(root))
+        _GUARDED_NAMES.pop(os.fspath(root), None)
 
 
 def take_unlinked(*roots: Path) -> list[tuple[Path, str]]:
@@ -183,8 +190,9 @@ def _open_parent(path: Path, *, repair: bool = True) -> int | None:
     for a link at any instant (also between this walk and the write) cannot redirect the
     write. A link, FIFO or other special file in place of a directory is unlinked and the
     directory made (see take_unlinked); a missing one is made; a regular file in the way
-    fails the write (NotADirectoryError); the root itself being a link, or gone, fails it
-    too (OSError): it is not made again behind the run's back. Without `repair` (to read)
+    fails the write (NotADirectoryError); the root itself being a link, gone, or another
+    directory than `guard_tree` saw fails it too (OSError): it is not made again behind
+    the run's back, nor written into. Without `repair` (to read)
     nothing is changed: a missing directory raises FileNotFoundError, anything else in
     its place another OSError (ELOOP for a link, ENOTDIR otherwise)."""
     found = _below_guarded_root(os.path.dirname(os.fspath(path)))
@@ -207,6 +215,14 @@ def _open_parent(path: Path, *, repair: bool = True) -> int | None:
             f"{root} is not the directory it was; nothing is written through it",
             str(path),
         ) from None
+    expected = _GUARDED_NAMES.get(root)
+    if repair and expected is not None and _identity(fd) != expected:
+        os.close(fd)
+        raise OSError(
+            errno.ELOOP,
+            f"{root} is not the directory it was; nothing is written into it",
+            str(path),
+        )
     where = root
     try:
         for name in names:
@@ -218,6 +234,11 @@ def _open_parent(path: Path, *, repair: bool = True) -> int | None:
         os.close(fd)
         raise
     return fd
+
+
+def _identity(fd: int) -> tuple[int, int]:
+    info = os.fstat(fd)
+    return info.st_dev, info.st_ino
 
 
 def _enter(dir_fd: int, name: str, where: str) -> int:
