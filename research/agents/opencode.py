@@ -8,9 +8,10 @@ import re
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeGuard
+from typing import Any
 
 from research.agents.base import AgentCall, AgentResult
+from research.agents.jsonout import as_dict, is_number, json_object
 from research.agents.process import CallOutcome, ProcessResult, run_agent_call
 from research.core.errors import AgentUnavailable
 
@@ -108,12 +109,12 @@ class EventSummary:
         """Take one event into the summary."""
         self.events += 1
         kind = event.get("type")
-        part = _dict(event.get("part"))
+        part = as_dict(event.get("part"))
         if kind == "text":
             self.texts += _text_of(part)
         elif kind == "step_finish":
             _add_tokens(self.tokens, part.get("tokens"))
-            if _is_number(part_cost := part.get("cost")):
+            if is_number(part_cost := part.get("cost")):
                 self.cost = (self.cost or 0.0) + _as_float(part_cost)
         elif kind == "error":
             self.problems.append(_error_text(event))
@@ -140,7 +141,7 @@ def read_events(stdout: str) -> EventSummary:
     """Sum the JSON object lines of OpenCode's stdout; other lines are skipped."""
     summary = EventSummary()
     for line in stdout.splitlines():
-        if (event := _json_object(line)) is not None:
+        if (event := json_object(line)) is not None:
             summary.add(event)
     return summary
 
@@ -171,31 +172,11 @@ def _done_rejections(event: dict[str, Any]) -> list[str]:
 
 def _tool_rejection(part: dict[str, Any]) -> list[str]:
     """The problem a failed `tool_use` part reports, if its error is a rejected permission."""
-    state = _dict(part.get("state"))
+    state = as_dict(part.get("state"))
     error = state.get("error")
     if state.get("status") == "error" and isinstance(error, str) and _REJECTED in error:
         return [f"{part.get('tool', 'tool')}: {error.strip()}"]
     return []
-
-
-def _json_object(line: str) -> dict[str, Any] | None:
-    line = line.strip()
-    if not line.startswith("{"):
-        return None
-    try:
-        value = json.loads(line)
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
-
-
-def _is_number(value: object) -> TypeGuard[int | float]:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _dict(value: object) -> dict[str, Any]:
-    """`value` if it is a JSON object, else an empty one."""
-    return value if isinstance(value, dict) else {}
 
 
 def _as_float(value: float) -> float:
@@ -215,7 +196,7 @@ def _add_tokens(totals: dict[str, float], tokens: object) -> None:
     """Add one `step_finish` event's `{input, output, reasoning, cache: {read, write}}`."""
     if not isinstance(tokens, dict):
         return
-    cache = _dict(tokens.get("cache"))
+    cache = as_dict(tokens.get("cache"))
     found = {
         "input": tokens.get("input"),
         "output": tokens.get("output"),
@@ -224,7 +205,7 @@ def _add_tokens(totals: dict[str, float], tokens: object) -> None:
         "cache_write": cache.get("write"),
     }
     for name, value in found.items():
-        if _is_number(value):
+        if is_number(value):
             totals[name] = totals.get(name, 0) + _whole(value)
 
 

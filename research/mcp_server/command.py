@@ -59,7 +59,7 @@ def main(argv: list[str]) -> int:
     args = parse(parser(), argv)
     if isinstance(args, int):
         return args
-    from research.service.serve import is_loopback, queue_options
+    from research.service.serve import is_loopback, jobs_and_folder
 
     token = os.environ.get(TOKEN_ENV) or None
     if args.http is not None:
@@ -68,14 +68,11 @@ def main(argv: list[str]) -> int:
         if not 0 <= args.http <= 65535:
             return fail(f"--http must be a port 0-65535, not {args.http}")
     try:
-        max_queue, queue_url, failover = queue_options(args.queue, None)
+        max_queue, queue_url, failover, root = jobs_and_folder(
+            args.queue, None, args.max_jobs, args.workdir
+        )
     except ValueError as exc:
         return fail(str(exc))
-    if args.max_jobs < 1 or max_queue < 0:
-        return fail("--max-jobs must be at least 1 and --queue at least 0")
-    root = (args.workdir or Path.cwd()).resolve()
-    if not root.is_dir():
-        return fail(f"--workdir {root} is not a directory")
     try:
         from research.mcp_server.server import build_server, http_app
         from research.service.service import ServiceConfig

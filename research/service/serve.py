@@ -107,6 +107,21 @@ def queue_options(queue: str, failover: str | None) -> tuple[int, str | None, fl
         raise ValueError(f"--queue: {exc}") from None
 
 
+def jobs_and_folder(
+    queue: str, failover: str | None, max_jobs: int, workdir: Path | None
+) -> tuple[int, str | None, float, Path]:
+    """--queue, --failover, --max-jobs and --workdir as both servers (`research serve` and
+    `research mcp`) check them: the local queue's bound, the task queue's URL (or None), the
+    failover bound and the working folder; ValueError saying what is wrong."""
+    max_queue, queue_url, bound = queue_options(queue, failover)
+    if max_jobs < 1 or max_queue < 0:
+        raise ValueError("--max-jobs must be at least 1 and --queue at least 0")
+    root = (workdir or Path.cwd()).resolve()
+    if not root.is_dir():
+        raise ValueError(f"--workdir {root} is not a directory")
+    return max_queue, queue_url, bound, root
+
+
 def queue_problem(url: str, root: Path) -> str | None:
     """What keeps the service from using the task queue at `url` with folder `root`: Redis
     unreachable or silent, the password refused, another folder the queue's (None: usable)."""
@@ -131,15 +146,12 @@ def main(argv: list[str]) -> int:
     if not 0 <= args.port <= 65535:
         return fail(f"--port must be 0-65535, not {args.port}")
     try:
-        max_queue, queue_url, failover = queue_options(args.queue, args.failover)
+        max_queue, queue_url, failover, root = jobs_and_folder(
+            args.queue, args.failover, args.max_jobs, args.workdir
+        )
         host_id()  # RESEARCH_HOST_ID, checked before the store reads any lock with it
     except (ValueError, HostConfigError) as exc:
         return fail(str(exc))
-    if args.max_jobs < 1 or max_queue < 0:
-        return fail("--max-jobs must be at least 1 and --queue at least 0")
-    root = (args.workdir or Path.cwd()).resolve()
-    if not root.is_dir():
-        return fail(f"--workdir {root} is not a directory")
     try:
         import uvicorn  # noqa: F401  (the [server] extra is installed)
 
