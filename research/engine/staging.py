@@ -268,7 +268,7 @@ class Stage:
             return self.ctx.paths.relative(target)
         if regular:
             if now is not None and now != NOT_REGULAR:
-                atomic_write_bytes(target, now)
+                atomic_write_bytes(target, now, durable=False)  # as the agent left it
             return None
         if before is not None:
             remove_if_holds(target, before)  # deleted, or replaced by something else
@@ -293,7 +293,7 @@ class Stage:
         data = read_regular(staged)
         if data is None or data == NOT_REGULAR or os.path.lexists(target):
             return
-        atomic_write_bytes(target, data)
+        atomic_write_bytes(target, data, durable=False)
 
     def _walk(self, file_places: set[Path]) -> tuple[list[Repair], list[Path]]:
         """What the agent left in the scratch area besides the files: links, FIFOs, sockets
