@@ -305,3 +305,37 @@ def test_a_level_may_be_written_as_a_short_option(claim: str, quote: str, held: 
 )
 def test_by_half_is_a_share_of_change(claim: str, quote: str, held: bool) -> None:
     assert quote_holds_quantity(quote, claim) is held
+
+
+# Written before the rule (helper rules3): a table row the claim names by its first cell
+KETTLE_PAGE = """Kettle benchmark
+
+The tests were run at sea level by the author on three mornings in a row, in a cold
+kitchen, with tap water from the same jug each time, and each kettle was descaled first.
+
+| kettle | litres | watts |
+|---|---|---|
+| Brightwell K2 | 1.7 | 2200 W |
+| Ostara Mini | 0.8 | 1350 W |
+| Fennick Pro | 1.5 | 3000 W |
+
+Spring rerun
+
+| kettle | litres | watts |
+|---|---|---|
+| Fennick Pro | 1.5 | 2900 W |
+| Halden Slim | 1.2 | 1800 W |
+"""
+
+
+@pytest.mark.parametrize(
+    ("claim", "supported"),
+    [
+        ("A travel-sized Ostara Mini draws 1.35 kW from a cheap hotel socket.", True),
+        ("A travel-sized Ostara Mini draws 2.2 kW from a cheap hotel socket.", False),
+        ("A travel-sized Fennick Pro draws 3 kW from a cheap hotel socket.", False),  # 2 rows
+    ],
+)
+def test_a_table_row_named_by_the_claim_holds_its_figure(claim: str, supported: bool) -> None:
+    check = check_claim(claim, index_page(KETTLE_PAGE), "k")
+    assert (check.support is Support.SUPPORTED) is supported, check.reason
