@@ -40,6 +40,8 @@ class Sentence:
     """Every value its figures may mean (a fast path for `holds`)."""
     percents: frozenset[Value]
     """The same, of its percentages."""
+    label: frozenset[str] = frozenset()
+    """A table row's (not its header's) first cell's stems: what its figures belong to."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -179,7 +181,8 @@ def _page_sentences(text: str) -> tuple[Sentence, ...]:
                 if header is None and line.startswith("|"):
                     header = sentence.stems
                 elif header:
-                    sentence = replace(sentence, stems=sentence.stems | header)
+                    label = stems_of(line.split("|")[1])
+                    sentence = replace(sentence, stems=sentence.stems | header, label=label)
                 out.append(sentence)
     return tuple(out)
 
