@@ -339,3 +339,17 @@ Spring rerun
 def test_a_table_row_named_by_the_claim_holds_its_figure(claim: str, supported: bool) -> None:
     check = check_claim(claim, index_page(KETTLE_PAGE), "k")
     assert (check.support is Support.SUPPORTED) is supported, check.reason
+
+
+@pytest.mark.parametrize(
+    ("claim", "quote", "held"),
+    [
+        ("It streams a roughly nine-gigabyte archive.", "The archive (~9GB) is streamed.", True),
+        ("It streams a roughly nine-gigabyte archive.", "The archive (~4GB) is streamed.", False),
+        ("The tour ends with a two-hour climb.", "The climb takes 120 minutes.", True),
+        ("The tour ends with a twenty-five-minute climb.", "The climb takes 25 min.", True),
+        ("The tour ends with a twenty-five-minute climb.", "The climb takes 52 min.", False),
+    ],
+)
+def test_a_number_word_joined_to_its_unit_is_a_quantity(claim: str, quote: str, held: bool) -> None:
+    assert quote_holds_quantity(quote, claim) is held
