@@ -57,6 +57,7 @@ _SMALL_UNIT = re.compile(r"\b(?P<n>zero|one|two) (?P<unit>[^\W\d_]+)\b", re.IGNO
 _SMALL = {"zero": 0, "one": 1, "two": 2}
 """text2num leaves numbers under 3 as words ("one of them"); before a unit they are figures."""
 _BY_HALF = re.compile(r"\bby (?P<hedge>(?:[a-z]+ ){0,2})half\b(?! of)", re.IGNORECASE)
+_WORD_UNIT = re.compile(rf"\b(?P<n>{_NUMBER_WORD})-(?P<unit>[A-Za-z]+)\b")
 _TO_ONE = re.compile(rf"\b(?P<n>{_NUMBER_WORD}|\d+) to one\b", re.IGNORECASE)
 _CLOCK = re.compile(r"\b(?:(?P<h>\d+)h)?(?P<m>\d+)m(?P<s>\d+(?:\.\d+)?)s\b")
 _MULTIPLE = re.compile(rf"\b(?:{'|'.join(_MULTIPLES)})\b", re.IGNORECASE)
@@ -154,6 +155,16 @@ def _by_half(match: re.Match[str]) -> str:
     return f"by {hedge}50%" if hedge.strip().lower() in HEDGES else match.group(0)
 
 
+def _word_unit(match: re.Match[str]) -> str:
+    """A number word hyphened to its unit: "thirteen-gigabyte" -> "13-gigabyte",
+    "twenty-five-minute" -> "25-minute" (text2num reads neither)."""
+    count = _count(match.group("n"))
+    unit = match.group("unit")
+    if match.group("n").lower() in ("a", "an") or count is None or unit_of(unit) is None:
+        return match.group(0)
+    return f"{count}-{unit}"
+
+
 def _to_one(match: re.Match[str]) -> str:
     count = _count(match.group("n"))
     return match.group(0) if count is None or count < 2 else f"{count} times"
@@ -193,6 +204,8 @@ def spell_numbers(text: str) -> str:
             text = _NOUN_AND_A_HALF.sub(_and_a_half, text)
         if "by " in lower and "half" in lower:
             text = _BY_HALF.sub(_by_half, text)
+        if "-" in lower:
+            text = _WORD_UNIT.sub(_word_unit, text)
         if " to one" in lower:
             text = _TO_ONE.sub(_to_one, text)
         if "one " in lower or "two " in lower or "zero " in lower:
