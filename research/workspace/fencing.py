@@ -38,7 +38,7 @@ def unfence_tree(root: Path) -> None:
 @contextlib.contextmanager
 def unfenced() -> Iterator[None]:
     """Writes of this thread skip the fence while the block runs: the lock's own file (made
-    under its flock) and the one `lock_lost` line a run that lost the session leaves."""
+    under its flock)."""
     depth: int = getattr(_LOCAL, "depth", 0)
     _LOCAL.depth = depth + 1
     try:

@@ -21,7 +21,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from research.core.errors import ResearchError, SessionLockedError
-from research.workspace.fencing import unfenced
 from research.workspace.lockfile import (
     FileFlock,
     FlockTimeout,
@@ -316,17 +315,18 @@ class Keeper:
         groups = own_agent_groups(self.path.parent)
         if groups:
             stop_process_groups(groups, grace=AGENT_STOP_GRACE_SECONDS)
-        with unfenced():  # the one line a run that lost the session leaves in it
-            self.notify(
-                "lock_lost",
-                {
-                    "pid": holder.pid if holder else None,
-                    "host": holder.host if holder else None,
-                    "generation": holder.generation if holder else None,
-                    "holder": holder.describe(self._clock()) if holder else "another run",
-                    "stopped_process_groups": sorted(groups),
-                },
-            )
+        # Heard in this process (the run's stop line names the new holder); the session's
+        # event log is the new holder's now, so the fence keeps this line out of it.
+        self.notify(
+            "lock_lost",
+            {
+                "pid": holder.pid if holder else None,
+                "host": holder.host if holder else None,
+                "generation": holder.generation if holder else None,
+                "holder": holder.describe(self._clock()) if holder else "another run",
+                "stopped_process_groups": sorted(groups),
+            },
+        )
 
     def notify(self, kind: str, fields: dict[str, object]) -> None:
         with self.mutex:

@@ -16,8 +16,9 @@ too. A takeover ("lock_lost") makes this run stop its agent calls at once, and
 Fencing: every write into the session passes `fenced` (through `workspace/fencing.py`):
 under the flock, right before the rename, unlink or append, the lock file must still hold
 our token and generation. A run that was paused (SIGSTOP, a VM stopped, a long stall) past
-another run's takeover therefore writes nothing when it wakes up, but the one `lock_lost`
-line that says so.
+another run's takeover therefore writes nothing when it wakes up, not even its own
+`lock_lost` event (heard in its process and said on its stderr; the log is the new
+holder's).
 """
 
 from __future__ import annotations
