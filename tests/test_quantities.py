@@ -353,3 +353,17 @@ def test_a_table_row_named_by_the_claim_holds_its_figure(claim: str, supported: 
 )
 def test_a_number_word_joined_to_its_unit_is_a_quantity(claim: str, quote: str, held: bool) -> None:
     assert quote_holds_quantity(quote, claim) is held
+
+
+@pytest.mark.parametrize(
+    ("claim", "quote", "held"),
+    [
+        ("Hikers outnumbered riders seven to one.", "Hikers outnumbered riders 7x.", True),
+        ("Hikers outnumbered riders seven to one.", "There were 7 hikers.", False),
+        ("The new pump is three times as fast.", "The old pump took 3 hours.", False),
+        ("The new pump is more than three times as fast.", "It ran for 4 days.", False),
+        ("The new pump is more than three times as fast.", "It ran 4 times as fast.", True),
+    ],
+)
+def test_a_multiple_is_held_only_by_a_multiple(claim: str, quote: str, held: bool) -> None:
+    assert quote_holds_quantity(quote, claim) is held
