@@ -128,6 +128,8 @@ class StatedNumber:
         in another unit within this figure's step, or within its hedge's band."""
         if self.kind == "percent" and page.kind != "percent":
             return False
+        if self.multiple and not page.multiple:
+            return False  # "seven to one" is no count of seven things
         mine, theirs = self.quantity, page.quantity
         if mine is not None and theirs is not None:
             if mine.unit.dimension != theirs.unit.dimension:

@@ -103,7 +103,7 @@ class FigureTable:
     def sentences_stating(self, number: StatedNumber) -> set[int]:
         """The sentences with a figure that may be `number` (`StatedNumber.matches`)."""
         found: set[int] = set()
-        if number.quantity is None and number.band is None:  # matches() is by value alone
+        if number.quantity is None and number.band is None and not number.multiple:
             pool = self.percents_by_value if number.kind == "percent" else self.by_value
             for value in number.candidates:
                 found.update(pool.get(value, ()))

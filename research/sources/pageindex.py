@@ -243,7 +243,7 @@ def _sentence_passages(
 
 def holds(run: Sequence[Sentence], number: StatedNumber) -> bool:
     """Whether a sentence of `run` states `number`."""
-    if number.quantity is None and number.band is None:  # the same as matches(): by value
+    if number.quantity is None and number.band is None and not number.multiple:
         if number.kind == "percent":
             return any(not number.candidates.isdisjoint(s.percents) for s in run)
         return any(not number.candidates.isdisjoint(s.values) for s in run)
