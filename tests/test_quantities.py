@@ -367,3 +367,32 @@ def test_a_number_word_joined_to_its_unit_is_a_quantity(claim: str, quote: str, 
 )
 def test_a_multiple_is_held_only_by_a_multiple(claim: str, quote: str, held: bool) -> None:
     assert quote_holds_quantity(quote, claim) is held
+
+
+# Written before the rule (helper rules3): two rare figures pin a passage with few words
+SMELTER_PAGE = """Smelter notes
+
+The crew met on Monday to plan the week and agreed on the order of the repairs.
+Safety training took the morning, and the afternoon went to the furnace lining.
+$ tally --furnace 3 --shift night
+run-7 1,482.6 t 1,397.4 t
+The crew also replaced two conveyor belts and cleaned the dust filters on Friday.
+"""
+
+
+@pytest.mark.parametrize(
+    ("claim", "supported"),
+    [
+        (
+            "The night shift's daily output slid after relining, from 1,482.6 to 1,397.4 tonnes.",
+            True,
+        ),
+        (
+            "The night shift's daily output slid after relining, from 1,482.6 to 1,297.4 tonnes.",
+            False,
+        ),
+    ],
+)
+def test_two_rare_figures_pin_their_passage(claim: str, supported: bool) -> None:
+    check = check_claim(claim, index_page(SMELTER_PAGE), "s")
+    assert (check.support is Support.SUPPORTED) is supported, check.reason
