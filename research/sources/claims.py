@@ -426,7 +426,7 @@ def check_claim(
         found.coverage,
         found.matched,
     )
-    if support is Support.WEAK and _pinned_by_figures(page, parsed, found):
+    if support in (Support.WEAK, Support.UNSUPPORTED) and _pinned_by_figures(page, parsed, found):
         support = Support.SUPPORTED
         share = _percent(found.coverage)
         reason = f"every figure (one stated almost nowhere else) and {share} of the words"
@@ -492,6 +492,8 @@ def _one_row_named(page: PageIndex, label: frozenset[str]) -> bool:
 
 PINNING_SENTENCES = 2
 """A figure the page states in at most this many sentences pins the passage that holds it."""
+PINNED_COVERAGE = 0.2
+"""The words a passage pinned by two such figures needs (one figure: WEAK_COVERAGE)."""
 
 
 def _pinned_by_figures(page: PageIndex, parsed: _Parsed, found: _Match) -> bool:
@@ -499,7 +501,7 @@ def _pinned_by_figures(page: PageIndex, parsed: _Parsed, found: _Match) -> bool:
     states almost nowhere else, and at least WEAK_COVERAGE of its words, and no other
     sentence of the passage gives a figure of that sort the claim lacks: the figures then
     say which passage the claim restates, and the words only need to be partly there."""
-    if found.missing or found.absent or found.conflicts or found.coverage < WEAK_COVERAGE:
+    if found.missing or found.absent or found.conflicts or found.coverage < PINNED_COVERAGE:
         return False
     pins = [
         (n, s)
@@ -508,6 +510,8 @@ def _pinned_by_figures(page: PageIndex, parsed: _Parsed, found: _Match) -> bool:
         and 0 < len(s) <= PINNING_SENTENCES
         and n not in found.elsewhere
     ]
+    if len(pins) < 2 and found.coverage < WEAK_COVERAGE:
+        return False
     return bool(pins) and not any(
         _conflicts([page.sentences[i]], parsed.numbers, [n])
         for n, s in pins
