@@ -21,6 +21,7 @@ in `.requests`).
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import threading
@@ -105,7 +106,7 @@ class ScriptedServer:
         self._phase_calls: dict[str, int] = {}
         self._lock = threading.Lock()
         self.stopped = threading.Event()
-        self._server = ThreadingHTTPServer(("127.0.0.1", port), _handler_for(self))
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), self.handler_class())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
@@ -144,6 +145,10 @@ class ScriptedServer:
     def served(self, phase: str) -> list[dict]:
         """The recorded requests of `phase` that were answered with a 200."""
         return [e for e in self.requests if e.get("phase") == phase and e.get("status") == 200]
+
+    def handler_class(self) -> type[BaseHTTPRequestHandler]:
+        """The request handler bound to this server (a subclass may bring its own)."""
+        return _handler_for(self)
 
     def answer(self, handler: Handler, body: dict, raw: bytes) -> None:
         raise NotImplementedError
@@ -235,3 +240,19 @@ def _handler_for(server: ScriptedServer) -> type[Handler]:
 def approximate_tokens(size: int) -> int:
     """Token figures as a provider reports them: about four characters a token."""
     return size // 4 + 1
+
+
+def serve_main(description: str, start: Callable[..., ScriptedServer], url: str) -> None:
+    """Run a fake server by hand: `--port N --log FILE --script JSON`; prints its `url`."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--log", type=Path)
+    parser.add_argument("--script", type=Path, help="JSON file {phase: [modes]}")
+    args = parser.parse_args()
+    script = json.loads(args.script.read_text()) if args.script else None
+    with start(args.log, script=script, port=args.port) as server:
+        print(getattr(server, url), flush=True)
+        try:
+            threading.Event().wait()
+        except KeyboardInterrupt:
+            pass

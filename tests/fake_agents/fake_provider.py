@@ -33,17 +33,16 @@ Run it by hand with `python fake_provider.py [--port N] [--log FILE]`.
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import sys
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import fake_opencode  # noqa: E402  (shared prompt parsing and phase content)
+from fake_llm import ScriptedServer, serve_main  # noqa: E402  (the shared server scaffolding)
 
 MODEL_ID = "fake-model"
 TITLE = "Fake research session"
@@ -54,58 +53,22 @@ _WORKDIR = re.compile(r"^\s*Working directory: (.+)$", re.MULTILINE)
 _READ_LINE = re.compile(r"^(\d+): ?(.*)$")
 
 
-class FakeProvider:
-    """The server, in a daemon thread: `with FakeProvider(log) as provider: provider.base_url`."""
+class FakeProvider(ScriptedServer):
+    """The server, in a daemon thread: `with FakeProvider(log) as provider: provider.base_url`.
 
-    def __init__(
-        self,
-        log_path: Path | None = None,
-        *,
-        script: dict[str, list[str]] | None = None,
-        port: int = 0,
-    ) -> None:
-        self.log_path = log_path
-        self.script = script or {}
-        self.requests: list[dict] = []
-        self._calls: dict[str, str] = {}  # session id -> mode
-        self._phase_calls: dict[str, int] = {}
-        self._lock = threading.Lock()
-        self.stopped = threading.Event()
-        self._server = ThreadingHTTPServer(("127.0.0.1", port), _handler_for(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+    One OpenCode call's requests are told apart by the `x-session-id` header.
+    """
 
     @property
     def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        return self.origin + "/v1"
 
     def __enter__(self) -> FakeProvider:
-        self._thread.start()
+        super().__enter__()
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.stopped.set()
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
-
-    def mode_of(self, session: str, phase: str) -> str:
-        """The fault mode of the OpenCode call this request belongs to (fixed at its first)."""
-        with self._lock:
-            if session not in self._calls:
-                number = self._phase_calls.get(phase, 0)
-                self._phase_calls[phase] = number + 1
-                modes = self.script.get(phase, [])
-                self._calls[session] = modes[number] if number < len(modes) else "ok"
-            return self._calls[session]
-
-    def record(self, entry: dict) -> None:
-        with self._lock:
-            self.requests.append(entry)
-            if self.log_path is not None:
-                with open(self.log_path, "a", encoding="utf-8") as handle:
-                    handle.write(json.dumps(entry) + "\n")
+    def handler_class(self) -> type[BaseHTTPRequestHandler]:
+        return _handler_for(self)
 
 
 def _handler_for(provider: FakeProvider) -> type[BaseHTTPRequestHandler]:
@@ -398,18 +361,7 @@ def _read_results(messages: list[dict], calls: list[dict]) -> dict[str, str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--log", type=Path)
-    parser.add_argument("--script", type=Path, help="JSON file {phase: [modes]}")
-    args = parser.parse_args()
-    script = json.loads(args.script.read_text()) if args.script else None
-    with FakeProvider(args.log, script=script, port=args.port) as provider:
-        print(provider.base_url, flush=True)
-        try:
-            threading.Event().wait()
-        except KeyboardInterrupt:
-            pass
+    serve_main(__doc__.splitlines()[0], FakeProvider, "base_url")
 
 
 if __name__ == "__main__":

@@ -17,19 +17,24 @@ Run it by hand with `python fake_responses.py [--port N]`.
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import re
 import shlex
 import sys
-import threading
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import fake_opencode  # noqa: E402
-from fake_llm import Handler, ScriptedServer, Step, approximate_tokens, next_step  # noqa: E402
+from fake_llm import (  # noqa: E402
+    Handler,
+    ScriptedServer,
+    Step,
+    approximate_tokens,
+    next_step,
+    serve_main,
+)
 
 _CWD = re.compile(r"<cwd>([^<]+)</cwd>")
 _ids = itertools.count(1)
@@ -277,18 +282,7 @@ def _events(model: str, step: Step, usage: dict) -> list[tuple[str | None, dict]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--log", type=Path)
-    parser.add_argument("--script", type=Path, help="JSON file {phase: [modes]}")
-    args = parser.parse_args()
-    script = json.loads(args.script.read_text()) if args.script else None
-    with FakeResponses(args.log, script=script, port=args.port) as api:
-        print(api.base_url, flush=True)
-        try:
-            threading.Event().wait()
-        except KeyboardInterrupt:
-            pass
+    serve_main(__doc__.splitlines()[0], FakeResponses, "base_url")
 
 
 if __name__ == "__main__":
