@@ -18,9 +18,17 @@ from pathlib import Path
 import pytest
 from conftest import REPO, read_json, read_jsonl
 from helpers import clean_env, wait_until
-from real_agents import binary_or_skip, processes_with, proxy_env
+from real_agents import (
+    PHASES,
+    binary_or_skip,
+    one_cycle,
+    processes_with,
+    proxy_env,
+    review_call,
+    run_research,
+)
 
-from research.agents.base import AgentCall, AgentResult, FailureKind
+from research.agents.base import AgentResult, FailureKind
 from research.agents.claude import ClaudeAgent
 from research.core.options import OPTION
 
@@ -31,11 +39,6 @@ from fake_llm import OUTSIDE, ProxyRecorder  # noqa: E402
 MODEL = "claude-sonnet-4-5"
 # Claude Code's own list prices for MODEL, USD per token: it computes the cost it reports.
 PRICE = {"input": 3e-6, "cache_read": 0.3e-6, "cache_write": 3.75e-6, "output": 15e-6}
-PHASES = ("initial_plan", "research", "review", "synthesize", "final_review")
-REVIEW_PROMPT = (
-    "# Phase: REVIEW — Anything\n\nWrite exactly ONE of "
-    "`.research/x/review.accepted.md` or `.research/x/review.rejected.md`.\n"
-)
 
 
 @pytest.fixture(scope="module")
@@ -77,18 +80,6 @@ def start_api(
         api.__exit__(None, None, None)
 
 
-def review_call(tmp_path: Path, cwd: Path, env: dict[str, str], timeout: float = 60) -> AgentCall:
-    return AgentCall(
-        phase="review",
-        prompt=REVIEW_PROMPT,
-        model=MODEL,
-        timeout=timeout,
-        cwd=cwd,
-        log_path=tmp_path / "logs" / "001-review-001.log",
-        env=env,
-    )
-
-
 def served_usage(api: FakeAnthropic, phase: str) -> tuple[int, int, float]:
     """Input tokens (cache included), output tokens and the list-price cost of what the
     fake API answered for `phase`."""
@@ -115,7 +106,7 @@ def test_a_phase_writes_its_file_and_reports_tokens_cost_and_model(
     tmp_path: Path, isolated: Path, start_api: Callable[..., tuple[FakeAnthropic, dict]]
 ) -> None:
     api, env = start_api()
-    result = ClaudeAgent(grace=2.0).run(review_call(tmp_path, isolated, env))
+    result = ClaudeAgent(grace=2.0).run(review_call(tmp_path, isolated, env, MODEL))
     assert result.ok, result.error
     assert (isolated / ".research/x/review.accepted.md").read_text().startswith("The notes meet")
     assert [entry["step"] for entry in api.served("review")] == ["read", "write", "final"]
@@ -151,7 +142,7 @@ def test_an_api_error_is_classified_from_the_result_on_stdout(
     requests: int | None,
 ) -> None:
     api, env = start_api({"review": [mode]})
-    result = ClaudeAgent(grace=2.0).run(review_call(tmp_path, isolated, env))
+    result = ClaudeAgent(grace=2.0).run(review_call(tmp_path, isolated, env, MODEL))
     assert not result.ok and result.exit_code == 1
     assert result.failure is failure
     assert result.error is not None and words in result.error
@@ -167,7 +158,7 @@ def test_a_denied_write_is_reported_despite_exit_0(
     tmp_path: Path, isolated: Path, start_api: Callable[..., tuple[FakeAnthropic, dict]]
 ) -> None:
     api, env = start_api({"review": ["outside"]})
-    result = ClaudeAgent(grace=2.0).run(review_call(tmp_path, isolated, env))
+    result = ClaudeAgent(grace=2.0).run(review_call(tmp_path, isolated, env, MODEL))
     assert result.exit_code == 0 and not result.ok
     assert result.failure is FailureKind.AGENT_ERROR
     target = tmp_path / OUTSIDE / ".research/x/review.accepted.md"
@@ -183,7 +174,9 @@ def test_a_hung_api_times_out_and_nothing_of_claude_keeps_running(
 ) -> None:
     api, env = start_api({"review": ["hang"]})
     marker = f"research-test-{tmp_path.name}"
-    call = review_call(tmp_path, isolated, {**env, "RESEARCH_TEST_MARKER": marker}, timeout=5)
+    call = review_call(
+        tmp_path, isolated, {**env, "RESEARCH_TEST_MARKER": marker}, MODEL, timeout=5
+    )
     result: AgentResult = ClaudeAgent(grace=2.0).run(call)
     assert result.failure is FailureKind.TIMEOUT and not result.ok
     assert [entry["status"] for entry in api.requests if entry.get("phase")] == [None]
@@ -193,18 +186,6 @@ def test_a_hung_api_times_out_and_nothing_of_claude_keeps_running(
         lambda: processes_with(f"RESEARCH_TEST_MARKER={marker}") == [],
         within=60,
         what="the agent's processes to end",
-    )
-
-
-def run_research(cwd: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(REPO / "research.py"), "--agent", "claude", *args],
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=300,
     )
 
 
@@ -219,14 +200,9 @@ def test_a_research_session_runs_end_to_end_through_the_real_claude(
     result = run_research(
         isolated,
         env,
-        "--name",
-        "e2e",
-        "--breadth",
-        "1",
-        "--depth",
-        "1",
-        "--model",
-        MODEL,
+        "--agent",
+        "claude",
+        *one_cycle("e2e", MODEL),
         "--review-model",
         MODEL,
         "--timeout",
@@ -277,7 +253,7 @@ def test_a_research_session_runs_end_to_end_through_the_real_claude(
     assert [event["failure"] for event in events if event["type"] == "retry"] == ["api_error"]
     assert not [event for event in events if event["type"] == "stray_files"]
 
-    status = run_research(isolated, env, "--name", "e2e", "--status")
+    status = run_research(isolated, env, "--agent", "claude", "--name", "e2e", "--status")
     assert status.returncode == 0, status.stderr
     assert f"claude, model {MODEL}, review model {MODEL}" in " ".join(status.stdout.split())
 
@@ -291,14 +267,9 @@ def test_a_cost_budget_stops_research_on_claude_code_s_reported_cost(
     result = run_research(
         isolated,
         env,
-        "--name",
-        "b",
-        "--breadth",
-        "1",
-        "--depth",
-        "1",
-        "--model",
-        MODEL,
+        "--agent",
+        "claude",
+        *one_cycle("b", MODEL),
         "--review-model",
         MODEL,
         "--max-cost",

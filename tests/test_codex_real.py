@@ -10,17 +10,23 @@ not on PATH, except under REAL_AGENT_CLIS=1 (.ci/run), where that fails.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import REPO, read_json, read_jsonl
+from conftest import read_json, read_jsonl
 from helpers import clean_env, wait_until
-from real_agents import binary_or_skip, processes_with, proxy_env
+from real_agents import (
+    PHASES,
+    binary_or_skip,
+    processes_with,
+    proxy_env,
+    review_call,
+    run_research,
+)
 
-from research.agents.base import AgentCall, FailureKind
+from research.agents.base import FailureKind
 from research.agents.codex import RETRIES, CodexAgent, namespaces_available
 from research.core.prices import Price
 
@@ -30,11 +36,6 @@ from fake_responses import FakeResponses  # noqa: E402
 
 MODEL = "gpt-5.5"  # a model Codex knows: it offers apply_patch as a free-form tool
 PRICE = Price(input=2.0, cached_input=0.5, output=8.0)  # the test's own, USD per million
-PHASES = ("initial_plan", "research", "review", "synthesize", "final_review")
-REVIEW_PROMPT = (
-    "# Phase: REVIEW — Anything\n\nWrite exactly ONE of "
-    "`.research/x/review.accepted.md` or `.research/x/review.rejected.md`.\n"
-)
 Start = Callable[..., tuple[FakeResponses, dict[str, str]]]
 
 
@@ -80,18 +81,6 @@ def start_api(tmp_path: Path, codex: str, proxy: ProxyRecorder) -> Iterator[Star
         api.__exit__(None, None, None)
 
 
-def review_call(tmp_path: Path, cwd: Path, env: dict[str, str], timeout: float = 60) -> AgentCall:
-    return AgentCall(
-        phase="review",
-        prompt=REVIEW_PROMPT,
-        model=MODEL,
-        timeout=timeout,
-        cwd=cwd,
-        log_path=tmp_path / "logs" / "001-review-001.log",
-        env=env,
-    )
-
-
 def served_usage(api: FakeResponses, phase: str) -> tuple[int, int, float]:
     """Input tokens (cached included), output tokens and PRICE's cost of what the fake API
     answered for `phase`."""
@@ -111,7 +100,7 @@ def test_a_phase_writes_its_file_and_reports_tokens_and_a_computed_cost(
     tmp_path: Path, isolated: Path, start_api: Start
 ) -> None:
     api, env = start_api()
-    result = agent().run(review_call(tmp_path, isolated, env))
+    result = agent().run(review_call(tmp_path, isolated, env, MODEL))
     assert result.ok, result.error
     assert (isolated / ".research/x/review.accepted.md").read_text().startswith("The notes meet")
     assert [entry["step"] for entry in api.served("review")] == ["read", "write", "final"]
@@ -125,7 +114,7 @@ def test_a_phase_writes_its_file_and_reports_tokens_and_a_computed_cost(
     # The configured provider's own retries were lowered on the command line.
     assert f"model_providers.fake.request_max_retries={RETRIES}" in log
     # Without a price, the cost is unknown (never a guess).
-    unpriced = CodexAgent(grace=2.0).run(review_call(tmp_path, isolated, env))
+    unpriced = CodexAgent(grace=2.0).run(review_call(tmp_path, isolated, env, MODEL))
     assert unpriced.ok and unpriced.cost is None and unpriced.input_tokens
 
 
@@ -140,7 +129,7 @@ def test_an_api_error_is_classified_from_the_failed_turn_on_stdout(
     tmp_path: Path, isolated: Path, start_api: Start, mode: str, failure: FailureKind, words: str
 ) -> None:
     api, env = start_api({"review": [mode]})
-    result = agent().run(review_call(tmp_path, isolated, env))
+    result = agent().run(review_call(tmp_path, isolated, env, MODEL))
     assert not result.ok and result.exit_code == 1
     assert result.failure is failure
     assert result.error is not None and words in result.error
@@ -156,7 +145,7 @@ def test_a_write_outside_the_project_is_rejected_by_the_sandbox(
     tmp_path: Path, isolated: Path, start_api: Start
 ) -> None:
     api, env = start_api({"review": ["outside"]})
-    result = agent().run(review_call(tmp_path, isolated, env))
+    result = agent().run(review_call(tmp_path, isolated, env, MODEL))
     target = tmp_path / OUTSIDE / ".research/x/review.accepted.md"
     assert not target.exists()
     finals = [entry for entry in api.requests if entry.get("step") == "final"]
@@ -172,7 +161,9 @@ def test_a_hung_api_times_out_and_nothing_of_codex_keeps_running(
 ) -> None:
     api, env = start_api({"review": ["hang"]})
     marker = f"research-test-{tmp_path.name}"
-    call = review_call(tmp_path, isolated, {**env, "RESEARCH_TEST_MARKER": marker}, timeout=5)
+    call = review_call(
+        tmp_path, isolated, {**env, "RESEARCH_TEST_MARKER": marker}, MODEL, timeout=5
+    )
     result = agent().run(call)
     assert result.failure is FailureKind.TIMEOUT and not result.ok
     assert [entry["status"] for entry in api.requests if entry.get("phase")] == [None]
@@ -182,18 +173,6 @@ def test_a_hung_api_times_out_and_nothing_of_codex_keeps_running(
         lambda: processes_with(f"RESEARCH_TEST_MARKER={marker}") == [],
         within=60,
         what="the agent's processes to end",
-    )
-
-
-def run_research(cwd: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(REPO / "research.py"), "--agent", "codex", *args],
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=300,
     )
 
 
@@ -221,7 +200,9 @@ def test_a_research_session_runs_end_to_end_through_the_real_codex(
     # in its events, so the verdict is missing; a RECOVERY call and the review again follow.
     api, env = start_api({"research": ["http500"], "review": ["outside"]})
     prices = str(price_file(tmp_path))
-    result = run_research(isolated, env, *session_args("e2e", "--codex-prices", prices))
+    result = run_research(
+        isolated, env, "--agent", "codex", *session_args("e2e", "--codex-prices", prices)
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     session = isolated / ".research" / "e2e"
     writes = [
@@ -258,7 +239,7 @@ def test_a_research_session_runs_end_to_end_through_the_real_codex(
     assert [(e["phase"], e["kind"]) for e in ends] == [("review", "missing_files")]
     assert [e["phase"] for e in events if e["type"] == "recovery"] == ["review"]
 
-    status = run_research(isolated, env, "--name", "e2e", "--status")
+    status = run_research(isolated, env, "--agent", "codex", "--name", "e2e", "--status")
     assert status.returncode == 0, status.stderr
     shown = " ".join(status.stdout.split())
     assert f"codex, model {MODEL}, review model {MODEL}; cost computed" in shown
@@ -273,7 +254,7 @@ def test_a_token_budget_stops_research_on_codex_s_reported_tokens(
     # 35,000 leaves less than the final cycle's reserve for research. No price is given for
     # MODEL: the cost budget cannot hold, and the run says so at the start.
     budgets = ("--token-budget", "35000", "--max-cost", "5")
-    result = run_research(isolated, env, *session_args("b", *budgets))
+    result = run_research(isolated, env, "--agent", "codex", *session_args("b", *budgets))
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"--max-cost cannot be enforced for {MODEL}" in result.stderr
     state = read_json(isolated / ".research" / "b" / "state.json")

@@ -13,16 +13,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, read_json, read_jsonl
+from conftest import read_json, read_jsonl
 from helpers import clean_env
-from real_agents import processes_with
+from real_agents import PHASES, REVIEW_PROMPT, one_cycle, processes_with, review_call, run_research
 
 from research.agents.base import AgentCall, FailureKind
 from research.agents.opencode import OpenCodeAgent
@@ -36,13 +35,8 @@ pytestmark = pytest.mark.skipif(
 )
 
 MODEL = "fake/fake-model"
-PHASES = ("initial_plan", "research", "review", "synthesize", "final_review")
 # USD per million tokens, so that OpenCode reports a cost in its step_finish events.
 PRICE = {"input": 2.0, "output": 8.0}
-REVIEW_PROMPT = (
-    "# Phase: REVIEW — Anything\n\nWrite exactly ONE of "
-    "`.research/x/review.accepted.md` or `.research/x/review.rejected.md`.\n"
-)
 
 
 @pytest.fixture(scope="module")
@@ -123,29 +117,15 @@ def test_a_research_session_runs_end_to_end_through_the_real_opencode(
     decoy = tmp_path / "decoy"
     decoy.mkdir()
     shutil.copy(isolated / "opencode.json", decoy / "opencode.json")
-    result = subprocess.run(
-        [
-            sys.executable,
-            str(REPO / "research.py"),
-            "--name",
-            "e2e",
-            "--breadth",
-            "1",
-            "--depth",
-            "1",
-            "--model",
-            MODEL,
-            "--review-model",
-            MODEL,
-            "--timeout",
-            "120",
-            "What does a fake question cost?",
-        ],
-        cwd=isolated,
-        env={**opencode_env, "PWD": str(decoy)},
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
+    result = run_research(
+        isolated,
+        {**opencode_env, "PWD": str(decoy)},
+        *one_cycle("e2e", MODEL),
+        "--review-model",
+        MODEL,
+        "--timeout",
+        "120",
+        "What does a fake question cost?",
         timeout=240,
     )
     assert result.returncode == 0, result.stdout + result.stderr
@@ -246,16 +226,7 @@ def test_a_write_outside_the_project_is_rejected_and_reported_despite_exit_0(
     start_provider: Callable[..., FakeProvider],
 ) -> None:
     provider = start_provider({"review": ["outside"]})
-    log = tmp_path / "logs" / "001-review-001.log"
-    call = AgentCall(
-        phase="review",
-        prompt=REVIEW_PROMPT,
-        model=MODEL,
-        timeout=60,
-        cwd=isolated,
-        log_path=log,
-        env=opencode_env,
-    )
+    call = review_call(tmp_path, isolated, opencode_env, MODEL)
     result = OpenCodeAgent(grace=2.0).run(call)
     assert result.exit_code == 0 and not result.ok
     assert result.failure is FailureKind.AGENT_ERROR
@@ -286,31 +257,17 @@ def test_a_session_with_its_judge_runs_through_the_real_opencode(
     findings.write_text(json.dumps([[claim, base + path] for claim, path in FINDINGS]))
     monkeypatch.setenv("FAKE_OPENCODE_FINDINGS", str(findings))  # read by the fake model
     provider = start_provider()
-    result = subprocess.run(
-        [
-            sys.executable,
-            str(REPO / "research.py"),
-            "--name",
-            "judged",
-            "--breadth",
-            "1",
-            "--depth",
-            "1",
-            "--model",
-            MODEL,
-            "--review-model",
-            MODEL,
-            "--timeout",
-            "120",
-            "--verify-sources",
-            "--allow-private-sources",
-            "Heat pumps in winter",
-        ],
-        cwd=isolated,
-        env={**opencode_env, "PWD": str(isolated)},
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
+    result = run_research(
+        isolated,
+        {**opencode_env, "PWD": str(isolated)},
+        *one_cycle("judged", MODEL),
+        "--review-model",
+        MODEL,
+        "--timeout",
+        "120",
+        "--verify-sources",
+        "--allow-private-sources",
+        "Heat pumps in winter",
         timeout=240,
     )
     assert result.returncode == 0, result.stdout + result.stderr
