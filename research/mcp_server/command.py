@@ -59,14 +59,14 @@ def main(argv: list[str]) -> int:
     args = parse(parser(), argv)
     if isinstance(args, int):
         return args
-    from research.service.serve import is_loopback, jobs_and_folder
+    from research.service.serve import bind_problem, jobs_and_folder
 
     token = os.environ.get(TOKEN_ENV) or None
     if args.http is not None:
-        if not is_loopback(args.host) and token is None:
-            return fail(f"binding {args.host} (not loopback) needs a bearer token: set {TOKEN_ENV}")
-        if not 0 <= args.http <= 65535:
-            return fail(f"--http must be a port 0-65535, not {args.http}")
+        bad_port = f"--http must be a port 0-65535, not {args.http}"
+        problem = bind_problem(args.host, token, args.http, bad_port)
+        if problem is not None:
+            return fail(problem)
     try:
         max_queue, queue_url, failover, root = jobs_and_folder(
             args.queue, None, args.max_jobs, args.workdir

@@ -122,6 +122,16 @@ def jobs_and_folder(
     return max_queue, queue_url, bound, root
 
 
+def bind_problem(host: str, token: str | None, port: int, bad_port: str) -> str | None:
+    """What keeps the server from listening on `host`:`port` (`bad_port`: the message for a
+    port out of range), or None: beyond loopback only with a bearer token."""
+    if not is_loopback(host) and token is None:
+        return f"binding {host} (not loopback) needs a bearer token: set {TOKEN_ENV}"
+    if not 0 <= port <= 65535:
+        return bad_port
+    return None
+
+
 def queue_problem(url: str, root: Path) -> str | None:
     """What keeps the service from using the task queue at `url` with folder `root`: Redis
     unreachable or silent, the password refused, another folder the queue's (None: usable)."""
@@ -141,10 +151,9 @@ def main(argv: list[str]) -> int:
     if isinstance(args, int):
         return args
     token = os.environ.get(TOKEN_ENV) or None
-    if not is_loopback(args.host) and token is None:
-        return fail(f"binding {args.host} (not loopback) needs a bearer token: set {TOKEN_ENV}")
-    if not 0 <= args.port <= 65535:
-        return fail(f"--port must be 0-65535, not {args.port}")
+    problem = bind_problem(args.host, token, args.port, f"--port must be 0-65535, not {args.port}")
+    if problem is not None:
+        return fail(problem)
     try:
         max_queue, queue_url, failover, root = jobs_and_folder(
             args.queue, args.failover, args.max_jobs, args.workdir
