@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from research.core.errors import StateError
 from research.core.hosts import host_id
 from research.model.state import STATE_COPY_NAME, RWRState, load_state
 from research.views.status import LockView, judge_lock, lock_record, session_names
+from research.workspace.fsutil import read_at_most
 from research.workspace.lock import LockInfo
 from research.workspace.paths import SessionPaths, validate_name
 
@@ -470,22 +470,8 @@ def read_text(path: Path, limit: int) -> str | None:
 
 def read_bytes(path: Path, limit: int) -> bytes | None:
     """At most `limit` bytes of a regular file, never through a link or from a FIFO."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        with os.fdopen(fd, "rb") as handle:
-            fd = -1
-            data = handle.read(limit + 1)
-    except OSError:
-        return None
-    finally:
-        if fd >= 0:
-            os.close(fd)
-    return data[:limit]
+    data = read_at_most(path, limit)
+    return None if data is None else data[:limit]
 
 
 def read_json(path: Path) -> Any:

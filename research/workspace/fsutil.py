@@ -72,6 +72,24 @@ def read_regular(path: Path) -> bytes | None:
         os.close(fd)
 
 
+def read_at_most(path: Path, limit: int) -> bytes | None:
+    """Up to `limit` + 1 bytes of a regular file (one more tells the caller it is larger),
+    or None: nothing there, not a regular file (no link followed, no FIFO opened), unreadable."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read(limit + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def is_regular(path: Path) -> bool:
     """Whether `path` itself (not what a link points to) is a regular file."""
     try:

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from research.core.errors import ResearchError, RunFailed, UsageError
 from research.workspace.fencing import unfenced
-from research.workspace.fsutil import atomic_write_bytes, what_is
+from research.workspace.fsutil import atomic_write_bytes, read_at_most, what_is
 
 MAX_LOCK_BYTES = 64 * 1024
 """A bigger lock file is junk, not read further."""
@@ -287,18 +287,7 @@ def lock_bytes(info: LockInfo) -> bytes:
 def read_lock_bytes(path: Path) -> bytes | None:
     """The lock file's bytes if it is a regular file (no link followed, no FIFO opened),
     else None: the fence's quick look before it judges anything else."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        return os.read(fd, MAX_LOCK_BYTES + 1)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
+    return read_at_most(path, MAX_LOCK_BYTES)
 
 
 def write_lock_file(path: Path, info: LockInfo) -> None:
