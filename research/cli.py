@@ -248,6 +248,9 @@ def _pick_agent(values: Mapping[str, Any], sources: dict[str, str | None]) -> di
     line (or both in the environment) is a usage error; otherwise the flag wins. Returns
     the agent's values, and marks in `sources` the agent as chosen (or not)."""
     agent_cmd = values["agent_cmd"]
+    named = values["agent"]
+    if values["mock_mode"] and sources["agent"] == "COMMANDLINE" and named is not AgentKind.MOCK:
+        raise UsageError(f"--mock-mode and --agent {named.value} each choose the agent; give one")
     picked_from = "COMMANDLINE" if values["mock_mode"] else sources["agent"]
     picked = picked_from not in (None, "DEFAULT")
     if agent_cmd is not None and picked:

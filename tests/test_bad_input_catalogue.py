@@ -289,6 +289,12 @@ CASES = [
         no_agent_on_path=True,
     ),
     Case(
+        "--mock-mode with --agent claude",
+        (*SMALL, "--agent", "claude", QUESTION),
+        2,
+        "--mock-mode and --agent claude",
+    ),
+    Case(
         "--mock-mode with --agent-cmd",
         (*SMALL, "--agent-cmd", "cat", QUESTION),
         2,

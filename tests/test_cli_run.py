@@ -334,7 +334,7 @@ def test_reorganize_archive_groups_files_by_token(run_cli) -> None:
     [
         (("--agent", "mock"), {}, True),
         ((), {"RESEARCH_AGENT": "mock"}, True),
-        (("--agent", "opencode", "--mock-mode"), {}, True),
+        (("--mock-mode",), {"RESEARCH_AGENT": "opencode"}, True),  # a flag beats the variable
     ],
 )
 def test_agent_choice_from_flag_or_environment(run_cli, args, env, mock) -> None:
