@@ -520,21 +520,23 @@ def _pinned_by_figures(page: PageIndex, parsed: _Parsed, found: _Match) -> bool:
     )
 
 
-def quote_holds_quantity(quote: str, claim: str, figure: str | None = None) -> bool:
+def quote_holds_quantity(quote: str, claim: str, *figures: str) -> bool:
     """Whether `quote` (say, a passage a judge quotes from the page) holds a quantity equal
-    to the claim's figure `figure` (as the claim writes it: one of a check's
-    `missing_numbers`), or, without `figure`, to every figure the claim states. False when
-    the claim states no such figure. Equal as the check compares figures: the same value
-    (or within the claim's marked rounding), a percentage only as a percentage."""
-    parsed = _parse(claim)
-    numbers = parsed.numbers
-    if figure is not None:
-        numbers = [n for n in numbers if n.text == figure]
+    to each of the claim's `figures` (as the claim writes them: a check's
+    `missing_numbers`), or, without `figures`, to every figure the claim states. False when
+    the claim states none of a given figure, or no figure at all. Equal as the check
+    compares figures: the same value (or within the claim's marked rounding), a percentage
+    only as a percentage. The claim is parsed and the quote indexed once for all figures."""
+    numbers = _parse(claim).numbers
+    if figures:
+        if not set(figures) <= {n.text for n in numbers}:
+            return False
+        numbers = [n for n in numbers if n.text in figures]
     if not numbers:
         return False
     page = index_page(quote)
-    figures = [f for sentence in page.sentences for f in sentence.numbers]
-    return all(page.states(n) or derivable(n, figures) for n in numbers)
+    stated = [f for sentence in page.sentences for f in sentence.numbers]
+    return all(page.states(n) or derivable(n, stated) for n in numbers)
 
 
 def _figure_in(

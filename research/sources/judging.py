@@ -137,7 +137,7 @@ def quote_on_page(quote: str, page: str) -> bool:
 def holds_figures(claim: str, figures: Sequence[str], quote: str) -> bool:
     """Whether the quote states a quantity equal to each of the claim's `figures` (as the
     rules wrote them in `missing_numbers`), as the rules compare quantities."""
-    return bool(figures) and all(quote_holds_quantity(quote, claim, figure) for figure in figures)
+    return bool(figures) and quote_holds_quantity(quote, claim, *figures)
 
 
 FigureTest = Callable[[str, Sequence[str], str], bool]
