@@ -59,7 +59,7 @@ def main(argv: list[str]) -> int:
     args = parse(parser(), argv)
     if isinstance(args, int):
         return args
-    from research.service.serve import bind_problem, jobs_and_folder
+    from research.service.serve import NO_CLUSTER, bind_problem, jobs_and_folder
 
     token = os.environ.get(TOKEN_ENV) or None
     if args.http is not None:
@@ -92,7 +92,7 @@ def main(argv: list[str]) -> int:
     try:
         server = build_server(config)
     except QueueMissing as exc:
-        return fail(f"--queue needs the [cluster] extra ({exc}): pip install '.[cluster]'")
+        return fail(NO_CLUSTER.format(exc=exc))
     if args.http is None:
         server.run("stdio")
         return 0

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 TOKEN_ENV = "RESEARCH_API_TOKEN"
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
+NO_CLUSTER = "--queue needs the [cluster] extra ({exc}): pip install '.[cluster]'"
+"""What --queue says without the [cluster] extra (research serve and research mcp)."""
 
 
 def is_loopback(host: str) -> bool:
@@ -138,7 +140,7 @@ def queue_problem(url: str, root: Path) -> str | None:
     try:
         from research.cluster.checks import SetupError, check_setup
     except ImportError as exc:
-        return f"--queue needs the [cluster] extra ({exc}): pip install '.[cluster]'"
+        return NO_CLUSTER.format(exc=exc)
     try:
         check_setup(url, root)
     except SetupError as exc:
@@ -188,7 +190,7 @@ def main(argv: list[str]) -> int:
     try:
         app = create_app(config)
     except QueueMissing as exc:
-        return fail(f"--queue needs the [cluster] extra ({exc}): pip install '.[cluster]'")
+        return fail(NO_CLUSTER.format(exc=exc))
     return run(app, args.host, args.port, root)
 
 
