@@ -374,9 +374,13 @@ def test_an_agent_editing_the_progress_index_is_reported_and_undone(run_cli, tmp
         faults=[{"action": "edit_progress_index", "phase": "research", "calls": [2]}],
     )
     warnings = [e["message"] for e in files["events"] if e["type"] == "warning"]
-    assert any(".research/idx/progress.md" in w and "put them back" in w for w in warnings), (
-        warnings
-    )
+    # Undone one of two ways, both said: taken from the call's scratch copy and put back by
+    # the topic-file check, or, when another topic's end rewrote the index during the call
+    # (timing), never taken from the scratch copy at all.
+    undone = ("the orchestrator put them back", "which the orchestrator writes; the session keeps")
+    assert any(
+        ".research/idx/progress.md" in w and any(u in w for u in undone) for w in warnings
+    ), warnings
     assert "an agent's own line" not in Path(".research/idx/progress.md").read_text()
     check_numbers(files)
 
