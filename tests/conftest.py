@@ -102,7 +102,8 @@ def read_json(path: Path) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-FAKE_AGENT = Path(__file__).parent / "fake_agents" / "fake_opencode.py"
+FAKE_AGENTS = Path(__file__).parent / "fake_agents"
+FAKE_AGENT = FAKE_AGENTS / "fake_opencode.py"
 
 
 def install_fake_agent(bin_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -115,6 +116,19 @@ def install_fake_agent(bin_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         exe.chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
     return bin_dir
+
+
+@pytest.fixture
+def proxy(tmp_path: Path) -> Iterator[Any]:
+    """A recording proxy (tests/fake_agents/fake_llm.py) for the real-CLI tests; fails the
+    test if anything tried to connect beyond loopback through it."""
+    if str(FAKE_AGENTS) not in sys.path:
+        sys.path.insert(0, str(FAKE_AGENTS))
+    from fake_llm import ProxyRecorder
+
+    with ProxyRecorder(tmp_path / "proxy.jsonl") as recorder:
+        yield recorder
+    assert recorder.requests == [], "a connection beyond loopback was attempted"
 
 
 def dead_pid() -> int:

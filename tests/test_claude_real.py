@@ -47,13 +47,6 @@ def claude() -> str:
 
 
 @pytest.fixture
-def proxy(tmp_path: Path) -> Iterator[ProxyRecorder]:
-    with ProxyRecorder(tmp_path / "proxy.jsonl") as recorder:
-        yield recorder  # type: ignore[misc]
-    assert recorder.requests == [], "a connection beyond loopback was attempted"
-
-
-@pytest.fixture
 def start_api(
     tmp_path: Path, claude: str, proxy: ProxyRecorder
 ) -> Iterator[Callable[..., tuple[FakeAnthropic, dict[str, str]]]]:

@@ -45,13 +45,6 @@ def codex() -> str:
 
 
 @pytest.fixture
-def proxy(tmp_path: Path) -> Iterator[ProxyRecorder]:
-    with ProxyRecorder(tmp_path / "proxy.jsonl") as recorder:
-        yield recorder  # type: ignore[misc]
-    assert recorder.requests == [], "a connection beyond loopback was attempted"
-
-
-@pytest.fixture
 def start_api(tmp_path: Path, codex: str, proxy: ProxyRecorder) -> Iterator[Start]:
     """Start the fake API; returns it and the environment that points Codex at it."""
     started: list[FakeResponses] = []
