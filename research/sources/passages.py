@@ -153,7 +153,8 @@ class PassageIndex:
         holders: list[set[int]] = []
         for digits in _figures(claim):
             holders.append({i for i, s in enumerate(self.sentences) if digits in s.figures})
-        for number in claim_numbers(spell_numbers(claim)):
+        numbers = claim_numbers(spell_numbers(claim))
+        for number in numbers:
             found: set[int] = set()
             for index in self.rules.figures.sentences_stating(number):
                 key = " ".join(self.rules.sentences[index].text.split()).casefold()[:FIND_CHARS]
@@ -164,7 +165,7 @@ class PassageIndex:
             weight = math.log(1.0 + total / len(found)) if found else 0.0
             for index in found:
                 hits[index] += weight
-        kinds = {_kind_of(n) for n in claim_numbers(spell_numbers(claim))} - {None}
+        kinds = {_kind_of(n) for n in numbers} - {None}
         if kinds:
             for index, sentence in enumerate(self.rules.sentences):
                 if kinds & {_kind_of(n) for n in sentence.numbers}:
