@@ -37,7 +37,13 @@ def silent_port() -> Iterator[int]:
 def refused(*argv: str, cwd: Path) -> str:
     """Run `research ARGV`, which must exit 2 with one line; that line."""
     proc = subprocess.run(
-        research_argv(*argv), cwd=cwd, capture_output=True, text=True, env=clean_env(), timeout=60
+        research_argv(*argv),
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        timeout=60,
+        stdin=subprocess.DEVNULL,  # `research mcp` serves stdio once its checks pass
     )
     assert proc.returncode == 2, (proc.returncode, proc.stderr[-2000:])
     lines = proc.stderr.strip().splitlines()
@@ -63,8 +69,11 @@ def test_a_worker_or_service_that_cannot_use_the_queue_says_why_and_exits_2(
         for url, says in cases.items():
             line = refused("worker", "--queue", url, "--workdir", str(isolated), cwd=isolated)
             assert says in line and "wrong-pw" not in line, line
-        line = refused("serve", "--queue", wrong, "--port", "0", cwd=isolated)
-        assert "refused the password" in line and "wrong-pw" not in line, line
+        for server in (("serve", "--port", "0"), ("mcp",), ("mcp", "--http", "0")):
+            line = refused(*server, "--queue", wrong, cwd=isolated)
+            assert "refused the password" in line and "wrong-pw" not in line, line
+        line = refused("mcp", "--queue", f"redis://127.0.0.1:{silent_port}/0", cwd=isolated)
+        assert "does not answer" in line, line
     finally:
         redis.stop()
 
@@ -82,6 +91,7 @@ def test_a_worker_or_service_in_another_folder_refuses_the_queue(
         for argv in (
             ("worker", "--queue", redis.url, "--workdir", str(elsewhere)),
             ("serve", "--queue", redis.url, "--port", "0", "--workdir", str(elsewhere)),
+            ("mcp", "--queue", redis.url, "--workdir", str(elsewhere)),
         ):
             line = refused(*argv, cwd=elsewhere)
             assert "is not the folder" in line and str(elsewhere) in line, line

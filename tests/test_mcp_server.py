@@ -252,18 +252,20 @@ def test_http_off_loopback_needs_a_token_and_a_set_token_is_required(isolated) -
 
 
 @pytest.mark.parametrize(
-    ("args", "says"),
+    ("args", "env", "says"),
     [
-        (["--http", "70000"], "--http must be a port"),
-        (["--workdir", "missing"], "is not a directory"),
-        (["--queue", "lots"], "--queue must be a number of jobs or a redis:// URL"),
-        (["--max-jobs", "0"], "--max-jobs must be at least 1"),
+        (["--http", "70000"], {}, "--http must be a port"),
+        (["--workdir", "missing"], {}, "is not a directory"),
+        (["--queue", "lots"], {}, "--queue must be a number of jobs or a redis:// URL"),
+        (["--max-jobs", "0"], {}, "--max-jobs must be at least 1"),
+        ([], {"RESEARCH_HOST_ID": "a\tb"}, "RESEARCH_HOST_ID must be a printable name"),
+        (["--http", "0"], {"RESEARCH_HOST_ID": "x" * 201}, "RESEARCH_HOST_ID must be"),
     ],
 )
-def test_bad_server_options_are_one_line_and_exit_2(isolated, args, says) -> None:
+def test_bad_server_options_are_one_line_and_exit_2(isolated, args, env, says) -> None:
     result = subprocess.run(
         [sys.executable, "-m", "research", "mcp", *args],
-        env={**os.environ, "PYTHONPATH": str(REPO)},
+        env={**os.environ, "PYTHONPATH": str(REPO), **env},
         capture_output=True,
         text=True,
         cwd=isolated,

@@ -50,6 +50,10 @@ class QueueMissing(Exception):
     """The [cluster] extra (dramatiq, redis) is not installed."""
 
 
+NO_CLUSTER = "--queue needs the [cluster] extra ({exc}): pip install '.[cluster]'"
+"""What --queue says without the [cluster] extra (research --queue, serve and mcp)."""
+
+
 def connection_errors() -> tuple[type[BaseException], ...]:
     import redis
 

@@ -5,7 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from research.cluster.broker import QueueClient, QueueMissing, QueueUnavailable, check_url
+from research.cluster.broker import (
+    NO_CLUSTER,
+    QueueClient,
+    QueueMissing,
+    QueueUnavailable,
+    check_url,
+)
 from research.cluster.messages import JobMessage, check_job, has_saved_state
 from research.core.agentkind import AgentKind
 from research.core.errors import RunFailed, UsageError
@@ -111,9 +117,7 @@ def submit(settings: Settings, url: str, warn: Callable[[str], None] = lambda _:
             name_free(settings, client)
         client.send(job)
     except QueueMissing as exc:
-        raise UsageError(
-            f"--queue needs the [cluster] extra ({exc}): pip install '.[cluster]'"
-        ) from None
+        raise UsageError(NO_CLUSTER.format(exc=exc)) from None
     except QueueUnavailable as exc:
         raise RunFailed(f"{exc}; nothing was queued") from None
     return (

@@ -52,6 +52,7 @@ def parser() -> argparse.ArgumentParser:
         "put every session on that task queue for `research worker`s (as research serve --queue)",
     )
     p.add_argument("--agent-cmd", default=None, help="generic agent command for non-mock sessions")
+    p.set_defaults(failover=None, resume_running=False)  # serve's options that mcp has not
     return p
 
 
@@ -59,7 +60,7 @@ def main(argv: list[str]) -> int:
     args = parse(parser(), argv)
     if isinstance(args, int):
         return args
-    from research.service.serve import NO_CLUSTER, bind_problem, jobs_and_folder
+    from research.service.serve import bind_problem, started
 
     token = os.environ.get(TOKEN_ENV) or None
     if args.http is not None:
@@ -68,31 +69,13 @@ def main(argv: list[str]) -> int:
         if problem is not None:
             return fail(problem)
     try:
-        max_queue, queue_url, failover, root = jobs_and_folder(
-            args.queue, None, args.max_jobs, args.workdir
-        )
-    except ValueError as exc:
-        return fail(str(exc))
-    try:
         from research.mcp_server.server import build_server, http_app
-        from research.service.service import ServiceConfig
     except ImportError as exc:
         return fail(MISSING_EXTRA.format(name=exc.name))
-    config = ServiceConfig(
-        root=root,
-        max_jobs=args.max_jobs,
-        max_queue=max_queue,
-        queue_url=queue_url,
-        failover=failover,
-        token=token,
-        agent_cmd=args.agent_cmd,
-    )
-    from research.cluster.broker import QueueMissing
-
     try:
-        server = build_server(config)
-    except QueueMissing as exc:
-        return fail(NO_CLUSTER.format(exc=exc))
+        server, root = started(build_server, args, token)
+    except ValueError as exc:  # HostConfigError is one too
+        return fail(str(exc))
     if args.http is None:
         server.run("stdio")
         return 0

@@ -10,8 +10,9 @@ import argparse
 import ipaddress
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from research.core.hosts import HostConfigError, host_id
 from research.core.subcommand import fail, parse
@@ -19,11 +20,13 @@ from research.core.subcommand import fail, parse
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
+    from research.service.service import ServiceConfig
+
+Server = TypeVar("Server")
+
 TOKEN_ENV = "RESEARCH_API_TOKEN"
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
-NO_CLUSTER = "--queue needs the [cluster] extra ({exc}): pip install '.[cluster]'"
-"""What --queue says without the [cluster] extra (research serve and research mcp)."""
 
 
 def is_loopback(host: str) -> bool:
@@ -137,6 +140,8 @@ def bind_problem(host: str, token: str | None, port: int, bad_port: str) -> str 
 def queue_problem(url: str, root: Path) -> str | None:
     """What keeps the service from using the task queue at `url` with folder `root`: Redis
     unreachable or silent, the password refused, another folder the queue's (None: usable)."""
+    from research.cluster.broker import NO_CLUSTER
+
     try:
         from research.cluster.checks import SetupError, check_setup
     except ImportError as exc:
@@ -148,6 +153,43 @@ def queue_problem(url: str, root: Path) -> str | None:
     return None
 
 
+def started(
+    build: Callable[[ServiceConfig], Server],
+    args: argparse.Namespace,
+    token: str | None,
+) -> tuple[Server, Path]:
+    """The checks both servers (`research serve` and `research mcp`) make before they serve,
+    then `build` (create_app, build_server) on their config made from their options (`args`:
+    --queue, --max-jobs, --workdir, --agent-cmd, and serve's --failover and --resume-running),
+    RESEARCH_HOST_ID, and with a queue URL that Redis answers, takes the password
+    and holds this folder's id. The server and its folder; ValueError saying what is wrong."""
+    from research.cluster.broker import NO_CLUSTER, QueueMissing
+    from research.service.service import ServiceConfig
+
+    max_queue, queue_url, bound, root = jobs_and_folder(
+        args.queue, args.failover, args.max_jobs, args.workdir
+    )
+    host_id()  # RESEARCH_HOST_ID, checked before the store reads any lock with it
+    if queue_url is not None:
+        problem = queue_problem(queue_url, root)
+        if problem is not None:
+            raise ValueError(problem)
+    config = ServiceConfig(
+        root=root,
+        max_jobs=args.max_jobs,
+        max_queue=max_queue,
+        queue_url=queue_url,
+        failover=bound,
+        token=token,
+        agent_cmd=args.agent_cmd,
+        resume_running=args.resume_running,
+    )
+    try:
+        return build(config), root
+    except QueueMissing as exc:
+        raise ValueError(NO_CLUSTER.format(exc=exc)) from None
+
+
 def main(argv: list[str]) -> int:
     args = parse(parser(), argv)
     if isinstance(args, int):
@@ -157,40 +199,18 @@ def main(argv: list[str]) -> int:
     if problem is not None:
         return fail(problem)
     try:
-        max_queue, queue_url, failover, root = jobs_and_folder(
-            args.queue, args.failover, args.max_jobs, args.workdir
-        )
-        host_id()  # RESEARCH_HOST_ID, checked before the store reads any lock with it
-    except (ValueError, HostConfigError) as exc:
-        return fail(str(exc))
-    try:
         import uvicorn  # noqa: F401  (the [server] extra is installed)
 
-        from research.cluster.broker import QueueMissing
-        from research.service.app import ServiceConfig, create_app
+        from research.service.app import create_app
     except ImportError as exc:
         return fail(
             f"the service needs the [server] extra ({exc.name} is missing): "
             """pip install "research-py[server]" (from a checkout: pip install -e ".[server]")"""
         )
-    if queue_url is not None:
-        problem = queue_problem(queue_url, root)
-        if problem is not None:
-            return fail(problem)
-    config = ServiceConfig(
-        root=root,
-        max_jobs=args.max_jobs,
-        max_queue=max_queue,
-        queue_url=queue_url,
-        failover=failover,
-        token=token,
-        agent_cmd=args.agent_cmd,
-        resume_running=args.resume_running,
-    )
     try:
-        app = create_app(config)
-    except QueueMissing as exc:
-        return fail(NO_CLUSTER.format(exc=exc))
+        app, root = started(create_app, args, token)
+    except ValueError as exc:  # HostConfigError is one too
+        return fail(str(exc))
     return run(app, args.host, args.port, root)
 
 
