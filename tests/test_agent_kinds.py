@@ -140,6 +140,18 @@ def test_codex_s_usage_is_summed_and_its_cost_computed_only_with_a_price() -> No
     assert CodexAgent(prices={"m": price}).unpriced_models(["m", "n", "n"]) == ["n"]
 
 
+def test_only_an_agent_that_reports_tokens_without_their_cost_has_unpriced_models() -> None:
+    from research.agents.generic import CommandAgent
+    from research.agents.kinds import built_in
+    from research.simulation.agent import MockAgent
+
+    agents = [built_in(kind) for kind in AgentKind if kind is not AgentKind.MOCK]
+    models = ["some-model", "gpt-5-codex"]
+    for agent in [*agents, MockAgent(), CommandAgent("cat")]:
+        unpriced = agent.unpriced_models(models)
+        assert unpriced == (["some-model"] if agent.name == "codex" else []), agent.name
+
+
 def test_codex_s_failed_turn_without_a_status_is_an_api_error() -> None:
     failed = {"type": "turn.failed", "error": {"message": "stream disconnected"}}
     outcome = interpret_codex(process(json.dumps(failed), exit_code=1), price=None, model="m")

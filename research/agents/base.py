@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -137,7 +137,8 @@ def _shown(value: object) -> str:
 
 
 class Agent(Protocol):
-    """Anything that can carry out a phase's prompt in a working directory."""
+    """Anything that can carry out a phase's prompt in a working directory. The agents
+    subclass it to inherit the defaults (`unpriced_models`)."""
 
     name: str
     reports_usage: bool
@@ -149,3 +150,9 @@ class Agent(Protocol):
         ...
 
     def run(self, call: AgentCall) -> AgentResult: ...
+
+    def unpriced_models(self, models: Sequence[str]) -> list[str]:
+        """Those of `models` whose cost this agent cannot know although it reports usage
+        (Codex, which reports tokens, without a price for them). None by default: the
+        other agents report their cost themselves, or report no usage at all."""
+        return []

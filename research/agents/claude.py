@@ -18,7 +18,7 @@ import shutil
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from research.agents.base import AgentCall, AgentResult, FailureKind
+from research.agents.base import Agent, AgentCall, AgentResult, FailureKind
 from research.agents.jsonout import as_dict, count, is_number, json_objects
 from research.agents.process import CallOutcome, ProcessResult, run_agent_call
 from research.core.errors import AgentUnavailable
@@ -45,7 +45,7 @@ _USAGE_FIELDS = (
 )
 
 
-class ClaudeAgent:
+class ClaudeAgent(Agent):
     """Drives `claude -p --output-format stream-json --permission-mode acceptEdits --model M`."""
 
     name = "claude"

@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from research.agents.base import AgentCall, AgentResult, FailureKind
+from research.agents.base import Agent, AgentCall, AgentResult, FailureKind
 from research.agents.jsonout import as_dict, count, json_objects
 from research.agents.process import CallOutcome, ProcessResult, run_agent_call
 from research.core.errors import AgentUnavailable
@@ -55,7 +55,7 @@ _UNSHARE_PROBE = (
 )
 
 
-class CodexAgent:
+class CodexAgent(Agent):
     """Drives `codex exec --json --sandbox workspace-write -m M -` with the prompt on stdin."""
 
     name = "codex"

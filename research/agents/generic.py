@@ -5,14 +5,14 @@ from __future__ import annotations
 import shlex
 import shutil
 
-from research.agents.base import AgentCall, AgentResult
+from research.agents.base import Agent, AgentCall, AgentResult
 from research.agents.process import CallOutcome, ProcessResult, run_agent_call
 from research.core.errors import AgentUnavailable, UsageError
 
 MODEL_PLACEHOLDER = "{model}"
 
 
-class CommandAgent:
+class CommandAgent(Agent):
     """Runs a user-given command with the prompt on stdin; its stdout is the output.
 
     The command is split like a shell would (`shlex.split`), without running a shell. Every

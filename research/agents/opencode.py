@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from research.agents.base import AgentCall, AgentResult
+from research.agents.base import Agent, AgentCall, AgentResult
 from research.agents.jsonout import as_dict, is_number, json_object
 from research.agents.process import CallOutcome, ProcessResult, run_agent_call
 from research.core.errors import AgentUnavailable
@@ -39,7 +39,7 @@ def find_opencode(executable: str = "opencode") -> str:
     return path
 
 
-class OpenCodeAgent:
+class OpenCodeAgent(Agent):
     """Drives `opencode run --model M --format json` with the prompt on stdin."""
 
     name = "opencode"

@@ -53,7 +53,7 @@ AgentFactory = Callable[[Settings], tuple[Agent, Clock]]
 Stamp = tuple[tuple[int, int, int] | None, ...]
 
 
-class NoAgent:
+class NoAgent(Agent):
     """Stands in for an agent that is not installed, when a finished session is resumed: it
     needs no agent unless it is reopened, and then this one says what to install."""
 

@@ -353,9 +353,7 @@ def unenforceable_budgets(
         )
         if value is not None
     ]
-    unpriced: list[str] = getattr(agent, "unpriced_models", lambda models: [])(
-        [config.model, config.review_model]
-    )
+    unpriced = agent.unpriced_models([config.model, config.review_model])
     if config.max_cost is not None and agent.reports_usage and unpriced:
         message = (
             f"--max-cost cannot be enforced for {', '.join(unpriced)}: the {agent.name} agent "

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from research.agents.base import AgentCall, AgentResult, FailureKind
+from research.agents.base import Agent, AgentCall, AgentResult, FailureKind
 from research.core.tiers import TIERS, Tier
 from research.model.plan import Plan, TopicStatus, parse_plan, render_plan
 from research.simulation import judge, offline_web
@@ -83,7 +83,7 @@ WORDS = (
 ).split()
 
 
-class MockAgent:
+class MockAgent(Agent):
     """A deterministic simulated agent. Its edits depend only on the call, so a resumed
     run behaves exactly like an uninterrupted one."""
 
