@@ -8,9 +8,10 @@ The rule, in two sentences: a claim is SUPPORTED when one passage holds at least
 `SUPPORTED_COVERAGE` (60%) of its content words and every figure it states; it is
 UNSUPPORTED when a figure is nowhere on the page, when no passage holds `WEAK_COVERAGE`
 (35%) of its words, or when the passage that does match its words (>= 60%) gives a
-different figure of the same kind (a percentage, a year, another number) instead of the
-claim's. Anything between is WEAK (the words only partly there, or a figure that is on
-the page but not in the matching passage); with no page text it is UNVERIFIABLE. One
+different figure of the same kind (a percentage, a year, another number; a quantity of
+the same dimension for a quantity, a bare figure for a bare one) instead of the claim's.
+Anything between is WEAK (the words only partly there, or a figure that is on the page
+but not in the matching passage); with no page text it is UNVERIFIABLE. One
 exception to "the words only partly there": a passage holding every figure of the claim,
 one of them a figure the page states in at most PINNING_SENTENCES sentences, with no other
 sentence of it giving a figure of that sort the claim lacks, is SUPPORTED from
@@ -56,8 +57,13 @@ that states it, to other words than a figure of the same sort the claim lacks ("
 the matching passage is not held against the claim when the sentence stating it carries
 the words the passage lacks and no sentence giving a figure of the same sort instead
 carries as much (a count two sentences after the survey it counts, a table row far below
-its description). Both read a sentence with its neighbours, and leave out the page's topic
-words (in 30% of its sentences), which bind no figure to a place.
+its description); nor when it is in a table row or a line that the matching passage
+introduces (`Sentence.lead`: the sentences before the table back to a heading, or the
+sentence ending with a colon) and that row holds more of the claim's words the passage
+lacks than any other row it introduces giving a figure of the same sort
+(`slots.introduced`: "| ripgrep | 0.082s |" under the paragraph describing the benchmark).
+The first two read a sentence with its neighbours, and leave out the page's topic words (in
+30% of its sentences), which bind no figure to a place.
 
 How the best passage is chosen: the passages holding the most of the claim's words (those
 not already in the title block), then within them the shortest run of sentences that
@@ -104,7 +110,13 @@ from research.sources.figures import (
 )
 from research.sources.flips import clause_around, flipped, swapped
 from research.sources.pageindex import PageIndex, Sentence, holds, index_page, union
-from research.sources.slots import anchored, enumerated, given_to_others, told_the_other_way
+from research.sources.slots import (
+    anchored,
+    enumerated,
+    given_to_others,
+    introduced,
+    told_the_other_way,
+)
 from research.sources.spelling import spell_numbers
 from research.sources.words import blank_numbers, stems_of
 
@@ -278,8 +290,10 @@ def _conflicts(
 def _rivals(mine: StatedNumber, theirs: StatedNumber) -> bool:
     if mine.kind != theirs.kind:
         return False
-    if mine.quantity is None or theirs.quantity is None:
+    if mine.quantity is None and theirs.quantity is None:
         return True
+    if mine.quantity is None or theirs.quantity is None:
+        return False
     return mine.quantity.unit.dimension == theirs.quantity.unit.dimension
 
 
@@ -384,7 +398,13 @@ def _match(page: PageIndex, parsed: _Parsed) -> _Match:
         if n in elsewhere
         and (n.kind not in ("year", "date") or dated)
         and not _subject(page, s)
-        and (_conflicts(in_run, numbers, [n]) or not anchored(page, n, rest, numbers, stating))
+        and (
+            _conflicts(in_run, numbers, [n])
+            or not (
+                anchored(page, n, rest, numbers, stating)
+                or introduced(page, n, range(run.first, run.end), rest, numbers, s)
+            )
+        )
     ]
     return _Match(
         run=run,

@@ -24,6 +24,9 @@ PASSAGE_WORDS = 80
 HEAD_SENTENCES = 3
 """The title block: up to this many leading title-like lines (see `_title_like`)."""
 HEAD_WORDS = 25
+LEAD_SENTENCES = 6
+"""A table is introduced by the sentences right before it, back to a heading or another
+table, at most this many (its caption)."""
 
 T = TypeVar("T")
 
@@ -42,6 +45,10 @@ class Sentence:
     """The same, of its percentages."""
     label: frozenset[str] = frozenset()
     """A table row's (not its header's) first cell's stems: what its figures belong to."""
+    lead: tuple[int, ...] = ()
+    """The sentences that introduce it (`LEAD_SENTENCES`): a table row's, the sentences
+    right before its table; a line's after a line ending with a colon, that line's last
+    sentence."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -167,17 +174,23 @@ def _lines(text: str) -> Iterator[str]:
 
 def _page_sentences(text: str) -> tuple[Sentence, ...]:
     """The page's sentences; a table row's words include its header row's (a row says
-    "| memcpy | 13700 MB/s |", its header what the figure is: "Decompression")."""
+    "| memcpy | 13700 MB/s |", its header what the figure is: "Decompression"), and each
+    row and each line after a colon knows the sentences that introduce it (`lead`)."""
     out: list[Sentence] = []
     header: frozenset[str] | None = None
+    lead: tuple[int, ...] = ()
     for line in _lines(text):
         if not line.startswith("|"):
             header = None
         elif _TABLE_RULE.fullmatch(line):
             continue  # "|---|---|": no words, no figures; it would only push rows apart
+        if line.startswith("|") and header is None:
+            lead = _caption(out)
+        elif not line.startswith("|"):
+            lead = (len(out) - 1,) if out and out[-1].text.endswith(":") else ()
         for piece in split_sentences(line):
             for chunk in _chunks(piece):
-                sentence = _sentence(chunk)
+                sentence = replace(_sentence(chunk), lead=lead)
                 if header is None and line.startswith("|"):
                     header = sentence.stems
                 elif header:
@@ -185,6 +198,19 @@ def _page_sentences(text: str) -> tuple[Sentence, ...]:
                     sentence = replace(sentence, stems=sentence.stems | header, label=label)
                 out.append(sentence)
     return tuple(out)
+
+
+def _caption(before: Sequence[Sentence]) -> tuple[int, ...]:
+    """The sentences that introduce a table after `before`: back to a heading or a table
+    row, at most LEAD_SENTENCES."""
+    first = len(before)
+    while (
+        first > max(0, len(before) - LEAD_SENTENCES)
+        and not before[first - 1].text.startswith("|")
+        and not _title_like(before[first - 1])
+    ):
+        first -= 1
+    return tuple(range(first, len(before)))
 
 
 def _title_block(sentences: Sequence[Sentence]) -> int:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -328,3 +328,53 @@ def enumerated(page: PageIndex, norm: str, number: StatedNumber) -> bool:
         if not stems or any(stem not in page.sentence_postings for stem in stems):
             return False
     return True
+
+
+def introduced(
+    page: PageIndex,
+    number: StatedNumber,
+    run: range,
+    rest: frozenset[str],
+    numbers: Sequence[StatedNumber],
+    mine: Collection[int],
+) -> bool:
+    """Whether a claim figure that is not in the matching passage (`run`) is stated in a
+    table row or a line that the passage introduces (`Sentence.lead`: the caption before a
+    table, the sentence ending with a colon) and holds more of `rest` (the claim's words
+    the passage lacks) than any other row or line it introduces that gives a figure of the
+    same sort the claim lacks: the figure is where the passage points ("| ripgrep |
+    0.082s |" under the paragraph that describes the benchmark; not "| hypergrep | 0.167s
+    |" for a claim about ripgrep). `mine`: the sentences stating `number`."""
+    if number.kind in _SKIPPED_KINDS:
+        return False
+    claimed = frozenset(v for n in numbers for v in n.candidates)
+    sentences = page.sentences
+    for index in mine:
+        lead = sentences[index].lead
+        if not lead or not any(i in run for i in lead):
+            continue
+        own = len(sentences[index].stems & rest)
+        if not own:
+            continue
+        rivals = (
+            other
+            for other in _introduced_with(page, index)
+            if any(
+                _same_slot(number, f, lenient=True) and f.candidates.isdisjoint(claimed)
+                for f in sentences[other].numbers
+            )
+        )
+        if all(len(sentences[other].stems & rest) < own for other in rivals):
+            return True
+    return False
+
+
+def _introduced_with(page: PageIndex, index: int) -> Iterator[int]:
+    """The other sentences next to `index` that the same sentences introduce (the other
+    rows of its table)."""
+    lead = page.sentences[index].lead
+    for step in (-1, 1):
+        other = index + step
+        while 0 <= other < len(page.sentences) and page.sentences[other].lead == lead:
+            yield other
+            other += step
