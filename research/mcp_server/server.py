@@ -7,9 +7,12 @@ import inspect
 from typing import TYPE_CHECKING, Any
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp_types import CallToolResult, InputRequiredResult, TextContent
+from pydantic import ValidationError
 
 from research import __version__
-from research.mcp_server.schema import option_parameters, with_signature
+from research.mcp_server.schema import first_problem, option_parameters, with_signature
 from research.mcp_server.tools import ResearchTools
 from research.service.models import RunRequest
 from research.service.search import SearchRequest
@@ -32,10 +35,41 @@ MARKDOWN = ("get_report", "quick_search")
 """The tools whose answer is a report: Markdown text, not a structured result."""
 
 
+class ResearchServer(MCPServer[Any]):
+    """The SDK's server, but a tool that fails answers with our one line as its error
+    result: the SDK would put "Error executing tool NAME: " before a tool's message, and
+    give arguments that fail the input schema as pydantic's many lines."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError:
+            raise  # a crash: the SDK logs it and tells the client only that it failed
+        except ToolError as exc:
+            message = own_line(exc)
+            if message is None:
+                raise
+            return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
+
+
+def own_line(exc: ToolError) -> str | None:
+    """What a failed call says: the tool's own message (the SDK's ToolError is caused by the
+    one the tool raised), or the first bad argument as one line; None for the SDK's own
+    errors (an unknown tool)."""
+    cause = exc.__cause__
+    if isinstance(cause, ToolError):
+        return str(cause)
+    if isinstance(cause, ValidationError):
+        return first_problem(cause)
+    return None
+
+
 def build_server(config: ServiceConfig) -> MCPServer:
     """The MCP server of one working directory (and its queue, if any)."""
     tools = ResearchTools(Service(config))
-    server: MCPServer = MCPServer(
+    server: MCPServer = ResearchServer(
         "research.py", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
     )
 

@@ -39,9 +39,12 @@ _APPROVE_ROUTE = re.compile(r"POST /runs/[a-z0-9][a-z0-9._-]*/approve")
 
 def tool_error(exc: ApiError) -> ToolError:
     """The service's one-line message; where it names one of its routes, what does the same
-    here (the command, or the approve_plan tool)."""
+    here (the command, or the approve_plan tool), and its `task` field the tools' question."""
     message = _RESUME_ROUTE.sub(r"research --resume --name \1", exc.message)
-    return ToolError(_APPROVE_ROUTE.sub("the approve_plan tool", message))
+    message = _APPROVE_ROUTE.sub("the approve_plan tool", message)
+    if message.startswith("task: "):
+        message = "question: " + message.removeprefix("task: ")
+    return ToolError(message)
 
 
 def refuse_unknown(ctx: Context, known: tuple[str, ...]) -> None:
