@@ -89,6 +89,18 @@ def test_another_date_is_not_held() -> None:
     assert not quote_holds_quantity("Read-only since 3 April 2021.", claim)
 
 
+def test_a_weekday_beside_a_date_is_part_of_the_date_not_a_word_of_the_claim() -> None:
+    # A schedule names the weekday of every date: "Tuesday" ties a claim to no line.
+    page = index_page(
+        "Release schedule\n\n- 3.11 development begins: Monday, 2021-05-03\n"
+        "- 3.11.0 alpha 1: Tuesday, 2021-10-05\n- 3.11.0 alpha 2: Tuesday, 2021-11-02\n"
+    )
+    changed = check_claim("Development of Python 3.11 began on Tuesday, 2021-10-05.", page)
+    assert changed.support is not Support.SUPPORTED, changed
+    true = check_claim("The development of 3.11 begins on Mon 3 May 2021.", page)
+    assert true.support is Support.SUPPORTED, true
+
+
 def test_a_month_in_iso_form_is_the_month() -> None:
     assert quote_holds_quantity("Launched in June 2019.", "It launched in 2019-06.")
 

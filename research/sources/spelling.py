@@ -12,7 +12,9 @@
   "seven to one" 2, 3 or 7 "times".
 - Dates through python-dateutil's parser: "3 March 2021", "2021-03-03", "03-Mar-2021",
   "March 3, 2021" and "3rd March 2021" all become "3 March 2021", and "2021-03" "March
-  2021", which the figure reader takes as one date.
+  2021", which the figure reader takes as one date; a weekday written before a date
+  ("Tuesday, 2021-10-05") is part of it, not a word of the sentence (a schedule names the
+  weekday of every date).
 """
 
 from __future__ import annotations
@@ -68,8 +70,9 @@ _MONTH_NAMES = sorted(
     (name for names in dateparser.parserinfo.MONTHS for name in names), key=len, reverse=True
 )
 _MONTH = "(?:" + "|".join(_MONTH_NAMES) + r")\.?"
+_WEEKDAY = r"(?:(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day|Mon|Tue|Wed|Thu|Fri|Sat|Sun)\.?,? "
 _DATE = re.compile(
-    r"(?<![\w.-])(?:(?:18|19|20)\d\d-(?:0[1-9]|1[0-2])(?:-[0-3]\d)?(?![\w-])"
+    rf"(?<![\w.-])(?:{_WEEKDAY})?(?:(?:18|19|20)\d\d-(?:0[1-9]|1[0-2])(?:-[0-3]\d)?(?![\w-])"
     rf"|[0-3]?\d(?:st|nd|rd|th)?[ -](?:of )?{_MONTH}[ ,-]+(?:18|19|20)\d\d\b"
     rf"|{_MONTH} [0-3]?\d(?:st|nd|rd|th)?,? (?:18|19|20)\d\d\b"
     rf"|{_MONTH},? (?:18|19|20)\d\d\b)"
