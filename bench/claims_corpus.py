@@ -20,16 +20,21 @@ Until the judge's modules are on this checkout, the judge mode says so and only 
 run (the hook is `product_judge`).
 
     python bench/claims_corpus.py                       # frozen half, both modes
+    python bench/claims_corpus.py --half fresh          # fresh half, aggregates only
     python bench/claims_corpus.py --half dev --list     # dev half, every claim's outcome
     python bench/claims_corpus.py --json out.json
+    python bench/claims_corpus.py --half fresh --write-manifest   # after adding to fresh/
 
-The frozen half is held out: the bench prints only aggregate rates for it (`--list` is
-refused), so that nobody tunes a rule on its sentences.
+The frozen and fresh halves are held out: the bench prints only aggregate rates for them
+(`--list` is refused), so that nobody tunes a rule on their sentences. Each has a
+MANIFEST.sha256 that tests/test_claims_corpus.py checks; `--write-manifest` rewrites the
+fresh half's while documents are still being added to it (the frozen half never changes).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import importlib
 import json
 import random
@@ -54,6 +59,9 @@ KIND_NAMES = {
     "changed_figure": "a figure changed to another of the page",
     "flipped_meaning": "figures kept, meaning flipped",
 }
+HELD_OUT = ("frozen", "fresh")
+"""Halves whose claims nobody tuning the rules may see: aggregate rates only."""
+MANIFEST = "MANIFEST.sha256"
 GOALS = {"true_plain": "<= 3%", "true_careful": "<= 10%", "changed_figure": ">= 90%"}
 JUDGE_GOALS = {**GOALS, "flipped_meaning": ">= 70%"}
 QUOTE_MIN_WORDS = 8
@@ -87,6 +95,30 @@ def load(half: str) -> list[Claim]:
     lines = (root / "claims.jsonl").read_text(encoding="utf-8").splitlines()
     rows = [json.loads(line) for line in lines if line.strip()]
     return [Claim(row, pages[row["doc"]], sources[row["doc"]]["url"]) for row in rows]
+
+
+def manifest(root: Path) -> str:
+    """The MANIFEST.sha256 of a half: `<sha256>  <path>` for every file under it but the
+    manifest itself, sorted by path (the format `sha256sum` writes and checks)."""
+    files = sorted(
+        path.relative_to(root).as_posix()
+        for path in root.rglob("*")
+        if path.is_file() and path.name != MANIFEST
+    )
+    return "".join(
+        f"{hashlib.sha256((root / name).read_bytes()).hexdigest()}  {name}\n" for name in files
+    )
+
+
+def write_manifest(half: str) -> int:
+    if half != "fresh":
+        why = "never changes" if half == "frozen" else "has no manifest"
+        print(f"--write-manifest is for the fresh half: the {half} half {why}.", file=sys.stderr)
+        return 2
+    path = CORPUS / half / MANIFEST
+    path.write_text(manifest(CORPUS / half), encoding="utf-8")
+    print(f"wrote {path.relative_to(REPO)}")
+    return 0
 
 
 def product_judge() -> tuple[ModuleType, ModuleType] | None:
@@ -258,7 +290,7 @@ def listing(outcomes: list[Outcome]) -> str:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--half", choices=("frozen", "dev"), default="frozen")
+    parser.add_argument("--half", choices=("frozen", "fresh", "dev"), default="frozen")
     parser.add_argument("--mode", choices=("rules", "judge", "both"), default="both")
     parser.add_argument("--judge", choices=("all", "flagged"), default="all")
     parser.add_argument("--accuracy", type=float, default=0.85)
@@ -267,13 +299,20 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--limit", type=int, help="only the first N claims (a smoke run)")
     parser.add_argument("--list", action="store_true", help="every claim's outcome (dev only)")
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument(
+        "--write-manifest",
+        action="store_true",
+        help="rewrite the fresh half's MANIFEST.sha256 (after adding documents) and exit",
+    )
     return parser.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    if args.list and args.half == "frozen":
-        print("--list is for the dev half: the frozen half is held out.", file=sys.stderr)
+    if args.write_manifest:
+        return write_manifest(args.half)
+    if args.list and args.half in HELD_OUT:
+        print(f"--list is for the dev half: the {args.half} half is held out.", file=sys.stderr)
         return 2
     claims = load(args.half)[: args.limit]
     docs = len({c.row["doc"] for c in claims})

@@ -1,5 +1,6 @@
-"""The labelled corpus of real documents (issue 26, bench/corpus): the frozen half never
-changes, and every claim of either half is well formed and points at its page."""
+"""The labelled corpus of real documents (issue 26, bench/corpus): the held-out halves
+(frozen, fresh) are exactly what their manifests say, and every claim of every half is well
+formed and points at its page."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ from conftest import REPO
 
 CORPUS = REPO / "bench" / "corpus"
 FROZEN = CORPUS / "frozen"
+FRESH = CORPUS / "fresh"
+HELD_OUT = (FROZEN, FRESH)
 BENCH = REPO / "bench" / "claims_corpus.py"
 KINDS = {
     "true_plain": "supported",
@@ -27,10 +30,12 @@ KINDS = {
     "flipped_meaning": "unsupported",
 }
 SUBKINDS = {"unit", "number_words", "fraction", "rounding", "date", "derived", "scale"}
+SIZE = {"frozen": (12, 100, 25), "dev": (12, 100, 25), "fresh": (12, 100, 20)}
+"""Per half: at least this many documents, claims, and claims of each kind."""
 
 
 def halves() -> list[Path]:
-    return [half for half in (FROZEN, CORPUS / "dev") if (half / "claims.jsonl").is_file()]
+    return [half for half in (FROZEN, FRESH, CORPUS / "dev") if (half / "claims.jsonl").is_file()]
 
 
 def rows(half: Path) -> list[dict[str, Any]]:
@@ -42,24 +47,31 @@ def squeezed(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
-def test_the_frozen_half_is_exactly_what_its_manifest_says() -> None:
-    """The held-out half is measured, never edited: a changed, added or removed file fails."""
+def manifest_mismatch(half: Path) -> list[str]:
+    """The files of a half that differ from its MANIFEST.sha256: added, removed, changed."""
     listed = {}
-    for line in (FROZEN / "MANIFEST.sha256").read_text(encoding="utf-8").splitlines():
+    for line in (half / "MANIFEST.sha256").read_text(encoding="utf-8").splitlines():
         digest, name = line.split(maxsplit=1)
         listed[name] = digest
     present = {
-        path.relative_to(FROZEN).as_posix()
-        for path in FROZEN.rglob("*")
+        path.relative_to(half).as_posix()
+        for path in half.rglob("*")
         if path.is_file() and path.name != "MANIFEST.sha256"
     }
-    assert present == set(listed), present ^ set(listed)
     changed = [
         name
         for name, digest in listed.items()
-        if hashlib.sha256((FROZEN / name).read_bytes()).hexdigest() != digest
+        if name in present and hashlib.sha256((half / name).read_bytes()).hexdigest() != digest
     ]
-    assert not changed, f"frozen corpus files changed: {changed}"
+    return sorted(present ^ set(listed)) + sorted(changed)
+
+
+@pytest.mark.parametrize("half", HELD_OUT, ids=lambda half: half.name)
+def test_a_held_out_half_is_exactly_what_its_manifest_says(half: Path) -> None:
+    """A held-out half is measured, never edited: a changed, added or removed file fails.
+    (Adding documents to the fresh half this session: regenerate its manifest with
+    `python bench/claims_corpus.py --half fresh --write-manifest`.)"""
+    assert not manifest_mismatch(half), f"{half.name} corpus files differ from the manifest"
 
 
 @pytest.mark.parametrize("half", halves(), ids=lambda half: half.name)
@@ -78,13 +90,17 @@ def test_every_claim_is_well_formed_and_its_passage_is_on_its_page(half: Path) -
         assert squeezed(row["passage"]) in texts[row["doc"]], row["id"]
     assert {row["doc"] for row in claims} == pages
     kinds = Counter(row["kind"] for row in claims)
-    assert len(pages) >= 12 and len(claims) >= 100 and min(kinds.values()) >= 25, kinds
+    n_docs, n_claims, per_kind = SIZE[half.name]
+    assert set(kinds) == set(KINDS), kinds
+    assert len(pages) >= n_docs and len(claims) >= n_claims, (len(pages), len(claims))
+    assert min(kinds.values()) >= per_kind, kinds
     assert Counter(row["doc"] for row in claims).most_common()[-1][1] >= 8
 
 
-def test_no_document_is_in_both_halves() -> None:
-    docs = [{path.stem for path in (half / "pages").glob("*.txt")} for half in halves()]
-    assert len(docs) < 2 or not docs[0] & docs[1]
+def test_no_document_is_in_two_halves() -> None:
+    docs = [path.stem for half in halves() for path in (half / "pages").glob("*.txt")]
+    assert len(halves()) == 3
+    assert not [doc for doc, n in Counter(docs).items() if n > 1]
 
 
 def test_the_corpus_bench_runs_and_keeps_the_frozen_half_aggregate(tmp_path: Path) -> None:
@@ -103,16 +119,55 @@ def test_the_corpus_bench_runs_and_keeps_the_frozen_half_aggregate(tmp_path: Pat
     if results["judge"] is not None:
         assert 0.0 <= results["judge"]["passage_recall"] <= 1.0
         assert results["judge"]["voided_changed_verdict"] == 0
-    refused = subprocess.run([*bench, "--list"], capture_output=True, text=True, timeout=120)
-    assert refused.returncode == 2 and "held out" in refused.stderr
+    for half in ("frozen", "fresh"):
+        refused = subprocess.run(
+            [*bench, "--half", half, "--list"], capture_output=True, text=True, timeout=120
+        )
+        assert refused.returncode == 2 and f"the {half} half is held out" in refused.stderr
+        assert not refused.stdout
 
 
-def test_the_scripted_judge_quotes_the_page_verbatim_and_lies_off_the_page() -> None:
+def load_bench() -> Any:
     spec = importlib.util.spec_from_file_location("claims_corpus", BENCH)
     assert spec is not None and spec.loader is not None
     bench = importlib.util.module_from_spec(spec)
     sys.modules["claims_corpus"] = bench  # dataclasses look their module up
     spec.loader.exec_module(bench)
+    return bench
+
+
+def test_the_written_manifest_guards_a_half(tmp_path: Path) -> None:
+    """What `--write-manifest` writes is what the guard reads: it passes on the files it was
+    written for and fails when one changes, appears or disappears."""
+    bench = load_bench()
+    half = tmp_path / "fresh"
+    (half / "pages").mkdir(parents=True)
+    (half / "claims.jsonl").write_text("{}\n", encoding="utf-8")
+    (half / "pages" / "a.txt").write_text("page a\n", encoding="utf-8")
+    (half / "MANIFEST.sha256").write_text(bench.manifest(half), encoding="utf-8")
+    assert manifest_mismatch(half) == []
+    (half / "pages" / "a.txt").write_text("page a, edited\n", encoding="utf-8")
+    assert manifest_mismatch(half) == ["pages/a.txt"]
+    (half / "MANIFEST.sha256").write_text(bench.manifest(half), encoding="utf-8")
+    (half / "pages" / "b.txt").write_text("page b\n", encoding="utf-8")
+    (half / "claims.jsonl").unlink()
+    assert manifest_mismatch(half) == ["claims.jsonl", "pages/b.txt"]
+
+
+def test_write_manifest_is_for_the_fresh_half_only() -> None:
+    for half in ("frozen", "dev"):
+        proc = subprocess.run(
+            [sys.executable, str(BENCH), "--half", half, "--write-manifest"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert proc.returncode == 2 and "for the fresh half" in proc.stderr, proc.stderr
+    assert not manifest_mismatch(FROZEN)
+
+
+def test_the_scripted_judge_quotes_the_page_verbatim_and_lies_off_the_page() -> None:
+    bench = load_bench()
     claim = next(c for c in bench.load("dev") if c.row["passage"] == "Created: 23-Aug-2016")
     quote = bench.quote_of(claim.page_text, claim.row["passage"])
     assert len(quote.split()) >= bench.QUOTE_MIN_WORDS and quote in claim.page_text
