@@ -69,3 +69,54 @@ def test_a_count_is_no_rival_of_a_duration() -> None:
     check = check_claim("The load generator sent its requests to the server in 2 minutes.", page)
     assert check.support is Support.WEAK, check
     assert "300,000" not in check.reason and "2 on the page" in check.reason, check
+
+
+# --- A figure computed from two figures of a sentence near the claim's words ------------
+
+UPLOADS = index_page(
+    """Legacy formats
+
+The rpm format on the index allows people to upload rpm files for end users to install by
+hand. However, the common usage of rpm is with a repository that resolves dependencies.
+Thus, it is a type of file that is barely used, with only ~460 files of this type having
+been uploaded to the index (out of a total of 662,544).
+
+The wininst format has more use. Looking at the pure numbers, source archives are by far
+the most uploaded format, with 444,338 tarballs uploaded compared to 58,774 zip files.
+"""
+)
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "rpm files made up less than 0.1% of all the files uploaded to the index.",
+        "Uploaded tarballs outnumbered zip files by more than seven to one.",
+    ],
+)
+def test_a_figure_computed_from_one_sentence_near_the_claims_words_is_supported(
+    claim: str,
+) -> None:
+    check = check_claim(claim, UPLOADS)
+    assert check.support is Support.SUPPORTED, check
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        # 0.5% is no share of two figures of one sentence
+        "rpm files made up less than 0.5% of all the files uploaded to the index.",
+        # the figures that give 7 are not with the claim's words
+        "rpm installs by hand outnumbered repository installs by more than seven to one.",
+    ],
+)
+def test_a_figure_not_computed_from_a_sentence_near_its_words_is_not_supported(
+    claim: str,
+) -> None:
+    check = check_claim(claim, UPLOADS)
+    assert check.support is not Support.SUPPORTED, check
+
+
+def test_the_word_times_after_a_multiple_is_part_of_the_figure() -> None:
+    check = check_claim("The tarballs uploaded were more than seven times the zip files.", UPLOADS)
+    assert check.support is Support.SUPPORTED and check.coverage == 1.0, check

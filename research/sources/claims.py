@@ -39,10 +39,13 @@ Issue 21 added three rules:
   how exact it claims to be, the band of a hedge before it such as "about" or "more
   than"), number words, fractions and dates are written as figures first
   (`research.sources.spelling`: text2num, the project's fraction table, python-dateutil),
-  and a claim's percentage or multiple missing from the page is supported when the
-  matching passage holds two figures it is computed from (`research.sources.derived`),
-  and a count the claim enumerates right after it ("three built-in functions: min, max
-  and clear") when each item is on the page (`research.sources.slots.enumerated`);
+  and a claim's figure computed from others (a share, a multiple, a difference) is
+  supported when the matching passage holds two figures it is computed from
+  (`research.sources.derived`), or, when it is nowhere on the page, one sentence does of
+  one of the DERIVING_SENTENCES sentences holding the most of the claim's words (at least
+  half of them); the word "times" after a multiple is part of the figure; and a count
+  the claim enumerates right after it ("three built-in functions: min, max and clear")
+  when each item is on the page (`research.sources.slots.enumerated`);
 - a claim that keeps the figures but flips their meaning in the clause that holds them
   (increase/decrease, more/less, above/below, a negation, or two figures given to each
   other's subjects) is UNSUPPORTED ("meaning flipped: ...").
@@ -373,10 +376,14 @@ def _match(page: PageIndex, parsed: _Parsed) -> _Match:
     context = [f for sentence in (*head, *in_run) for f in sentence.numbers]
     derived = [
         n
-        for n in numbers
+        for n, s in zip(numbers, stating, strict=True)
         if not holds(in_run, n)
         and not holds(head, n)
-        and (derivable(n, context) or enumerated(page, parsed.norm, n))
+        and (
+            derivable(n, context)
+            or enumerated(page, parsed.norm, n)
+            or (not s and _derived_nearby(page, stems, n))
+        )
     ]
     missing = [n for n, s in zip(numbers, stating, strict=True) if not s and n not in derived]
     elsewhere = [
@@ -415,6 +422,24 @@ def _match(page: PageIndex, parsed: _Parsed) -> _Match:
         absent=absent,
         conflicts=_conflicts(in_run, numbers, [*absent, *missing]),
         stating=stating,
+    )
+
+
+DERIVING_SENTENCES = 8
+"""A figure nowhere on the page may be computed from two figures of one of the this many
+sentences that hold the most of the claim's words (at least half of them)."""
+
+
+def _derived_nearby(page: PageIndex, stems: frozenset[str], number: StatedNumber) -> bool:
+    """Whether `number` is computed (`derivable`) from the figures of one of the
+    DERIVING_SENTENCES sentences holding the most of `stems` (at least half of them)."""
+    counts: Counter[int] = Counter()
+    for stem in stems:
+        counts.update(page.sentence_postings.get(stem, ()))
+    least = max(2, (len(stems) + 1) // 2)
+    return any(
+        count >= least and derivable(number, page.sentences[index].numbers)
+        for index, count in counts.most_common(DERIVING_SENTENCES)
     )
 
 

@@ -350,7 +350,10 @@ def _read_quantities(text: str, found: list[RawFigure], *, claim: bool) -> None:
             continue
         if claim:
             raw.band = hedge_before(text, raw.start)
-        raw.multiple = raw.kind == "number" and _MULTIPLE_AFTER.match(text, raw.end) is not None
+        times = _MULTIPLE_AFTER.match(text, raw.end) if raw.kind == "number" else None
+        raw.multiple = times is not None
+        if times is not None:
+            raw.blank_end = times.end()  # "times" is part of the figure, not a content word
         if raw.kind == "number" and not (raw.letter or _decade(text, raw)):
             unit = unit_after(text, raw.end)
             if unit is not None:
