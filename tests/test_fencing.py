@@ -117,6 +117,45 @@ def test_a_record_an_agent_deleted_is_still_written_again(session: Path) -> None
         mine.release()
 
 
+def test_each_fenced_try_decides_from_one_read_of_the_lock_file(
+    session: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A record to repair, then another run's: each try of the fence reads the lock file
+    once under the flock and decides from that read (two reads could disagree)."""
+    heard: list[str] = []
+    mine = lock_of(session)
+    mine.acquire()
+    mine.listen(lambda kind, fields: heard.append(kind))
+    lock = session / "research.lock.json"
+    reads: list[str] = []
+    real_open = os.open
+
+    def counting(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if os.fspath(path) == str(lock) and not flags & (os.O_WRONLY | os.O_RDWR):
+            reads.append(lock.read_text() if lock.exists() else "")
+        return real_open(path, flags, *args, **kwargs)
+
+    fence_tree(session, mine.fenced)
+    try:
+        record = json.loads(lock.read_text())
+        lock.write_text(json.dumps({**record, "pid": 1}))  # ours, tampered with
+        monkeypatch.setattr(os, "open", counting)
+        atomic_write_text(session / "notes.md", "written\n")
+        assert len(reads) == 2, reads  # the tampered record, then ours as written again
+        assert '"pid": 1,' in reads[0] and json.loads(reads[1])["pid"] == os.getpid()
+        assert heard == ["lock_repaired"] and (session / "notes.md").exists()
+        reads.clear()
+        newer = {**record, "lock_token": "f" * 32, "generation": record["generation"] + 1}
+        lock.write_text(json.dumps(newer))
+        with pytest.raises(SessionLockedError, match="was taken over by"):
+            atomic_write_text(session / "notes.md", "stale\n")
+        assert len(reads) == 1 and (session / "notes.md").read_text() == "written\n"
+    finally:
+        monkeypatch.undo()
+        unfence_tree(session)
+        mine.release()
+
+
 def test_saved_lock_generation_reads_only_a_regular_state_file(tmp_path: Path) -> None:
     state = tmp_path / "state.json"
     assert saved_lock_generation(state) == 0

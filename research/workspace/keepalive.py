@@ -29,8 +29,8 @@ from research.workspace.lockfile import (
     LockInfo,
     SessionDirectoryGone,
     lock_bytes,
-    read_lock_bytes,
-    read_lock_file,
+    lock_file_bytes,
+    parse_lock,
     write_lock_file,
 )
 from research.workspace.lockrules import is_takeover, repair_kind
@@ -193,7 +193,8 @@ class Keeper:
     @contextlib.contextmanager
     def fenced(self) -> Iterator[None]:
         """One write into the session: made under the flock while the lock file holds our
-        token and generation; SessionLockedError (nothing written) once it is another's."""
+        token and generation; SessionLockedError (nothing written) once it is another's.
+        Each try decides from one read of the lock file, under the flock."""
         with self.mutex:
             if self.token is None and not self.lost.is_set():
                 yield  # released (or never taken): the run's last lines
@@ -202,29 +203,32 @@ class Keeper:
                 self.raise_if_lost()
                 try:
                     with self._flock.quick(FLOCK_TIMEOUT_SECONDS):
-                        if self._ours():
+                        found = self._not_ours()
+                        if found is None:
                             yield
                             return
-                    self.check(False)  # a record to repair, or another run's: judged there
+                        repair = self._settle(found, refresh=False)  # or lose to a newer run
                 except FlockTimeout:
                     continue
+                self._repaired(repair, found)  # said once the flock is free (it is written)
             self.raise_if_lost()
             raise SessionLockedError(
                 f"session '{self.path.parent.name}': this run could not confirm it still "
                 "holds the lock; nothing more is written"
             )
 
-    def _ours(self) -> bool:
-        """Whether the lock file holds our record, byte for byte (else parsed and judged)."""
+    def _not_ours(self) -> FoundLock | None:
+        """Under the flock, from one read of the lock file (another read could see something
+        else): None when it holds our record, byte for byte or parsed; else what it holds."""
         record = self.record
-        if record is None:
-            return False
+        assert record is not None  # set with the token, which the fence saw
         if self._written is None or self._written[0] is not record:
             self._written = (record, lock_bytes(record))
-        if read_lock_bytes(self.path) == self._written[1]:
-            return True
-        found = self._read_quietly()
-        return found.info is not None and found.info == record
+        data = self._look()
+        if data == self._written[1]:
+            return None
+        found = data if isinstance(data, FoundLock) else parse_lock(data)
+        return None if found.info is not None and found.info == record else found
 
     def check(self, refresh: bool) -> bool:
         """Read the lock file; rewrite our record if it is due (`refresh`) or was
@@ -242,12 +246,16 @@ class Keeper:
             with self._flock.held(min(FLOCK_TIMEOUT_SECONDS, 2.0)):
                 found = self._read_quietly()  # again, under the flock: it may have changed
                 repair = self._settle(found, refresh)
-            if repair is not None:
-                fields: dict[str, object] = {"repair": repair}
-                if found.info is not None:
-                    fields.update(found_pid=found.info.pid, found_host=found.info.host)
-                self.notify("lock_repaired", fields)
+            self._repaired(repair, found)
             return not self.lost.is_set()
+
+    def _repaired(self, repair: str | None, found: FoundLock) -> None:
+        """Say what `_settle` repaired in what it `found`, if anything."""
+        if repair is not None:
+            fields: dict[str, object] = {"repair": repair}
+            if found.info is not None:
+                fields.update(found_pid=found.info.pid, found_host=found.info.host)
+            self.notify("lock_repaired", fields)
 
     def _settle(self, found: FoundLock, refresh: bool) -> str | None:
         """Under the flock: lose to a newer run, or write our record again (refreshed when
@@ -259,6 +267,7 @@ class Keeper:
         if found.info is None and self._floor() > self.record.generation:
             self.lose(None)  # a newer run saved the session, and has released it since
             return None
+        self.same_directory()  # a lock is never written anywhere else
         record = self.record
         if refresh:
             record = record.model_copy(update={"heartbeat": self._clock()})
@@ -299,8 +308,13 @@ class Keeper:
                 self.directory = directory
 
     def _read_quietly(self) -> FoundLock:
+        data = self._look()
+        return data if isinstance(data, FoundLock) else parse_lock(data)
+
+    def _look(self) -> bytes | FoundLock:
+        """One read of the lock file: its bytes, or what is there instead."""
         try:
-            return read_lock_file(self.path)
+            return lock_file_bytes(self.path)
         except LockFileError as exc:  # unreadable now: rewritten like junk
             return FoundLock("not_regular", problem=str(exc))
 

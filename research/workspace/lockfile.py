@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from research.core.errors import ResearchError, RunFailed, UsageError
 from research.workspace.fencing import unfenced
-from research.workspace.fsutil import atomic_write_bytes, read_at_most, what_is
+from research.workspace.fsutil import atomic_write_bytes, what_is
 
 MAX_LOCK_BYTES = 64 * 1024
 """A bigger lock file is junk, not read further."""
@@ -132,6 +132,15 @@ def read_lock_file(path: Path) -> FoundLock:
     """Read the lock file without following a link or blocking on a FIFO.
 
     Raises LockFileError when it cannot be opened for another reason (no permission)."""
+    data = lock_file_bytes(path)
+    return data if isinstance(data, FoundLock) else parse_lock(data)
+
+
+def lock_file_bytes(path: Path) -> bytes | FoundLock:
+    """One read of the lock file: its bytes (at most one more than a lock may have), or
+    what is there instead ("missing", "not_regular"); no link followed, no FIFO opened.
+
+    Raises LockFileError when it cannot be opened for another reason (no permission)."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
@@ -155,10 +164,15 @@ def read_lock_file(path: Path) -> FoundLock:
         raise lock_failure(path, "lock file", exc) from None
     finally:
         os.close(fd)
-    if size > MAX_LOCK_BYTES:
+    return b"".join(chunks)
+
+
+def parse_lock(data: bytes) -> FoundLock:
+    """The record in a lock file's bytes, or "junk" (too long, or not a record)."""
+    if len(data) > MAX_LOCK_BYTES:
         return FoundLock("junk")
     try:
-        return FoundLock("ok", LockInfo.model_validate_json(b"".join(chunks)))
+        return FoundLock("ok", LockInfo.model_validate_json(data))
     except ValidationError:
         return FoundLock("junk")
 
@@ -282,12 +296,6 @@ class FileFlock:
 def lock_bytes(info: LockInfo) -> bytes:
     """The lock file's bytes for `info`, exactly as written."""
     return (info.model_dump_json(indent=2, exclude_none=True) + "\n").encode("utf-8")
-
-
-def read_lock_bytes(path: Path) -> bytes | None:
-    """The lock file's bytes if it is a regular file (no link followed, no FIFO opened),
-    else None: the fence's quick look before it judges anything else."""
-    return read_at_most(path, MAX_LOCK_BYTES)
 
 
 def write_lock_file(path: Path, info: LockInfo) -> None:
