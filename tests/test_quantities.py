@@ -89,6 +89,35 @@ def test_another_date_is_not_held() -> None:
     assert not quote_holds_quantity("Read-only since 3 April 2021.", claim)
 
 
+@pytest.mark.parametrize(
+    ("page", "claim"),
+    [
+        ("The project has 1,234,567 downloads.", "The project has 1.2 million downloads."),
+        ("The project has 1,234,567 downloads.", "The project has 1.2M downloads."),
+        ("The project has 1,234,567 downloads.", "The project has more than a million downloads."),
+        ("The project has 12,000 stars.", "The project has 12K stars."),
+        ("A queue holds at most 65536 messages.", "A queue holds at most 64K messages."),
+        ("The default is 1000.", "The default is a thousand."),
+    ],
+)
+def test_a_figure_written_with_a_scale_is_rounded_at_that_scale(page: str, claim: str) -> None:
+    check = check_claim(claim, index_page(f"Notes\n\n{page}\n"))
+    assert check.support is Support.SUPPORTED, check
+
+
+@pytest.mark.parametrize(
+    ("page", "claim"),
+    [
+        ("The project has 1,264,567 downloads.", "The project has 1.2 million downloads."),
+        ("The project has 13,100 stars.", "The project has 12K stars."),
+        ("The project has 1,234,567 downloads.", "The project has 1,200,000 downloads."),
+    ],
+)
+def test_a_figure_past_its_rounding_is_not_supported(page: str, claim: str) -> None:
+    check = check_claim(claim, index_page(f"Notes\n\n{page}\n"))
+    assert check.support is not Support.SUPPORTED, check
+
+
 def test_a_weekday_beside_a_date_is_part_of_the_date_not_a_word_of_the_claim() -> None:
     # A schedule names the weekday of every date: "Tuesday" ties a claim to no line.
     page = index_page(

@@ -432,14 +432,16 @@ sentences that hold the most of the claim's words (at least half of them)."""
 
 def _derived_nearby(page: PageIndex, stems: frozenset[str], number: StatedNumber) -> bool:
     """Whether `number` is computed (`derivable`) from the figures of one of the
-    DERIVING_SENTENCES sentences holding the most of `stems` (at least half of them)."""
+    DERIVING_SENTENCES sentences holding the most of `stems` (at least half of them; the
+    first on the page among as many)."""
     counts: Counter[int] = Counter()
     for stem in stems:
         counts.update(page.sentence_postings.get(stem, ()))
     least = max(2, (len(stems) + 1) // 2)
+    closest = sorted((-count, index) for index, count in counts.items() if count >= least)
     return any(
-        count >= least and derivable(number, page.sentences[index].numbers)
-        for index, count in counts.most_common(DERIVING_SENTENCES)
+        derivable(number, page.sentences[index].numbers)
+        for _, index in closest[:DERIVING_SENTENCES]
     )
 
 

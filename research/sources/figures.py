@@ -6,8 +6,8 @@ Figures (`claim_numbers`): digits, with
   digits is a decimal comma ("2,5" = 2.5), while three digits after a comma are always
   thousands ("2,500" = 2500, never 2.5);
 - scales "thousand", "million"/"mn"/"mln", "billion"/"bn", "trillion"/"tn", and the
-  glued single letters "1.2k", "1.2m", "3.5b", which may also be a unit (metres), so they
-  match either reading;
+  glued single letters "1.2k", "1.2M", "3.5b", which may also be a unit (metres), so they
+  match either reading ("64K" also its binary reading, 65,536);
 - percentages "12%", "12 %", "12 percent", "12 per cent", "12 pct", "0.25 percentage
   points"; a percentage in a claim must be a percentage on the page;
 - ranges lend their scale or percent sign to their first figure ("1.2-1.5 million",
@@ -20,7 +20,9 @@ Figures (`claim_numbers`): digits, with
   glued to a unit ("20kWh") is a figure; dotted versions "3.12.1" compare as text;
 - a unit after a figure ("1,950 MB/s", "0.25 seconds", "4.2-kilometre") makes it a
   quantity, compared in base units with the same quantity in another unit;
-- a claim's figure after a hedge ("about", "more than", "nearly") carries the hedge's band;
+- a claim's figure after a hedge ("about", "more than", "nearly") carries the hedge's band,
+  and one written with a scale ("1.2 million", "12k") the band of its rounding at that
+  scale (half a unit of its last digit);
 - dates as `research.sources.spelling` writes them ("3 March 2021", "March 2021") are one
   figure each; a page's day also means its month and its year, and a claim's month its
   year (a page may name the month alone, its year in the dateline).
@@ -33,7 +35,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TypeAlias
 
-from research.sources.quantities import Quantity, hedge_before, quantity, unit_after
+from research.sources.quantities import Quantity, hedge_before, quantity, step_of, unit_after
 from research.sources.registry import _BARE_URL, _CITATION, _FILE_REF
 
 Value: TypeAlias = Decimal | str
@@ -48,13 +50,15 @@ _NUMBER = re.compile(
     rf"(?:(?P<pct>[ {_SEP}-]?(?:%|per[ -]?cent(?:age[ -]points?)?{_NOT_LETTER}"
     rf"|pct{_NOT_LETTER}|percentage[ -]points?{_NOT_LETTER}))"
     rf"|[ {_SEP}]?(?P<word>thousand|million|billion|trillion|mln|mn|bn|tn){_NOT_LETTER}"
-    rf"|(?P<letter>[kmb]){_NOT_LETTER})?"
+    rf"|(?P<letter>[kmbKMB]){_NOT_LETTER})?"
     r"(?P<tail>[^\W\d_]*)"
 )
 _SCALES = {
     "thousand": 3, "k": 3, "million": 6, "mn": 6, "mln": 6, "m": 6,
     "billion": 9, "bn": 9, "b": 9, "trillion": 12, "tn": 12,
 }  # fmt: skip
+_BINARY = {3: Decimal(1024), 6: Decimal(1024**2)}
+"""A scale letter's binary reading: k/K 1024, m/M 1024 squared."""
 _ORDINALS = frozenset({"st", "nd", "rd", "th"})
 _DATE_PREFIX = re.compile(
     r"(?<![^\W\d_])(?:mid|pre|post|early|late|end|start)[-\u2010\u2011]$", re.I
@@ -324,6 +328,8 @@ def _figures_of(text: str, match: re.Match[str]) -> list[RawFigure]:
             candidates = {value.scaleb(scale)}
             if match.group("letter"):
                 candidates.add(value)
+                if scale in _BINARY:  # "64K" is 65,536 in a man page
+                    candidates.add(_normal(value * _BINARY[scale]))
             value = value.scaleb(scale)
         out.append(
             RawFigure(
@@ -349,7 +355,7 @@ def _read_quantities(text: str, found: list[RawFigure], *, claim: bool) -> None:
         if not isinstance(raw.value, Decimal) or raw.kind not in ("number", "percent"):
             continue
         if claim:
-            raw.band = hedge_before(text, raw.start)
+            raw.band = hedge_before(text, raw.start) or _scale_rounding(raw)
         times = _MULTIPLE_AFTER.match(text, raw.end) if raw.kind == "number" else None
         raw.multiple = times is not None
         if times is not None:
@@ -360,6 +366,15 @@ def _read_quantities(text: str, found: list[RawFigure], *, claim: bool) -> None:
                 raw.quantity = quantity(raw.value, raw.text, unit[0])
                 raw.blank_end = unit[1]
     _lend_units(text, found)
+
+
+def _scale_rounding(raw: RawFigure) -> tuple[float, float] | None:
+    """A claim's figure written with a scale ("1.2 million", "12k") is rounded at that
+    scale: the band of half a unit of its last digit ("1.2 million": 1.15 to 1.25 million)."""
+    if raw.scale is None or not isinstance(raw.value, Decimal) or raw.value <= 0:
+        return None
+    half = float(step_of(raw.text, raw.value)) / float(raw.value)
+    return 1 - half, 1 + half
 
 
 def _lend_units(text: str, found: list[RawFigure]) -> None:

@@ -173,8 +173,13 @@ def _to_one(match: re.Match[str]) -> str:
     return match.group(0) if count is None or count < 2 else f"{count} times"
 
 
+_A_SCALE = re.compile(r"\ban? (?=(?:hundred|thousand|million|billion|trillion)\b)", re.I)
+
+
 def _words_to_digits(text: str) -> str:
-    """Number words as digits (text2num), leaving "1.5 million" to the figure reader."""
+    """Number words as digits (text2num), leaving "1.5 million" to the figure reader; "a
+    million" is "one million" (text2num keeps the "a")."""
+    text = _A_SCALE.sub("one ", text)
     out: list[str] = []
     pos = 0
     for match in _SCALED_DIGITS.finditer(text):
