@@ -152,6 +152,39 @@ def test_fractions_and_ratios_are_shares(claim: str, quote: str, held: bool) -> 
     assert quote_holds_quantity(quote, claim) is held
 
 
+@pytest.mark.parametrize(
+    ("claim", "quote", "held"),
+    [
+        ("The mirror served half a million files.", "The mirror served 500,000 files.", True),
+        ("The mirror served half a million files.", "The mirror served 1,000,000 files.", False),
+        ("The forum has a quarter of a million members.", "It has 250,000 members.", True),
+        ("The forum has a quarter million members.", "It has 1,000,000 members.", False),
+        ("The restore took half a minute.", "The restore took 30 seconds.", True),
+        ("The restore took half a minute.", "The restore took 50 seconds.", False),
+        ("The import finished in half an hour.", "The import finished in 30 minutes.", True),
+        ("The log keeps about a million lines.", "The log keeps 1,048,576 lines.", True),
+    ],
+)
+def test_a_fraction_of_a_unit_or_a_scale_is_that_quantity(
+    claim: str, quote: str, held: bool
+) -> None:
+    assert quote_holds_quantity(quote, claim) is held
+
+
+@pytest.mark.parametrize(
+    ("claim", "quote", "held"),
+    [
+        ("The counter wraps after about 4.3 billion events.", "It wraps at 2^32.", True),
+        ("The offset tops out at 2,147,483,647.", "The maximum offset is 2**31 - 1.", True),
+        ("The offset tops out at 2,147,483,647.", "The maximum offset is 2^32.", False),
+        ("The table holds up to 2^20 rows.", "The table holds up to 1,048,576 rows.", True),
+        ("The queue accepts a million jobs.", "The queue accepts 10^6 jobs.", True),
+    ],
+)
+def test_a_power_of_two_or_ten_is_its_value(claim: str, quote: str, held: bool) -> None:
+    assert quote_holds_quantity(quote, claim) is held
+
+
 # --- Hedges: each with one band -----------------------------------------------------------
 
 

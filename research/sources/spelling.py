@@ -7,9 +7,13 @@
   ("1.5 million") is left to the figure reader.
 - Fractions and ratios, the project's own small table (no library reads them): "a fifth",
   "two thirds", "one in six", "three in ten", "half of" become a share marked as
-  approximate ("about 20%"); "three quarters of a GiB" becomes "about 0.75 GiB";
+  approximate ("about 20%"); "three quarters of a GiB" becomes "about 0.75 GiB", "half a
+  minute" "about 0.5 minute", "half a million" and "a quarter of a million" "about 0.5
+  million" and "about 0.25 million";
   "two and a half" 2.5, "a year and a half" 1.5 year; "doubled", "tripled", "twice",
   "seven to one" 2, 3 or 7 "times".
+- A power of two or ten ("2^32", "2**31 - 1", "10^6") as its value, as a man page or a
+  PEP writes a limit that a report gives as "about 4.3 billion".
 - Dates through python-dateutil's parser: "3 March 2021", "2021-03-03", "03-Mar-2021",
   "March 3, 2021" and "3rd March 2021" all become "3 March 2021", and "2021-03" "March
   2021", which the figure reader takes as one date; a weekday written before a date
@@ -58,10 +62,15 @@ _NOUN_AND_A_HALF = re.compile(
 _SMALL_UNIT = re.compile(r"\b(?P<n>zero|one|two) (?P<unit>[^\W\d_]+)\b", re.IGNORECASE)
 _SMALL = {"zero": 0, "one": 1, "two": 2}
 """text2num leaves numbers under 3 as words ("one of them"); before a unit they are figures."""
-_BY_HALF = re.compile(r"\bby (?P<hedge>(?:[a-z]+ ){0,2})half\b(?! of)", re.IGNORECASE)
+_BY_HALF = re.compile(r"\bby (?P<hedge>(?:[a-z]+ ){0,2})half\b(?! of| an? )", re.IGNORECASE)
 _WORD_UNIT = re.compile(rf"\b(?P<n>{_NUMBER_WORD})-(?P<unit>[A-Za-z]+)\b")
 _TO_ONE = re.compile(rf"\b(?P<n>{_NUMBER_WORD}|\d+) to one\b", re.IGNORECASE)
 _CLOCK = re.compile(r"\b(?:(?P<h>\d+)h)?(?P<m>\d+)m(?P<s>\d+(?:\.\d+)?)s\b")
+_SCALE_WORDS = frozenset({"thousand", "million", "billion", "trillion"})
+_POWER = re.compile(
+    r"(?<![\w.^*])(?P<base>2|10) ?(?:\^|\*\*) ?(?P<exp>\d{1,2})(?!\w|\.\d)"
+    r"(?: ?[-\u2212] ?(?P<minus>1)(?!\w|\.\d))?"
+)
 _MULTIPLE = re.compile(rf"\b(?:{'|'.join(_MULTIPLES)})\b", re.IGNORECASE)
 _SCALED_DIGITS = re.compile(
     r"\d[\d.,]*[ \u00a0-]?(?:thousand|million|billion|trillion)\b", re.IGNORECASE
@@ -105,14 +114,19 @@ def _fraction(match: re.Match[str]) -> str:
     part = match.group("part").lower()
     if match.string[max(0, match.start() - 4) : match.start()].lower() == "and ":
         return match.group(0)  # "a year and a half" not read as a noun: no share
+    if count is None and part == "half":  # "served half a million": no count before it
+        prefix = match.group(0)[: match.start("part") - match.start()]
+        return prefix + _fraction(_FRACTION.match(match.string, match.start("part")) or match)
     if count is None or (match.group("count") is None and part not in ("half",)):
         return match.group(0)
     if match.group("count") is None and not match.group("of"):
         return match.group(0)
     value = count / _DENOMINATORS[part]
     unit = match.group("unit")
-    if unit and " of" in (match.group("of") or "") and unit_of(unit) is not None:
-        return f"{APPROX} {value:.6g} {unit}"
+    of = match.group("of") or ""
+    scale = unit is not None and unit.lower() in _SCALE_WORDS
+    if unit and (scale or (of != f" {unit}" and unit_of(unit) is not None)):
+        return f"{APPROX} {value:.6g} {unit}"  # "half a minute", "a quarter of a million"
     rest = match.group("of") or ""
     return _share(value * 100) + rest
 
@@ -173,6 +187,12 @@ def _to_one(match: re.Match[str]) -> str:
     return match.group(0) if count is None or count < 2 else f"{count} times"
 
 
+def _power(match: re.Match[str]) -> str:
+    """ "2^32" -> "4294967296", "2**31 - 1" -> "2147483647", "10^6" -> "1000000"."""
+    value = int(match.group("base")) ** int(match.group("exp"))
+    return str(value - 1 if match.group("minus") else value)
+
+
 _A_SCALE = re.compile(r"\ban? (?=(?:hundred|thousand|million|billion|trillion)\b)", re.I)
 
 
@@ -227,6 +247,8 @@ def spell_numbers(text: str) -> str:
         if _MULTIPLE.search(text):
             text = _MULTIPLE.sub(lambda m: f"{_MULTIPLES[m.group(0).lower()]} times", text)
         text = _words_to_digits(text)
+    if "^" in text or "**" in text:
+        text = _POWER.sub(_power, text)
     if _MONTH_OR_ISO.search(text):
         text = _DATE.sub(lambda m: _canonical_date(m.group(0)), text)
     return text
