@@ -200,7 +200,7 @@ def run_judge(
     for done in outcomes:
         claim = done.claim
         rng = random.Random(f"{seed}:{claim.row['id']}")
-        given = list(passages.best_passages(claim.row["claim"], claim.page_text))
+        given = list(passages.best_passages(done.rules, claim.page_text))
         recalled = holds(given, claim.row["passage"])
         if mode == "flagged" and done.rules.support is Support.SUPPORTED:
             judged.append(Outcome(claim, done.rules, done.rules.support, recalled=recalled))

@@ -28,7 +28,7 @@ sys.path.insert(0, str(REPO / "bench"))
 from claims_corpus import load  # noqa: E402
 
 from research.engine.verify import BATCH_SENTENCES  # noqa: E402
-from research.sources.claims import check_claim, index_page  # noqa: E402
+from research.sources.claims import PageIndex, check_claim, index_page  # noqa: E402
 from research.sources.judging import JudgeBatch, batch_item  # noqa: E402
 from research.sources.passages import PassageIndex  # noqa: E402
 
@@ -50,16 +50,16 @@ def prompt_chars(count: int) -> int:
 
 def batches(half: str) -> list[JudgeBatch]:
     claims = load(half)
-    rules_pages: dict[str, object] = {}
+    rules_pages: dict[str, PageIndex] = {}
     passages: dict[str, PassageIndex] = {}
     items = []
     for number, claim in enumerate(claims, 1):
         doc = claim.row["doc"]
         if doc not in passages:
             rules_pages[doc] = index_page(claim.page_text)
-            passages[doc] = PassageIndex(claim.page_text)
-        check = check_claim(claim.row["claim"], rules_pages[doc], claim.source)  # type: ignore[arg-type]
-        items.append(batch_item(f"s{number}", check, passages[doc].best(check.claim)))
+            passages[doc] = PassageIndex(claim.page_text, rules_pages[doc])
+        check = check_claim(claim.row["claim"], rules_pages[doc], claim.source)
+        items.append(batch_item(f"s{number}", check, passages[doc].best(check)))
     answers_file = ".research/session/judge.answers.json"
     return [
         JudgeBatch(answers_file=answers_file, items=items[i : i + BATCH_SENTENCES])

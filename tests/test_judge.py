@@ -38,6 +38,11 @@ def rules(claim: str) -> ClaimCheck:
     return check_claim(claim, index_page(PAGE), "https://example.org/trial")
 
 
+def passages(claim: str, page: str) -> list[str]:
+    """The passages the judge is shown for `claim`, checked by the rules against `page`."""
+    return best_passages(check_claim(claim, index_page(page)), page)
+
+
 def judged(answer: str, quote: str) -> Judgement:
     return Judgement(id="s1", answer=Answer(answer), quote=quote)
 
@@ -172,15 +177,15 @@ def test_malformed_answers_are_none_and_unknown_ids_are_dropped() -> None:
 
 
 def test_the_passages_hold_the_decisive_sentence_verbatim() -> None:
-    given = best_passages(COSTS_45, PAGE)
+    given = passages(COSTS_45, PAGE)
     assert 1 <= len(given) <= 3
     assert any("Running costs fell by 31% compared with oil boilers." in p for p in given)
     # Verbatim: every passage is on the page, whitespace aside.
     assert all(quote_on_page(p, NORMAL) for p in given)
     # A figure in another unit or in words is found as the claim check reads it.
     page = "Intro line about nothing much.\n\n| memcpy | 13700 MB/s |\n\nAnother unrelated line."
-    assert any("13700 MB/s" in p for p in best_passages("memcpy ran at 13.7 GB/s", page))
-    assert best_passages("anything", "") == []
+    assert any("13700 MB/s" in p for p in passages("memcpy ran at 13.7 GB/s", page))
+    assert passages("anything", "") == []
 
 
 def test_the_final_cycle_keeps_time_for_the_judge() -> None:
@@ -229,16 +234,14 @@ KILN_PAGE = "\n".join(
 
 
 def test_a_sentence_ending_in_a_colon_is_read_with_what_it_announces() -> None:
-    given = best_passages(
-        "The whole firing burned roughly 41 kWh of energy in the kiln.", KILN_PAGE
-    )
+    given = passages("The whole firing burned roughly 41 kWh of energy in the kiln.", KILN_PAGE)
     assert any("total: 41.3 kWh" in p for p in given)
-    given = best_passages("The kiln firing burned the energy its meter read.", KILN_PAGE)
+    given = passages("The kiln firing burned the energy its meter read.", KILN_PAGE)
     assert any("read its meter: $ meter" in p for p in given)
 
 
 def test_a_list_is_passed_to_its_last_item() -> None:
-    given = best_passages(
+    given = passages(
         "The workshop got four new things: a vent, a rack, a pyrometer, a timer.", KILN_PAGE
     )
     assert any("vent" in p and "cuts the power" in p for p in given)

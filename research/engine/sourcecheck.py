@@ -132,7 +132,7 @@ class SourceChecker:
         with ctx.mutex:
             record = self.read_file().judge
         if self.judge is not None:
-            self.judge.judge(claims, text_of, record)
+            self.judge.judge(claims, pages, record)
         claims = verification.apply_judgements(claims, record, text_of)
         outcomes = verification.citation_outcomes(claims, registry, records, pages)
         summary = verification.summarise(

@@ -35,7 +35,7 @@ from research.sources.judging import (
     wanted,
 )
 from research.sources.passages import PassageIndex
-from research.sources.verification import CitedClaim, JudgeRecord, TextOf
+from research.sources.verification import CitedClaim, JudgeRecord, PageCache
 from research.workspace.fsutil import atomic_write_text
 
 BATCH_SENTENCES = 20
@@ -67,15 +67,17 @@ class Judge:
         self.calls = calls
         self._pages: dict[str, PassageIndex] = {}
 
-    def judge(self, claims: Sequence[CitedClaim], text_of: TextOf, record: JudgeRecord) -> None:
-        """Judge the sentences --judge asks for that were never sent; the answers go into
-        `record` (the caller saves it)."""
+    def judge(self, claims: Sequence[CitedClaim], pages: PageCache, record: JudgeRecord) -> None:
+        """Judge the sentences --judge asks for that were never sent, against the pages the
+        rules checked them on (`pages`, indexed once); the answers go into `record` (the
+        caller saves it)."""
         mode = self.ctx.state.config.judge.value
+        self._pages.clear()  # this check's pages, as `pages` read them
         done = set(record.judgements) | set(record.unanswered)
         pending: dict[str, ClaimCheck] = {}
         for claim in claims:
             key = judge_key(claim.check)
-            if key not in done and wanted(claim.check, mode) and text_of(claim.check.source):
+            if key not in done and wanted(claim.check, mode) and pages(claim.check.source):
                 pending.setdefault(key, claim.check)
         checks = list(pending.values())
         for start in range(0, min(len(checks), BATCH_SENTENCES * MAX_BATCHES), BATCH_SENTENCES):
@@ -84,7 +86,7 @@ class Judge:
                 record.skipped = why
                 self.ctx.events.emit("warning", message=f"the judge was not asked: {why}")
                 return
-            self.call(checks[start : start + BATCH_SENTENCES], text_of, record)
+            self.call(checks[start : start + BATCH_SENTENCES], pages, record)
         over = len(checks) - BATCH_SENTENCES * MAX_BATCHES
         if over > 0:
             record.skipped = (
@@ -99,17 +101,18 @@ class Judge:
         spent = limits.usage_spent_kind(self.ctx)
         return None if spent is None else f"the {spent.replace('_', ' ')} is used up"
 
-    def passages(self, check: ClaimCheck, text_of: TextOf) -> list[str]:
+    def passages(self, check: ClaimCheck, pages: PageCache) -> list[str]:
         index = self._pages.get(check.source)
         if index is None:
-            index = self._pages[check.source] = PassageIndex(text_of(check.source) or "")
-        return index.best(check.claim, evidence=check.evidence)
+            text = pages.text_of(check.source) or ""
+            index = self._pages[check.source] = PassageIndex(text, pages(check.source))
+        return index.best(check)
 
-    def call(self, checks: Sequence[ClaimCheck], text_of: TextOf, record: JudgeRecord) -> None:
+    def call(self, checks: Sequence[ClaimCheck], pages: PageCache, record: JudgeRecord) -> None:
         """One VERIFY call on a batch; its answers (or its failure) noted in `record`."""
         ctx, paths = self.ctx, self.ctx.paths
         items = [
-            batch_item(f"s{number}", check, self.passages(check, text_of))
+            batch_item(f"s{number}", check, self.passages(check, pages))
             for number, check in enumerate(checks, 1)
         ]
         ctx.archive_files(paths.judge_answers_file)  # an earlier call's answers never count

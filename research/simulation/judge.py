@@ -1,5 +1,6 @@
 """The simulated agent as judge (VERIFY): it reads the orchestrator's batch and answers each
-sentence with a quote of its first passage, so that `--mock-mode` shows the whole path. It
+sentence with a quote of its first passage (the start of that passage's sentence sharing the
+most words with it), so that `--mock-mode` shows the whole path. It
 agrees with a sentence the rules found supported, says the page says the opposite where a
 figure of the sentence is not on the page (the simulator misreads one on purpose), and
 otherwise that the page does not say it. Every answer says it is simulated."""
@@ -7,10 +8,12 @@ otherwise that the page does not say it. Every answer says it is simulated."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from research.agents.base import AgentCall
+from research.sources.words import split_sentences
 from research.workspace.fsutil import atomic_write_text
 
 QUOTE_WORDS = 12
@@ -21,7 +24,7 @@ def answers(batch: dict[str, Any]) -> dict[str, Any]:
     judgements = []
     for item in batch.get("items", []):
         passages = item.get("passages") or [""]
-        quote = " ".join(str(passages[0]).split()[:QUOTE_WORDS])
+        quote = _quote(str(item.get("sentence", "")), str(passages[0]))
         if item.get("rules") == "supported":
             answer = "says"
         elif "not on the page" in str(item.get("reason", "")):
@@ -32,6 +35,19 @@ def answers(batch: dict[str, Any]) -> dict[str, Any]:
             {"id": item.get("id"), "answer": answer, "quote": quote, "note": "[simulated]"}
         )
     return {"judgements": judgements}
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"\w+", text.casefold()))
+
+
+def _quote(sentence: str, passage: str) -> str:
+    """The first QUOTE_WORDS words of the passage's sentence that shares the most words
+    with `sentence` (the first such one)."""
+    mine = _words(sentence)
+    pieces = split_sentences(passage) or [""]
+    best = max(pieces, key=lambda piece: len(mine & _words(piece)))
+    return " ".join(best.split()[:QUOTE_WORDS])
 
 
 def judge(batch_file: Path, answers_file: Path) -> None:

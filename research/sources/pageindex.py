@@ -49,6 +49,9 @@ class Sentence:
     """The sentences that introduce it (`LEAD_SENTENCES`): a table row's, the sentences
     right before its table; a line's after a line ending with a colon, that line's last
     sentence."""
+    line: int = 0
+    """Which of the page's lines (`_lines`: a paragraph, a table row, a list item, a
+    heading) it is part of."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -99,7 +102,7 @@ def _chunks(sentence: str) -> Iterator[str]:
         yield " ".join(words[index : index + step])
 
 
-def _sentence(text: str) -> Sentence:
+def _sentence(text: str, line: int = 0) -> Sentence:
     norm = spell_numbers(LINE_MARKER.sub(" ", text))
     raw = raw_numbers(norm)
     numbers = tuple(stated_number(r) for r in raw)
@@ -111,6 +114,7 @@ def _sentence(text: str) -> Sentence:
         numbers=numbers,
         values=frozenset(v for n in numbers for v in n.candidates),
         percents=frozenset(v for n in numbers if n.kind == "percent" for v in n.candidates),
+        line=line,
     )
 
 
@@ -179,7 +183,7 @@ def _page_sentences(text: str) -> tuple[Sentence, ...]:
     out: list[Sentence] = []
     header: frozenset[str] | None = None
     lead: tuple[int, ...] = ()
-    for line in _lines(text):
+    for number, line in enumerate(_lines(text)):
         if not line.startswith("|"):
             header = None
         elif _TABLE_RULE.fullmatch(line):
@@ -190,7 +194,7 @@ def _page_sentences(text: str) -> tuple[Sentence, ...]:
             lead = (len(out) - 1,) if out and out[-1].text.endswith(":") else ()
         for piece in split_sentences(line):
             for chunk in _chunks(piece):
-                sentence = replace(_sentence(chunk), lead=lead)
+                sentence = replace(_sentence(chunk, number), lead=lead)
                 if header is None and line.startswith("|"):
                     header = sentence.stems
                 elif header:

@@ -1,11 +1,24 @@
-"""The passages of a page a judge is shown for one claim: the one to three stretches of the
-snapshot most likely to decide it, verbatim (whitespace collapsed).
+"""The passages of a page a judge is shown for one claim: the stretches of the snapshot
+most likely to decide it, verbatim (whitespace collapsed).
 
-The judge reads only these, so the decisive passage must be among them. Every sentence of
-the page is scored by the claim's words it holds, each weighted by how rare it is on the
-page (a word on every line tells nothing), and by the claim's figures it holds; the best
-windows of one or two neighbouring sentences are taken, never overlapping, and each is
-widened by a sentence on either side for context while it stays short.
+The judge reads only these, so the decisive passage must be among them. The page is read
+as the claim check reads it (`research.sources.pageindex`: the same sentences, content
+words and figures; the caller passes the claim check's index and verdict). Every sentence
+is scored by the claim's words it holds, each weighted by how rare it is on the page (a
+word on every line tells nothing; a table row also counts half the words of the sentences
+that introduce its table), and by the claim's figures it holds: the same quantity as the
+claim check reads it, the claim's figure as rounded as the claim writes it ("83.5
+million" for 83,499,915), or figures it is computed from (a share of two figures, a
+duration between two dates). Chosen, in order: the claim check's own passage, the best
+windows of one or two neighbouring sentences (twice), then, for each figure of the claim
+that no passage holds yet, the sentence stating it that holds the most of the claim's
+words with its neighbours (a count stated once, far from the words that describe it).
+Each is widened while it stays short: by the next sentence, through a command's output,
+to a list's last item, and by the sentence before. Passages that touch or are one
+sentence apart are merged (a date two lines above another); a table row is shown after
+its table's header row and the sentence that introduces the table, " … " marking what is
+left out between them. Passages are given while they fit in `BUDGET_CHARS` (the first
+always).
 """
 
 from __future__ import annotations
@@ -13,203 +26,194 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from research.core.similarity import STOPWORDS
-from research.sources.claims import (
-    PageIndex,
-    StatedNumber,
-    check_claim,
-    claim_numbers,
-    index_page,
-)
+from research.sources.claims import ClaimCheck, PageIndex, claim_numbers, index_page
+from research.sources.pageindex import Sentence, union
+from research.sources.passagefigures import claim_figures, figure_hits
 from research.sources.spelling import spell_numbers
+from research.sources.words import stems_of
 
 MAX_PASSAGES = 3
+"""Passages chosen by words and figures (the claim check's own counts as one)."""
+PICKS = ("rules", "both", "both")
+"""The order the passages are chosen in: the claim check's own ("rules"), then the best by
+words and figures ("both"; "words": by words alone)."""
+FIGURE_PASSAGES = 2
+"""Passages added at most for figures of the claim no other passage holds."""
+BUDGET_CHARS = 1_500
+"""The passages of one claim stop at this many characters (the first is always given)."""
 PASSAGE_CHARS = 700
 """A passage is widened only while it stays this short."""
-SENTENCE_CHARS = 1_200
-"""A longer "sentence" (a run-on line, a table flattened into text) is cut into pieces."""
-STEM = 6
 FIGURE_WEIGHT = 1.0
-KIND_WEIGHT = 2.0
-"""A sentence with a figure of what the claim's figure measures (a duration, a rate, a
-percentage) counts at least this much (a changed figure's passage has no equal figure)."""
-"""A figure of the claim found in a sentence counts this many times the rarest word."""
-PICKS = ("rules", "both", "both")
-"""The order the passages are chosen in (see `PassageIndex.best`)."""
-FIND_CHARS = 60
+"""A figure of the claim found in a sentence counts this many times its rarity."""
 PAIR_SHARE = 0.5
 """A window's second sentence counts this share of its own score."""
+CAPTION_SHARE = 0.5
+"""A table row counts this share of the claim's words in the sentences that introduce its
+table (`Sentence.lead`)."""
+FIND_CHARS = 60
 MIN_EVIDENCE_CHARS = 12
-"""A sentence of the claim check's index is found among these by its first characters."""
-
-_WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
-_FIGURE = re.compile(r"(?<![^\W\d_])\d+(?:[.,\u00a0\u2009\u202f]\d+)*(?![^\W\d_])")
-_ENDER = re.compile(r"(?<=[.!?;])[\"'\u201d\u2019)\]]*\s+(?=[\"'\u201c\u2018(\[]?[A-Z0-9])")
-
-
-@dataclass(frozen=True)
-class _Sentence:
-    text: str
-    paragraph: int
-    stems: frozenset[str]
-    figures: frozenset[str]
-
-
-def _stems(text: str) -> frozenset[str]:
-    words = (w.lower() for w in _WORD.findall(text))
-    return frozenset(w[:STEM] for w in words if len(w) > 1 and w not in STOPWORDS)
-
-
-def _figures(text: str) -> frozenset[str]:
-    found: set[str] = set()
-    for match in _FIGURE.finditer(text):
-        digits = re.sub(r"[,\u00a0\u2009\u202f]", "", match.group(0))
-        found.add(digits)
-        if "." in digits:
-            found.add(digits.rstrip("0").rstrip("."))
-    return frozenset(found)
-
-
-_BLOCK_START = re.compile(r"\s*(?:[|*\-#>\u2022]|\d+[.)]\s)")
-_BLOCK_END = re.compile(r"[.!?:;|]\W*$")
-_LIST_ITEM = re.compile(r"(?:[-*\u2022]|\d+[.)])\s")
-TITLE_WORDS = 6
+"""A sentence of the claim check's passage is found by its first characters."""
 SHORT_WORDS = 8
 """A line this short (a label, a heading, a table row) is read with its neighbours."""
+MERGE_GAP = 1
+"""Passages this many sentences apart (or touching) are one."""
+GAP = " \u2026 "
+"""Between a table's header and a row further down."""
+
+_LIST_ITEM = re.compile(r"(?:[-*+\u2022]|\d+[.)])\s")
+_BLOCK_LINE = re.compile(r"(?:[|>#*+\u2022-]|\d+[.)]\s)")
+_ENDED = re.compile(r"[.!?;|]\W*$")
+TITLE_WORDS = 6
+"""A line this short (a title, a label) ends its block even when it does not end like a
+sentence."""
+
+Span = tuple[int, int]
+"""(first sentence, end sentence) of a passage."""
 
 
-def _paragraphs(text: str) -> list[str]:
-    """The page's blocks: a blank line, a line that ends a sentence, a short (title) line
-    or a list or table line ends one; other line breaks are a wrapped line's (a PDF's)."""
-    blocks: list[list[str]] = []
-    ended = True
-    for line in text.splitlines():
-        if not line.strip():
-            ended = True
-            continue
-        if ended or _BLOCK_START.match(line):
-            blocks.append([])
-        blocks[-1].append(line.strip())
-        ended = bool(_BLOCK_END.search(line)) or len(line.split()) <= TITLE_WORDS
-    return [" ".join(block) for block in blocks]
+def _squeezed(text: str) -> str:
+    return " ".join(text.split())
 
 
-def _pieces(paragraph: str) -> list[str]:
-    out: list[str] = []
-    for sentence in _ENDER.split(paragraph):
-        sentence = " ".join(sentence.split())
-        while len(sentence) > SENTENCE_CHARS:
-            cut = sentence.rfind(" ", 0, SENTENCE_CHARS)
-            cut = cut if cut > SENTENCE_CHARS // 2 else SENTENCE_CHARS
-            out.append(sentence[:cut])
-            sentence = sentence[cut:].strip()
-        if sentence:
-            out.append(sentence)
-    return out
-
-
-def _kind_of(number: StatedNumber) -> str | None:
-    """What a figure measures, when it says: a unit's dimension, or a percentage."""
-    if number.quantity is not None:
-        return number.quantity.unit.dimension
-    return "percent" if number.kind == "percent" else None
+def _located(text: str, sentences: Sequence[Sentence]) -> tuple[str, list[Span]]:
+    """The page's text with whitespace collapsed, and where each sentence is in it (-1 when
+    it is not found: its own text is used)."""
+    page = _squeezed(text)
+    found: list[Span] = []
+    cursor = 0
+    for sentence in sentences:
+        key = _squeezed(sentence.text)
+        start = page.find(key, cursor)
+        if start < 0:
+            start = page.find(key)
+        found.append((start, start + len(key)) if start >= 0 else (-1, -1))
+        if start >= 0:
+            cursor = max(cursor, start + len(key))
+    return page, found
 
 
 class PassageIndex:
-    """One page split into sentences once, for all the claims that cite it."""
+    """One page read once for all the claims that cite it (the claim check's `PageIndex`
+    of it, or one built here)."""
 
-    def __init__(self, text: str) -> None:
-        sentences: list[_Sentence] = []
-        for number, paragraph in enumerate(_paragraphs(text)):
-            for piece in _pieces(paragraph):
-                sentences.append(_Sentence(piece, number, _stems(piece), _figures(piece)))
-        self.text = text
-        self.sentences: Sequence[_Sentence] = sentences
-        self.squeezed = [s.text.casefold() for s in sentences]
-        df: dict[str, int] = {}
-        for sentence in sentences:
-            for stem in sentence.stems:
-                df[stem] = df.get(stem, 0) + 1
-        total = max(1, len(sentences))
-        self.idf = {stem: math.log(1.0 + total / count) for stem, count in df.items()}
-        self.top_idf = max(self.idf.values(), default=1.0)
-        self._rules: PageIndex | None = None
-        self._mapped: dict[int, list[int]] = {}
-
-    @property
-    def rules(self) -> PageIndex:
-        """The claim check's own index of the page (its figures read as quantities)."""
-        if self._rules is None:
-            self._rules = index_page(self.text)
-        return self._rules
-
-    def figure_hits(self, claim: str) -> list[float]:
-        """Per sentence, the weight of the claim's figures it states (the same digits, or
-        the same quantity as the claim check reads it: another unit, number words, a
-        hedge's band), each figure weighted by how few sentences state it."""
+    def __init__(self, text: str, page: PageIndex | None = None) -> None:
+        self.page = index_page(text) if page is None else page
+        self.sentences = self.page.sentences
+        self.squeezed = [_squeezed(s.text).casefold() for s in self.sentences]
+        self.text, self.at = _located(text, self.sentences)
         total = max(1, len(self.sentences))
-        holders: list[set[int]] = []
-        for digits in _figures(claim):
-            holders.append({i for i, s in enumerate(self.sentences) if digits in s.figures})
-        numbers = claim_numbers(spell_numbers(claim))
-        for number in numbers:
-            found: set[int] = set()
-            for index in self.rules.figures.sentences_stating(number):
-                key = " ".join(self.rules.sentences[index].text.split()).casefold()[:FIND_CHARS]
-                found.update(i for i, mine in enumerate(self.squeezed) if key and key in mine)
-            holders.append(found)
-        hits = [0.0] * len(self.sentences)
-        for found in holders:
-            weight = math.log(1.0 + total / len(found)) if found else 0.0
-            for index in found:
-                hits[index] += weight
-        kinds = {_kind_of(n) for n in numbers} - {None}
-        if kinds:
-            for index, sentence in enumerate(self.rules.sentences):
-                if kinds & {_kind_of(n) for n in sentence.numbers}:
-                    for mine in self._mine(index):
-                        hits[mine] = max(hits[mine], KIND_WEIGHT)
-        return hits
+        self.idf = {
+            stem: math.log(1.0 + total / len(ids))
+            for stem, ids in self.page.sentence_postings.items()
+        }
+        self.line_start: list[int] = []
+        for index, sentence in enumerate(self.sentences):
+            same = index > 0 and self.sentences[index - 1].line == sentence.line
+            self.line_start.append(self.line_start[-1] if same else index)
+        self.header: list[int | None] = []
+        for index in range(len(self.sentences)):
+            in_table = self.sentences[self.line_start[index]].text.startswith("|")
+            before = self.header[-1] if index else None
+            self.header.append((index if before is None else before) if in_table else None)
 
-    def _mine(self, index: int) -> list[int]:
-        """Which of this index's sentences hold the claim check's sentence `index`."""
-        if index not in self._mapped:
-            text = self.rules.sentences[index].text
-            key = " ".join(text.split()).casefold()[:FIND_CHARS]
-            self._mapped[index] = [i for i, mine in enumerate(self.squeezed) if key and key in mine]
-        return self._mapped[index]
+    def caption(self, index: int) -> int | None:
+        """The last of the sentences that introduce the table sentence `index` is a row of
+        (its `lead`), if any."""
+        if self.header[index] is None or not self.sentences[index].lead:
+            return None
+        return self.sentences[index].lead[-1]
 
-    def best(self, claim: str, limit: int = MAX_PASSAGES, evidence: str | None = None) -> list[str]:
-        """Up to `limit` passages for `claim`, best first; [] for a page with no text: the
-        best by words and figures, the claim check's own best passage (`evidence`, or
-        found again here), the best by words alone (a claim whose figure was changed has
-        its decisive passage without it), then the next best by words and figures."""
+    def words(self, stems: frozenset[str]) -> list[float]:
+        """Per sentence, the rarity of the claim's words it holds (a table row: and half
+        of those in the sentences that introduce its table)."""
+        scores = []
+        for index, sentence in enumerate(self.sentences):
+            held = stems & sentence.stems
+            score = sum(self.idf.get(stem, 0.0) for stem in held)
+            if self.header[index] is not None:
+                lead = union(self.sentences[i].stems for i in sentence.lead)
+                extra = (stems & lead) - held
+                score += CAPTION_SHARE * sum(self.idf.get(stem, 0.0) for stem in extra)
+            scores.append(score)
+        return scores
+
+    def best(self, check: ClaimCheck) -> list[str]:
+        """The passages for the claim `check` checked against this page, best first; []
+        for a page with no text (see the module)."""
         if not self.sentences:
             return []
-        stems = _stems(claim)
-        words = [sum(self.idf.get(stem, 0.0) for stem in stems & s.stems) for s in self.sentences]
-        hits = self.figure_hits(claim)
+        claim = spell_numbers(check.claim)
+        numbers = claim_numbers(claim)
+        words = self.words(stems_of(claim))
+        stating = claim_figures(self.page, numbers)
+        hits = figure_hits(self.page, numbers, stating)
         both = [w + FIGURE_WEIGHT * h for w, h in zip(words, hits, strict=True)]
-        if evidence is None:
-            evidence = check_claim(claim, self.rules, "").evidence
-        taken: list[tuple[int, int]] = []
+        taken: list[Span] = []
         for pick in PICKS:
-            if len(taken) >= limit:
-                break
             if pick == "rules":
-                span = self._evidence_span(evidence, taken)
+                span = self._evidence_span(check.evidence, taken)
             else:
                 span = self._best_span(both if pick == "both" else words, taken)
-            if span is not None:
+            if span is not None and len(taken) < MAX_PASSAGES:
                 taken.append(self._widen(span))
-        return [" ".join(s.text for s in self.sentences[a:b]) for a, b in taken]
+        for found in stating:
+            if len(taken) >= MAX_PASSAGES + FIGURE_PASSAGES:
+                break
+            if found and not any(a <= i < b for i in found for a, b in taken):
+                best = max(sorted(found), key=lambda i: self._with_neighbours(words, i))
+                if not _overlaps((best, best + 1), taken):
+                    taken.append(self._widen((best, best + 1)))
+        return self._given(taken)
 
-    def _evidence_span(self, evidence: str, taken: list[tuple[int, int]]) -> tuple[int, int] | None:
-        """The sentences that hold the claim check's passage (its lines joined, cut with
-        "…"), if they are not taken already."""
-        text = " ".join(evidence.replace("\u2026", " ").split()).casefold()
+    def _with_neighbours(self, scores: list[float], index: int) -> float:
+        """A sentence's score and a share of its neighbours' (a row's heading, a date's
+        subject on the line before)."""
+        around = scores[max(0, index - 1) : index] + scores[index + 1 : index + 2]
+        return scores[index] + PAIR_SHARE * sum(around)
+
+    def _given(self, taken: list[Span]) -> list[str]:
+        """The passages' texts in the order they were chosen, those that touch or are one
+        sentence apart merged, while they fit in BUDGET_CHARS."""
+        merged: list[tuple[int, int, int]] = []  # (rank, first, end)
+        for first, end, rank in sorted((a, b, r) for r, (a, b) in enumerate(taken)):
+            if merged and first <= merged[-1][2] + MERGE_GAP:
+                last = merged[-1]
+                merged[-1] = (min(last[0], rank), last[1], max(last[2], end))
+            else:
+                merged.append((rank, first, end))
+        out: list[str] = []
+        used = 0
+        for _, first, end in sorted(merged):
+            text = self._passage(first, end)
+            if out and used + len(text) > BUDGET_CHARS:
+                continue
+            out.append(text)
+            used += len(text)
+        return out
+
+    def _passage(self, first: int, end: int) -> str:
+        """The page's text of sentences first..end, a table row's after its table's header
+        row and the line before the table."""
+        header = self.header[first]
+        if header is None or header == first:
+            return self._text(first, end)
+        caption = self.caption(first)
+        start = header if caption is None else caption
+        if header + 1 >= first:
+            return self._text(start, end)
+        return self._text(start, header + 1) + GAP + self._text(first, end)
+
+    def _text(self, first: int, end: int) -> str:
+        start, stop = self.at[first][0], self.at[end - 1][1]
+        if start < 0 or stop < start:
+            return " ".join(_squeezed(s.text) for s in self.sentences[first:end])
+        return self.text[start:stop]
+
+    def _evidence_span(self, evidence: str, taken: list[Span]) -> Span | None:
+        """The sentences that hold the claim check's passage (its sentences joined, cut
+        with "…"), if they are not taken already."""
+        text = _squeezed(evidence.replace("\u2026", " ")).casefold()
         if len(text) < MIN_EVIDENCE_CHARS:
             return None
         found = [
@@ -228,14 +232,10 @@ class PassageIndex:
                 break
             end = index
         span = (start, min(end + 1, start + 4))
-        if any(not (span[1] <= a or b <= span[0]) for a, b in taken):
-            return None
-        return span
+        return None if _overlaps(span, taken) else span
 
-    def _best_span(
-        self, scores: list[float], taken: list[tuple[int, int]]
-    ) -> tuple[int, int] | None:
-        """The best window (a sentence, or two of one paragraph) not overlapping `taken`."""
+    def _best_span(self, scores: list[float], taken: list[Span]) -> Span | None:
+        """The best window (a sentence, or two of one line) not overlapping `taken`."""
         best: tuple[float, int, int] | None = None
         for start in range(len(scores)):
             end = start + 1
@@ -243,7 +243,7 @@ class PassageIndex:
             pair = end < len(scores) and self._continues(start)
             if pair and scores[end] > 0:
                 end, value = end + 1, value + PAIR_SHARE * scores[end]
-            if any(not (end <= a or b <= start) for a, b in taken):
+            if _overlaps((start, end), taken):
                 continue
             if value > 0 and (best is None or value > best[0]):
                 best = (value, start, end)
@@ -252,38 +252,49 @@ class PassageIndex:
         return best[1], best[2]
 
     def _continues(self, index: int) -> bool:
-        """Whether the next sentence goes on from sentence `index`: the same block, or the
-        list, table or command output a sentence ending in a colon announces."""
+        """Whether the next sentence goes on from sentence `index`: the same line, the
+        list, table or command output a sentence ending in a colon announces, or the next
+        line after a long line that does not end like a sentence (a command and its output,
+        a line wrapped in a PDF), unless that is a list item or a table row."""
         here, after = self.sentences[index], self.sentences[index + 1]
-        return after.paragraph == here.paragraph or here.text.endswith(":")
+        if after.line == here.line or here.text.endswith(":"):
+            return True
+        return (
+            here.words > TITLE_WORDS
+            and not _ENDED.search(here.text)
+            and not _BLOCK_LINE.match(after.text)
+        )
 
     def _in_list(self, index: int) -> bool:
-        """Whether sentence `index` is part of a list item (its block starts with a marker)."""
-        first = index
-        while first > 0 and self.sentences[first - 1].paragraph == self.sentences[index].paragraph:
-            first -= 1
-        return bool(_LIST_ITEM.match(self.sentences[first].text))
+        """Whether sentence `index` is part of a list item (its line starts with a marker)."""
+        return bool(_LIST_ITEM.match(self.sentences[self.line_start[index]].text))
 
-    def _widen(self, span: tuple[int, int]) -> tuple[int, int]:
+    def _widen(self, span: Span) -> Span:
         start, end = span
-        paragraph = self.sentences[start].paragraph
+        line = self.sentences[start].line
 
         def length(a: int, b: int) -> int:
             return sum(len(s.text) + 1 for s in self.sentences[a:b])
 
         def joins(index: int) -> bool:
-            """A neighbour of the same block, or a short line (a label, a table row)."""
+            """A neighbour of the same line, or a short line (a label, a table row)."""
             neighbour = self.sentences[index]
-            return neighbour.paragraph == paragraph or len(neighbour.text.split()) <= SHORT_WORDS
+            return neighbour.line == line or neighbour.words <= SHORT_WORDS
 
-        if start > 0 and joins(start - 1) and length(start - 1, end) <= PASSAGE_CHARS:
-            start -= 1
         if (
             end < len(self.sentences)
             and (joins(end) or self._continues(end - 1))
             and length(start, end + 1) <= PASSAGE_CHARS
         ):
             end += 1
+        while (  # a command goes on to its output
+            end < len(self.sentences)
+            and self._continues(end - 1)
+            and length(start, end + 1) <= PASSAGE_CHARS
+        ):
+            end += 1
+        if start > 0 and joins(start - 1) and length(start - 1, end) <= PASSAGE_CHARS:
+            start -= 1
         while (  # a list goes on to its last item while the passage stays short
             end < len(self.sentences)
             and self._in_list(end - 1)
@@ -294,6 +305,11 @@ class PassageIndex:
         return start, end
 
 
-def best_passages(claim: str, text: str, limit: int = MAX_PASSAGES) -> list[str]:
-    """Up to `limit` passages of `text` for `claim` (one page, one claim)."""
-    return PassageIndex(text).best(claim, limit)
+def _overlaps(span: Span, taken: Sequence[Span]) -> bool:
+    return any(not (span[1] <= a or b <= span[0]) for a, b in taken)
+
+
+def best_passages(check: ClaimCheck, text: str, page: PageIndex | None = None) -> list[str]:
+    """The passages of `text` (indexed as `page`, when the caller has it) for the claim
+    `check` checked against it (one page, one claim)."""
+    return PassageIndex(text, page).best(check)

@@ -1,0 +1,136 @@
+"""Where a claim's figures are on a page, for the passages a judge is shown
+(`research.sources.passages`; pure): the sentences stating a figure as the claim check
+reads it (`FigureTable.sentences_stating`) or as rounded as the claim writes it ("83.5
+million" for 83,499,915), and those it is computed from: a share, a change or a
+difference of a sentence's figures (`derivable`), or a duration between two dates or
+years of one sentence ("a little over three years" from "released: 2016-08 end of
+lifetime: 2019-09"). Looser than the claim check: they choose what the judge reads, never
+a verdict.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
+from datetime import date
+from decimal import Decimal
+from itertools import combinations
+
+from research.sources.derived import derivable
+from research.sources.figures import StatedNumber
+from research.sources.pageindex import PageIndex
+from research.sources.quantities import step_of
+
+KIND_WEIGHT = 2.0
+"""A sentence with a figure of what the claim's figure measures (a duration, a rate, a
+percentage) counts at least this much (a changed figure's passage has no equal figure)."""
+DAY = 86_400.0
+"""Seconds."""
+
+
+def _day(figure: StatedNumber) -> int | None:
+    """A date or a year as a day number (a month or a year: its first day)."""
+    value = str(figure.value)
+    if figure.kind not in ("date", "year") or not re.fullmatch(r"\d{4}(-\d\d){0,2}", value):
+        return None
+    parts = [int(part) for part in value.split("-")] + [1, 1]
+    try:
+        return date(parts[0], parts[1], parts[2]).toordinal()
+    except ValueError:
+        return None
+
+
+def _duration_window(number: StatedNumber) -> tuple[float, float]:
+    """The durations in seconds a claim's figure of at least a day may mean (its step, or
+    its hedge's band); (0, 0) for any other figure."""
+    mine = number.quantity
+    if mine is None or mine.unit.dimension != "second" or mine.base < DAY:
+        return 0.0, 0.0
+    low, high = mine.base - mine.step, mine.base + mine.step
+    if number.band is not None:
+        low, high = min(low, number.band[0] * mine.base), max(high, number.band[1] * mine.base)
+    return low, high
+
+
+def _kind_of(number: StatedNumber) -> str | None:
+    """What a figure measures, when it says: a unit's dimension, or a percentage."""
+    if number.quantity is not None:
+        return number.quantity.unit.dimension
+    return "percent" if number.kind == "percent" else None
+
+
+def stating(page: PageIndex, number: StatedNumber) -> set[int]:
+    """The sentences stating `number` as the claim check reads it, or as rounded as the
+    claim writes it (a plain figure)."""
+    found = page.figures.sentences_stating(number)
+    if number.quantity is not None or number.kind not in ("number", "percent"):
+        return found
+    if not isinstance(number.value, Decimal):
+        return found
+    table = page.figures
+    step, value = float(step_of(number.text, number.value)), float(number.value)
+    values, refs = table.numbers
+    low = bisect_left(values, (value - step) * (1 - 1e-9))
+    high = bisect_right(values, (value + step) * (1 + 1e-9))
+    for ref in refs[low:high]:
+        if (table.figures[ref].kind == "percent") == (number.kind == "percent"):
+            found.add(table.owner[ref])
+    return found
+
+
+def derived(page: PageIndex, number: StatedNumber) -> set[int]:
+    """The sentences whose figures (with the next sentence's) the claim's figure is
+    computed from (`derivable`: a share, a change, a difference), or, for a duration,
+    the sentences with two dates or years that far apart."""
+    low, high = _duration_window(number)
+    figured = [i for i, s in enumerate(page.sentences) if s.numbers]
+    found: set[int] = set()
+    for index in figured:
+        figures = page.sentences[index].numbers
+        if len(figures) >= 2 and derivable(number, figures):
+            found.add(index)
+        elif high > 0:
+            days = sorted(day for f in figures if (day := _day(f)))
+            if any(low <= (b - a) * DAY <= high for a, b in combinations(days, 2)):
+                found.add(index)
+    for index in figured:  # a figure of each of two neighbouring sentences
+        after = index + 1
+        if {index, after} & found or after >= len(page.sentences):
+            continue
+        pair = [*page.sentences[index].numbers, *page.sentences[after].numbers]
+        if page.sentences[after].numbers and derivable(number, pair):
+            found.update((index, after))
+    return found
+
+
+def figure_hits(
+    page: PageIndex, numbers: Sequence[StatedNumber], stating: Sequence[set[int]]
+) -> list[float]:
+    """Per sentence, the weight of the claim's figures it states, each figure weighted
+    by how few sentences state it; at least KIND_WEIGHT for a figure of a kind the
+    claim's figures measure."""
+    total = max(1, len(page.sentences))
+    hits = [0.0] * len(page.sentences)
+    for found in stating:
+        weight = math.log(1.0 + total / len(found)) if found else 0.0
+        for index in found:
+            hits[index] += weight
+    kinds = {_kind_of(n) for n in numbers} - {None}
+    if kinds:
+        for index, sentence in enumerate(page.sentences):
+            if kinds & {_kind_of(n) for n in sentence.numbers}:
+                hits[index] = max(hits[index], KIND_WEIGHT)
+    return hits
+
+
+def claim_figures(page: PageIndex, numbers: Sequence[StatedNumber]) -> list[set[int]]:
+    """For each figure of the claim, the sentences stating it; then, for each figure no
+    sentence states and each duration, the sentences it is computed from."""
+    found = [stating(page, n) for n in numbers]
+    return found + [
+        derived(page, n)
+        for n, stated in zip(numbers, found, strict=True)
+        if not stated or _duration_window(n)[1] > 0
+    ]

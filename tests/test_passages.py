@@ -1,0 +1,165 @@
+"""The passages the judge is shown (`sources/passages.py`), as pure functions: the decisive
+passage is among them when it is a table row far below its header, a figure stated once
+far from the words that describe it, a figure computed from the page's (a share, a
+duration between two dates), or a figure the claim rounds; they are verbatim and stay
+within the budget."""
+
+from __future__ import annotations
+
+import pytest
+
+from research.sources.claims import check_claim, index_page
+from research.sources.judging import normalised, quote_on_page
+from research.sources.passages import (
+    BUDGET_CHARS,
+    FIGURE_PASSAGES,
+    GAP,
+    MAX_PASSAGES,
+    PassageIndex,
+    best_passages,
+)
+
+
+def passages(claim: str, page: str) -> list[str]:
+    return best_passages(check_claim(claim, index_page(page)), page)
+
+
+LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def filler(topic: str, count: int) -> list[str]:
+    """Sentences about `topic` with neither the claims' words nor their figures."""
+    return [f"The {topic} notes go on with remark {LETTERS[n]}." for n in range(count)]
+
+
+def distractors(words: str, count: int = 4) -> list[str]:
+    """Sentences with the claim's words and none of its figures, far apart (a real page
+    names its subject often; the figure is in one place)."""
+    out: list[str] = []
+    for n in range(count):
+        out += [f"In part {LETTERS[n]} we come back to how {words}.", *filler(LETTERS[n], 3)]
+    return out
+
+
+def verbatim(given: list[str], page: str) -> bool:
+    """Every passage (each side of a gap) is on the page, whitespace aside."""
+    normal = normalised(page)
+    return all(quote_on_page(part, normal) for p in given for part in p.split(GAP))
+
+
+TABLE_PAGE = "\n".join(
+    [
+        "Compression tools compared",
+        *filler("history", 6),
+        "We timed each tool on the kernel tarball, single-threaded:",
+        "| Tool | Level | Seconds |",
+        "|---|---|---|",
+        *[f"| tool{n} | {n} | {n + 10}.5 |" for n in range(1, 14)],
+        "| zstd | 19 | 97.25 |",
+        *filler("closing", 6),
+    ]
+)
+
+
+def test_a_table_row_far_below_its_header_comes_with_the_header_and_the_line_before() -> None:
+    claim = "On the kernel tarball zstd took 97.25 seconds."
+    given = passages(claim, TABLE_PAGE)
+    (row,) = [p for p in given if "| zstd | 19 | 97.25 |" in p]
+    assert row.startswith("We timed each tool on the kernel tarball, single-threaded:")
+    assert "| Tool | Level | Seconds |" + GAP in row
+    assert verbatim(given, TABLE_PAGE)
+
+
+def test_a_row_next_to_its_header_is_shown_without_a_gap() -> None:
+    claim = "On the kernel tarball tool1 took 11.5 seconds."
+    given = passages(claim, TABLE_PAGE)
+    assert any("| Tool | Level | Seconds | |---|---|---| | tool1 | 1 | 11.5 |" in p for p in given)
+    assert verbatim(given, TABLE_PAGE)
+
+
+SURVEY_PAGE = "\n".join(
+    [
+        "The 2031 gardeners survey",
+        "This post shares what gardeners told us in the 2031 survey about soil, seeds and "
+        "the tools they use most.",
+        *distractors("gardeners answered the 2031 survey on soil", 6),
+        *filler("seed", 2),
+        "We received a total of 4,187 answers!",
+        *filler("tool", 2),
+        *distractors("more gardeners answered the 2031 survey on seeds", 6),
+    ]
+)
+
+
+def test_a_figure_stated_once_far_from_the_words_gets_its_own_passage() -> None:
+    given = passages("More than four thousand gardeners answered the 2031 survey.", SURVEY_PAGE)
+    assert any("We received a total of 4,187 answers!" in p for p in given)
+
+
+COMPUTED = [
+    (  # rounded: 52.7 million
+        "The finder matched 52.7 million lines.",
+        [
+            *distractors("the finder matched lines"),
+            "| Tool | Lines |",
+            "|---|---|",
+            "| finder | 52749321 |",
+            "| seeker | 52749321 |",
+            *distractors("the finder matched many lines"),
+        ],
+        "| finder | 52749321 |",
+    ),
+    (  # a share of two figures of one sentence: 0.08%
+        "Legacy archive files made up less than 0.1% of all uploaded files.",
+        [
+            "The legacy archive format lets people upload packed files for manual installs.",
+            *distractors("legacy archive files were uploaded"),
+            "Only ~410 files of that type were ever uploaded (out of a total of 512,880).",
+            *distractors("all uploaded files of the legacy archive kind"),
+        ],
+        "out of a total of 512,880",
+    ),
+    (  # a duration between two dates: 3.2 years
+        "Release 2.5 was supported for a little over three years.",
+        [
+            "Release 2.4",
+            "released: 2011-03 end of support: 2017-06",
+            "Release 2.5",
+            "released: 2014-05 end of support: 2017-07",
+            "Release 2.6",
+            "released: 2017-01 end of support: 2024-02",
+            *distractors("release 2.5 was supported"),
+        ],
+        "released: 2014-05 end of support: 2017-07",
+    ),
+]
+
+
+@pytest.mark.parametrize(("claim", "lines", "decisive"), COMPUTED)
+def test_a_figure_the_claim_rounds_or_computes_is_found(
+    claim: str, lines: list[str], decisive: str
+) -> None:
+    page = "\n".join(["A page", *lines])
+    assert any(decisive in p for p in passages(claim, page))
+
+
+def test_passages_one_sentence_apart_are_merged_and_stay_within_the_budget() -> None:
+    for claim, page in (
+        ("On the kernel tarball zstd took 97.25 seconds.", TABLE_PAGE),
+        ("More than four thousand gardeners answered the 2031 survey.", SURVEY_PAGE),
+    ):
+        check = check_claim(claim, index_page(page))
+        index = PassageIndex(page)
+        taken = [(2, 4), (5, 6), (9, 10)]
+        assert index._given(taken) == [index._passage(2, 6), index._passage(9, 10)]
+        given = index.best(check)
+        assert 1 <= len(given) <= MAX_PASSAGES + FIGURE_PASSAGES
+        assert len(given) == 1 or sum(len(p) for p in given) <= BUDGET_CHARS
+
+
+def test_the_claim_checks_own_index_of_the_page_is_used() -> None:
+    page = index_page(SURVEY_PAGE)
+    index = PassageIndex(SURVEY_PAGE, page)
+    assert index.page is page
+    check = check_claim("More than four thousand gardeners answered the 2031 survey.", page)
+    assert index.best(check) == best_passages(check, SURVEY_PAGE)
