@@ -7,11 +7,15 @@ Measures:
              (target: 3 workers <= 0.4x of 1)
   failover   kill -9 of the process group of the worker running a job, to that job's next
              phase on another worker (p50, max), with the failover bound given
+  handback   SIGTERM to the worker running a job (it hands the job back to the queue), to
+             that job's next run_start on another worker (p50, max): at once, not after the
+             failover bound
   overhead   enqueue to the job's run_start (the child process started, its lock taken)
              with idle workers waiting (p50, p99)
 
     python bench/cluster.py                         # 1 s per call; about 4 minutes
     python bench/cluster.py --latency 0.2 --quick   # a smoke run
+    python bench/cluster.py --only failover,handback
 
 Needs redis-server on PATH and the [cluster] extra.
 """
@@ -197,6 +201,31 @@ def failover_once(bench: Bench, index: int) -> float:
     return took
 
 
+def handback_once(bench: Bench, index: int) -> float:
+    bench.scenario()
+    work = bench.base / f"handback{index}"
+    work.mkdir()
+    (first,) = bench.start_workers(work, [f"b{index}-h1"])
+    bench.send("handed", depth=2)
+    wait(
+        lambda: any(e["type"] == "phase_end" for e in events(work, "handed")),
+        120,
+        "the job running",
+    )
+    bench.start_workers(work, [f"b{index}-h2"])
+    stopped = time.time()
+    first.send_signal(signal.SIGTERM)
+
+    def second_start() -> float | None:
+        starts = [e for e in events(work, "handed") if e["type"] == "run_start"]
+        return when(starts[1]) if len(starts) > 1 else None
+
+    wait(lambda: second_start() is not None, bench.failover * 3, "the job started again")
+    took = (second_start() or 0.0) - stopped
+    bench.stop_workers()
+    return took
+
+
 def overhead(bench: Bench, samples: int) -> list[float]:
     bench.scenario()
     work = bench.base / "overhead"
@@ -219,38 +248,46 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
+SCENARIOS = ("scaling", "failover", "handback", "overhead")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--latency", type=float, default=1.0, help="seconds per agent call")
     parser.add_argument("--failover", type=float, default=20.0, help="the failover bound (s)")
     parser.add_argument("--quick", action="store_true", help="fewer jobs and samples")
+    parser.add_argument(
+        "--only", default=",".join(SCENARIOS), help=f"some of {', '.join(SCENARIOS)} (all)"
+    )
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = parser.parse_args()
+    only = set(args.only.split(","))
+    if not only <= set(SCENARIOS):
+        parser.error(f"--only takes some of {', '.join(SCENARIOS)}")
     jobs = 6 if args.quick else 12
+    kills = 1 if args.quick else 3
+    figures: dict[str, Any] = {"machine": machine(), "latency_s": args.latency}
     with tempfile.TemporaryDirectory() as folder:
         bench = Bench(Path(folder), args.latency, args.failover)
         try:
-            one = scaling(bench, 1, jobs)
-            three = scaling(bench, 3, jobs)
-            failovers = [failover_once(bench, n) for n in range(1 if args.quick else 3)]
-            bench.latency = 0.0
-            starts = overhead(bench, 5 if args.quick else 20)
+            if "scaling" in only:
+                one, three = scaling(bench, 1, jobs), scaling(bench, 3, jobs)
+                figures.update(jobs=jobs, wall_1_worker_s=round(one, 1))
+                figures.update(wall_3_workers_s=round(three, 1), ratio=round(three / one, 3))
+            figures["failover_bound_s"] = args.failover
+            for name, measure in (("failover", failover_once), ("handback", handback_once)):
+                if name in only:
+                    times = [measure(bench, n) for n in range(kills)]
+                    figures[f"{name}_s"] = [round(x, 2) for x in times]
+                    figures[f"{name}_p50_s"] = round(statistics.median(times), 2)
+                    figures[f"{name}_max_s"] = round(max(times), 2)
+            if "overhead" in only:
+                bench.latency = 0.0
+                starts = overhead(bench, 5 if args.quick else 20)
+                figures["overhead_p50_ms"] = round(statistics.median(starts) * 1000)
+                figures["overhead_p99_ms"] = round(percentile(starts, 0.99) * 1000)
         finally:
             bench.close()
-    figures = {
-        "machine": machine(),
-        "latency_s": args.latency,
-        "jobs": jobs,
-        "wall_1_worker_s": round(one, 1),
-        "wall_3_workers_s": round(three, 1),
-        "ratio": round(three / one, 3),
-        "failover_bound_s": args.failover,
-        "failover_s": [round(x, 2) for x in failovers],
-        "failover_p50_s": round(statistics.median(failovers), 2),
-        "failover_max_s": round(max(failovers), 2),
-        "overhead_p50_ms": round(statistics.median(starts) * 1000),
-        "overhead_p99_ms": round(percentile(starts, 0.99) * 1000),
-    }
     print(json.dumps(figures, indent=2))
     if args.json is not None:
         args.json.write_text(json.dumps(figures, indent=2) + "\n")

@@ -10,16 +10,23 @@ whatever it tries to reach beyond the fake model server is seen and refused.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
 import sys
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from dataclasses import replace
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
-from conftest import REPO
+from conftest import REPO, read_json
+from helpers import clean_env, wait_until
 
-from research.agents.base import AgentCall
+from research.agents.base import AgentCall, AgentResult, FailureKind
 
 REQUIRED = os.environ.get("REAL_AGENT_CLIS") == "1"
 """Set by .ci/run: a missing CLI is an error, not a skip."""
@@ -59,6 +66,81 @@ def processes_with(variable: str) -> list[int]:
         except OSError:
             continue
     return found
+
+
+Api = TypeVar("Api", bound=AbstractContextManager[Any])
+Script = dict[str, list[str]]
+
+
+@contextlib.contextmanager
+def fake_apis(
+    make: Callable[[Script | None], Api],
+    prefixes: tuple[str, ...],
+    proxy_origin: str,
+    environment: Callable[[Api], dict[str, str]],
+) -> Iterator[Callable[..., tuple[Api, dict[str, str]]]]:
+    """`start(script=None)`: a fake model API `make(script)`, started, and the environment
+    for its CLI: ours without `prefixes`' variables, everything but loopback through the
+    recording proxy, and the CLI's own `environment(api)`. Every API started is stopped."""
+    with contextlib.ExitStack() as stack:
+
+        def start(script: Script | None = None) -> tuple[Api, dict[str, str]]:
+            api = make(script)
+            stack.enter_context(api)
+            env = clean_env(*prefixes)
+            env.update(proxy_env(proxy_origin))
+            env.update(environment(api))
+            return api, env
+
+        yield start
+
+
+def check_session(
+    api: Any,
+    session: Path,
+    report: str,
+    agent: str,
+    model: str,
+    served_usage: Callable[[Any, str], tuple[int, int, float]],
+) -> dict[str, Any]:
+    """What a whole session through a real CLI leaves: each phase (and one recovery) written
+    through the CLI's own tools inside the project, the report naming the agent and model,
+    and each phase's usage as the fake API served it. The session's state."""
+    writes = [
+        entry
+        for entry in api.requests
+        if entry.get("step") == "write" and entry["mode"] != "outside"
+    ]
+    project = session.parent.parent
+    assert {entry["phase"] for entry in writes} == {*PHASES, "recovery"}
+    assert all(Path(p).is_relative_to(project) for entry in writes for p in entry["files"])
+    assert report.startswith("# Report\n\nThe answer, with a source [1]")
+    assert f"- Agent: {agent}; model `{model}`, review model `{model}`" in report
+    state: dict[str, Any] = read_json(session / "state.json")
+    assert (state["config"]["agent"], state["config"]["model"]) == (agent, model)
+    usage = state["usage"]["phases"]
+    for phase in PHASES:
+        tokens_in, tokens_out, cost = served_usage(api, phase)
+        assert usage[phase]["input_tokens"] == tokens_in > 0, phase
+        assert usage[phase]["output_tokens"] == tokens_out > 0, phase
+        assert usage[phase]["cost"] == pytest.approx(cost, rel=1e-6), phase
+    return state
+
+
+def check_hung_call(run: Callable[[AgentCall], AgentResult], call: AgentCall) -> None:
+    """`call`, to an API that never answers: it times out, its log says so, and every
+    process the agent started is gone (waited for: killed processes may take a moment to
+    leave /proc on a loaded machine; one left running fails after the guard)."""
+    marker = f"research-test-{uuid.uuid4().hex}"
+    result = run(replace(call, env={**call.env, "RESEARCH_TEST_MARKER": marker}))
+    assert result.failure is FailureKind.TIMEOUT and not result.ok
+    assert call.log_path is not None
+    assert "timed out: yes\n" in call.log_path.read_text(encoding="utf-8")
+    wait_until(
+        lambda: processes_with(f"RESEARCH_TEST_MARKER={marker}") == [],
+        within=60,
+        what="the agent's processes to end",
+    )
 
 
 PHASES = ("initial_plan", "research", "review", "synthesize", "final_review")

@@ -17,18 +17,18 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO, read_json, read_jsonl
-from helpers import clean_env, wait_until
 from real_agents import (
     PHASES,
     binary_or_skip,
+    check_hung_call,
+    check_session,
+    fake_apis,
     one_cycle,
-    processes_with,
-    proxy_env,
     review_call,
     run_research,
 )
 
-from research.agents.base import AgentResult, FailureKind
+from research.agents.base import FailureKind
 from research.agents.claude import ClaudeAgent
 from research.core.options import OPTION
 
@@ -46,31 +46,36 @@ def claude() -> str:
     return binary_or_skip("claude", "@anthropic-ai/claude-code")
 
 
+Start = Callable[..., tuple[FakeAnthropic, dict[str, str]]]
+
+
 @pytest.fixture
-def start_api(
-    tmp_path: Path, claude: str, proxy: ProxyRecorder
-) -> Iterator[Callable[..., tuple[FakeAnthropic, dict[str, str]]]]:
+def start_api(tmp_path: Path, claude: str, proxy: ProxyRecorder) -> Iterator[Start]:
     """Start the fake API; returns it and the environment that points Claude Code at it."""
-    started: list[FakeAnthropic] = []
     home = tmp_path / "claude-home"
     home.mkdir()
 
-    def start(script: dict[str, list[str]] | None = None) -> tuple[FakeAnthropic, dict[str, str]]:
-        api = FakeAnthropic(tmp_path / "api-requests.jsonl", script=script)
-        started.append(api.__enter__())  # type: ignore[arg-type]
-        env = clean_env("ANTHROPIC_", "CLAUDE_")
-        env.update(proxy_env(proxy.origin))
-        env.update(
-            HOME=str(home),
-            XDG_CONFIG_HOME=str(home / ".config"),
-            ANTHROPIC_BASE_URL=api.origin,
-            ANTHROPIC_API_KEY="fake-key",
-        )
-        return api, env
+    def environment(api: FakeAnthropic) -> dict[str, str]:
+        return {
+            "HOME": str(home),
+            "XDG_CONFIG_HOME": str(home / ".config"),
+            "ANTHROPIC_BASE_URL": api.origin,
+            "ANTHROPIC_API_KEY": "fake-key",
+        }
 
-    yield start
-    for api in started:
-        api.__exit__(None, None, None)
+    def make(script: dict[str, list[str]] | None) -> FakeAnthropic:
+        return FakeAnthropic(tmp_path / "api-requests.jsonl", script=script)
+
+    with fake_apis(make, ("ANTHROPIC_", "CLAUDE_"), proxy.origin, environment) as start:
+        yield start
+
+
+def session_args(name: str, *extra: str) -> list[str]:
+    """research.py's arguments for one cycle of session `name` on Claude Code, all on MODEL."""
+    return [
+        *("--agent", "claude", *one_cycle(name, MODEL), "--review-model", MODEL, *extra),
+        "What does a fake question cost?",
+    ]
 
 
 def served_usage(api: FakeAnthropic, phase: str) -> tuple[int, int, float]:
@@ -96,7 +101,7 @@ def served_usage(api: FakeAnthropic, phase: str) -> tuple[int, int, float]:
 
 
 def test_a_phase_writes_its_file_and_reports_tokens_cost_and_model(
-    tmp_path: Path, isolated: Path, start_api: Callable[..., tuple[FakeAnthropic, dict]]
+    tmp_path: Path, isolated: Path, start_api: Start
 ) -> None:
     api, env = start_api()
     result = ClaudeAgent(grace=2.0).run(review_call(tmp_path, isolated, env, MODEL))
@@ -128,7 +133,7 @@ def test_a_phase_writes_its_file_and_reports_tokens_cost_and_model(
 def test_an_api_error_is_classified_from_the_result_on_stdout(
     tmp_path: Path,
     isolated: Path,
-    start_api: Callable[..., tuple[FakeAnthropic, dict]],
+    start_api: Start,
     mode: str,
     failure: FailureKind,
     words: str,
@@ -148,7 +153,7 @@ def test_an_api_error_is_classified_from_the_result_on_stdout(
 
 
 def test_a_denied_write_is_reported_despite_exit_0(
-    tmp_path: Path, isolated: Path, start_api: Callable[..., tuple[FakeAnthropic, dict]]
+    tmp_path: Path, isolated: Path, start_api: Start
 ) -> None:
     api, env = start_api({"review": ["outside"]})
     result = ClaudeAgent(grace=2.0).run(review_call(tmp_path, isolated, env, MODEL))
@@ -163,67 +168,30 @@ def test_a_denied_write_is_reported_despite_exit_0(
 
 
 def test_a_hung_api_times_out_and_nothing_of_claude_keeps_running(
-    tmp_path: Path, isolated: Path, start_api: Callable[..., tuple[FakeAnthropic, dict]]
+    tmp_path: Path, isolated: Path, start_api: Start
 ) -> None:
     api, env = start_api({"review": ["hang"]})
-    marker = f"research-test-{tmp_path.name}"
-    call = review_call(
-        tmp_path, isolated, {**env, "RESEARCH_TEST_MARKER": marker}, MODEL, timeout=5
+    check_hung_call(
+        ClaudeAgent(grace=2.0).run, review_call(tmp_path, isolated, env, MODEL, timeout=5)
     )
-    result: AgentResult = ClaudeAgent(grace=2.0).run(call)
-    assert result.failure is FailureKind.TIMEOUT and not result.ok
     assert [entry["status"] for entry in api.requests if entry.get("phase")] == [None]
-    assert "timed out: yes\n" in (tmp_path / "logs" / "001-review-001.log").read_text()
-    # Killed as a group: gone once the kernel has torn them down (slow on a loaded machine).
-    wait_until(
-        lambda: processes_with(f"RESEARCH_TEST_MARKER={marker}") == [],
-        within=60,
-        what="the agent's processes to end",
-    )
 
 
 def test_a_research_session_runs_end_to_end_through_the_real_claude(
-    tmp_path: Path, isolated: Path, start_api: Callable[..., tuple[FakeAnthropic, dict]]
+    tmp_path: Path, isolated: Path, start_api: Start
 ) -> None:
     # The first research call meets a 500 on every request: Claude Code gives up after its
     # own two retries, exits 1, and research.py retries the call. The first review writes
     # its verdict outside the project: Claude Code denies it and exits 0; research.py says
     # so, runs a RECOVERY call and the review again.
     api, env = start_api({"research": ["http500"], "review": ["outside"]})
-    result = run_research(
-        isolated,
-        env,
-        "--agent",
-        "claude",
-        *one_cycle("e2e", MODEL),
-        "--review-model",
-        MODEL,
-        "--timeout",
-        "120",
-        "What does a fake question cost?",
-    )
+    result = run_research(isolated, env, *session_args("e2e", "--timeout", "120"))
     assert result.returncode == 0, result.stdout + result.stderr
     session = isolated / ".research" / "e2e"
-    writes = [
-        entry
-        for entry in api.requests
-        if entry.get("step") == "write" and entry["mode"] != "outside"
-    ]
-    assert {entry["phase"] for entry in writes} == {*PHASES, "recovery"}
-    assert all(Path(p).is_relative_to(isolated) for entry in writes for p in entry["files"])
     report = (isolated / "reports" / "e2e" / "report.md").read_text(encoding="utf-8")
-    assert report.startswith("# Report\n\nThe answer, with a source [1]")
-    assert f"- Agent: claude; model `{MODEL}`, review model `{MODEL}`" in report
-
-    state = read_json(session / "state.json")
-    assert (state["config"]["agent"], state["config"]["model"]) == ("claude", MODEL)
+    state = check_session(api, session, report, "claude", MODEL, served_usage)
     assert state["usage"]["models_used"] == [MODEL]
     usage = state["usage"]["phases"]
-    for phase in PHASES:
-        tokens_in, tokens_out, cost = served_usage(api, phase)
-        assert usage[phase]["input_tokens"] == tokens_in > 0, phase
-        assert usage[phase]["output_tokens"] == tokens_out > 0, phase
-        assert usage[phase]["cost"] == pytest.approx(cost, rel=1e-6), phase
     assert f"${sum(u['cost'] for u in usage.values()):.4f}" in report
 
     events = read_jsonl(session / "events.jsonl")
@@ -252,23 +220,12 @@ def test_a_research_session_runs_end_to_end_through_the_real_claude(
 
 
 def test_a_cost_budget_stops_research_on_claude_code_s_reported_cost(
-    tmp_path: Path, isolated: Path, start_api: Callable[..., tuple[FakeAnthropic, dict]]
+    tmp_path: Path, isolated: Path, start_api: Start
 ) -> None:
     api, env = start_api()
     # The plan costs about $0.15 at Sonnet 4.5's prices (Claude Code's long system prompt):
     # a budget of $0.17 leaves less than the final cycle's reserve for research.
-    result = run_research(
-        isolated,
-        env,
-        "--agent",
-        "claude",
-        *one_cycle("b", MODEL),
-        "--review-model",
-        MODEL,
-        "--max-cost",
-        "0.17",
-        "What does a fake question cost?",
-    )
+    result = run_research(isolated, env, *session_args("b", "--max-cost", "0.17"))
     assert result.returncode == 0, result.stdout + result.stderr
     state = read_json(isolated / ".research" / "b" / "state.json")
     assert state["progress"]["stop_reason"] == "cost_budget"
@@ -277,7 +234,7 @@ def test_a_cost_budget_stops_research_on_claude_code_s_reported_cost(
 
 
 def test_the_agent_cmd_example_of_the_help_works_as_written(
-    tmp_path: Path, isolated: Path, start_api: Callable[..., tuple[FakeAnthropic, dict]]
+    tmp_path: Path, isolated: Path, start_api: Start
 ) -> None:
     api, env = start_api()
     # A generic command runs in the user's environment as it is: research.py's own

@@ -16,12 +16,11 @@ from pathlib import Path
 
 import pytest
 from conftest import read_json, read_jsonl
-from helpers import clean_env, wait_until
 from real_agents import (
-    PHASES,
     binary_or_skip,
-    processes_with,
-    proxy_env,
+    check_hung_call,
+    check_session,
+    fake_apis,
     review_call,
     run_research,
 )
@@ -47,31 +46,27 @@ def codex() -> str:
 @pytest.fixture
 def start_api(tmp_path: Path, codex: str, proxy: ProxyRecorder) -> Iterator[Start]:
     """Start the fake API; returns it and the environment that points Codex at it."""
-    started: list[FakeResponses] = []
     home = tmp_path / "codex-home"
     (home / ".codex").mkdir(parents=True)
 
-    def start(script: dict[str, list[str]] | None = None) -> tuple[FakeResponses, dict]:
-        api = FakeResponses(tmp_path / "api-requests.jsonl", script=script)
-        started.append(api.__enter__())  # type: ignore[arg-type]
+    def environment(api: FakeResponses) -> dict[str, str]:
         (home / ".codex" / "config.toml").write_text(
             'model_provider = "fake"\n\n[model_providers.fake]\nname = "Fake"\n'
             f'base_url = "{api.base_url}"\nenv_key = "FAKE_OPENAI_KEY"\nwire_api = "responses"\n',
             encoding="utf-8",
         )
-        env = clean_env("OPENAI_", "CODEX_")
-        env.update(proxy_env(proxy.origin))
-        env.update(
-            HOME=str(home),
-            CODEX_HOME=str(home / ".codex"),
-            XDG_CONFIG_HOME=str(home / ".config"),
-            FAKE_OPENAI_KEY="fake-key",
-        )
-        return api, env
+        return {
+            "HOME": str(home),
+            "CODEX_HOME": str(home / ".codex"),
+            "XDG_CONFIG_HOME": str(home / ".config"),
+            "FAKE_OPENAI_KEY": "fake-key",
+        }
 
-    yield start
-    for api in started:
-        api.__exit__(None, None, None)
+    def make(script: dict[str, list[str]] | None) -> FakeResponses:
+        return FakeResponses(tmp_path / "api-requests.jsonl", script=script)
+
+    with fake_apis(make, ("OPENAI_", "CODEX_"), proxy.origin, environment) as start:
+        yield start
 
 
 def served_usage(api: FakeResponses, phase: str) -> tuple[int, int, float]:
@@ -153,20 +148,8 @@ def test_a_hung_api_times_out_and_nothing_of_codex_keeps_running(
     tmp_path: Path, isolated: Path, start_api: Start
 ) -> None:
     api, env = start_api({"review": ["hang"]})
-    marker = f"research-test-{tmp_path.name}"
-    call = review_call(
-        tmp_path, isolated, {**env, "RESEARCH_TEST_MARKER": marker}, MODEL, timeout=5
-    )
-    result = agent().run(call)
-    assert result.failure is FailureKind.TIMEOUT and not result.ok
+    check_hung_call(agent().run, review_call(tmp_path, isolated, env, MODEL, timeout=5))
     assert [entry["status"] for entry in api.requests if entry.get("phase")] == [None]
-    assert "timed out: yes\n" in (tmp_path / "logs" / "001-review-001.log").read_text()
-    # Killed as a group: gone once the kernel has torn them down (slow on a loaded machine).
-    wait_until(
-        lambda: processes_with(f"RESEARCH_TEST_MARKER={marker}") == [],
-        within=60,
-        what="the agent's processes to end",
-    )
 
 
 def price_file(tmp_path: Path) -> Path:
@@ -198,26 +181,9 @@ def test_a_research_session_runs_end_to_end_through_the_real_codex(
     )
     assert result.returncode == 0, result.stdout + result.stderr
     session = isolated / ".research" / "e2e"
-    writes = [
-        entry
-        for entry in api.requests
-        if entry.get("step") == "write" and entry["mode"] != "outside"
-    ]
-    assert {entry["phase"] for entry in writes} == {*PHASES, "recovery"}
-    assert all(Path(p).is_relative_to(isolated) for entry in writes for p in entry["files"])
     report = (isolated / "reports" / "e2e" / "report.md").read_text(encoding="utf-8")
-    assert report.startswith("# Report\n\nThe answer, with a source [1]")
-    assert f"- Agent: codex; model `{MODEL}`, review model `{MODEL}`" in report
+    check_session(api, session, report, "codex", MODEL, served_usage)
     assert "[computed: the codex agent reports no cost" in report
-
-    state = read_json(session / "state.json")
-    assert (state["config"]["agent"], state["config"]["model"]) == ("codex", MODEL)
-    usage = state["usage"]["phases"]
-    for phase in PHASES:
-        tokens_in, tokens_out, cost = served_usage(api, phase)
-        assert usage[phase]["input_tokens"] == tokens_in > 0, phase
-        assert usage[phase]["output_tokens"] == tokens_out > 0, phase
-        assert usage[phase]["cost"] == pytest.approx(cost, rel=1e-6), phase
 
     events = read_jsonl(session / "events.jsonl")
     calls = [event for event in events if event["type"] == "agent_call"]

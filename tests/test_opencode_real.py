@@ -20,10 +20,10 @@ from typing import Any
 
 import pytest
 from conftest import read_json, read_jsonl
-from helpers import clean_env, wait_until
-from real_agents import PHASES, REVIEW_PROMPT, one_cycle, processes_with, review_call, run_research
+from helpers import clean_env
+from real_agents import PHASES, check_hung_call, one_cycle, review_call, run_research
 
-from research.agents.base import AgentCall, FailureKind
+from research.agents.base import FailureKind
 from research.agents.opencode import OpenCodeAgent
 
 sys.path.insert(0, str(Path(__file__).parent / "fake_agents"))
@@ -32,6 +32,12 @@ from test_source_check import FINDINGS, site  # noqa: E402, F401  (a local web t
 
 pytestmark = pytest.mark.skipif(
     shutil.which("opencode") is None, reason="needs a real `opencode` on PATH"
+)
+# A whole session through the real opencode is about 30 s (nine start-ups): only with
+# OPENCODE_E2E=1, for the suite must stay well under two minutes.
+WHOLE_SESSION = pytest.mark.skipif(
+    os.environ.get("OPENCODE_E2E") != "1",
+    reason="the full session through the real opencode runs with OPENCODE_E2E=1",
 )
 
 MODEL = "fake/fake-model"
@@ -97,12 +103,12 @@ def start_provider(tmp_path: Path, isolated: Path) -> Iterator[Callable[..., Fak
         provider.__exit__(None, None, None)
 
 
-# About 30 s (nine real opencode start-ups, one of them through OpenCode's own retries):
-# too long for every run of the suite, which must stay well under two minutes.
-@pytest.mark.skipif(
-    os.environ.get("OPENCODE_E2E") != "1",
-    reason="the full session through the real opencode runs with OPENCODE_E2E=1",
-)
+def session_args(name: str, question: str, *extra: str) -> list[str]:
+    """research.py's arguments for one cycle of session `name`, all on MODEL."""
+    return [*one_cycle(name, MODEL), "--review-model", MODEL, "--timeout", "120", *extra, question]
+
+
+@WHOLE_SESSION
 def test_a_research_session_runs_end_to_end_through_the_real_opencode(
     tmp_path: Path,
     isolated: Path,
@@ -120,12 +126,7 @@ def test_a_research_session_runs_end_to_end_through_the_real_opencode(
     result = run_research(
         isolated,
         {**opencode_env, "PWD": str(decoy)},
-        *one_cycle("e2e", MODEL),
-        "--review-model",
-        MODEL,
-        "--timeout",
-        "120",
-        "What does a fake question cost?",
+        *session_args("e2e", "What does a fake question cost?"),
         timeout=240,
     )
     assert result.returncode == 0, result.stdout + result.stderr
@@ -203,26 +204,8 @@ def test_a_hung_provider_times_out_and_nothing_of_opencode_keeps_running(
     start_provider: Callable[..., FakeProvider],
 ) -> None:
     start_provider({"review": ["hang"]})
-    marker = f"research-test-{tmp_path.name}"
-    call = AgentCall(
-        phase="review",
-        prompt=REVIEW_PROMPT,
-        model=MODEL,
-        timeout=6,
-        cwd=isolated,
-        log_path=tmp_path / "review.log",
-        env={**opencode_env, "RESEARCH_TEST_MARKER": marker},
-    )
-    result = OpenCodeAgent(grace=2.0).run(call)
-    assert result.failure is FailureKind.TIMEOUT and not result.ok
-    assert "timed out: yes\n" in (tmp_path / "review.log").read_text(encoding="utf-8")
-    # Killed processes may take a moment to leave /proc on a loaded machine: wait for it,
-    # as the Claude Code and Codex tests do (a process left running fails after the guard).
-    wait_until(
-        lambda: processes_with(f"RESEARCH_TEST_MARKER={marker}") == [],
-        within=60,
-        what="the agent's processes to end",
-    )
+    call = review_call(tmp_path, isolated, opencode_env, MODEL, timeout=6)
+    check_hung_call(OpenCodeAgent(grace=2.0).run, call)
 
 
 def test_a_write_outside_the_project_is_rejected_and_reported_despite_exit_0(
@@ -243,10 +226,7 @@ def test_a_write_outside_the_project_is_rejected_and_reported_despite_exit_0(
     assert not (tmp_path / OUTSIDE).exists()
 
 
-@pytest.mark.skipif(
-    os.environ.get("OPENCODE_E2E") != "1",
-    reason="the full session through the real opencode runs with OPENCODE_E2E=1",
-)
+@WHOLE_SESSION
 def test_a_session_with_its_judge_runs_through_the_real_opencode(
     tmp_path: Path,
     isolated: Path,
@@ -266,14 +246,9 @@ def test_a_session_with_its_judge_runs_through_the_real_opencode(
     result = run_research(
         isolated,
         {**opencode_env, "PWD": str(isolated)},
-        *one_cycle("judged", MODEL),
-        "--review-model",
-        MODEL,
-        "--timeout",
-        "120",
-        "--verify-sources",
-        "--allow-private-sources",
-        "Heat pumps in winter",
+        *session_args(
+            "judged", "Heat pumps in winter", "--verify-sources", "--allow-private-sources"
+        ),
         timeout=240,
     )
     assert result.returncode == 0, result.stdout + result.stderr

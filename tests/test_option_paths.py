@@ -209,35 +209,48 @@ CHECK = textwrap.dedent(
 )
 
 
-def test_a_row_added_to_the_table_arrives_everywhere(isolated: Path, tmp_path: Path) -> None:
-    """Adding an option is one row in the table and one typed field in Settings: a copy of
-    the code with just those two edits takes it on the command line, from its variable, in
-    POST /run and /search, in the job, on the child's command line and in Settings."""
-    pytest.importorskip("fastapi")
+def patched_copy(tmp_path: Path, row: str, field: str, field_before: str) -> dict[str, str]:
+    """A copy of the code (the package and its templates) with just the two edits adding an
+    option: `row` first in the table, `field` in Settings before the line `field_before`.
+    The environment that imports the copy."""
     copy = tmp_path / "copy"
     shutil.copytree(REPO / "research", copy / "research", ignore=shutil.ignore_patterns("*.pyc"))
-    options = copy / "research" / "core" / "options.py"
-    text = options.read_text(encoding="utf-8")
-    anchor = "OPTIONS: tuple[Option, ...] = (\n"
-    assert text.count(anchor) == 1
-    options.write_text(text.replace(anchor, anchor + NEW_ROW), encoding="utf-8")
-    settings = copy / "research" / "core" / "settings.py"
-    text = settings.read_text(encoding="utf-8")
-    anchor = "    given: frozenset[str] = frozenset()\n"
-    assert text.count(anchor) == 1
-    settings.write_text(text.replace(anchor, NEW_FIELD + anchor), encoding="utf-8")
+    shutil.copytree(REPO / "templates", copy / "templates")  # the prompts, beside the package
+    table = "OPTIONS: tuple[Option, ...] = (\n"
+    for path, anchor, patched in (
+        ("options.py", table, table + row),
+        ("settings.py", field_before, field + field_before),
+    ):
+        source = copy / "research" / "core" / path
+        text = source.read_text(encoding="utf-8")
+        assert text.count(anchor) == 1, (path, anchor)
+        source.write_text(text.replace(anchor, patched), encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith("RESEARCH_")}
     env["PYTHONPATH"] = str(copy)
+    return env
+
+
+def run_check(script: str, cwd: Path, env: dict[str, str], *args: str) -> str:
+    """What `script` prints, run by Python in `cwd` with `env` (the patched copy's)."""
     done = subprocess.run(
-        [sys.executable, "-c", CHECK],
-        cwd=isolated,
+        [sys.executable, "-c", script, *args],
+        cwd=cwd,
         env=env,
         capture_output=True,
         text=True,
         timeout=300,
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "arrived everywhere"
+    return done.stdout.strip()
+
+
+def test_a_row_added_to_the_table_arrives_everywhere(isolated: Path, tmp_path: Path) -> None:
+    """Adding an option is one row in the table and one typed field in Settings: a copy of
+    the code with just those two edits takes it on the command line, from its variable, in
+    POST /run and /search, in the job, on the child's command line and in Settings."""
+    pytest.importorskip("fastapi")
+    env = patched_copy(tmp_path, NEW_ROW, NEW_FIELD, "    given: frozenset[str] = frozenset()\n")
+    assert run_check(CHECK, isolated, env) == "arrived everywhere"
 
 
 SAVED_ROW = """
@@ -274,21 +287,8 @@ def test_a_saved_row_added_to_the_table_survives_resume(isolated: Path, tmp_path
     (model/state.py) both take. A copy of the code with those two edits saves the value, keeps
     it on a --resume that does not give it, takes a new one on a --resume that does (and says
     so), and still loads a state saved before the option existed."""
-    copy = tmp_path / "copy"
-    shutil.copytree(REPO / "research", copy / "research", ignore=shutil.ignore_patterns("*.pyc"))
-    shutil.copytree(REPO / "templates", copy / "templates")  # the prompts, beside the package
-    options = copy / "research" / "core" / "options.py"
-    text = options.read_text(encoding="utf-8")
-    anchor = "OPTIONS: tuple[Option, ...] = (\n"
-    assert text.count(anchor) == 1
-    options.write_text(text.replace(anchor, anchor + SAVED_ROW), encoding="utf-8")
-    settings = copy / "research" / "core" / "settings.py"
-    text = settings.read_text(encoding="utf-8")
-    anchor = '    approve_plan: bool = _settings_field("approve_plan")\n'
-    assert text.count(anchor) == 1
-    settings.write_text(text.replace(anchor, SAVED_FIELD + anchor), encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RESEARCH_")}
-    env["PYTHONPATH"] = str(copy)
+    field_before = '    approve_plan: bool = _settings_field("approve_plan")\n'
+    env = patched_copy(tmp_path, SAVED_ROW, SAVED_FIELD, field_before)
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -313,16 +313,7 @@ def test_a_saved_row_added_to_the_table_survives_resume(isolated: Path, tmp_path
     assert changed.returncode == 0, changed.stderr
     assert "--probe-depth 6 (was 4)" in changed.stderr
     assert json.loads(state_file.read_text())["config"]["probe_depth"] == 6
-    old = subprocess.run(
-        [sys.executable, "-c", SAVED_CHECK, str(state_file)],
-        cwd=isolated,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert old.returncode == 0, old.stderr
-    assert old.stdout.strip() == "old state loads"
+    assert run_check(SAVED_CHECK, isolated, env, str(state_file)) == "old state loads"
 
 
 @pytest.mark.parametrize("kind", list(AgentKind))
