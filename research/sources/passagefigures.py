@@ -20,12 +20,17 @@ from itertools import combinations
 
 from research.sources.derived import derivable
 from research.sources.figures import StatedNumber
-from research.sources.pageindex import PageIndex
+from research.sources.pageindex import PageIndex, Sentence
 from research.sources.quantities import step_of
 
 KIND_WEIGHT = 2.0
 """A sentence with a figure of what the claim's figure measures (a duration, a rate, a
 percentage) counts at least this much (a changed figure's passage has no equal figure)."""
+Ways = list[tuple[int, ...]]
+"""The ways a page gives one figure of a claim: each one sentence, or two whose figures it
+is computed from."""
+NEAR_SENTENCES = 8
+"""Sentences with the claim's words whose figures are combined in pairs."""
 DAY = 86_400.0
 """Seconds."""
 
@@ -80,40 +85,49 @@ def stating(page: PageIndex, number: StatedNumber) -> set[int]:
     return found
 
 
-def derived(page: PageIndex, number: StatedNumber) -> set[int]:
-    """The sentences whose figures (with the next sentence's) the claim's figure is
-    computed from (`derivable`: a share, a change, a difference), or, for a duration,
-    the sentences with two dates or years that far apart."""
+def _computes(number: StatedNumber, sentences: Sequence[Sentence]) -> bool:
+    """Whether the claim's figure is computed from the figures of `sentences`
+    (`derivable`: a share, a change, a difference), or, for a duration, is the distance
+    between two of their dates or years."""
+    figures = [f for sentence in sentences for f in sentence.numbers]
+    if len(figures) >= 2 and derivable(number, figures):
+        return True
     low, high = _duration_window(number)
-    figured = [i for i, s in enumerate(page.sentences) if s.numbers]
-    found: set[int] = set()
-    for index in figured:
-        figures = page.sentences[index].numbers
-        if len(figures) >= 2 and derivable(number, figures):
-            found.add(index)
-        elif high > 0:
-            days = sorted(day for f in figures if (day := _day(f)))
-            if any(low <= (b - a) * DAY <= high for a, b in combinations(days, 2)):
-                found.add(index)
-    for index in figured:  # a figure of each of two neighbouring sentences
-        after = index + 1
-        if {index, after} & found or after >= len(page.sentences):
-            continue
-        pair = [*page.sentences[index].numbers, *page.sentences[after].numbers]
-        if page.sentences[after].numbers and derivable(number, pair):
-            found.update((index, after))
-    return found
+    if high <= 0:
+        return False
+    days = sorted(day for f in figures if (day := _day(f)))
+    return any(low <= (b - a) * DAY <= high for a, b in combinations(days, 2))
+
+
+def derived(page: PageIndex, number: StatedNumber, near: Sequence[int] = ()) -> Ways:
+    """The ways the claim's figure is computed from the page's (`_computes`): from one
+    sentence, from figures of two neighbouring sentences (not for a duration: a list of
+    dates has too many pairs), or from two of the sentences `near` (two rows of a table, a
+    date in one paragraph and another further down)."""
+    sentences = page.sentences
+    figured = [i for i, s in enumerate(sentences) if s.numbers]
+    ways: Ways = [(i,) for i in figured if _computes(number, sentences[i : i + 1])]
+    ways += [
+        (i, i + 1)
+        for i in figured
+        if i + 1 < len(sentences)
+        and sentences[i + 1].numbers
+        and derivable(number, [*sentences[i].numbers, *sentences[i + 1].numbers])
+    ]
+    pairs = combinations(sorted(near), 2)
+    return ways + [(a, b) for a, b in pairs if _computes(number, (sentences[a], sentences[b]))]
 
 
 def figure_hits(
-    page: PageIndex, numbers: Sequence[StatedNumber], stating: Sequence[set[int]]
+    page: PageIndex, numbers: Sequence[StatedNumber], holders: Sequence[Ways]
 ) -> list[float]:
     """Per sentence, the weight of the claim's figures it states, each figure weighted
     by how few sentences state it; at least KIND_WEIGHT for a figure of a kind the
     claim's figures measure."""
     total = max(1, len(page.sentences))
     hits = [0.0] * len(page.sentences)
-    for found in stating:
+    for ways in holders:
+        found = {index for way in ways for index in way}
         weight = math.log(1.0 + total / len(found)) if found else 0.0
         for index in found:
             hits[index] += weight
@@ -125,12 +139,18 @@ def figure_hits(
     return hits
 
 
-def claim_figures(page: PageIndex, numbers: Sequence[StatedNumber]) -> list[set[int]]:
+def claim_figures(
+    page: PageIndex, numbers: Sequence[StatedNumber], words: Sequence[float]
+) -> list[Ways]:
     """For each figure of the claim, the sentences stating it; then, for each figure no
-    sentence states and each duration, the sentences it is computed from."""
-    found = [stating(page, n) for n in numbers]
-    return found + [
-        derived(page, n)
-        for n, stated in zip(numbers, found, strict=True)
-        if not stated or _duration_window(n)[1] > 0
+    sentence states and each duration, the ways it is computed (`derived`; two sentences
+    among the NEAR_SENTENCES with figures that score best by the claim's `words`)."""
+    stated = [stating(page, n) for n in numbers]
+    figured = [i for i, s in enumerate(page.sentences) if s.numbers and words[i] > 0]
+    near = sorted(figured, key=lambda i: -words[i])[:NEAR_SENTENCES]
+    ways: list[Ways] = [[(i,) for i in sorted(found)] for found in stated]
+    return ways + [
+        derived(page, n, near)
+        for n, found in zip(numbers, stated, strict=True)
+        if not found or _duration_window(n)[1] > 0
     ]

@@ -146,8 +146,8 @@ class PassageIndex:
         claim = spell_numbers(check.claim)
         numbers = claim_numbers(claim)
         words = self.words(stems_of(claim))
-        stating = claim_figures(self.page, numbers)
-        hits = figure_hits(self.page, numbers, stating)
+        holders = claim_figures(self.page, numbers, words)
+        hits = figure_hits(self.page, numbers, holders)
         both = [w + FIGURE_WEIGHT * h for w, h in zip(words, hits, strict=True)]
         taken: list[Span] = []
         for pick in PICKS:
@@ -157,13 +157,14 @@ class PassageIndex:
                 span = self._best_span(both if pick == "both" else words, taken)
             if span is not None and len(taken) < MAX_PASSAGES:
                 taken.append(self._widen(span))
-        for found in stating:
+        for ways in holders:
             if len(taken) >= MAX_PASSAGES + FIGURE_PASSAGES:
                 break
-            if found and not any(a <= i < b for i in found for a, b in taken):
-                best = max(sorted(found), key=lambda i: self._with_neighbours(words, i))
-                if not _overlaps((best, best + 1), taken):
-                    taken.append(self._widen((best, best + 1)))
+            if ways and not any(all(_inside(i, taken) for i in way) for way in ways):
+                way = max(ways, key=lambda w: sum(self._with_neighbours(words, i) for i in w))
+                for index in way:
+                    if not _overlaps((index, index + 1), taken):
+                        taken.append(self._widen((index, index + 1)))
         return self._given(taken)
 
     def _with_neighbours(self, scores: list[float], index: int) -> float:
@@ -303,6 +304,10 @@ class PassageIndex:
         ):
             end += 1
         return start, end
+
+
+def _inside(index: int, taken: Sequence[Span]) -> bool:
+    return any(a <= index < b for a, b in taken)
 
 
 def _overlaps(span: Span, taken: Sequence[Span]) -> bool:
