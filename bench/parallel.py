@@ -30,12 +30,16 @@ class SlowAgent:
         self.inner = inner
         self.latency = latency
         self.name = inner.name
+        self.reports_usage = inner.reports_usage
         self.calls = 0
         self.agent_cpu = 0.0
         self._lock = threading.Lock()
 
     def check_available(self) -> str:
         return str(self.inner.check_available())
+
+    def unpriced_models(self, models: Any) -> Any:
+        return self.inner.unpriced_models(models)
 
     def run(self, call: Any) -> Any:
         time.sleep(self.latency)

@@ -54,11 +54,15 @@ class TimedAgent:
     def __init__(self, inner: Any) -> None:
         self.inner = inner
         self.name = inner.name
+        self.reports_usage = inner.reports_usage
         self.calls: list[tuple[tuple[float, float], tuple[float, float]]] = []
         """(wall start, wall end), (cpu start, cpu end) of each call."""
 
     def check_available(self) -> str:
         return str(self.inner.check_available())
+
+    def unpriced_models(self, models: Any) -> Any:
+        return self.inner.unpriced_models(models)
 
     def run(self, call: Any) -> Any:
         wall, cpu = time.perf_counter(), time.process_time()
