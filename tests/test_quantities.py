@@ -146,6 +146,14 @@ def test_a_month_in_iso_form_is_the_month() -> None:
         ("Two thirds of the grant went on staff.", "67% of the grant went on staff.", True),
         ("Half of the sensors failed.", "50% of the sensors failed.", True),
         ("Three in ten firms export.", "30 per cent of firms export.", True),
+        ("Three of every four firms export.", "75% of firms export.", True),
+        ("Three out of every four firms export.", "90% of firms export.", False),
+        ("The table grows at a load of 7/8.", "The table grows when 87.5% full.", True),
+        ("The table grows when 87.5% full.", "The table grows at a load of 7/8.", True),
+        ("The table grows at a load of 7/8.", "The table grows when 75% full.", False),
+        ("Nearly half of the sensors failed.", "47% of the sensors failed.", True),
+        ("Nearly half of the sensors failed.", "51% of the sensors failed.", False),
+        ("The new table used half the memory.", "It used 50% of the memory.", True),
     ],
 )
 def test_fractions_and_ratios_are_shares(claim: str, quote: str, held: bool) -> None:
@@ -183,6 +191,36 @@ def test_a_fraction_of_a_unit_or_a_scale_is_that_quantity(
 )
 def test_a_power_of_two_or_ten_is_its_value(claim: str, quote: str, held: bool) -> None:
     assert quote_holds_quantity(quote, claim) is held
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "In the second half of the year the survey closed.",
+        "Open 24/7 since 2019/20, as dated 3/4/2021 under /proc/sys/fs/1/2.",
+        "A second attempt ran over a link.",
+        "In 2019 as before, Python 2 has no release at 5 pm.",
+        "Music of the 1990s and the 30s.",
+    ],
+)
+def test_parts_paths_ordinals_and_words_are_no_shares_or_quantities(text: str) -> None:
+    page = index_page(f"Notes\n\n{text}\n")
+    figures = [f for sentence in page.sentences for f in sentence.numbers]
+    assert all(f.kind != "percent" and f.quantity is None for f in figures), figures
+
+
+@pytest.mark.parametrize(
+    ("claim", "quote"),
+    [
+        ("The timeout is half a minute.", "The timeout is 30s."),
+        ("It runs at over a gigabyte per second.", "It runs at 1.2 GB/s."),
+        ("The build took about an hour.", "The build took 58 minutes."),
+        ("The value is 2048 KiB.", "The value is 2 MiB."),
+        ("It uses half a percent of CPU.", "It uses 0.5% of CPU."),
+    ],
+)
+def test_units_in_words_and_glued_seconds_are_quantities(claim: str, quote: str) -> None:
+    assert quote_holds_quantity(quote, claim)
 
 
 # --- Hedges: each with one band -----------------------------------------------------------

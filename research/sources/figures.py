@@ -18,8 +18,9 @@ Figures (`claim_numbers`): digits, with
   ordinals "21st", identifiers glued to letters ("CO2", "R290", "COVID-19", but
   "mid-2022", "pre-2020" are years); a figure
   glued to a unit ("20kWh") is a figure; dotted versions "3.12.1" compare as text;
-- a unit after a figure ("1,950 MB/s", "0.25 seconds", "4.2-kilometre") makes it a
-  quantity, compared in base units with the same quantity in another unit;
+- a unit after a figure ("1,950 MB/s", "0.25 seconds", "4.2-kilometre", "30s") makes it a
+  quantity, compared in base units with the same quantity in another unit ("2048 KiB" is
+  no year; "the 30s" and "1990s" are decades, not seconds);
 - a claim's figure after a hedge ("about", "more than", "nearly") carries the hedge's band,
   and one written with a scale ("1.2 million", "12k") the band of its rounding at that
   scale (half a unit of its last digit);
@@ -352,6 +353,8 @@ def _read_quantities(text: str, found: list[RawFigure], *, claim: bool) -> None:
     for raw in found:
         if raw.blank_end != -1:
             raw.blank_end = raw.end
+        if raw.kind == "year" and _sized(text, raw.end):
+            raw.kind = "number"  # "2048 KiB", "1900 MB/s": a quantity, not a year
         if not isinstance(raw.value, Decimal) or raw.kind not in ("number", "percent"):
             continue
         if claim:
@@ -366,6 +369,15 @@ def _read_quantities(text: str, found: list[RawFigure], *, claim: bool) -> None:
                 raw.quantity = quantity(raw.value, raw.text, unit[0])
                 raw.blank_end = unit[1]
     _lend_units(text, found)
+
+
+_SIZES = frozenset({"bit", "bit / second", "1 / second"})
+
+
+def _sized(text: str, end: int) -> bool:
+    """Whether a unit of data, a data rate or a frequency follows (a year never has one)."""
+    unit = unit_after(text, end)
+    return unit is not None and unit[0].dimension in _SIZES
 
 
 def _scale_rounding(raw: RawFigure) -> tuple[float, float] | None:
@@ -393,13 +405,18 @@ def _lend_units(text: str, found: list[RawFigure]) -> None:
             first.quantity = quantity(first.value, first.text, unit)
 
 
+_DECADE_BEFORE = re.compile(r"(?:\bthe|\bearly|\blate|\bmid-?|')\s*$", re.IGNORECASE)
+
+
 def _decade(text: str, raw: RawFigure) -> bool:
-    """A whole figure with a glued "s" ("1990s", "the 20s"): a decade, not seconds."""
-    return (
-        text[raw.end : raw.end + 1] == "s"
-        and not text[raw.end + 1 : raw.end + 2].isalpha()
-        and ("." not in raw.text)
-    )
+    """A whole figure ending in 0 with a glued "s" that is a year ("1990s") or follows
+    "the", "early", "late", "mid" or an apostrophe ("the 20s", "'90s"): a decade, not
+    seconds ("a 30s timeout" is seconds)."""
+    if text[raw.end : raw.end + 1] != "s" or text[raw.end + 1 : raw.end + 2].isalpha():
+        return False
+    if not raw.text.isdigit() or not raw.text.endswith("0"):
+        return False
+    return len(raw.text) == 4 or bool(_DECADE_BEFORE.search(text, 0, raw.start))
 
 
 def _spaced_thousands(text: str, found: list[RawFigure]) -> None:

@@ -6,10 +6,12 @@
   -> 42, "four hundred and five" -> 405); a figure already followed by a scale word
   ("1.5 million") is left to the figure reader.
 - Fractions and ratios, the project's own small table (no library reads them): "a fifth",
-  "two thirds", "one in six", "three in ten", "half of" become a share marked as
-  approximate ("about 20%"); "three quarters of a GiB" becomes "about 0.75 GiB", "half a
-  minute" "about 0.5 minute", "half a million" and "a quarter of a million" "about 0.5
-  million" and "about 0.25 million";
+  "two thirds", "one in six", "three of every four", "half of", "used half the", "7/8"
+  become a share marked as approximate ("about 20%"), or with the writer's own hedge
+  when one comes before ("nearly half" -> "nearly 50%"); "the second half" names a part,
+  no share; "three quarters of a GiB" becomes "about 0.75 GiB", "half a minute" 0.5
+  minute, "half a million" and "a quarter of a million" "about 0.5 million" and "about
+  0.25 million", "over a gigabyte" (a unit of time or data after a hedge) over 1 gigabyte;
   "two and a half" 2.5, "a year and a half" 1.5 year; "doubled", "tripled", "twice",
   "seven to one" 2, 3 or 7 "times".
 - A power of two or ten ("2^32", "2**31 - 1", "10^6") as its value, as a man page or a
@@ -52,9 +54,17 @@ _FRACTION = re.compile(
     re.IGNORECASE,
 )
 _RATIO = re.compile(
-    rf"\b(?P<a>{_NUMBER_WORD}|\d+) (?:in|out of) (?P<b>{_NUMBER_WORD}|\d+)\b(?![.,]\d)",
+    rf"\b(?P<a>{_NUMBER_WORD}|\d+) (?:in|(?:out )?of every|out of) (?P<b>{_NUMBER_WORD}|\d+)\b"
+    r"(?![.,]\d)",
     re.IGNORECASE,
 )
+_SLASH = re.compile(r"(?<![\w/.,-])(?P<a>\d{1,3})/(?P<b>\d{1,3})(?![\w/%]|[.,]\d)")
+"""A fraction in digits ("7/8"), not a date, a path or a "24/7"."""
+_HEDGED_ONE = re.compile(
+    r"\b(?P<hedge>[a-z]+) an? (?P<unit>[^\W\d_]+(?:/[^\W\d_]+| per [^\W\d_]+)?)\b", re.IGNORECASE
+)
+_HALF_A = re.compile(r"\bhalf an? (?P<unit>[^\W\d_]+)\b", re.IGNORECASE)
+
 _AND_A_HALF = re.compile(rf"\b(?P<n>{_NUMBER_WORD}|\d+)(?P<noun>) and a half\b", re.IGNORECASE)
 _NOUN_AND_A_HALF = re.compile(
     rf"\b(?P<n>{_NUMBER_WORD}|\d+)(?P<noun> [^\W\d_]+) and a half\b", re.IGNORECASE
@@ -87,6 +97,10 @@ _DATE = re.compile(
     rf"|{_MONTH},? (?:18|19|20)\d\d\b)"
 )
 _WORDS = re.compile(r"[A-Za-z]")
+_HEDGE_END = re.compile(
+    "(?:" + "|".join(re.escape(h) for h in sorted(HEDGES, key=len, reverse=True)) + r")$",
+    re.IGNORECASE,
+)
 _FRACTION_WORD = re.compile("|".join(_DENOMINATORS))
 _MONTH_OR_ISO = re.compile(rf"{_MONTH}|\d{{4}}-\d\d")
 _DAY_PROBES = (datetime(2000, 1, 1), datetime(2000, 1, 2))
@@ -109,17 +123,25 @@ def _share(value: float) -> str:
     return f"{APPROX} {text}%"
 
 
+_PLACES = frozenset(
+    "first second other top bottom upper lower latter former last next back front".split()
+)
+"""Words before "half" that name a part, not a share ("the second half of the year")."""
+
+
 def _fraction(match: re.Match[str]) -> str:
-    count = _count(match.group("count"))
+    written = match.group("count")
+    count = _count(written)
     part = match.group("part").lower()
+    if count is None and part == "half" and written.lower() not in _PLACES:
+        # "used half the memory", "nearly half of": the word before is no count
+        keep = match.group(0)[: match.start("part") - match.start()]
+        return keep + _fraction(_FRACTION.match(match.string, match.start("part")) or match)
     if match.string[max(0, match.start() - 4) : match.start()].lower() == "and ":
         return match.group(0)  # "a year and a half" not read as a noun: no share
-    if count is None and part == "half":  # "served half a million": no count before it
-        prefix = match.group(0)[: match.start("part") - match.start()]
-        return prefix + _fraction(_FRACTION.match(match.string, match.start("part")) or match)
-    if count is None or (match.group("count") is None and part not in ("half",)):
+    if count is None or (written is None and part not in ("half",)):
         return match.group(0)
-    if match.group("count") is None and not match.group("of"):
+    if written is None and not match.group("of"):
         return match.group(0)
     value = count / _DENOMINATORS[part]
     unit = match.group("unit")
@@ -128,7 +150,10 @@ def _fraction(match: re.Match[str]) -> str:
     if unit and (scale or (of != f" {unit}" and unit_of(unit) is not None)):
         return f"{APPROX} {value:.6g} {unit}"  # "half a minute", "a quarter of a million"
     rest = match.group("of") or ""
-    return _share(value * 100) + rest
+    share = _share(value * 100)
+    if _HEDGE_END.search(match.string[max(0, match.start() - 16) : match.start()].rstrip()):
+        share = share.removeprefix(f"{APPROX} ")  # "nearly half": the writer's own hedge
+    return share + rest
 
 
 def _ratio(match: re.Match[str]) -> str:
@@ -136,6 +161,33 @@ def _ratio(match: re.Match[str]) -> str:
     if a is None or b is None or not 0 < a < b <= 1000:
         return match.group(0)
     return _share(100 * a / b)
+
+
+def _slash(match: re.Match[str]) -> str:
+    a, b = int(match.group("a")), int(match.group("b"))
+    return _share(100 * a / b) if 0 < a < b else match.group(0)
+
+
+_MEASURES = frozenset({"second", "bit", "bit / second", "1 / second"})
+"""The dimensions of a unit that "about a(n)" counts one of: time, data, rates ("over a
+link" is no distance)."""
+
+
+def _hedged_one(match: re.Match[str]) -> str:
+    """ "more than a gigabyte" -> "more than 1 gigabyte", "about an hour" -> "about 1
+    hour": a unit of time or data after a hedge is one of it (not "a second attempt")."""
+    before = match.string[max(0, match.start() - 12) : match.start()] + match.group("hedge")
+    unit = unit_of(match.group("unit").split("/")[0].split(" per ")[0])
+    if _HEDGE_END.search(before) is None or unit is None or unit.dimension not in _MEASURES:
+        return match.group(0)
+    return f"{match.group('hedge')} 1 {match.group('unit')}"
+
+
+def _half_a(match: re.Match[str]) -> str:
+    """ "half a minute" -> "0.5 minute", "half a percent" -> "0.5 percent"."""
+    unit = match.group("unit")
+    known = unit.lower() == "percent" or unit_of(unit) is not None
+    return f"0.5 {unit}" if known else match.group(0)
 
 
 def _and_a_half(match: re.Match[str]) -> str:
@@ -240,15 +292,26 @@ def spell_numbers(text: str) -> str:
             text = _SMALL_UNIT.sub(_small_unit, text)
         if "m" in lower and "s" in lower:
             text = _CLOCK.sub(_clock, text)
+        if "half a" in lower:
+            text = _HALF_A.sub(_half_a, text)
         if _FRACTION_WORD.search(lower):
             text = _FRACTION.sub(_fraction, text)
-        if " in " in lower or " out of " in lower:
+        if " in " in lower or " of every " in lower or " out of " in lower:
             text = _RATIO.sub(_ratio, text)
+        if " a " in lower or " an " in lower:
+            text = _HEDGED_ONE.sub(_hedged_one, text)
         if _MULTIPLE.search(text):
             text = _MULTIPLE.sub(lambda m: f"{_MULTIPLES[m.group(0).lower()]} times", text)
         text = _words_to_digits(text)
+    return _written_with_symbols(text)
+
+
+def _written_with_symbols(text: str) -> str:
+    """Powers ("2^32"), fractions in digits ("7/8") and dates as figures."""
     if "^" in text or "**" in text:
         text = _POWER.sub(_power, text)
+    if "/" in text:
+        text = _SLASH.sub(_slash, text)
     if _MONTH_OR_ISO.search(text):
         text = _DATE.sub(lambda m: _canonical_date(m.group(0)), text)
     return text
