@@ -14,7 +14,7 @@ from research.sources.passages import (
     BUDGET_CHARS,
     FIGURE_PASSAGES,
     GAP,
-    MAX_PASSAGES,
+    PICKS,
     PassageIndex,
     best_passages,
 )
@@ -180,7 +180,7 @@ def test_passages_one_sentence_apart_are_merged_and_stay_within_the_budget() -> 
         taken = [(2, 4), (5, 6), (9, 10)]
         assert index._given(taken) == [index._passage(2, 6), index._passage(9, 10)]
         given = index.best(check)
-        assert 1 <= len(given) <= MAX_PASSAGES + FIGURE_PASSAGES
+        assert 1 <= len(given) <= len(PICKS) - 1 + 2 * FIGURE_PASSAGES
         assert len(given) == 1 or sum(len(p) for p in given) <= BUDGET_CHARS
 
 

@@ -29,17 +29,16 @@ from collections.abc import Sequence
 
 from research.sources.claims import ClaimCheck, PageIndex, claim_numbers, index_page
 from research.sources.pageindex import Sentence, union
-from research.sources.passagefigures import claim_figures, figure_hits
+from research.sources.passagefigures import Ways, claim_figures, figure_hits
 from research.sources.spelling import spell_numbers
 from research.sources.words import stems_of
 
-MAX_PASSAGES = 3
-"""Passages chosen by words and figures (the claim check's own counts as one)."""
-PICKS = ("rules", "both", "both")
-"""The order the passages are chosen in: the claim check's own ("rules"), then the best by
-words and figures ("both"; "words": by words alone)."""
+PICKS = ("rules", "both", "both", "figures")
+"""The order the passages are chosen in (and given in, while they fit the budget): the
+claim check's own ("rules"), the best window by words and figures ("both"; "words": by
+words alone), then a passage for each figure no passage holds yet ("figures")."""
 FIGURE_PASSAGES = 2
-"""Passages added at most for figures of the claim no other passage holds."""
+"""Figures of the claim that get a passage of their own, at most."""
 BUDGET_CHARS = 1_500
 """The passages of one claim stop at this many characters (the first is always given)."""
 PASSAGE_CHARS = 700
@@ -151,21 +150,31 @@ class PassageIndex:
         both = [w + FIGURE_WEIGHT * h for w, h in zip(words, hits, strict=True)]
         taken: list[Span] = []
         for pick in PICKS:
+            if pick == "figures":
+                self._figure_picks(holders, words, taken)
+                continue
             if pick == "rules":
                 span = self._evidence_span(check.evidence, taken)
             else:
                 span = self._best_span(both if pick == "both" else words, taken)
-            if span is not None and len(taken) < MAX_PASSAGES:
+            if span is not None:
                 taken.append(self._widen(span))
+        return self._given(taken)
+
+    def _figure_picks(self, holders: list[Ways], words: list[float], taken: list[Span]) -> None:
+        """For each figure of the claim no passage of `taken` holds (in any of its ways),
+        the way that holds most of the claim's words with its neighbours, up to
+        FIGURE_PASSAGES figures."""
+        added = 0
         for ways in holders:
-            if len(taken) >= MAX_PASSAGES + FIGURE_PASSAGES:
+            if added >= FIGURE_PASSAGES:
                 break
             if ways and not any(all(_inside(i, taken) for i in way) for way in ways):
                 way = max(ways, key=lambda w: sum(self._with_neighbours(words, i) for i in w))
+                added += 1
                 for index in way:
                     if not _overlaps((index, index + 1), taken):
                         taken.append(self._widen((index, index + 1)))
-        return self._given(taken)
 
     def _with_neighbours(self, scores: list[float], index: int) -> float:
         """A sentence's score and a share of its neighbours' (a row's heading, a date's
