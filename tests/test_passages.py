@@ -145,6 +145,17 @@ COMPUTED = [
         ],
         "| zstd | 3.1 s |\n| gzip | 9.3 s |",
     ),
+    (  # a hedged figure ("close to") is looked for as computed too: 118.7 s - 115.0 s
+        "The new build saved close to four seconds of CPU time.",
+        [
+            "The load test ran on 4 workers with the new build and the old one.",
+            *distractors("the new build saved CPU time"),
+            "Old build, total CPU time: 118.7s",
+            "New build, total CPU time: 115.0s",
+            *filler("after", 8),
+        ],
+        "Old build, total CPU time: 118.7s\nNew build, total CPU time: 115.0s",
+    ),
     (  # a duration between dates of two sentences far apart: 3.25 years
         "Version 4 of the toolkit was supported for about three years.",
         [

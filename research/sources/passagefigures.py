@@ -143,7 +143,8 @@ def claim_figures(
     page: PageIndex, numbers: Sequence[StatedNumber], words: Sequence[float]
 ) -> list[Ways]:
     """For each figure of the claim, the sentences stating it; then, for each figure no
-    sentence states and each duration, the ways it is computed (`derived`; two sentences
+    sentence states, each hedged one ("close to", "about": often computed by whoever
+    wrote the claim) and each duration, the ways it is computed (`derived`; two sentences
     among the NEAR_SENTENCES with figures that score best by the claim's `words`)."""
     stated = [stating(page, n) for n in numbers]
     figured = [i for i, s in enumerate(page.sentences) if s.numbers and words[i] > 0]
@@ -152,5 +153,5 @@ def claim_figures(
     return ways + [
         derived(page, n, near)
         for n, found in zip(numbers, stated, strict=True)
-        if not found or _duration_window(n)[1] > 0
+        if not found or n.band is not None or _duration_window(n)[1] > 0
     ]

@@ -115,6 +115,10 @@ class PassageIndex:
             in_table = self.sentences[self.line_start[index]].text.startswith("|")
             before = self.header[-1] if index else None
             self.header.append((index if before is None else before) if in_table else None)
+        self.lead_stems = [  # a table row's: the words of the sentences introducing its table
+            frozenset(union(self.sentences[i].stems for i in s.lead) if row is not None else ())
+            for s, row in zip(self.sentences, self.header, strict=True)
+        ]
 
     def caption(self, index: int) -> int | None:
         """The last of the sentences that introduce the table sentence `index` is a row of
@@ -130,10 +134,8 @@ class PassageIndex:
         for index, sentence in enumerate(self.sentences):
             held = stems & sentence.stems
             score = sum(self.idf.get(stem, 0.0) for stem in held)
-            if self.header[index] is not None:
-                lead = union(self.sentences[i].stems for i in sentence.lead)
-                extra = (stems & lead) - held
-                score += CAPTION_SHARE * sum(self.idf.get(stem, 0.0) for stem in extra)
+            extra = (stems & self.lead_stems[index]) - held
+            score += CAPTION_SHARE * sum(self.idf.get(stem, 0.0) for stem in extra)
             scores.append(score)
         return scores
 
