@@ -11,8 +11,9 @@ claim check reads it, the claim's figure as rounded as the claim writes it ("83.
 million" for 83,499,915), or figures it is computed from (a share of two figures, a
 duration between two dates). Chosen, in order: the claim check's own passage, the best
 windows of one or two neighbouring sentences (twice), then, for each figure of the claim
-that no passage holds yet, the sentence stating it that holds the most of the claim's
-words with its neighbours (a count stated once, far from the words that describe it).
+that no passage holds yet, the sentence stating it (or the one or two it is computed
+from) that holds the most of the claim's words with its neighbours (a count stated once,
+far from the words that describe it; two rows of a table).
 Each is widened while it stays short: by the next sentence, through a command's output,
 to a list's last item, and by the sentence before. Passages that touch or are one
 sentence apart are merged (a date two lines above another); a table row is shown after
