@@ -223,6 +223,28 @@ def test_units_in_words_and_glued_seconds_are_quantities(claim: str, quote: str)
     assert quote_holds_quantity(quote, claim)
 
 
+@pytest.mark.parametrize(
+    ("claim", "quote", "held"),
+    [
+        ("Throughput reached 1.25 GB/s.", "Throughput reached 10 Gb/s.", True),  # gigabits
+        ("Throughput reached 10 gigabits per second.", "Throughput reached 10 Gbps.", True),
+        ("It copies 500 bytes per second.", "It copies 500 B/s.", True),
+        ("It parses 1.2 gigabytes a second.", "It parses 1200 MB/s.", True),
+        ("It parses 1.2 gigabytes a second.", "It parses 1500 MB/s.", False),
+        ("The build took 62 minutes.", "The build took 1h2m.", True),
+        ("It was 1.3 times faster.", "It was 30% faster.", True),
+        ("It was 1.3 times faster.", "It was 40% faster.", False),
+    ],
+)
+def test_rates_clocks_and_changes_as_multiples(claim: str, quote: str, held: bool) -> None:
+    assert quote_holds_quantity(quote, claim) is held
+
+
+def test_a_duration_a_day_stays_a_duration() -> None:
+    assert quote_holds_quantity("Staff work 8 hours a day.", "Staff work 8 hours a day.")
+    assert quote_holds_quantity("Staff work 8 hours.", "Staff work 8 hours a day.")
+
+
 # --- Hedges: each with one band -----------------------------------------------------------
 
 

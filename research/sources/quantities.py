@@ -61,7 +61,13 @@ _NOT_UNITS = frozenset(
     ppb x times fold ha mil gal tons ton as am pm me he has ca rc cd pt dr gr ct sr au pc ly
     mi""".split()
 )
-_UNIT_ALIASES = {"KB": "kilobyte", "kb": "kilobit", "Kb": "kilobit", "kbps": "kilobit/second"}
+_UNIT_ALIASES = {
+    "KB": "kilobyte", "kb": "kilobit", "Kb": "kilobit", "Mb": "megabit", "Gb": "gigabit",
+    "Tb": "terabit", "kbps": "kilobit/second", "Mbps": "megabit/second",
+    "Gbps": "gigabit/second",
+}  # fmt: skip
+_RATE_ALIASES = {"B": "byte"}
+"""Spellings that are units only before "/" ("B/s"; "5 B" alone is no unit)."""
 _UNIT_TOKEN = re.compile(
     r"[ \u00a0-]?(?P<unit>[^\W\d_][^\W\d]*(?:-[^\W\d_]+)?(?:[\u00b2\u00b3]|\^?[23])?"
     r"(?:(?:/| per )[^\W\d_][^\W\d]*)?)"
@@ -121,12 +127,18 @@ def _registry() -> Any:
 def unit_of(spelling: str) -> Unit | None:
     """The unit a spelling names ("MB/s", "milliseconds", "kWh"), or None for a word pint
     does not know as a unit or that rarely means one after a figure ("in", "a", "K")."""
-    first = re.split(r"/| per ", spelling)[0]
-    if spelling in _NOT_UNITS or first in _NOT_UNITS:
+    parts = re.split(r"/| per ", spelling)
+    first = parts[0]
+    if len(parts) == 2 and first in _RATE_ALIASES:
+        first = _RATE_ALIASES[first]
+    elif spelling in _NOT_UNITS or first in _NOT_UNITS:
         return None
     if len(first) == 1 and first not in _SHORT_OK:
         return None
-    text = _UNIT_ALIASES.get(spelling, spelling).replace(" per ", "/")
+    if spelling in _UNIT_ALIASES:
+        text = _UNIT_ALIASES[spelling]
+    else:
+        text = "/".join([_UNIT_ALIASES.get(first, first), *parts[1:]])
     try:
         registry = _registry()
         quantity = registry.Quantity(1.0, registry.parse_units(text))

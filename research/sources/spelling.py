@@ -1,7 +1,8 @@
 """Figures written in words, fractions and dates, rewritten as the figure reader reads them
 (pure): `spell_numbers(text)`.
 
-- Durations written as a clock ("8m30s") in seconds ("510 s").
+- Durations written as a clock ("8m30s", "1h2m") in seconds ("510 s"); a rate written
+  "1.2 gigabytes a second" per second (a unit of data).
 - Number words through text2num's `alpha2digit` ("twelve thousand" -> 12000, "forty-two"
   -> 42, "four hundred and five" -> 405); a figure already followed by a scale word
   ("1.5 million") is left to the figure reader.
@@ -75,7 +76,13 @@ _SMALL = {"zero": 0, "one": 1, "two": 2}
 _BY_HALF = re.compile(r"\bby (?P<hedge>(?:[a-z]+ ){0,2})half\b(?! of| an? )", re.IGNORECASE)
 _WORD_UNIT = re.compile(rf"\b(?P<n>{_NUMBER_WORD})-(?P<unit>[A-Za-z]+)\b")
 _TO_ONE = re.compile(rf"\b(?P<n>{_NUMBER_WORD}|\d+) to one\b", re.IGNORECASE)
-_CLOCK = re.compile(r"\b(?:(?P<h>\d+)h)?(?P<m>\d+)m(?P<s>\d+(?:\.\d+)?)s\b")
+_CLOCK = re.compile(
+    r"\b(?:(?P<h>\d+)h(?P<m>\d+)m(?:(?P<s>\d+(?:\.\d+)?)s)?|(?P<m2>\d+)m(?P<s2>\d+(?:\.\d+)?)s)\b"
+)
+_A_TIME = re.compile(
+    r"(?<=\d )(?P<unit>[^\W\d_]+) an? (?P<per>second|minute|hour|day|week|month|year)\b"
+)
+"""A rate written "1.2 gigabytes a second": per second."""
 _SCALE_WORDS = frozenset({"thousand", "million", "billion", "trillion"})
 _POWER = re.compile(
     r"(?<![\w.^*])(?P<base>2|10) ?(?:\^|\*\*) ?(?P<exp>\d{1,2})(?!\w|\.\d)"
@@ -209,10 +216,20 @@ def _small_unit(match: re.Match[str]) -> str:
 
 
 def _clock(match: re.Match[str]) -> str:
-    """ "8m30s" -> "510 s", "1h2m3s" -> "3723 s"."""
+    """ "8m30s" -> "510 s", "1h2m3s" -> "3723 s", "1h2m" -> "3720 s"."""
     hours = int(match.group("h") or 0)
-    seconds = float(match.group("s")) + 60 * int(match.group("m")) + 3600 * hours
+    minutes = int(match.group("m") or match.group("m2") or 0)
+    seconds = float(match.group("s") or match.group("s2") or 0) + 60 * minutes + 3600 * hours
     return f"{seconds:g} s"
+
+
+def _a_time(match: re.Match[str]) -> str:
+    """ "1.2 gigabytes a second" -> "1.2 gigabytes per second" (a unit of data only: "8
+    hours a day" stays a duration)."""
+    unit = unit_of(match.group("unit"))
+    if unit is None or unit.dimension != "bit":
+        return match.group(0)
+    return f"{match.group('unit')} per {match.group('per')}"
 
 
 def _by_half(match: re.Match[str]) -> str:
@@ -290,8 +307,10 @@ def spell_numbers(text: str) -> str:
             text = _TO_ONE.sub(_to_one, text)
         if "one " in lower or "two " in lower or "zero " in lower:
             text = _SMALL_UNIT.sub(_small_unit, text)
-        if "m" in lower and "s" in lower:
+        if "m" in lower:
             text = _CLOCK.sub(_clock, text)
+        if " a " in lower or " an " in lower:
+            text = _A_TIME.sub(_a_time, text)
         if "half a" in lower:
             text = _HALF_A.sub(_half_a, text)
         if _FRACTION_WORD.search(lower):
