@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import date
 from decimal import Decimal
 from itertools import combinations
@@ -99,11 +99,14 @@ def _computes(number: StatedNumber, sentences: Sequence[Sentence]) -> bool:
     return any(low <= (b - a) * DAY <= high for a, b in combinations(days, 2))
 
 
-def derived(page: PageIndex, number: StatedNumber, near: Sequence[int] = ()) -> Ways:
+def derived(
+    page: PageIndex, number: StatedNumber, worded: Collection[int] = (), near: Sequence[int] = ()
+) -> Ways:
     """The ways the claim's figure is computed from the page's (`_computes`): from one
-    sentence, from figures of two neighbouring sentences (not for a duration: a list of
-    dates has too many pairs), or from two of the sentences `near` (two rows of a table, a
-    date in one paragraph and another further down)."""
+    sentence; from figures of two neighbouring sentences, one of them `worded` (holding
+    words of the claim; not for a duration: a list of dates has too many pairs); or from
+    two of the sentences `near` (two rows of a table, a date in one paragraph and another
+    further down)."""
     sentences = page.sentences
     figured = [i for i, s in enumerate(sentences) if s.numbers]
     ways: Ways = [(i,) for i in figured if _computes(number, sentences[i : i + 1])]
@@ -111,6 +114,7 @@ def derived(page: PageIndex, number: StatedNumber, near: Sequence[int] = ()) -> 
         (i, i + 1)
         for i in figured
         if i + 1 < len(sentences)
+        and (i in worded or i + 1 in worded)
         and sentences[i + 1].numbers
         and derivable(number, [*sentences[i].numbers, *sentences[i + 1].numbers])
     ]
@@ -147,11 +151,11 @@ def claim_figures(
     wrote the claim) and each duration, the ways it is computed (`derived`; two sentences
     among the NEAR_SENTENCES with figures that score best by the claim's `words`)."""
     stated = [stating(page, n) for n in numbers]
-    figured = [i for i, s in enumerate(page.sentences) if s.numbers and words[i] > 0]
-    near = sorted(figured, key=lambda i: -words[i])[:NEAR_SENTENCES]
+    worded = {i for i, s in enumerate(page.sentences) if s.numbers and words[i] > 0}
+    near = sorted(worded, key=lambda i: (-words[i], i))[:NEAR_SENTENCES]
     ways: list[Ways] = [[(i,) for i in sorted(found)] for found in stated]
     return ways + [
-        derived(page, n, near)
+        derived(page, n, worded, near)
         for n, found in zip(numbers, stated, strict=True)
         if not found or n.band is not None or _duration_window(n)[1] > 0
     ]
