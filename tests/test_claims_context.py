@@ -120,3 +120,33 @@ def test_a_figure_not_computed_from_a_sentence_near_its_words_is_not_supported(
 def test_the_word_times_after_a_multiple_is_part_of_the_figure() -> None:
     check = check_claim("The tarballs uploaded were more than seven times the zip files.", UPLOADS)
     assert check.support is Support.SUPPORTED and check.coverage == 1.0, check
+
+
+# --- One figure stated once pins the passage (issue 26) ---------------------------------------
+
+PROFILE = index_page(
+    """Profile-guided optimization
+
+We collected a profile from the server under load and rebuilt it.
+
+File: markdown.profile.withpgo.exe
+Type: cpu
+Time: Aug 28, 2023 at 10:26pm (EDT)
+Duration: 116.92s, Total samples = 118.73s (101.55%)
+
+The rebuilt server used less CPU time than before.
+"""
+)
+
+
+def test_one_figure_stated_once_pins_a_passage_with_a_fifth_of_the_words() -> None:
+    # the date is stated once; the claim's other words are the writer's own
+    claim = "The CPU comparison pictured in the write-up was captured on 28 August 2023."
+    check = check_claim(claim, PROFILE)
+    assert 0.2 <= check.coverage < 0.35 and check.support is Support.SUPPORTED, check
+
+
+def test_a_pinned_passage_still_needs_a_fifth_of_the_words() -> None:
+    claim = "Gardeners planted tulips along the riverside promenade on 28 August 2023."
+    check = check_claim(claim, PROFILE)
+    assert check.support is not Support.SUPPORTED, check

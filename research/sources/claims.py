@@ -15,8 +15,8 @@ but not in the matching passage); with no page text it is UNVERIFIABLE. One
 exception to "the words only partly there": a passage holding every figure of the claim,
 one of them a figure the page states in at most PINNING_SENTENCES sentences, with no other
 sentence of it giving a figure of that sort the claim lacks, is SUPPORTED from
-WEAK_COVERAGE on (the figures say which passage the claim restates; a paraphrase changes
-its words).
+PINNED_COVERAGE (20%) of its words on (the figures say which passage the claim restates;
+a paraphrase changes its words).
 
 Four kinds of context count as part of every passage:
 - the title block: up to HEAD_SENTENCES leading lines of at most HEAD_WORDS words that do
@@ -540,12 +540,12 @@ def _one_row_named(page: PageIndex, label: frozenset[str]) -> bool:
 PINNING_SENTENCES = 2
 """A figure the page states in at most this many sentences pins the passage that holds it."""
 PINNED_COVERAGE = 0.2
-"""The words a passage pinned by two such figures needs (one figure: WEAK_COVERAGE)."""
+"""The share of the claim's words a passage pinned by such a figure needs."""
 
 
 def _pinned_by_figures(page: PageIndex, parsed: _Parsed, found: _Match) -> bool:
     """Whether the passage holds every figure of the claim, one of them a figure the page
-    states almost nowhere else, and at least WEAK_COVERAGE of its words, and no other
+    states almost nowhere else, and at least PINNED_COVERAGE of its words, and no other
     sentence of the passage gives a figure of that sort the claim lacks: the figures then
     say which passage the claim restates, and the words only need to be partly there."""
     if found.missing or found.absent or found.conflicts or found.coverage < PINNED_COVERAGE:
@@ -557,8 +557,6 @@ def _pinned_by_figures(page: PageIndex, parsed: _Parsed, found: _Match) -> bool:
         and 0 < len(s) <= PINNING_SENTENCES
         and n not in found.elsewhere
     ]
-    if len(pins) < 2 and found.coverage < WEAK_COVERAGE:
-        return False
     return bool(pins) and not any(
         _conflicts([page.sentences[i]], parsed.numbers, [n])
         for n, s in pins
