@@ -181,6 +181,26 @@ def test_a_figure_the_claim_rounds_or_computes_is_found(
         assert any(part in p for p in given), given
 
 
+def test_a_changed_figure_gets_the_passage_with_the_figure_it_was_changed_from() -> None:
+    """The claim's 38% is the page's, but of plugins; the line that decides it gives
+    another percentage, with few of the claim's words."""
+    page = "\n".join(
+        [
+            "Editor survey",
+            *distractors("in the survey the developers chose an editor and said why"),
+            "Of the plugins we looked at, 38% were themes.",
+            *filler("plugin", 3),
+            "Editors, by share of answers:",
+            *filler("table", 3),
+            "Vim: 41%",
+            *filler("closing", 3),
+            *distractors("in the survey the developers chose the editor they know", 3),
+        ]
+    )
+    given = passages("In the survey, Vim was the editor 38% of the developers chose.", page)
+    assert any("Vim: 41%" in p for p in given), given
+
+
 def test_passages_one_sentence_apart_are_merged_and_stay_within_the_budget() -> None:
     for claim, page in (
         ("On the kernel tarball zstd took 97.25 seconds.", TABLE_PAGE),

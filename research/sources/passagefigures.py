@@ -122,6 +122,22 @@ def derived(
     return ways + [(a, b) for a, b in pairs if _computes(number, (sentences[a], sentences[b]))]
 
 
+def _sort_of(figure: StatedNumber) -> tuple[str, str | None]:
+    """What sort of figure it is: its kind (a number, a percentage, a year, a date, ...)
+    and its unit's dimension."""
+    return figure.kind, figure.quantity.unit.dimension if figure.quantity else None
+
+
+def of_sort(page: PageIndex, numbers: Sequence[StatedNumber]) -> set[int]:
+    """The sentences giving a figure of the sort of one of `numbers` (`_sort_of`)."""
+    sorts = {_sort_of(n) for n in numbers}
+    return {
+        index
+        for index, sentence in enumerate(page.sentences)
+        if any(_sort_of(f) in sorts for f in sentence.numbers)
+    }
+
+
 def figure_hits(
     page: PageIndex, numbers: Sequence[StatedNumber], holders: Sequence[Ways]
 ) -> list[float]:

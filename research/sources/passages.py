@@ -13,7 +13,9 @@ duration between two dates). Chosen, in order: the claim check's own passage, th
 windows of one or two neighbouring sentences (twice), then, for each figure of the claim
 that no passage holds yet, the sentence stating it (or the one or two it is computed
 from) that holds the most of the claim's words with its neighbours (a count stated once,
-far from the words that describe it; two rows of a table).
+far from the words that describe it; two rows of a table), and last the best window by
+words among the sentences giving a figure of the sort of one of the claim's (where a
+changed figure was changed from).
 Each is widened while it stays short: by the next sentence, through a command's output,
 to a list's last item, and by the sentence before. Passages that touch or are one
 sentence apart are merged (a date two lines above another); a table row is shown after
@@ -30,14 +32,16 @@ from collections.abc import Sequence
 
 from research.sources.claims import ClaimCheck, PageIndex, claim_numbers, index_page
 from research.sources.pageindex import Sentence, union
-from research.sources.passagefigures import Ways, claim_figures, figure_hits
+from research.sources.passagefigures import Ways, claim_figures, figure_hits, of_sort
 from research.sources.spelling import spell_numbers
 from research.sources.words import stems_of
 
-PICKS = ("rules", "both", "both", "figures")
+PICKS = ("rules", "both", "both", "figures", "sort")
 """The order the passages are chosen in (and given in, while they fit the budget): the
 claim check's own ("rules"), the best window by words and figures ("both"; "words": by
-words alone), then a passage for each figure no passage holds yet ("figures")."""
+words alone), a passage for each figure no passage holds yet ("figures"), then the best
+by words among the sentences giving a figure of the sort of one of the claim's ("sort":
+where a changed figure was changed from, or what a careful phrasing restates)."""
 FIGURE_PASSAGES = 2
 """Figures of the claim that get a passage of their own, at most."""
 BUDGET_CHARS = 1_500
@@ -134,9 +138,9 @@ class PassageIndex:
         scores = []
         for index, sentence in enumerate(self.sentences):
             held = stems & sentence.stems
-            score = sum(self.idf.get(stem, 0.0) for stem in held)
+            score = math.fsum(self.idf.get(stem, 0.0) for stem in held)
             extra = (stems & self.lead_stems[index]) - held
-            score += CAPTION_SHARE * sum(self.idf.get(stem, 0.0) for stem in extra)
+            score += CAPTION_SHARE * math.fsum(self.idf.get(stem, 0.0) for stem in extra)
             scores.append(score)
         return scores
 
@@ -156,7 +160,11 @@ class PassageIndex:
             if pick == "figures":
                 self._figure_picks(holders, words, taken)
                 continue
-            if pick == "rules":
+            if pick == "sort":
+                sorted_ = of_sort(self.page, numbers)
+                masked = [w if i in sorted_ else 0.0 for i, w in enumerate(words)]
+                span = self._best_span(masked, taken)
+            elif pick == "rules":
                 span = self._evidence_span(check.evidence, taken)
             else:
                 span = self._best_span(both if pick == "both" else words, taken)
