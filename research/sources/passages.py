@@ -44,7 +44,7 @@ by words among the sentences giving a figure of the sort of one of the claim's (
 where a changed figure was changed from, or what a careful phrasing restates)."""
 FIGURE_PASSAGES = 2
 """Figures of the claim that get a passage of their own, at most."""
-BUDGET_CHARS = 1_500
+BUDGET_CHARS = 1_800
 """The passages of one claim stop at this many characters (the first is always given)."""
 PASSAGE_CHARS = 700
 """A passage is widened only while it stays this short."""
