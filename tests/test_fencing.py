@@ -4,14 +4,16 @@ in test_fencing_processes.py."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import events_of
+from helpers import events_of, run_research, sandbox_env, victim_files
 
 from research.core.errors import SessionLockedError
 from research.core.hosts import host_id
@@ -181,3 +183,50 @@ def test_every_phase_event_names_its_host_pid_and_generation(
     assert generations[0] == 1 and generations[-1] == 2 and generations == sorted(generations)
     state = json.loads((session / "state.json").read_text())
     assert state["progress"]["lock_generation"] == 2
+
+
+AUDITOR = Path(__file__).resolve().parent / "fake_agents" / "scratch_auditor.py"
+
+
+def digest(root: Path) -> dict[str, str]:
+    return {
+        path.relative_to(root).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(root.rglob("*"))
+        if path.is_file() and not path.is_symlink()
+    }
+
+
+def test_a_later_phase_reuses_a_scratch_area_with_nothing_an_agent_left_there(
+    tmp_path: Path,
+) -> None:
+    """A phase's scratch area waits for the next phase: what the agent left there (a link
+    to the user's files, a FIFO, a directory with a link) is gone, never followed, when the
+    next phase gets it; every copy in it is the session's; none is left after the run."""
+    work, record = tmp_path / "work", tmp_path / "record"
+    for directory in (work, record, tmp_path / "tmp", tmp_path / "home" / ".local" / "state"):
+        directory.mkdir(parents=True, exist_ok=True)
+    victim = victim_files(tmp_path)
+    before = digest(victim)
+    env = sandbox_env(
+        tmp_path,
+        "AUDIT_",
+        AUDIT_RECORD=str(record),
+        AUDIT_VICTIM=str(victim),
+        RESEARCH_VERIFY_SOURCES="0",
+    )
+    agent = f"{sys.executable} {AUDITOR}"
+    shape = ("--breadth", "2", "--depth", "1", "--yes")
+    done = run_research(
+        "--agent-cmd", agent, "--name", "x", *shape, "Heat pumps?", cwd=work, env=env, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    audits = [json.loads(path.read_text()) for path in sorted(record.glob("*.json"))]
+    littered = (record / "littered").read_text()
+    first = next(n for n, audit in enumerate(audits) if audit["area"] == littered)
+    later = audits[first + 1 :]
+    assert any(audit["area"] == littered for audit in later), audits  # the area was reused
+    for audit in later:
+        assert not [name for name in audit["entries"] if "planted" in name], audit
+    assert all(audit["stale"] == [] for audit in audits), audits
+    assert digest(victim) == before
+    assert not (work / ".research" / ".calls").exists()

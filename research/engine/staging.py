@@ -10,13 +10,17 @@ so it is never told to write into the session at all. Instead, for each phase ru
   for a RECOVERY), laid out like the session, with the report in `report/`;
 - the prompt names the copies (`StagedPaths`): the agent runs in the working directory as
   before (the user's files, OpenCode's project) and reads and writes the paths it is told;
-- before each call the copy is made afresh; after it, the files the phase may write
-  (`PhaseSpec.may_write`) that the agent changed are taken into the session, each write
-  fenced by the lock's generation. Whatever else the agent did there is dropped, and a
-  link, FIFO or directory it left is reported, never followed;
-- the scratch area is removed when the phase ends, and a new lock holder removes the
-  session's old ones (`discard_stale`): what a stale run's or an orphaned agent's writes
-  land in is never read.
+- before each call the copy is made afresh: a copy an earlier call left is kept only when
+  it is still a regular file holding the session's bytes (read through no link), and
+  everything else there (links, FIFOs, directories, files an agent made) is removed, never
+  followed; after the call, the files the phase may write (`PhaseSpec.may_write`) that the
+  agent changed are taken into the session, each write fenced by the lock's generation.
+  Whatever else the agent did there is dropped, and a link, FIFO or directory it left is
+  reported, never followed;
+- when the phase ends its scratch area waits for the next phase of the run (writing the
+  copies again costs more than reading them), and is removed at the run's end
+  (`close_areas`); a new lock holder removes the session's old ones (`discard_stale`):
+  what a stale run's or an orphaned agent's writes land in is never read.
 """
 
 from __future__ import annotations
@@ -124,6 +128,62 @@ def discard_stale(paths: SessionPaths) -> None:
         paths.calls_dir.parent.rmdir()  # .calls itself, when no other session has any
 
 
+def close_areas(ctx: RunContext) -> None:
+    """At the run's end: remove the scratch areas its phases left for the next one."""
+    with ctx.mutex:
+        areas, ctx.idle_areas[:] = list(ctx.idle_areas), []
+    for root, _ in areas:
+        unguard_tree(root)
+        _remove(root)
+    for parent in (ctx.paths.calls_dir, ctx.paths.calls_dir.parent):  # .calls/<name>, .calls
+        try:
+            parent.rmdir()  # only when empty: another run's or session's areas keep them
+        except OSError:
+            break
+
+
+_DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _prune(dir_fd: int, here: Path, copies: dict[Path, bytes], places: set[Path]) -> set[Path]:
+    """Clear the directory `dir_fd` (at `here`) of an earlier call's leftovers, through
+    descriptors (a link is never followed): keep the directories on the way to `copies`
+    and the regular files that still hold their copy's bytes; the kept files' paths."""
+    kept: set[Path] = set()
+    with os.scandir(dir_fd) as scan:
+        entries = [
+            (e.name, e.is_dir(follow_symlinks=False), e.is_file(follow_symlinks=False))
+            for e in scan
+        ]
+    for name, is_dir, is_file in entries:
+        path = here / name
+        if is_dir and path in places:
+            fd = os.open(name, _DIRECTORY, dir_fd=dir_fd)
+            try:
+                kept |= _prune(fd, path, copies, places)
+            finally:
+                os.close(fd)
+        elif is_dir:
+            shutil.rmtree(name, dir_fd=dir_fd)  # never follows a link
+        elif is_file and path in copies and _read_at(dir_fd, name) == copies[path]:
+            kept.add(path)
+        else:
+            os.unlink(name, dir_fd=dir_fd)
+    return kept
+
+
+def _read_at(dir_fd: int, name: str) -> bytes | None:
+    """The bytes of the regular file `name` in `dir_fd`; None for anything else."""
+    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read()
+    finally:
+        os.close(fd)
+
+
 def _remove(directory: Path) -> None:
     # rmtree never follows a link inside the tree; a link in place of the tree is unlinked.
     if os.path.islink(directory):
@@ -138,9 +198,21 @@ class Stage:
     def __init__(self, ctx: RunContext, phase: Phase) -> None:
         self.ctx = ctx
         self.phase = phase
-        generation = ctx.lock.generation if ctx.lock is not None else 0
-        self.root = ctx.paths.calls_dir / f"{generation}.{os.getpid()}.{next(_NUMBERS)}"
+        with ctx.mutex:
+            idle = ctx.idle_areas.pop() if ctx.idle_areas else None
+        self.made: tuple[int, int] | None = None
+        """The identity of the area's directory as made here (or by an earlier phase)."""
+        if idle is not None:
+            self.root, self.made = idle
+        else:
+            generation = ctx.lock.generation if ctx.lock is not None else 0
+            self.root = ctx.paths.calls_dir / f"{generation}.{os.getpid()}.{next(_NUMBERS)}"
         self.paths = StagedPaths(ctx.paths.root, ctx.paths.name, stage=self.root)
+        self._prefixes = (  # staged() is hot: the session's and the report's, as strings
+            os.fspath(ctx.paths.report_dir) + os.sep,
+            os.fspath(ctx.paths.session_dir) + os.sep,
+            os.fspath(self.root),
+        )
         self.seeded: dict[Path, bytes] = {}
         """Session path -> the bytes copied for the call."""
         self.stamps: dict[Path, tuple[int, int] | None] = {}
@@ -158,9 +230,6 @@ class Stage:
 
     def fresh(self, phase: Phase | None = None) -> None:
         """Make the scratch area a copy of the session as it is now (for `phase`'s call)."""
-        self.discard()
-        self.root.mkdir(parents=True)
-        guard_tree(self.root)
         self.seeded, self.stamps = {}, {}
         self.fresh_for = phase or self.phase
         session = self.ctx.paths.session_dir
@@ -174,12 +243,41 @@ class Stage:
                 sources += self._files(self.ctx.paths.logs_dir)[-RECOVERY_LOGS:]
             for path in sources:
                 data = read_regular(path)
-                if data is None or data == NOT_REGULAR:
-                    continue
+                if data is not None and data != NOT_REGULAR:
+                    self.seeded[path] = data
+            copies = {self.staged(path): data for path, data in self.seeded.items()}
+            kept = self._prepare(copies)
+            for path in self.seeded:
                 staged = self.staged(path)
-                _copy_into(staged, data)
-                self.seeded[path] = data
+                if staged not in kept:
+                    _copy_into(staged, copies[staged])
                 self.stamps[path] = _stamp(staged)
+
+    def _prepare(self, copies: dict[Path, bytes]) -> set[Path]:
+        """The area ready for `copies` (scratch path -> bytes): made when it is not there (or
+        not the directory made for it), else cleared of all but the copies that still hold
+        their bytes; those are returned."""
+        try:
+            info = os.lstat(self.root)
+            ours = stat.S_ISDIR(info.st_mode) and (info.st_dev, info.st_ino) == self.made
+        except OSError:
+            ours = False
+        if ours:
+            places = {parent for place in copies for parent in place.parents}
+            try:
+                fd = os.open(self.root, _DIRECTORY)
+                try:
+                    return _prune(fd, self.root, copies, places)
+                finally:
+                    os.close(fd)
+            except OSError:
+                pass  # changed under us: made again
+        self._remove_area()
+        self.root.mkdir(parents=True)
+        guard_tree(self.root)
+        info = os.lstat(self.root)
+        self.made = (info.st_dev, info.st_ino)
+        return set()
 
     @staticmethod
     def _files(directory: Path) -> list[Path]:
@@ -196,13 +294,12 @@ class Stage:
     def staged(self, path: Path) -> Path:
         """Where the session's `path` is in the scratch area (strings: this is hot)."""
         name = os.fspath(path)
-        report = os.fspath(self.ctx.paths.report_dir) + os.sep
+        report, session, root = self._prefixes
         if name.startswith(report):
-            return Path(os.fspath(self.root), REPORT_DIR, name[len(report) :])
-        session = os.fspath(self.ctx.paths.session_dir) + os.sep
+            return Path(root, REPORT_DIR, name[len(report) :])
         if not name.startswith(session):
             raise ValueError(f"{path} is not in the session")
-        return Path(os.fspath(self.root), name[len(session) :])
+        return Path(root, name[len(session) :])
 
     def session_path(self, staged: Path) -> Path:
         """The session's path for `staged`, a path in the scratch area."""
@@ -212,13 +309,16 @@ class Stage:
         return self.ctx.paths.session_dir / relative
 
     def discard(self) -> None:
+        """The phase has ended: its area waits for the run's next phase (checked before any
+        copy in it is kept), or is removed with the others at the run's end."""
+        if self.made is not None:
+            with self.ctx.mutex:
+                self.ctx.idle_areas.append((self.root, self.made))
+            self.made = None
+
+    def _remove_area(self) -> None:
         unguard_tree(self.root)
         _remove(self.root)
-        for parent in (self.root.parent, self.root.parent.parent):  # .calls/<name>, .calls
-            try:
-                parent.rmdir()  # only when empty: another phase's area keeps them
-            except OSError:
-                break
 
     # --- taking what the agent wrote ----------------------------------------------------------
 
