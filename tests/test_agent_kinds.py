@@ -22,7 +22,7 @@ from research.core.prices import Price, load_prices
 from research.core.settings import Settings
 from research.model.plan import Plan
 from research.model.state import SessionConfig
-from research.service.service import resumed_agent
+from research.service.resuming import resumed_agent
 from research.session.preflight import remembered_agent
 
 QUESTION = "How do heat pumps perform in cold climates?"

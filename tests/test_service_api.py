@@ -516,7 +516,7 @@ async def test_views_follow_the_files_at_once(api: Api) -> None:
 
 
 def test_events_are_whole_object_lines_and_nothing_stalls_a_follower(tmp_path: Path) -> None:
-    from research.service.session_files import events_from
+    from research.service.event_files import events_from
 
     log = tmp_path / "events.jsonl"
     lines = [b'{"a": 1}', b'{"b": "x\ry"}', b"not json", b'{"c": 3}']

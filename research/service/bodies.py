@@ -21,6 +21,7 @@ from research.service.models import (
     TopicView,
 )
 from research.service.session_files import Snapshot
+from research.service.side_files import outcome_of, source_id
 
 
 def job_state(snapshot: Snapshot | None, job: Job | None) -> JobState:
@@ -184,11 +185,9 @@ def citations(
     sources: list[dict[str, Any]], cited: list[int] | None, verification: dict[int, str]
 ) -> list[Citation]:
     """The cited sources (all registered ones when the audit did not record which)."""
-    from research.service.session_files import _int, _outcome
-
     by_id: dict[int, dict[str, Any]] = {}
     for source in sources:
-        ident = _int(source.get("id"))
+        ident = source_id(source.get("id"))
         if ident is not None:
             by_id.setdefault(ident, source)
     order = cited if cited is not None else sorted(by_id)
@@ -205,7 +204,7 @@ def citations(
                 title=str(source.get("title") or location)[:500],
                 type=str(source.get("type") or citation_type(location))[:32],
                 location=location[:2000],
-                verification=verification.get(ident) or _outcome(source),
+                verification=verification.get(ident) or outcome_of(source),
             )
         )
     return out

@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from research.service.session_files import events_from
+from research.service.event_files import events_from
 
 RETRY = b"retry: 1000\n\n"
 KEEP_ALIVE = b": keep-alive\n\n"

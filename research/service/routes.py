@@ -38,7 +38,7 @@ from research.service.models import (
 )
 from research.service.request_checks import local_sources_allowed
 from research.service.service import Service
-from research.service.session_files import read_export
+from research.service.side_files import read_export
 from research.service.streaming import run_stream
 from research.views.exports import missing_library
 

@@ -9,13 +9,12 @@ import os
 import signal
 import sys
 import time
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from research.cluster.messages import JobMessage, child_args
-from research.core.agentkind import DEFAULT_AGENT, AgentKind, agent_names
+from research.core.agentkind import AgentKind
 from research.service.bodies import citations, job_state, synthesis
 from research.service.children import Job, JobManager, QueueFull, is_research_process
 from research.service.errors import ApiError
@@ -23,8 +22,9 @@ from research.service.feeds import FeedHub
 from research.service.models import RunRequest, SynthesisResponse
 from research.service.polled import PolledBodies
 from research.service.request_checks import can_run, check_agent, request_job
+from research.service.resuming import resume_job
 from research.service.roster import Roster
-from research.service.session_files import NO_STATE_YET, SessionStore, saved
+from research.service.session_files import SessionStore, saved
 
 if TYPE_CHECKING:
     from research.cluster.broker import QueueClient
@@ -59,14 +59,6 @@ class ServiceConfig:
     queue_url: str | None = None
     """With --queue URL, jobs go on the task queue for `research worker`s to run."""
     failover: float = 120.0
-
-
-def resumed_agent(agent: str, mock_mode: bool) -> AgentKind:
-    """The agent a resumed session runs on: its own built-in one (the simulated one only if
-    it ran on it throughout), or the default (the server's --agent-cmd) for a command."""
-    if agent == AgentKind.MOCK and not mock_mode:
-        return DEFAULT_AGENT
-    return AgentKind(agent) if agent in agent_names() else DEFAULT_AGENT
 
 
 class Service:
@@ -189,54 +181,8 @@ class Service:
         return state is not None and state.progress.awaiting_approval
 
     def resume(self, name: str) -> Job:
-        snap = self.roster.snapshot(name)
-        lost = self.roster.lost(name)
-        if lost is not None and (snap is None or snap.state is None):
-            # lost before any run saved a state: the same request again
-            again = lost.message.model_copy(update={"job_id": uuid.uuid4().hex})
-            return self.enqueue(again.model_copy(update={"enqueued_at": time.time()}))
-        if self.roster.running(name) or (snap is not None and snap.locked):
-            ours = self.roster.job(name)
-            what = "queued" if ours is not None and ours.state == "queued" else "running"
-            raise ApiError(
-                409,
-                "locked",
-                f"session {name!r} is {what}"
-                + (f" ({snap.lock.detail})" if snap and snap.locked else ""),
-                retryable=True,
-            )
-        if snap is None or snap.state is None:
-            return self.restart(name, snap.error if snap is not None else None)
-        if snap.complete:
-            raise ApiError(409, "already_complete", f"session {name!r} is complete")
-        kind = resumed_agent(snap.state.config.agent, snap.state.config.mock_mode)
-        job = JobMessage.model_validate({"name": name, "agent": kind})  # no task: it resumes
-        if self.queue is not None:
-            return self.enqueue(job)
-        check_agent(self.config.root, self.config.agent_cmd, kind)
-        return self.submit(name, child_args(job, self.config.root, self.config.agent_cmd))
-
-    def restart(self, name: str, error: str | None) -> Job:
-        """Resume a session stopped before it saved any state: this server's job of it
-        starts again from the beginning, with the request it was started with. Without
-        one (the server restarted since), a new POST /run with the name is what works."""
-        job = self.roster.job(name)
-        if error is not None and error != NO_STATE_YET:  # a state that cannot be read
-            raise ApiError(409, "not_resumable", f"session {name!r} cannot be resumed: {error}")
-        if job is None or not job.argv or job.topic is None:
-            raise ApiError(
-                409,
-                "not_resumable",
-                f"session {name!r} stopped before it saved any state, so there is nothing to "
-                f"resume; start it again with POST /run and name {name!r}",
-            )
-        again = self.submit(name, job.argv[len(self.jobs.cli) :])
-        again.topic = job.topic
-        again.warnings = [
-            *job.warnings,
-            "the session stopped before it saved any state: it starts again from the beginning",
-        ]
-        return again
+        """POST /runs/{name}/resume (service/resuming.py)."""
+        return resume_job(self, name)
 
     def stop(self, name: str) -> str:
         snap = self.roster.snapshot(name)

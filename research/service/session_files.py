@@ -1,33 +1,38 @@
-"""Every read of a session's files the service makes, in one place.
+"""Every read of a session's files the service makes: its state and lock here (the
+`SessionStore`), its report and side files in side_files.py, its event log in
+event_files.py.
 
 The service keeps nothing of its own: what it shows comes from `.research/<name>/` and
-`reports/<name>/`, read here (and only here), through the CLI's own loaders. Everything in
+`reports/<name>/`, read in these three modules (and only there), through the CLI's own
+loaders. Everything in
 those files may have been written by an agent, so every read tolerates garbage: a file that
 does not parse is reported as unreadable, never raised.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import time
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from research.core.defaults import EXPORT_FORMATS
 from research.core.errors import StateError
 from research.core.hosts import host_id
 from research.model.state import STATE_COPY_NAME, RWRState, load_state
+from research.service.event_files import events_from, failovers_in, tail_events
+from research.service.side_files import (
+    MAX_REPORT_BYTES,
+    cited_ids_of,
+    exports_of,
+    read_text,
+    sources_of,
+    verification_of,
+)
 from research.views.status import LockView, judge_lock, lock_record, session_names
-from research.workspace.fsutil import read_at_most
 from research.workspace.lock import LockInfo
 from research.workspace.paths import SessionPaths, validate_name
 
-MAX_JSON_BYTES = 8 * 1024 * 1024
-"""Side files (sources.json, citations.json, verification.json) larger than this are ignored."""
-MAX_REPORT_BYTES = 16 * 1024 * 1024
 MAX_CACHED_NAMES = 4096
 NO_LOCK = LockView("none", "")
 NO_STATE_YET = "no state.json yet"
@@ -285,7 +290,7 @@ class SessionStore:
             if after == offset:
                 break
             offset = after
-            count += _failovers_in(line for _, line in lines)
+            count += failovers_in(line for _, line in lines)
         session.failovers = (key[2], offset, count)
         return count
 
@@ -308,46 +313,15 @@ class SessionStore:
 
     def sources(self, name: str) -> list[dict[str, Any]]:
         """The source registry's entries (sources.json), each a dict; [] when unreadable."""
-        raw = read_json(self.paths(name).sources_file)
-        items = raw.get("sources") if isinstance(raw, dict) else raw
-        return [item for item in items if isinstance(item, dict)] if isinstance(items, list) else []
+        return sources_of(self.paths(name))
 
     def cited_ids(self, name: str) -> list[int] | None:
         """The ids the final report cites (citations.json), or None when not recorded."""
-        raw = read_json(self.paths(name).citations_file)
-        if not isinstance(raw, dict):
-            return None
-        for key in ("cited", "cited_ids"):
-            value = raw.get(key)
-            if isinstance(value, list):
-                return [v for v in value if isinstance(v, int) and not isinstance(v, bool)]
-        audit = raw.get("audit")
-        if isinstance(audit, dict) and isinstance(audit.get("cited"), list):
-            return [v for v in audit["cited"] if isinstance(v, int) and not isinstance(v, bool)]
-        return None
+        return cited_ids_of(self.paths(name))
 
     def verification(self, name: str) -> dict[int, str]:
         """Verification outcome per source id, from verification.json when it exists."""
-        raw = read_json(self.paths(name).session_dir / "verification.json")
-        found: dict[int, str] = {}
-        entries: Any = raw
-        if isinstance(raw, dict):
-            entries = raw.get("sources", raw.get("results", raw.get("citations", [])))
-        if isinstance(entries, dict):
-            entries = [
-                {"id": key, **value} if isinstance(value, dict) else {"id": key, "outcome": value}
-                for key, value in entries.items()
-            ]
-        if not isinstance(entries, list):
-            return found
-        for entry in entries:
-            if not isinstance(entry, dict):
-                continue
-            ident = _int(entry.get("id", entry.get("source_id")))
-            outcome = _outcome(entry)
-            if ident is not None and outcome is not None:
-                found[ident] = outcome
-        return found
+        return verification_of(self.paths(name))
 
     # --- events ----------------------------------------------------------------------------
 
@@ -364,83 +338,6 @@ class SessionStore:
         return events_from(self.events_path(name), offset, limit)
 
 
-def events_from(path: Path, offset: int, limit: int = 1 << 20) -> tuple[list[tuple[int, str]], int]:
-    """Whole event lines after byte `offset`, as [(end offset, JSON text)], and the new offset.
-
-    Lines are passed on as they are (one JSON object each, so no newline inside); a line that
-    is not an object, or not UTF-8, is skipped; a line still being written is left for later,
-    unless it is longer than `limit` (then it is skipped, rather than waited for forever).
-    """
-    try:
-        size = os.stat(path).st_size
-        if offset > size:  # the log was replaced: start over
-            offset = 0
-        if offset == size:  # nothing new (the common case of a follower's poll)
-            return [], offset
-        with path.open("rb") as handle:
-            handle.seek(offset)
-            chunk = handle.read(limit)
-    except OSError:
-        return [], offset
-    whole = chunk.rfind(b"\n") + 1
-    if whole == 0:
-        return [], offset + (len(chunk) if len(chunk) >= limit else 0)
-    out: list[tuple[int, str]] = []
-    position = offset
-    for line in chunk[:whole].split(b"\n")[:-1]:
-        position += len(line) + 1
-        text = line.strip()
-        if not (text.startswith(b"{") and text.endswith(b"}")) or b"\r" in text:
-            continue
-        try:
-            out.append((position, text.decode("utf-8")))
-        except UnicodeDecodeError:
-            continue
-    return out, position
-
-
-def _failovers_in(lines: Iterable[str]) -> int:
-    count = 0
-    for line in lines:
-        if '"lock_taken"' not in line or '"previous_host"' not in line:
-            continue
-        try:
-            event = json.loads(line)
-        except ValueError:
-            continue
-        if (
-            isinstance(event, dict)
-            and event.get("takeover")
-            and event.get("previous_host") != event.get("host")
-        ):
-            count += 1
-    return count
-
-
-def tail_events(path: Path, size: int) -> list[dict[str, Any]]:
-    """The whole events in the last `size` bytes of an event log."""
-    try:
-        with path.open("rb") as handle:
-            end = handle.seek(0, os.SEEK_END)
-            start = max(0, end - size)
-            handle.seek(start)
-            data = handle.read()
-    except OSError:
-        return []
-    lines = data.splitlines()
-    if start > 0 and lines:
-        lines = lines[1:]  # probably cut in the middle
-    events = []
-    for line in lines:
-        try:
-            event = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(event, dict):
-            events.append(event)
-    return events
-
-
 def saved(paths: SessionPaths) -> bool:
     """Whether the session's name is taken as the CLI judges it: a saved state (or its
     copy), or a report. A session stopped before its first save can be started again."""
@@ -448,65 +345,3 @@ def saved(paths: SessionPaths) -> bool:
         os.path.lexists(path)
         for path in (paths.state_file, paths.session_dir / STATE_COPY_NAME, paths.report_file)
     )
-
-
-def read_export(paths: SessionPaths, fmt: str) -> bytes | None:
-    """reports/<name>/report.pdf or report.docx (--export), or None when not written."""
-    return read_bytes(paths.report_export_file(fmt), 4 * MAX_REPORT_BYTES)
-
-
-def exports_of(paths: SessionPaths, state: RWRState | None) -> tuple[str, ...]:
-    """The formats whose export (--export) is beside the report of a complete session."""
-    if state is None or not state.progress.is_complete:
-        return ()
-    return tuple(f for f in EXPORT_FORMATS if os.path.isfile(paths.report_export_file(f)))
-
-
-def read_text(path: Path, limit: int) -> str | None:
-    """At most `limit` bytes of a regular file, never through a link or from a FIFO."""
-    data = read_bytes(path, limit)
-    return None if data is None else data.decode("utf-8", errors="replace")
-
-
-def read_bytes(path: Path, limit: int) -> bytes | None:
-    """At most `limit` bytes of a regular file, never through a link or from a FIFO."""
-    data = read_at_most(path, limit)
-    return None if data is None else data[:limit]
-
-
-def read_json(path: Path) -> Any:
-    """A side file's JSON, or None when missing, too large or malformed."""
-    text = read_text(path, MAX_JSON_BYTES)
-    if text is None or len(text) >= MAX_JSON_BYTES:
-        return None
-    try:
-        return json.loads(text)
-    except ValueError:
-        return None
-
-
-def _int(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, str):
-        digits = value.strip("[] ")
-        return int(digits) if digits.isdigit() else None
-    return None
-
-
-def _outcome(entry: dict[str, Any]) -> str | None:
-    for key in ("outcome", "verification", "verdict", "status", "result"):
-        value = entry.get(key)
-        if isinstance(value, str) and value:
-            return value[:64]
-        if isinstance(value, dict):
-            inner = _outcome(value)
-            if inner is not None:
-                return inner
-    return None
-
-
-def age(updated: float) -> float:
-    return max(0.0, time.time() - updated) if updated else 0.0
