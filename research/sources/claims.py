@@ -56,7 +56,12 @@ sentence stating that figure, and gives a figure of the same sort there instead
 (`research.sources.slots`); so is one whose figure a parenthesis ties, in the sentence
 that states it, to other words than a figure of the same sort the claim lacks ("VS Code
 (43%) and GoLand (33%)" for a claim that VS Code had 33%; "100, 250 (the default) or
-1000" for a default of 1000). The other way round, a figure that is on the page but not in
+1000" for a default of 1000), and, in a sentence without such a parenthesis (and not a
+table row), one whose figure is next to other words than the claim puts next to it while
+a figure of the same sort the claim lacks is next to them ("~500 msi files and ~50 dmg
+files" for a claim of 500 dmg files: `slots.NEAR_WORDS` words either side of a page's
+figure, `slots.CLAIM_NEAR_WORDS` content words of the claim's, neither past another figure
+or a clause break). The other way round, a figure that is on the page but not in
 the matching passage is not held against the claim when the sentence stating it carries
 the words the passage lacks and no sentence giving a figure of the same sort instead
 carries as much (a count two sentences after the survey it counts, a table row far below
@@ -72,9 +77,10 @@ How the best passage is chosen: the passages holding the most of the claim's wor
 not already in the title block), then within them the shortest run of sentences that
 still holds those words (a neighbouring sentence that adds no words of the claim cannot
 lend it a figure), then the run holding the most of the claim's figures, then the
-shortest, then the first. Known blind spot: figures swapped within one passage without a
-parenthesis to tie them ("10.9%
-of recipients vs 3.3% on placebo" told the other way round) still come out SUPPORTED.
+shortest, then the first. Known blind spot: figures swapped within one passage when the
+words that tell them apart lie between them, which belong to both ("10.9% of recipients
+vs 3.3% on placebo" told the other way round; a claim of 50 msi files above) still come
+out SUPPORTED.
 
 The parts: `figures` (the figures a text states), `figuretable` (a page's figures for
 lookups), `words` (content words, sentences), `pageindex` (a page read once), `flips` (a

@@ -30,7 +30,8 @@ from decimal import Decimal
 from research.sources.figures import StatedNumber
 from research.sources.flips import clause_around
 from research.sources.pageindex import PageIndex, Sentence, holds
-from research.sources.words import stems_of
+from research.sources.quantities import unit_of
+from research.sources.words import stems_of, token_stems
 
 MIN_RIVAL_SHARE = 0.5
 """A rival sentence shares at least this share of the words it is compared on (and two)."""
@@ -265,6 +266,54 @@ def _attached_words(sentence: Sentence) -> list[set[str] | None]:
     return out
 
 
+NEAR_WORDS = 6
+"""A figure of a page sentence belongs to up to this many words on either side of it."""
+CLAIM_NEAR_WORDS = 2
+"""The claim's words next to its figure: up to this many content words on either side."""
+_WORD = re.compile(r"[^\W\d_][\w'-]*")
+_NEAR_BREAK = re.compile(r"[;:()]|\s(?:while|whereas|but)\s|\.\s")
+
+
+def _near_words(
+    text: str, figures: Sequence[StatedNumber], reach: int, *, content: bool = False
+) -> list[frozenset[str]]:
+    """For each figure (its span in `text`), the stems of the words next to it: up to
+    `reach` words (content words only, if `content`) on either side, not past another
+    figure or a clause break (; : parentheses, "while", "but"); two figures of the same
+    sort with no content word but a unit between them ("from 30% to 45%", "every two
+    months for 18 months") share their words."""
+    figures = sorted(figures, key=lambda f: f.span)
+    spans = [f.span for f in figures]
+    gaps = [text[: spans[0][0]] if spans else ""]
+    gaps += [text[a[1] : b[0]] for a, b in zip(spans, spans[1:], strict=False)]
+    gaps.append(text[spans[-1][1] :] if spans else "")
+
+    def side(gap: str, before: bool) -> frozenset[str]:
+        parts = _NEAR_BREAK.split(gap) if gap.strip() else ("",)
+        words = [token_stems(t) for t in _WORD.findall(parts[-1] if before else parts[0])]
+        if content:
+            words = [w for w in words if w]
+        return frozenset().union(*(words[-reach:] if before else words[:reach]))
+
+    near = [side(gaps[i], True) | side(gaps[i + 1], False) for i in range(len(spans))]
+    for i in range(len(spans) - 1):
+        if _same_slot(figures[i], figures[i + 1], lenient=True) and not any(
+            token_stems(t) and unit_of(t) is None for t in _WORD.findall(gaps[i + 1])
+        ):
+            near[i] = near[i + 1] = near[i] | near[i + 1]
+    return near
+
+
+def _next_to_another(
+    near: Sequence[frozenset[str]], mine: Sequence[int], rival: int, claim_words: frozenset[str]
+) -> bool:
+    """Whether the words the claim puts next to its figure are next to a sentence's
+    `rival` figure and not to the claim's own (`mine`): some of them only beside the rival,
+    none only beside the claim's figure (`near`: the sentence's `_near_words`)."""
+    own = frozenset().union(*(near[i] for i in mine))
+    return bool((near[rival] - own) & claim_words) and not (own - near[rival]) & claim_words
+
+
 def told_the_other_way(
     page: PageIndex,
     run: Sequence[int],
@@ -274,16 +323,21 @@ def told_the_other_way(
 ) -> Given | None:
     """A claim figure that a sentence of `run` stating it gives to other words than the
     claim's, while a figure of the same sort in that sentence, which the claim lacks, is
-    tied by a parenthesis to more of the claim's words (`_attached_words`): "VS Code (43%)
-    and GoLand (33%)" for a claim that VS Code had 33%."""
+    tied to the claim's words: by a parenthesis, to more of them (`_attached_words`: "VS
+    Code (43%) and GoLand (33%)" for a claim that VS Code had 33%); in a sentence without
+    one (not a table row, whose cells belong to its first cell and its header), by being
+    next to them (`_next_to_another`: "~500 bdist_msi files and ~50 bdist_dmg files" for
+    a claim of about 500 bdist_dmg files)."""
     checked = [n for n in numbers if n.kind not in _SKIPPED_KINDS]
     claimed = frozenset(v for n in numbers for v in n.candidates)
     figures = stems_of(" ".join(n.text for n in numbers))
-    shared = [
-        i for i in run if len(page.sentences[i].numbers) > 1 and "(" in page.sentences[i].norm
-    ]
+    shared = [i for i in run if len(page.sentences[i].numbers) > 1]
+    spans = sorted(n.span for n in numbers)
+    beside = _near_words(norm, numbers, CLAIM_NEAR_WORDS, content=True) if shared else []
+    near: dict[int, list[frozenset[str]]] = {}
     for number in checked if shared else ():
         words = _words_of(norm, stems, number, len(checked) > 1, figures)
+        next_to_mine = beside[spans.index(number.span)]
         for index in shared:
             sentence = page.sentences[index]
             mine = [i for i, f in enumerate(sentence.numbers) if number.matches(f)]
@@ -294,7 +348,16 @@ def told_the_other_way(
             ]
             if not mine or not rivals:
                 continue
-            tied = _attached_words(sentence)
+            tied = _attached_words(sentence) if "(" in sentence.norm else []
+            if not any(t is not None for t in tied):
+                if sentence.text.startswith("|"):
+                    continue  # a row's cells belong to its first cell and its header
+                if index not in near:
+                    near[index] = _near_words(sentence.norm, sentence.numbers, NEAR_WORDS)
+                for i in rivals:
+                    if _next_to_another(near[index], mine, i, next_to_mine):
+                        return Given(number, sentence.numbers[i], index)
+                continue
             own = max(len((tied[i] or set()) & words) for i in mine)
             for i in rivals:
                 if len((tied[i] or set()) & words) > own:

@@ -54,6 +54,13 @@ def stems_of(text: str) -> frozenset[str]:
     )
 
 
+@lru_cache(maxsize=65536)
+def token_stems(token: str) -> frozenset[str]:
+    """`stems_of` one word (empty for a stopword, a hedge or a figure), cached: a page
+    repeats its words."""
+    return stems_of(token)
+
+
 def blank_numbers(text: str, numbers: Sequence[RawFigure]) -> str:
     if not numbers:
         return text
