@@ -43,6 +43,7 @@ from research.workspace.fsutil import (
     atomic_write_bytes,
     guard_tree,
     place_special,
+    read_descriptor,
     remove_if_holds,
     rename_entry,
     unguard_tree,
@@ -174,14 +175,8 @@ def _prune(dir_fd: int, here: Path, copies: dict[Path, bytes], places: set[Path]
 
 def _read_at(dir_fd: int, name: str) -> bytes | None:
     """The bytes of the regular file `name` in `dir_fd`; None for anything else."""
-    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            return handle.read()
-    finally:
-        os.close(fd)
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    return read_descriptor(os.open(name, flags, dir_fd=dir_fd))
 
 
 def _remove(directory: Path) -> None:

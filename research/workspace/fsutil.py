@@ -63,9 +63,15 @@ def read_regular(path: Path) -> bytes | None:
     finally:
         if dir_fd is not None:
             os.close(dir_fd)
+    data = read_descriptor(fd)
+    return NOT_REGULAR if data is None else data
+
+
+def read_descriptor(fd: int) -> bytes | None:
+    """The bytes of the open file `fd` when it is a regular file, else None; closes it."""
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return NOT_REGULAR
+            return None
         with os.fdopen(fd, "rb", closefd=False) as handle:
             return handle.read()
     finally:
