@@ -202,3 +202,41 @@ def test_table_cells_are_not_read_as_next_to_each_other() -> None:
     )
     check = check_claim("LZ4's default mode decompressed the corpus at nearly 5 GB/s.", page)
     assert check.support is Support.SUPPORTED, check
+
+
+# --- A figure computed from two rows of one table the claim names (issue 26) -------------------
+
+SPEEDS = index_page(
+    """Benchmarks
+
+The benchmark compresses the reference corpus in one thread.
+| Compressor | Ratio | Compression | Decompression |
+|---|---|---|---|
+| LZ4 default | 2.101 | 780 MB/s | 4970 MB/s |
+| LZO 2.09 | 2.108 | 670 MB/s | 860 MB/s |
+| QuickLZ 1.5.0 | 2.238 | 575 MB/s | 780 MB/s |
+| Snappy 1.1.4 | 2.091 | 565 MB/s | 1950 MB/s |
+| Zstandard 1.4.0 | 2.883 | 515 MB/s | 1380 MB/s |
+| LZ4 HC -9 | 2.721 | 41 MB/s | 4900 MB/s |
+"""
+)
+
+
+def test_a_figure_computed_from_two_rows_the_claim_names_is_supported() -> None:
+    claim = "LZ4 HC compression is about nineteen times slower than LZ4 default compression."
+    check = check_claim(claim, SPEEDS)
+    assert check.support is Support.SUPPORTED, check
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        # 780 / 41 is 19; 29 is no ratio of one column
+        "LZ4 HC compression is about 29 times slower than LZ4 default compression.",
+        # LZO's row is not named: 780 / 670 = 1.16 is not computed from it
+        "The default mode compresses about 1.16 times faster than the reference corpus.",
+    ],
+)
+def test_a_figure_not_computed_from_named_rows_is_unsupported(claim: str) -> None:
+    check = check_claim(claim, SPEEDS)
+    assert check.support is not Support.SUPPORTED, check

@@ -43,7 +43,8 @@ Issue 21 added three rules:
   supported when the matching passage holds two figures it is computed from
   (`research.sources.derived`), or, when it is nowhere on the page, one sentence does of
   one of the DERIVING_SENTENCES sentences holding the most of the claim's words (at least
-  half of them); the word "times" after a multiple is part of the figure; and a count
+  half of them), or one column of two rows of a table whose first cells the claim names
+  does; the word "times" after a multiple is part of the figure; and a count
   the claim enumerates right after it ("three built-in functions: min, max and clear")
   when each item is on the page (`research.sources.slots.enumerated`);
 - a claim that keeps the figures but flips their meaning in the clause that holds them
@@ -388,7 +389,7 @@ def _match(page: PageIndex, parsed: _Parsed) -> _Match:
         and (
             derivable(n, context)
             or enumerated(page, parsed.norm, n)
-            or (not s and _derived_nearby(page, stems, n))
+            or (not s and _derived_elsewhere(page, stems, n))
         )
     ]
     missing = [n for n, s in zip(numbers, stating, strict=True) if not s and n not in derived]
@@ -449,6 +450,42 @@ def _derived_nearby(page: PageIndex, stems: frozenset[str], number: StatedNumber
         derivable(number, page.sentences[index].numbers)
         for _, index in closest[:DERIVING_SENTENCES]
     )
+
+
+def _derived_elsewhere(page: PageIndex, stems: frozenset[str], number: StatedNumber) -> bool:
+    """Whether a figure the page does not state is computed from figures outside the
+    matching passage: of one sentence near the claim's words, or of two rows it names."""
+    return _derived_nearby(page, stems, number) or _derived_from_rows(page, stems, number)
+
+
+MAX_NAMED_ROWS = 4
+"""A figure is computed from the rows of one table the claim names, at most this many."""
+
+
+def _derived_from_rows(page: PageIndex, stems: frozenset[str], number: StatedNumber) -> bool:
+    """Whether `number` is computed (`derivable`) from two figures of one column of two
+    rows of one table whose first cells the claim names ("LZ4 HC at level 9 compresses
+    nineteen times more slowly than LZ4's default mode" from their compression speeds)."""
+    named: dict[tuple[int, ...], list[int]] = {}
+    for index in sorted({i for stem in stems for i in page.sentence_postings.get(stem, ())}):
+        sentence = page.sentences[index]
+        if sentence.label & stems and sentence.lead:
+            named.setdefault(sentence.lead, []).append(index)
+    for rows in named.values():
+        rows = rows[:MAX_NAMED_ROWS]
+        for i, a in enumerate(rows):
+            for b in rows[i + 1 :]:
+                cells = _cells(page.sentences[a])
+                for cell, y in _cells(page.sentences[b]).items():
+                    x = cells.get(cell)
+                    if x is not None and derivable(number, [x, y]):
+                        return True
+    return False
+
+
+def _cells(row: Sentence) -> dict[int, StatedNumber]:
+    """A table row's figures by the column of their cell (one per cell: its last)."""
+    return {row.norm.count("|", 0, f.span[0]): f for f in row.numbers}
 
 
 def check_claim(

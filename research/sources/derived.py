@@ -7,8 +7,9 @@ did not complete" from 11,482 and 9,433; "added 0.6 seconds" from 1.664s and 1.0
 a difference in percentage points ("20 percentage points" from 77% and 57%); a
 difference only for a quantity with a unit or a figure of at least 100.
 
-Only from figures of the passage that matches the claim, or of one sentence near the
-claim's words for a figure nowhere on the page (`claims._derived_nearby`; a page with many
+Only from figures of the passage that matches the claim, or, for a figure nowhere on the
+page, of one sentence near the claim's words or of one column of two table rows the claim
+names (`claims._derived_elsewhere`; a page with many
 figures would otherwise hold some pair for almost any figure), of the same kind and
 dimension where two are combined; a share or change of two figures only where the passage
 gives no percentage of its own (it would be the figure to compare with); and only within

@@ -333,11 +333,10 @@ def told_the_other_way(
     figures = stems_of(" ".join(n.text for n in numbers))
     shared = [i for i in run if len(page.sentences[i].numbers) > 1]
     spans = sorted(n.span for n in numbers)
-    beside = _near_words(norm, numbers, CLAIM_NEAR_WORDS, content=True) if shared else []
+    beside: list[frozenset[str]] = []  # the claim's words next to each figure, when needed
     near: dict[int, list[frozenset[str]]] = {}
     for number in checked if shared else ():
         words = _words_of(norm, stems, number, len(checked) > 1, figures)
-        next_to_mine = beside[spans.index(number.span)]
         for index in shared:
             sentence = page.sentences[index]
             mine = [i for i, f in enumerate(sentence.numbers) if number.matches(f)]
@@ -354,6 +353,8 @@ def told_the_other_way(
                     continue  # a row's cells belong to its first cell and its header
                 if index not in near:
                     near[index] = _near_words(sentence.norm, sentence.numbers, NEAR_WORDS)
+                beside = beside or _near_words(norm, numbers, CLAIM_NEAR_WORDS, content=True)
+                next_to_mine = beside[spans.index(number.span)]
                 for i in rivals:
                     if _next_to_another(near[index], mine, i, next_to_mine):
                         return Given(number, sentence.numbers[i], index)
