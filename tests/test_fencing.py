@@ -201,7 +201,8 @@ def test_a_later_phase_reuses_a_scratch_area_with_nothing_an_agent_left_there(
 ) -> None:
     """A phase's scratch area waits for the next phase: what the agent left there (a link
     to the user's files, a FIFO, a directory with a link) is gone, never followed, when the
-    next phase gets it; every copy in it is the session's; none is left after the run."""
+    next phase gets it, and a copy it gave a second name (a hard link) is made again; every
+    copy in it is the session's; none is left after the run."""
     work, record = tmp_path / "work", tmp_path / "record"
     for directory in (work, record, tmp_path / "tmp", tmp_path / "home" / ".local" / "state"):
         directory.mkdir(parents=True, exist_ok=True)
@@ -228,5 +229,6 @@ def test_a_later_phase_reuses_a_scratch_area_with_nothing_an_agent_left_there(
     for audit in later:
         assert not [name for name in audit["entries"] if "planted" in name], audit
     assert all(audit["stale"] == [] for audit in audits), audits
+    assert all(audit["linked"] == [] for audit in audits), audits
     assert digest(victim) == before
     assert not (work / ".research" / ".calls").exists()

@@ -11,7 +11,8 @@ so it is never told to write into the session at all. Instead, for each phase ru
 - the prompt names the copies (`StagedPaths`): the agent runs in the working directory as
   before (the user's files, OpenCode's project) and reads and writes the paths it is told;
 - before each call the copy is made afresh: a copy an earlier call left is kept only when
-  it is still a regular file holding the session's bytes (read through no link), and
+  it is still a regular file of one name holding the session's bytes (read through no
+  link; a hard link is not kept), and
   everything else there (links, FIFOs, directories, files an agent made) is removed, never
   followed; after the call, the files the phase may write (`PhaseSpec.may_write`) that the
   agent changed are taken into the session, each write fenced by the lock's generation.
@@ -149,7 +150,8 @@ _DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 def _prune(dir_fd: int, here: Path, copies: dict[Path, bytes], places: set[Path]) -> set[Path]:
     """Clear the directory `dir_fd` (at `here`) of an earlier call's leftovers, through
     descriptors (a link is never followed): keep the directories on the way to `copies`
-    and the regular files that still hold their copy's bytes; the kept files' paths."""
+    and the regular files of one name that still hold their copy's bytes; the kept files'
+    paths."""
     kept: set[Path] = set()
     with os.scandir(dir_fd) as scan:
         entries = [
@@ -174,9 +176,19 @@ def _prune(dir_fd: int, here: Path, copies: dict[Path, bytes], places: set[Path]
 
 
 def _read_at(dir_fd: int, name: str) -> bytes | None:
-    """The bytes of the regular file `name` in `dir_fd`; None for anything else."""
+    """The bytes of the regular file `name` in `dir_fd` when it has no other name; None for
+    anything else (a hard link an agent made would tie the copy to another file, so that
+    the next call's write into it changes that one too)."""
     flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-    return read_descriptor(os.open(name, flags, dir_fd=dir_fd))
+    fd = os.open(name, flags, dir_fd=dir_fd)
+    try:
+        linked = os.fstat(fd).st_nlink != 1
+    except OSError:
+        linked = True
+    if linked:
+        os.close(fd)
+        return None
+    return read_descriptor(fd)
 
 
 def _remove(directory: Path) -> None:

@@ -3,10 +3,12 @@
 scratch area each call is given, and litters it once.
 
 At the start of each call it records in AUDIT_RECORD/<n>.json the scratch area the prompt
-names, every entry in it with its kind (file, link, fifo, dir), and the notes and verdict
-copies (progress/, review/) whose bytes are not the session's. After its first RESEARCH
-call's work it leaves in the area a link to AUDIT_VICTIM/notes.md, a FIFO, and a directory
-holding a link to AUDIT_VICTIM: the next phase must find none of them.
+names, every entry in it with its kind (file, link, fifo, dir), the notes and verdict
+copies (progress/, review/) whose bytes are not the session's, and the files with another
+name (a hard link). After its first RESEARCH call's work it leaves in the area a link to
+AUDIT_VICTIM/notes.md, a FIFO, a directory holding a link to AUDIT_VICTIM, and a second
+name (AUDIT_RECORD/twin.md) for a notes copy it leaves in place: the next phase must find
+none of them.
 """
 
 import json
@@ -36,16 +38,19 @@ def kind(path: Path) -> str:
 def audit(area: Path, name: str) -> dict[str, object]:
     entries = {}
     stale = []
+    linked = []
     for top, dirs, files in os.walk(area):
         for entry in [*dirs, *files]:
             path = Path(top) / entry
             relative = path.relative_to(area)
             entries[relative.as_posix()] = kind(path)
+            if kind(path) == "file" and path.lstat().st_nlink > 1:
+                linked.append(relative.as_posix())
             if relative.parts[0] in ("progress", "review") and kind(path) == "file":
                 original = WORK / ".research" / name / relative
                 if not original.is_file() or original.read_bytes() != path.read_bytes():
                     stale.append(relative.as_posix())
-    return {"area": str(area), "entries": entries, "stale": stale}
+    return {"area": str(area), "entries": entries, "stale": stale, "linked": linked}
 
 
 def litter(area: Path) -> None:
@@ -53,6 +58,7 @@ def litter(area: Path) -> None:
     os.mkfifo(area / "planted.fifo")
     (area / "planted-dir").mkdir()
     (area / "planted-dir" / "inside").symlink_to(VICTIM, target_is_directory=True)
+    os.link(min((area / "progress").glob("*.md")), RECORD / "twin.md")  # a copy, named twice
 
 
 def main() -> None:
