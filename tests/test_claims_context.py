@@ -240,3 +240,43 @@ def test_a_figure_computed_from_two_rows_the_claim_names_is_supported() -> None:
 def test_a_figure_not_computed_from_named_rows_is_unsupported(claim: str) -> None:
     check = check_claim(claim, SPEEDS)
     assert check.support is not Support.SUPPORTED, check
+
+
+# --- A figure the page binds to the claim outside the matching passage ------------------
+
+# The eviction paragraph holds every word of the claim (they are common on the page), the
+# sentence stating 4,096 most of them, and the rarest.
+CACHE = index_page(
+    """Cachebox
+
+Cachebox is an in-memory cache for web services. It stores sessions, rendered pages and
+query results for the services in front of it.
+
+Eviction
+By default, cachebox evicts the least recently used entries when a single instance runs
+out of room. A log holds the evicted entries for later analysis. The log rotates daily.
+
+Limits
+A single instance holds at most 4,096 entries. Larger deployments spread their
+entries over 16 instances or more. Each entry may be up to 512 KB.
+"""
+)
+
+
+def test_a_plain_restatement_of_the_sentence_stating_the_figure_is_supported() -> None:
+    check = check_claim("A single cachebox instance holds at most 4,096 entries by default.", CACHE)
+    assert check.support is Support.SUPPORTED, check
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        # 16 is the number of instances; the sentence giving 4,096 holds more of the claim
+        "A single cachebox instance holds at most 16 entries by default.",
+        # 512 is a size in KB, in a sentence with few of the claim's words
+        "A single cachebox instance holds at most 512 entries by default.",
+    ],
+)
+def test_a_figure_the_page_binds_to_other_words_stays_flagged(claim: str) -> None:
+    check = check_claim(claim, CACHE)
+    assert check.support is not Support.SUPPORTED, check

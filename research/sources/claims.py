@@ -70,7 +70,13 @@ its description); nor when it is in a table row or a line that the matching pass
 introduces (`Sentence.lead`: the sentences before the table back to a heading, or the
 sentence ending with a colon) and that row holds more of the claim's words the passage
 lacks than any other row it introduces giving a figure of the same sort
-(`slots.introduced`: "| ripgrep | 0.082s |" under the paragraph describing the benchmark).
+(`slots.introduced`: "| ripgrep | 0.082s |" under the paragraph describing the benchmark);
+nor when a sentence stating it (not a list: no other figure of its sort the claim lacks)
+holds, with its neighbours and the sentences introducing it, at least `slots.BOUND_SHARE`
+(half) of the claim's words, each weighted by how rare it is on the page, and no sentence
+giving a figure of that sort the claim lacks (of any magnitude; the other rows of its
+table included) holds as much (`slots.bound`: a plain restatement of the sentence that
+states the figure, while another paragraph happens to hold more of its common words).
 The first two read a sentence with its neighbours, and leave out the page's topic words (in
 30% of its sentences), which bind no figure to a place.
 
@@ -122,6 +128,7 @@ from research.sources.flips import clause_around, flipped, swapped
 from research.sources.pageindex import PageIndex, Sentence, holds, index_page, union
 from research.sources.slots import (
     anchored,
+    bound,
     enumerated,
     given_to_others,
     introduced,
@@ -417,6 +424,7 @@ def _match(page: PageIndex, parsed: _Parsed) -> _Match:
             or not (
                 anchored(page, n, rest, numbers, stating)
                 or introduced(page, n, range(run.first, run.end), rest, numbers, s)
+                or bound(page, n, stems, numbers, s)
             )
         )
     ]

@@ -27,7 +27,7 @@ from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from research.sources.figures import StatedNumber
+from research.sources.figures import StatedNumber, Value
 from research.sources.flips import clause_around
 from research.sources.pageindex import PageIndex, Sentence, holds
 from research.sources.quantities import unit_of
@@ -442,3 +442,90 @@ def _introduced_with(page: PageIndex, index: int) -> Iterator[int]:
         while 0 <= other < len(page.sentences) and page.sentences[other].lead == lead:
             yield other
             other += step
+
+
+BOUND_SHARE = 0.5
+"""A sentence stating a claim's figure binds it to the claim when, with its context, it
+holds at least this share of the claim's words, each weighted by how rare it is on the
+page (`_rarity`)."""
+
+
+def _rarity(page: PageIndex, stem: str) -> float:
+    """A word's weight: the fewer sentences of the page hold it, the more it tells them
+    apart (log(1 + sentences / sentences holding it))."""
+    return math.log1p(len(page.sentences) / max(1, len(page.sentence_postings.get(stem, ()))))
+
+
+def _weighted(
+    page: PageIndex,
+    index: int,
+    words: frozenset[str],
+    others: Sequence[StatedNumber],
+    number: StatedNumber,
+) -> float:
+    """The weight of the claim's words a sentence holds with its context (`_context` and
+    the sentences that introduce it), plus one rare word's weight per other claim figure
+    it holds."""
+    near = [*_context(page, index, number), *page.sentences[index].lead]
+    window = [page.sentences[i] for i in near]
+    held: set[str] = set()
+    for sentence in window:
+        held |= sentence.stems & words
+    figure = math.log1p(len(page.sentences))
+    return math.fsum(_rarity(page, w) for w in sorted(held)) + figure * sum(
+        holds(window, n) for n in others
+    )
+
+
+def bound(
+    page: PageIndex,
+    number: StatedNumber,
+    stems: frozenset[str],
+    numbers: Sequence[StatedNumber],
+    mine: Collection[int],
+) -> bool:
+    """Whether a sentence stating a claim figure that is not in the matching passage binds
+    it to the claim: one that gives no other figure of its sort the claim lacks (not a
+    list) holds with its context at least BOUND_SHARE of the claim's words on the page
+    (weighted by rarity, `_weighted`), and no sentence giving a figure of that sort the
+    claim lacks, whatever its magnitude (among those holding a claim word, and the other
+    rows of its table), holds as much. `mine`: the sentences stating `number`."""
+    words = frozenset(w for w in stems if w in page.sentence_postings)
+    if number.kind in _SKIPPED_KINDS or not words or not mine:
+        return False
+    claimed = frozenset(v for n in numbers for v in n.candidates)
+    alone = [i for i in mine if not _lists_another(page.sentences[i], number, claimed)]
+    if not alone:
+        return False
+    others = [n for n in numbers if n is not number]
+    total = math.fsum(_rarity(page, w) for w in sorted(words))
+    own = max(_weighted(page, index, words, others, number) for index in alone)
+    if own < BOUND_SHARE * total:
+        return False
+    nearby: set[int] = set()
+    for stem in words:
+        nearby.update(page.sentence_postings[stem])
+    for index in alone:  # the other rows of its table, which its caption introduces too
+        nearby.update(_introduced_with(page, index))
+    for index in sorted(nearby - set(mine)):
+        if not _lists_another(page.sentences[index], number, claimed):
+            continue
+        if _weighted(page, index, words, others, number) >= own:
+            return False
+    return True
+
+
+def _lists_another(sentence: Sentence, number: StatedNumber, claimed: frozenset[Value]) -> bool:
+    """Whether a sentence stating `number` also gives a figure of its sort the claim lacks
+    (a list: which figure is the claim's is for `told_the_other_way` to say)."""
+    return any(
+        f.kind == number.kind
+        and f.multiple == number.multiple
+        and _dimension(f) == _dimension(number)
+        and f.candidates.isdisjoint(claimed)
+        for f in sentence.numbers
+    )
+
+
+def _dimension(figure: StatedNumber) -> object:
+    return None if figure.quantity is None else figure.quantity.unit.dimension
