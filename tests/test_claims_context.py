@@ -280,3 +280,44 @@ def test_a_plain_restatement_of_the_sentence_stating_the_figure_is_supported() -
 def test_a_figure_the_page_binds_to_other_words_stays_flagged(claim: str) -> None:
     check = check_claim(claim, CACHE)
     assert check.support is not Support.SUPPORTED, check
+
+
+# --- A duration computed from two dates -------------------------------------------------
+
+LIFECYCLE = index_page(
+    """Release support
+
+Libfoo 1.0 was released on 2015-01-22 and reached its end of life on 2019-12-31.
+
+Older branches
+The 0.9 branch came out in August 2016 and was retired in September 2019. Releases
+between 2012 and 2014 are no longer listed.
+"""
+)
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Libfoo 1.0 was supported for almost five years.",
+        "Libfoo 1.0 reached its end of life about five years after it was released.",
+        "Libfoo 1.0 was supported for 1,804 days.",
+        "The 0.9 branch was retired a little over three years after it came out.",
+    ],
+)
+def test_a_duration_between_two_dates_of_the_passage_is_supported(claim: str) -> None:
+    check = check_claim(claim, LIFECYCLE)
+    assert check.support is Support.SUPPORTED, check
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Libfoo 1.0 was supported for almost three years.",
+        "The 0.9 branch was retired a little over four years after it came out.",
+        "Libfoo 1.0 was supported for 1,900 days.",
+    ],
+)
+def test_a_duration_the_dates_do_not_give_is_not_supported(claim: str) -> None:
+    check = check_claim(claim, LIFECYCLE)
+    assert check.support is not Support.SUPPORTED, check

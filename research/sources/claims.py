@@ -39,7 +39,8 @@ Issue 21 added three rules:
   how exact it claims to be, the band of a hedge before it such as "about" or "more
   than"), number words, fractions and dates are written as figures first
   (`research.sources.spelling`: text2num, the project's fraction table, python-dateutil),
-  and a claim's figure computed from others (a share, a multiple, a difference) is
+  and a claim's figure computed from others (a share, a multiple, a difference, a
+  duration of a day or more between two dates or two years) is
   supported when the matching passage holds two figures it is computed from
   (`research.sources.derived`), or, when it is nowhere on the page, one sentence does of
   one of the DERIVING_SENTENCES sentences holding the most of the claim's words (at least

@@ -4,8 +4,10 @@ multiple ("nearly tripled" from 1.2 million to 3.5 million; "25% faster" from "1
 "1.3 times faster" from "30% faster"), a
 count from a total and a share ("roughly 370" from 1,495 and 25%), a difference ("2,049
 did not complete" from 11,482 and 9,433; "added 0.6 seconds" from 1.664s and 1.064s), or
-a difference in percentage points ("20 percentage points" from 77% and 57%); a
-difference only for a quantity with a unit or a figure of at least 100.
+a difference in percentage points ("20 percentage points" from 77% and 57%), or a
+duration of a day or more between two dates or two years ("supported for a little over
+three years" from 2016-09-12 and 2019-09-11: `_durations`); a difference only for a
+quantity with a unit or a figure of at least 100.
 
 Only from figures of the passage that matches the claim, or, for a figure nowhere on the
 page, of one sentence near the claim's words or of one column of two table rows the claim
@@ -19,6 +21,7 @@ the claim's hedge band, or within half a unit of its last digit when it has none
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from datetime import date
 from decimal import Decimal
 from itertools import permutations
 
@@ -27,6 +30,9 @@ from research.sources.quantities import step_of
 
 MAX_FIGURES = 12
 """Figures of the passage combined at most (the first ones)."""
+DAY = 86_400.0
+"""Seconds in a day: a duration computed from dates is a day or longer."""
+YEAR = 365.25 * DAY
 
 
 def _range(number: StatedNumber) -> tuple[float, float] | None:
@@ -105,11 +111,41 @@ def _points(figures: Sequence[StatedNumber]) -> Iterator[float]:
             yield a - b
 
 
+def _day(figure: StatedNumber) -> float | None:
+    """A date's or a year's day, in seconds (a month or a year without a day: its first)."""
+    if figure.kind == "year" and isinstance(figure.value, Decimal):
+        return float(figure.value - 1970) * YEAR
+    if figure.kind != "date" or not isinstance(figure.value, str):
+        return None
+    parts = (figure.value.split("-") + ["01", "01"])[:3]
+    try:
+        day = date(int(parts[0]), int(parts[1]), int(parts[2]))
+    except ValueError:
+        return None
+    return (day - date(1970, 1, 1)).days * DAY
+
+
+def _durations(figures: Sequence[StatedNumber]) -> Iterator[float]:
+    """The time between two dates, or two years, of `figures` (in seconds; dates with
+    dates, years with years: "2015" is no day of 2015)."""
+    for kind in ("date", "year"):
+        days = [d for f in figures[: MAX_FIGURES * 2] if f.kind == kind and (d := _day(f))]
+        for i, a in enumerate(days):
+            for b in days[i + 1 :]:
+                if a != b:
+                    yield abs(a - b)
+
+
 def derivable(number: StatedNumber, figures: Sequence[StatedNumber]) -> bool:
     """Whether a claim's figure is computed from `figures` (see the module docstring)."""
     bounds = _range(number)
     if bounds is None or number.kind not in ("number", "percent"):
         return False
+    quantity = number.quantity
+    if quantity is not None and quantity.unit.dimension == "second" and quantity.unit.factor >= DAY:
+        low, high = _in_base(number, bounds)
+        if any(low <= value <= high for value in _durations(figures)):
+            return True
     usable = _usable(figures)
     if number.kind == "percent":
         points = "point" in number.text.lower()
