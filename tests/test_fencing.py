@@ -199,10 +199,11 @@ def digest(root: Path) -> dict[str, str]:
 def test_a_later_phase_reuses_a_scratch_area_with_nothing_an_agent_left_there(
     tmp_path: Path,
 ) -> None:
-    """A phase's scratch area waits for the next phase: what the agent left there (a link
-    to the user's files, a FIFO, a directory with a link) is gone, never followed, when the
-    next phase gets it, and a copy it gave a second name (a hard link) is made again; every
-    copy in it is the session's; none is left after the run."""
+    """A phase's scratch area waits for the next phase, which takes it under a new name (a
+    process the phase left behind writes by the old one in vain): what the agent left there
+    (a link to the user's files, a FIFO, a directory with a link) is gone, never followed,
+    when the next phase gets it, and a copy it gave a second name (a hard link) is made
+    again; every copy in it is the session's; none is left after the run."""
     work, record = tmp_path / "work", tmp_path / "record"
     for directory in (work, record, tmp_path / "tmp", tmp_path / "home" / ".local" / "state"):
         directory.mkdir(parents=True, exist_ok=True)
@@ -222,12 +223,15 @@ def test_a_later_phase_reuses_a_scratch_area_with_nothing_an_agent_left_there(
     )
     assert done.returncode == 0, done.stderr
     audits = [json.loads(path.read_text()) for path in sorted(record.glob("*.json"))]
-    littered = (record / "littered").read_text()
+    littered, inode = json.loads((record / "littered").read_text())
     first = next(n for n, audit in enumerate(audits) if audit["area"] == littered)
     later = audits[first + 1 :]
-    assert any(audit["area"] == littered for audit in later), audits  # the area was reused
+    reused = [audit for audit in later if audit["inode"] == inode]
+    assert any(audit["area"] != littered for audit in reused), audits  # renamed, reused
     for audit in later:
         assert not [name for name in audit["entries"] if "planted" in name], audit
+    for audit in reused:
+        assert audit["area"] == littered or littered not in audit["areas"], audit
     assert all(audit["stale"] == [] for audit in audits), audits
     assert all(audit["linked"] == [] for audit in audits), audits
     assert digest(victim) == before

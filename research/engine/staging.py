@@ -19,8 +19,9 @@ so it is never told to write into the session at all. Instead, for each phase ru
   Whatever else the agent did there is dropped, and a link, FIFO or directory it left is
   reported, never followed;
 - when the phase ends its scratch area waits for the next phase of the run (writing the
-  copies again costs more than reading them), and is removed at the run's end
-  (`close_areas`); a new lock holder removes the session's old ones (`discard_stale`):
+  copies again costs more than reading them), which takes it under a new name (a process
+  the ended phase left behind writes by the old one in vain); it is removed at the run's
+  end (`close_areas`); a new lock holder removes the session's old ones (`discard_stale`):
   what a stale run's or an orphaned agent's writes land in is never read.
 """
 
@@ -191,6 +192,21 @@ def _read_at(dir_fd: int, name: str) -> bytes | None:
     return read_descriptor(fd)
 
 
+def _moved(area: tuple[Path, tuple[int, int]], root: Path) -> tuple[int, int] | None:
+    """An ended phase's `area` (its path and identity) renamed to `root`, so that what a
+    process that phase left behind writes by the old name reaches nothing the run reads;
+    its identity, or None when it could not be moved (it is removed)."""
+    old, made = area
+    unguard_tree(old)
+    try:
+        os.rename(old, root)  # a link in its place is moved, never followed
+    except OSError:
+        _remove(old)
+        return None
+    guard_tree(root)  # what is there now: _prepare checks it is `made` before any use
+    return made
+
+
 def _remove(directory: Path) -> None:
     # rmtree never follows a link inside the tree; a link in place of the tree is unlinked.
     if os.path.islink(directory):
@@ -207,13 +223,10 @@ class Stage:
         self.phase = phase
         with ctx.mutex:
             idle = ctx.idle_areas.pop() if ctx.idle_areas else None
-        self.made: tuple[int, int] | None = None
+        generation = ctx.lock.generation if ctx.lock is not None else 0
+        self.root = ctx.paths.calls_dir / f"{generation}.{os.getpid()}.{next(_NUMBERS)}"
+        self.made = None if idle is None else _moved(idle, self.root)
         """The identity of the area's directory as made here (or by an earlier phase)."""
-        if idle is not None:
-            self.root, self.made = idle
-        else:
-            generation = ctx.lock.generation if ctx.lock is not None else 0
-            self.root = ctx.paths.calls_dir / f"{generation}.{os.getpid()}.{next(_NUMBERS)}"
         self.paths = StagedPaths(ctx.paths.root, ctx.paths.name, stage=self.root)
         self._prefixes = (  # staged() is hot: the session's and the report's, as strings
             os.fspath(ctx.paths.report_dir) + os.sep,
