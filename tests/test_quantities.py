@@ -530,3 +530,34 @@ The crew also replaced two conveyor belts and cleaned the dust filters on Friday
 def test_two_rare_figures_pin_their_passage(claim: str, supported: bool) -> None:
     check = check_claim(claim, index_page(SMELTER_PAGE), "s")
     assert (check.support is Support.SUPPORTED) is supported, check.reason
+
+
+@pytest.mark.parametrize(
+    ("claim", "quote", "held"),
+    [
+        # a score out of a scale is the score (the scale a figure too), not a share
+        ("Users rated the installer 8 out of 10.", "Its average rating was 8 (of 10).", True),
+        ("Users rated the installer 8 out of 10.", "Its average rating was 7 (of 10).", False),
+        ("Users rated the installer 8 out of 10.", "80% of users rate it highly.", False),
+        ("Most testers scored it 4 out of 5.", "Testers gave it 4 on a 5-point scale.", True),
+        # a share stays a share
+        ("Eight out of ten firms export.", "80% of firms export.", True),
+    ],
+)
+def test_a_rating_out_of_a_scale_is_the_score(claim: str, quote: str, held: bool) -> None:
+    assert quote_holds_quantity(quote, claim) is held
+
+
+@pytest.mark.parametrize(
+    ("claim", "quote", "held"),
+    [
+        # benchstat writes the SI prefix of its "sec/op" header alone after the figure
+        ("Each operation took about 0.37 ms.", "Parse-8 374.5µ ± 1%", True),
+        ("Each operation took 374.5 microseconds.", "Parse-8 374.5μ ± 1%", True),
+        ("Each operation took about 0.37 ms.", "Parse-8 274.5µ ± 1%", False),
+    ],
+)
+def test_a_bare_micro_prefix_after_a_figure_is_microseconds(
+    claim: str, quote: str, held: bool
+) -> None:
+    assert quote_holds_quantity(quote, claim) is held

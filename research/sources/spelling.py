@@ -15,6 +15,9 @@
   0.25 million", "over a gigabyte" (a unit of time or data after a hedge) over 1 gigabyte;
   "two and a half" 2.5, "a year and a half" 1.5 year; "doubled", "tripled", "twice",
   "seven to one" 2, 3 or 7 "times".
+- A score out of a scale after a rating word ("rated it 8 out of 10") stays a score (8,
+  on a scale of 10), not a share; a micro sign alone after a figure ("374.5\u00b5", as
+  benchstat writes its "sec/op" column) is microseconds.
 - A power of two or ten ("2^32", "2**31 - 1", "10^6") as its value, as a man page or a
   PEP writes a limit that a report gives as "about 4.3 billion".
 - Dates through python-dateutil's parser: "3 March 2021", "2021-03-03", "03-Mar-2021",
@@ -64,6 +67,9 @@ _SLASH = re.compile(r"(?<![\w/.,-])(?P<a>\d{1,3})/(?P<b>\d{1,3})(?![\w/%]|[.,]\d
 _HEDGED_ONE = re.compile(
     r"\b(?P<hedge>[a-z]+) an? (?P<unit>[^\W\d_]+(?:/[^\W\d_]+| per [^\W\d_]+)?)\b", re.IGNORECASE
 )
+_BARE_MICRO = re.compile(r"(\d)\s?[\u00b5\u03bc](?![\w/])")
+"""A micro sign alone after a figure ("374.5\u00b5 \u00b1 1%", benchstat's "sec/op"
+column): microseconds, the one unit it prefixes in such tables."""
 _HALF_A = re.compile(r"\bhalf an? (?P<unit>[^\W\d_]+)\b", re.IGNORECASE)
 
 _AND_A_HALF = re.compile(rf"\b(?P<n>{_NUMBER_WORD}|\d+)(?P<noun>) and a half\b", re.IGNORECASE)
@@ -163,10 +169,19 @@ def _fraction(match: re.Match[str]) -> str:
     return share + rest
 
 
+_RATING = re.compile(r"\b(?:rat(?:e|es|ed|ing|ings)|scor(?:e|es|ed|ing)|grade[ds]?)\b[^.;:]*$")
+"""A rating verb or noun before "8 out of 10", in the same clause: a score, not a share."""
+RATING_REACH = 50
+"""How many characters before a ratio are looked at for a rating word."""
+
+
 def _ratio(match: re.Match[str]) -> str:
     a, b = _count(match.group("a")), _count(match.group("b"))
     if a is None or b is None or not 0 < a < b <= 1000:
         return match.group(0)
+    before = match.string[max(0, match.start() - RATING_REACH) : match.start()]
+    if _RATING.search(before.lower()):
+        return match.group(0)  # "rated it 8 out of 10": the score 8 on a scale of 10
     return _share(100 * a / b)
 
 
@@ -331,6 +346,8 @@ def _written_with_symbols(text: str) -> str:
         text = _POWER.sub(_power, text)
     if "/" in text:
         text = _SLASH.sub(_slash, text)
+    if "\u00b5" in text or "\u03bc" in text:
+        text = _BARE_MICRO.sub(lambda m: m.group(1) + "\u00b5s", text)
     if _MONTH_OR_ISO.search(text):
         text = _DATE.sub(lambda m: _canonical_date(m.group(0)), text)
     return text
