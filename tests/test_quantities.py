@@ -561,3 +561,25 @@ def test_a_bare_micro_prefix_after_a_figure_is_microseconds(
     claim: str, quote: str, held: bool
 ) -> None:
     assert quote_holds_quantity(quote, claim) is held
+
+
+@pytest.mark.parametrize(
+    ("claim", "quote", "held"),
+    [
+        # "MB" and "KB" are often written for MiB and KiB: either reading is the quantity
+        ("The heap limit is 512 MB.", "The heap limit is 512MiB.", True),
+        ("The heap limit is 512 MiB.", "The heap limit is 512 MB.", True),
+        ("The tarball is 45 KB.", "The tarball is 46,080 bytes.", True),
+        ("The tarball is 45 KB.", "The tarball is 45,000 bytes.", True),
+        ("The index is about 4 GB.", "The index is 4.2 GiB.", True),
+        ("Each link carries 10 MB/s.", "Each link carries 10 MiB/s.", True),
+        # neither reading
+        ("The heap limit is 512 MB.", "The heap limit is 560 MiB.", False),
+        ("The tarball is 45 KB.", "The tarball is 47,500 bytes.", False),
+        ("The heap limit is 512 MB.", "The heap limit is 512 Mbit.", False),
+    ],
+)
+def test_a_decimal_prefix_of_data_may_mean_the_binary_one(
+    claim: str, quote: str, held: bool
+) -> None:
+    assert quote_holds_quantity(quote, claim) is held

@@ -36,7 +36,14 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TypeAlias
 
-from research.sources.quantities import Quantity, hedge_before, quantity, step_of, unit_after
+from research.sources.quantities import (
+    Quantity,
+    hedge_before,
+    quantity,
+    readings,
+    step_of,
+    unit_after,
+)
 from research.sources.registry import _BARE_URL, _CITATION, _FILE_REF
 
 Value: TypeAlias = Decimal | str
@@ -140,7 +147,9 @@ class StatedNumber:
             if mine.unit.dimension != theirs.unit.dimension:
                 return False
             if mine.unit.name != theirs.unit.name:
-                return mine.same(theirs) or self.within(theirs.base, mine.base)
+                return mine.same(theirs) or any(
+                    self.within(theirs.base, mine.base * ratio) for ratio in readings(mine.unit)
+                )
         if not self.candidates.isdisjoint(page.candidates):
             return True
         if self.band is None or not isinstance(page.value, Decimal):

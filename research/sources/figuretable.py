@@ -11,6 +11,7 @@ from decimal import Decimal
 from types import MappingProxyType
 
 from research.sources.figures import StatedNumber, Value
+from research.sources.quantities import readings
 
 _Sorted = tuple[tuple[float, ...], tuple[int, ...]]
 """Sorted values and, for each, the index of its figure."""
@@ -89,15 +90,13 @@ class FigureTable:
             found.update(_between(self.numbers, *window))
         mine = number.quantity
         if mine is not None and mine.unit.dimension in self.dimensions:
-            low, high = mine.base - mine.step, mine.base + mine.step
-            if number.band is not None:
-                low, high = (
-                    min(low, number.band[0] * mine.base),
-                    max(high, number.band[1] * mine.base),
-                )
-            found.update(
-                _between(self.dimensions[mine.unit.dimension], low * (1 - 1e-9), high * (1 + 1e-9))
-            )
+            table = self.dimensions[mine.unit.dimension]
+            for ratio in readings(mine.unit):  # a prefix of data read both ways
+                base, step = mine.base * ratio, mine.step * ratio
+                low, high = base - step, base + step
+                if number.band is not None:
+                    low, high = min(low, number.band[0] * base), max(high, number.band[1] * base)
+                found.update(_between(table, low * (1 - 1e-9), high * (1 + 1e-9)))
         return found
 
     def sentences_stating(self, number: StatedNumber) -> set[int]:

@@ -5,7 +5,8 @@ A unit after a figure ("1,950 MB/s", "0.25 seconds", "768 MiB", "20kWh") is look
 pint's registry once per spelling (`unit_of`, cached) and kept as a factor to pint's base
 units and the name of those units, so comparing two quantities is float arithmetic, never
 a pint call. Bytes and bits share one dimension (pint's base unit is the bit), as do GB/s
-and Mbit/s.
+and Mbit/s. A prefix of data is read both ways ("512 MB" is 512,000,000 bytes or 512 MiB,
+"45 KB" 45,000 or 46,080 bytes: `binary_ratio`), as writers use "MB" and "KB" for both.
 
 How exact a figure claims to be (`step`): half a unit of its last written digit ("2 GB/s":
 0.5 GB/s, "1,950 MB/s": 5 MB/s, "12,000": 500). A figure converted from another unit is
@@ -98,12 +99,43 @@ class Quantity:
 
     def same(self, page: Quantity) -> bool:
         """Whether the page's quantity is this one: the same value in the same unit, or,
-        in another unit of the dimension, within this figure's step."""
+        in another unit of the dimension, within this figure's step (in either reading of
+        a prefix of data: `binary_ratio`)."""
         if page.unit.dimension != self.unit.dimension:
             return False
         if page.unit.name == self.unit.name:
             return _close(page.base, self.base)
-        return abs(page.base - self.base) <= self.step * (1 + 1e-9)
+        return any(
+            abs(page.base - self.base * ratio) <= self.step * ratio * (1 + 1e-9)
+            for ratio in readings(self.unit)
+        )
+
+
+_BINARY = {"kilo": 1, "mega": 2, "giga": 3, "tera": 4, "peta": 5}
+_DECIMAL = {"kibi": 1, "mebi": 2, "gibi": 3, "tebi": 4, "pebi": 5}
+_DATA = frozenset({"bit", "bit / second"})
+
+
+def binary_ratio(unit: Unit) -> float | None:
+    """For a unit of data (or a rate of it) with a decimal prefix ("MB", "kilobytes"), how
+    much larger its binary twin is (MiB: 1.048576), which writers often mean by it; for a
+    binary prefix, the inverse; else None."""
+    if unit.dimension not in _DATA:
+        return None
+    for prefix, power in _BINARY.items():
+        if unit.name.startswith(prefix):
+            return float((1024 / 1000) ** power)
+    for prefix, power in _DECIMAL.items():
+        if unit.name.startswith(prefix):
+            return float((1000 / 1024) ** power)
+    return None
+
+
+def readings(unit: Unit) -> tuple[float, ...]:
+    """The factors a figure in `unit` may be multiplied by for what it means: 1, and its
+    `binary_ratio` when it has one."""
+    ratio = binary_ratio(unit)
+    return (1.0,) if ratio is None else (1.0, ratio)
 
 
 def _close(a: float, b: float) -> bool:
