@@ -583,3 +583,31 @@ def test_a_decimal_prefix_of_data_may_mean_the_binary_one(
     claim: str, quote: str, held: bool
 ) -> None:
     assert quote_holds_quantity(quote, claim) is held
+
+
+@pytest.mark.parametrize(
+    ("claim", "quote", "held"),
+    [
+        # a ratio with the thing counted between its two figures
+        ("One user in four opted in.", "25% of users opted in.", True),
+        ("It is used by one package in every five.", "20% of the packages use it.", True),
+        ("Two packages in every three use it.", "67% of the packages use it.", True),
+        ("One user in four opted in.", "40% of users opted in.", False),
+        # no ratio: a count of things in a count of places
+        ("The tool found 2 files in 3 directories.", "The tool found 67% of the files.", False),
+    ],
+)
+def test_a_ratio_around_the_thing_it_counts_is_a_share(claim: str, quote: str, held: bool) -> None:
+    assert quote_holds_quantity(quote, claim) is held
+
+
+@pytest.mark.parametrize(
+    ("claim", "page", "held"),
+    [
+        ("The share of such packages doubled to 20%.", "Such packages: 20%, up from 10%.", True),
+        ("The share of such packages tripled to 20%.", "Such packages: 20%, up from 10%.", False),
+    ],
+)
+def test_a_multiple_of_two_percentages(claim: str, page: str, held: bool) -> None:
+    check = check_claim(claim, index_page(f"Packages\n\n{page}\n"))
+    assert (check.support is Support.SUPPORTED) is held, check

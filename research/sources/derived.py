@@ -1,7 +1,7 @@
 """A figure derived from figures of the page (pure): a share computed from a count and a
 total ("21%" from 212 of 1,000), a change ("a third smaller" from 120 mm to 80 mm), a
 multiple ("nearly tripled" from 1.2 million to 3.5 million; "25% faster" from "1.25x",
-"1.3 times faster" from "30% faster"), a
+"1.3 times faster" from "30% faster"; "doubled to 20%" from 10% and 20%), a
 count from a total and a share ("roughly 370" from 1,495 and 25%), a difference ("2,049
 did not complete" from 11,482 and 9,433; "added 0.6 seconds" from 1.664s and 1.064s), or
 a difference in percentage points ("20 percentage points" from 77% and 57%), or a
@@ -87,6 +87,8 @@ def _multiples(figures: Sequence[StatedNumber]) -> Iterator[float]:
         yield from (1 + p / 100, 1 - p / 100)  # "30% faster": 1.3 times; "50% less": 0.5
     for a, b in _pairs(figures, "number"):
         yield a / b
+    for a, b in _pairs(figures, "percent"):
+        yield a / b  # a share that doubled, from 10% to 20%
 
 
 def _counts(

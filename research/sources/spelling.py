@@ -7,7 +7,8 @@
   -> 42, "four hundred and five" -> 405); a figure already followed by a scale word
   ("1.5 million") is left to the figure reader.
 - Fractions and ratios, the project's own small table (no library reads them): "a fifth",
-  "two thirds", "one in six", "three of every four", "half of", "used half the", "7/8"
+  "two thirds", "one in six", "three of every four", "one user in four", "two packages
+  in every three", "half of", "used half the", "7/8"
   become a share marked as approximate ("about 20%"), or with the writer's own hedge
   when one comes before ("nearly half" -> "nearly 50%"); "the second half" names a part,
   no share; "three quarters of a GiB" becomes "about 0.75 GiB", "half a minute" 0.5
@@ -62,6 +63,13 @@ _RATIO = re.compile(
     r"(?![.,]\d)",
     re.IGNORECASE,
 )
+_NOUN_RATIO = re.compile(
+    rf"\b(?P<a>{_NUMBER_WORD}|\d+) (?P<noun>[^\W\d_]+) in (?P<every>every )?"
+    rf"(?P<b>{_NUMBER_WORD}|\d+)\b(?![.,]\d)(?P<next> [^\W\d_]+)?",
+    re.IGNORECASE,
+)
+"""A ratio around what it counts: "two packages in every three", "one user in four" (not
+"one file in three directories": without "every", only "one" and no plural after it)."""
 _SLASH = re.compile(r"(?<![\w/.,-])(?P<a>\d{1,3})/(?P<b>\d{1,3})(?![\w/%]|[.,]\d)")
 """A fraction in digits ("7/8"), not a date, a path or a "24/7"."""
 _HEDGED_ONE = re.compile(
@@ -183,6 +191,16 @@ def _ratio(match: re.Match[str]) -> str:
     if _RATING.search(before.lower()):
         return match.group(0)  # "rated it 8 out of 10": the score 8 on a scale of 10
     return _share(100 * a / b)
+
+
+def _noun_ratio(match: re.Match[str]) -> str:
+    a, b = _count(match.group("a")), _count(match.group("b"))
+    after = match.group("next") or ""
+    if a is None or b is None or not 0 < a < b <= 1000 or match.group("a").lower() == "a":
+        return match.group(0)
+    if not match.group("every") and (match.group("a").lower() != "one" or after.endswith("s")):
+        return match.group(0)
+    return f"{_share(100 * a / b)} {match.group('noun')}{after}"
 
 
 def _slash(match: re.Match[str]) -> str:
@@ -332,6 +350,8 @@ def spell_numbers(text: str) -> str:
             text = _FRACTION.sub(_fraction, text)
         if " in " in lower or " of every " in lower or " out of " in lower:
             text = _RATIO.sub(_ratio, text)
+            if " in " in lower:
+                text = _NOUN_RATIO.sub(_noun_ratio, text)
         if " a " in lower or " an " in lower:
             text = _HEDGED_ONE.sub(_hedged_one, text)
         if _MULTIPLE.search(text):
