@@ -611,3 +611,27 @@ def test_a_ratio_around_the_thing_it_counts_is_a_share(claim: str, quote: str, h
 def test_a_multiple_of_two_percentages(claim: str, page: str, held: bool) -> None:
     check = check_claim(claim, index_page(f"Packages\n\n{page}\n"))
     assert (check.support is Support.SUPPORTED) is held, check
+
+
+@pytest.mark.parametrize(
+    ("claim", "quote", "held"),
+    [
+        ("The suite ran a dozen checks.", "The suite ran 12 checks.", True),
+        ("The suite ran half a dozen checks.", "The suite ran 6 checks.", True),
+        ("The suite ran two dozen checks.", "The suite ran 24 checks.", True),
+        ("The suite ran a dozen checks.", "The suite ran 10 checks.", False),
+        ("Traffic grew tenfold.", "Traffic grew 10x.", True),
+        ("Traffic grew 3-fold.", "Traffic grew three times.", True),
+        ("Traffic grew twofold.", "Traffic grew 3x.", False),
+        ("A full scan took 1 minute 30 seconds.", "A full scan took 90 seconds.", True),
+        ("A full scan took 90 seconds.", "A full scan took 1 minute and 30 seconds.", True),
+        ("The upgrade took 2.25 hours.", "The upgrade took 2 hours, 15 minutes.", True),
+        ("A full scan took 1 minute 20 seconds.", "A full scan took 90 seconds.", False),
+        ("Version 2 shipped on 5 March 2021.", "Version 2 shipped on 2021/03/05.", True),
+        ("Version 2 shipped on 6 March 2021.", "Version 2 shipped on 2021/03/05.", False),
+    ],
+)
+def test_dozens_folds_compound_durations_and_slashed_iso_dates(
+    claim: str, quote: str, held: bool
+) -> None:
+    assert quote_holds_quantity(quote, claim) is held

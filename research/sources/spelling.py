@@ -19,6 +19,9 @@
 - A score out of a scale after a rating word ("rated it 8 out of 10") stays a score (8,
   on a scale of 10), not a share; a micro sign alone after a figure ("374.5\u00b5", as
   benchstat writes its "sec/op" column) is microseconds.
+- "a dozen" 12 ("half a dozen" 6), "tenfold" and "3-fold" 10 and 3 times; two durations
+  in a row, the second smaller ("1 minute 30 seconds", "2 hours, 15 minutes") one
+  duration in the smaller unit; a date written "2021/03/05" (year first) a date.
 - A power of two or ten ("2^32", "2**31 - 1", "10^6") as its value, as a man page or a
   PEP writes a limit that a report gives as "about 4.3 billion".
 - Dates through python-dateutil's parser: "3 March 2021", "2021-03-03", "03-Mar-2021",
@@ -70,6 +73,13 @@ _NOUN_RATIO = re.compile(
 )
 """A ratio around what it counts: "two packages in every three", "one user in four" (not
 "one file in three directories": without "every", only "one" and no plural after it)."""
+_DOZEN = re.compile(rf"\b(?P<half>half )?(?P<n>{_NUMBER_WORD}|\d+) dozen\b", re.IGNORECASE)
+_FOLD = re.compile(rf"\b(?P<n>{_NUMBER_WORD}?|\d+(?:\.\d+)?)-?fold\b", re.IGNORECASE)
+_COMPOUND = re.compile(
+    r"\b(?P<a>\d+) (?P<unit_a>[^\W\d_]+),? (?:and )?(?P<b>\d+(?:\.\d+)?) (?P<unit_b>[^\W\d_]+)\b"
+)
+"""Two durations in a row, the second smaller: "1 minute 30 seconds", "2 hours, 15
+minutes", "3 years and 2 months"."""
 _SLASH = re.compile(r"(?<![\w/.,-])(?P<a>\d{1,3})/(?P<b>\d{1,3})(?![\w/%]|[.,]\d)")
 """A fraction in digits ("7/8"), not a date, a path or a "24/7"."""
 _HEDGED_ONE = re.compile(
@@ -113,6 +123,7 @@ _MONTH = "(?:" + "|".join(_MONTH_NAMES) + r")\.?"
 _WEEKDAY = r"(?:(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day|Mon|Tue|Wed|Thu|Fri|Sat|Sun)\.?,? "
 _DATE = re.compile(
     rf"(?<![\w.-])(?:{_WEEKDAY})?(?:(?:18|19|20)\d\d-(?:0[1-9]|1[0-2])(?:-[0-3]\d)?(?![\w-])"
+    rf"|(?<!/)(?:18|19|20)\d\d/(?:0[1-9]|1[0-2])/[0-3]\d(?![\w/])"
     rf"|[0-3]?\d(?:st|nd|rd|th)?[ -](?:of )?{_MONTH}[ ,-]+(?:18|19|20)\d\d\b"
     rf"|{_MONTH} [0-3]?\d(?:st|nd|rd|th)?,? (?:18|19|20)\d\d\b"
     rf"|{_MONTH},? (?:18|19|20)\d\d\b)"
@@ -123,7 +134,7 @@ _HEDGE_END = re.compile(
     re.IGNORECASE,
 )
 _FRACTION_WORD = re.compile("|".join(_DENOMINATORS))
-_MONTH_OR_ISO = re.compile(rf"{_MONTH}|\d{{4}}-\d\d")
+_MONTH_OR_ISO = re.compile(rf"{_MONTH}|\d{{4}}[-/]\d\d")
 _DAY_PROBES = (datetime(2000, 1, 1), datetime(2000, 1, 2))
 
 
@@ -201,6 +212,42 @@ def _noun_ratio(match: re.Match[str]) -> str:
     if not match.group("every") and (match.group("a").lower() != "one" or after.endswith("s")):
         return match.group(0)
     return f"{_share(100 * a / b)} {match.group('noun')}{after}"
+
+
+def _dozen(match: re.Match[str]) -> str:
+    """ "a dozen" -> 12, "two dozen" -> 24, "half a dozen" -> 6."""
+    count = _count(match.group("n"))
+    if count is None:
+        return match.group(0)
+    return str(count * 6 if match.group("half") else count * 12)
+
+
+def _fold(match: re.Match[str]) -> str:
+    """ "tenfold", "3-fold" -> "10 times", "3 times" (not "manifold")."""
+    written = match.group("n")
+    if not written or written.lower() in ("a", "an"):
+        return match.group(0)
+    if written[0].isdigit():
+        return f"{written} times"
+    count = _count(written)
+    return match.group(0) if count is None else f"{count} times"
+
+
+def _compound(match: re.Match[str]) -> str:
+    """ "1 minute 30 seconds" -> "90 seconds": two durations in a row, the second in a
+    smaller unit and less than one of the first, are one duration in the smaller unit."""
+    big, small = unit_of(match.group("unit_a")), unit_of(match.group("unit_b"))
+    if big is None or small is None or big.dimension != "second" != small.dimension:
+        return match.group(0)
+    if small.dimension != "second" or big.factor <= small.factor:
+        return match.group(0)
+    per = big.factor / small.factor
+    b = float(match.group("b"))
+    if b >= per:
+        return match.group(0)
+    total = int(match.group("a")) * per + b
+    written = f"{total:.3f}".rstrip("0").rstrip(".")
+    return f"{written} {match.group('unit_b')}"
 
 
 def _slash(match: re.Match[str]) -> str:
@@ -324,11 +371,24 @@ def _canonical_date(written: str) -> str:
     return f"{first.day} {first:%B %Y}"
 
 
+def _ratios(text: str, lower: str) -> str:
+    text = _RATIO.sub(_ratio, text)
+    return _NOUN_RATIO.sub(_noun_ratio, text) if " in " in lower else text
+
+
+def _dozens_and_folds(text: str, lower: str) -> str:
+    if "dozen" in lower:
+        text = _DOZEN.sub(_dozen, text)  # before "half a ..." reads "half a dozen"
+    return _FOLD.sub(_fold, text) if "fold" in lower else text
+
+
 def spell_numbers(text: str) -> str:
     """`text` with number words, fractions, multiples and dates written as figures (see
     the module docstring)."""
     if _WORDS.search(text):
         lower = text.lower()  # each rewrite runs only where its words are (it is per sentence)
+        if "dozen" in lower or "fold" in lower:
+            text = _dozens_and_folds(text, lower)
         if "and a half" in lower:
             text = _AND_A_HALF.sub(_and_a_half, text)
             text = _NOUN_AND_A_HALF.sub(_and_a_half, text)
@@ -349,9 +409,7 @@ def spell_numbers(text: str) -> str:
         if _FRACTION_WORD.search(lower):
             text = _FRACTION.sub(_fraction, text)
         if " in " in lower or " of every " in lower or " out of " in lower:
-            text = _RATIO.sub(_ratio, text)
-            if " in " in lower:
-                text = _NOUN_RATIO.sub(_noun_ratio, text)
+            text = _ratios(text, lower)
         if " a " in lower or " an " in lower:
             text = _HEDGED_ONE.sub(_hedged_one, text)
         if _MULTIPLE.search(text):
@@ -361,7 +419,9 @@ def spell_numbers(text: str) -> str:
 
 
 def _written_with_symbols(text: str) -> str:
-    """Powers ("2^32"), fractions in digits ("7/8") and dates as figures."""
+    """Powers ("2^32"), fractions in digits ("7/8"), two durations in a row and dates as
+    figures."""
+    text = _COMPOUND.sub(_compound, text)
     if "^" in text or "**" in text:
         text = _POWER.sub(_power, text)
     if "/" in text:
