@@ -29,7 +29,7 @@ from decimal import Decimal
 
 from research.sources.figures import StatedNumber, Value
 from research.sources.flips import clause_around
-from research.sources.pageindex import PageIndex, Sentence, holds
+from research.sources.pageindex import LEAD_SENTENCES, PageIndex, Sentence, holds
 from research.sources.quantities import unit_of
 from research.sources.words import stems_of, token_stems
 
@@ -502,17 +502,40 @@ def bound(
     own = max(_weighted(page, index, words, others, number) for index in alone)
     if own < BOUND_SHARE * total:
         return False
-    nearby: set[int] = set()
-    for stem in words:
-        nearby.update(page.sentence_postings[stem])
-    for index in alone:  # the other rows of its table, which its caption introduces too
-        nearby.update(_introduced_with(page, index))
-    for index in sorted(nearby - set(mine)):
+    for index in sorted(_could_hold(page, words, others, alone) - set(mine)):
         if not _lists_another(page.sentences[index], number, claimed):
             continue
         if _weighted(page, index, words, others, number) >= own:
             return False
     return True
+
+
+def _could_hold(
+    page: PageIndex,
+    words: frozenset[str],
+    others: Sequence[StatedNumber],
+    alone: Collection[int],
+) -> set[int]:
+    """The sentences whose context (`_weighted`) may hold some of the claim: those holding
+    one of `words` and their neighbours, the rows their sentences introduce, those stating
+    one of the claim's `others` figures, and the other rows of the tables of `alone`."""
+    holding: set[int] = set()
+    for stem in words:
+        holding.update(page.sentence_postings[stem])
+    out = {near for index in holding for near in (index - 1, index, index + 1)}
+    out &= set(range(len(page.sentences)))
+    for index in holding:  # the rows it introduces start within a caption's reach after it
+        for row in range(index + 1, min(index + 1 + LEAD_SENTENCES, len(page.sentences))):
+            if index in page.sentences[row].lead:
+                out.add(row)
+                out.update(_introduced_with(page, row))
+                break
+    for figure in others:
+        out.update(page.figures.sentences_stating(figure))
+    for index in alone:  # the other rows of its table, which its caption introduces too
+        if page.sentences[index].lead:
+            out.update(_introduced_with(page, index))
+    return out
 
 
 def _lists_another(sentence: Sentence, number: StatedNumber, claimed: frozenset[Value]) -> bool:
