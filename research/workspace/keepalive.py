@@ -227,7 +227,7 @@ class Keeper:
         data = self._look()
         if data == self._written[1]:
             return None
-        found = data if isinstance(data, FoundLock) else parse_lock(data)
+        found = parse_lock(data)
         return None if found.info is not None and found.info == record else found
 
     def check(self, refresh: bool) -> bool:
@@ -308,8 +308,7 @@ class Keeper:
                 self.directory = directory
 
     def _read_quietly(self) -> FoundLock:
-        data = self._look()
-        return data if isinstance(data, FoundLock) else parse_lock(data)
+        return parse_lock(self._look())
 
     def _look(self) -> bytes | FoundLock:
         """One read of the lock file: its bytes, or what is there instead."""

@@ -132,8 +132,7 @@ def read_lock_file(path: Path) -> FoundLock:
     """Read the lock file without following a link or blocking on a FIFO.
 
     Raises LockFileError when it cannot be opened for another reason (no permission)."""
-    data = lock_file_bytes(path)
-    return data if isinstance(data, FoundLock) else parse_lock(data)
+    return parse_lock(lock_file_bytes(path))
 
 
 def lock_file_bytes(path: Path) -> bytes | FoundLock:
@@ -167,8 +166,11 @@ def lock_file_bytes(path: Path) -> bytes | FoundLock:
     return b"".join(chunks)
 
 
-def parse_lock(data: bytes) -> FoundLock:
-    """The record in a lock file's bytes, or "junk" (too long, or not a record)."""
+def parse_lock(data: bytes | FoundLock) -> FoundLock:
+    """The record in a lock file's bytes, or "junk" (too long, or not a record); what
+    `lock_file_bytes` found instead of bytes is returned as it is."""
+    if isinstance(data, FoundLock):
+        return data
     if len(data) > MAX_LOCK_BYTES:
         return FoundLock("junk")
     try:
