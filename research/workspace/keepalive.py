@@ -242,6 +242,8 @@ class Keeper:
                 return False
             if not refresh and found.info == self.record:
                 return True
+            # Before the flock too (`_settle` checks again, just before it writes): taking it
+            # would make a deleted session directory again, or the flock file in a linked one.
             self.same_directory()
             with self._flock.held(min(FLOCK_TIMEOUT_SECONDS, 2.0)):
                 found = self._read_quietly()  # again, under the flock: it may have changed
