@@ -123,7 +123,9 @@ def test_a_killed_worker_s_jobs_resume_elsewhere(cluster: Cluster) -> None:
         assert researched_after(log, slug, killed_at) == [], slug
 
 
-def test_sigterm_hands_the_worker_s_jobs_back_at_once(cluster: Cluster) -> None:
+def test_sigterm_hands_the_job_back_and_another_worker_ends_it_without_a_takeover(
+    cluster: Cluster,
+) -> None:
     first = cluster.start_worker("h1")
     cluster.enqueue("handed", breadth=2, depth=2)
     wait_until(
