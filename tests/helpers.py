@@ -1,5 +1,5 @@
 """Plain helpers the tests share: running research.py as a child process, waiting for what
-it does, lock files, the event log, sandboxes and session states.
+it does, lock files, the event log, sandboxes, session states and the judge's passages.
 
 No fixtures here (those live in conftest.py) and no pytest import, so the scripts under
 tests/ (kill_harness.py, golden_prompts.py) can use them too.
@@ -20,6 +20,8 @@ from typing import Any
 
 from research.model.plan import Plan
 from research.model.state import RWRState, SessionConfig
+from research.sources.claims import check_claim, index_page
+from research.sources.passages import best_passages
 
 REPO = Path(__file__).resolve().parent.parent
 SCRIPTED_CLI = Path(__file__).resolve().parent / "scripted_cli.py"
@@ -274,3 +276,11 @@ def new_state(
         plan=plan,
         **fields,
     )
+
+
+# ------------------------------------------------------------------ source checks
+
+
+def passages(claim: str, page: str) -> list[str]:
+    """The passages the judge is shown for `claim`, checked by the rules against `page`."""
+    return best_passages(check_claim(claim, index_page(page)), page)

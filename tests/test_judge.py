@@ -8,6 +8,7 @@ import itertools
 from pathlib import Path
 
 import pytest
+from helpers import passages
 
 from research.core.budget import TimeBudget
 from research.sources.claims import ClaimCheck, Support, check_claim, index_page
@@ -20,7 +21,6 @@ from research.sources.judging import (
     quote_on_page,
     read_answers,
 )
-from research.sources.passages import best_passages
 
 PAGE = """Heat pump field trial
 
@@ -36,11 +36,6 @@ NORMAL = normalised(PAGE)
 
 def rules(claim: str) -> ClaimCheck:
     return check_claim(claim, index_page(PAGE), "https://example.org/trial")
-
-
-def passages(claim: str, page: str) -> list[str]:
-    """The passages the judge is shown for `claim`, checked by the rules against `page`."""
-    return best_passages(check_claim(claim, index_page(page)), page)
 
 
 def judged(answer: str, quote: str) -> Judgement:

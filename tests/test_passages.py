@@ -7,6 +7,7 @@ within the budget."""
 from __future__ import annotations
 
 import pytest
+from helpers import passages
 
 from research.sources.claims import check_claim, index_page
 from research.sources.judging import normalised, quote_on_page
@@ -18,11 +19,6 @@ from research.sources.passages import (
     PassageIndex,
     best_passages,
 )
-
-
-def passages(claim: str, page: str) -> list[str]:
-    return best_passages(check_claim(claim, index_page(page)), page)
-
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
