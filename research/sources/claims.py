@@ -125,7 +125,13 @@ from research.sources.figures import (
     raw_numbers,
     stated_number,
 )
-from research.sources.flips import clause_around, flipped, swapped
+from research.sources.flips import (
+    clause_around,
+    clause_breaks,
+    flipped_clauses,
+    read_clause,
+    swapped,
+)
 from research.sources.pageindex import PageIndex, Sentence, holds, index_page, union
 from research.sources.slots import (
     anchored,
@@ -534,7 +540,7 @@ def check_claim(
     if row is not None:
         support, run = Support.SUPPORTED, _Run(row, row + 1, frozenset(), 0, 0)
         reason = "every figure in the table row the claim names"
-    flip = _meaning_flip(parsed, page.sentences[run.first : run.end])
+    flip = _meaning_flip(parsed, page, range(run.first, run.end))
     if flip is not None and support in (Support.SUPPORTED, Support.WEAK):
         support, reason = Support.UNSUPPORTED, f"meaning flipped: {flip}"
     focus = found.conflicts
@@ -636,36 +642,34 @@ def quote_holds_quantity(quote: str, claim: str, *figures: str) -> bool:
     return all(page.states(n) or derivable(n, stated) for n in numbers)
 
 
-def _figure_in(
-    run: Sequence[Sentence], number: StatedNumber
-) -> tuple[Sentence, StatedNumber] | None:
-    """The sentence of the run, and its figure, that state `number` (`run` ordered with
-    the sentences holding most of the claim's figures first)."""
-    for sentence in run:
-        for stated in sentence.numbers:
-            if number.matches(stated):
-                return sentence, stated
-    return None
+def _first_match(sentence: Sentence, number: StatedNumber) -> int | None:
+    """Which figure of `sentence` states `number` first, or None."""
+    if not holds((sentence,), number):
+        return None
+    return next((i for i, stated in enumerate(sentence.numbers) if number.matches(stated)), None)
 
 
-def _meaning_flip(parsed: _Parsed, run: Sequence[Sentence]) -> str | None:
-    """How the claim turns around what the passage says about the figures they share:
-    the opposite direction, a negation, or figures given to each other's subjects."""
+def _meaning_flip(parsed: _Parsed, page: PageIndex, run: range) -> str | None:
+    """How the claim turns around what the passage (`run`) says about the figures they
+    share: the opposite direction, a negation, or figures given to each other's subjects.
+    Each figure is compared in the first sentence stating it, the sentences holding most of
+    the claim's figures first."""
     mine: list[frozenset[str]] = []
     theirs: list[frozenset[str]] = []
-    run = sorted(run, key=lambda s: -sum(holds((s,), n) for n in parsed.numbers))
-    for number in parsed.numbers:
-        hit = _figure_in(run, number)
-        if hit is None:
+    hits = {i: [_first_match(page.sentences[i], n) for n in parsed.numbers] for i in run}
+    order = sorted(run, key=lambda i: -sum(hit is not None for hit in hits[i]))
+    breaks = clause_breaks(parsed.norm)
+    for position, number in enumerate(parsed.numbers):
+        found = next(((i, hit) for i in order if (hit := hits[i][position]) is not None), None)
+        if found is None:
             continue
-        sentence, stated = hit
-        claim_clause = clause_around(parsed.norm, *number.span)
-        page_clause = clause_around(sentence.norm, *stated.span)
-        why = flipped(claim_clause, page_clause)
+        claim_clause = clause_around(parsed.norm, *number.span, breaks)
+        page_clause, page_stems = page.clause_of(*found)
+        why = flipped_clauses(read_clause(claim_clause), page_clause)
         if why is not None:
             return why
         mine.append(stems_of(claim_clause))
-        theirs.append(stems_of(page_clause))
+        theirs.append(page_stems)
     if len(mine) >= 2 and swapped(mine, theirs):
         return "the page gives these figures to each other's subjects"
     return None

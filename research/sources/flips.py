@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 _UP = frozenset(
     """increase increased increases increasing rise rises rose risen rising grew grow grows
@@ -28,39 +29,65 @@ _CLAUSE_BREAK = re.compile(r"[;:()]|,(?!\d)|\s(?:while|whereas|but|compared with
 _TOKEN = re.compile(r"[a-z]+(?:'t)?")
 
 
-def clause_around(text: str, start: int, end: int) -> str:
+def clause_breaks(text: str) -> list[tuple[int, int]]:
+    """Where `text` breaks into clauses (`clause_around`), for several spans of one text."""
+    return [m.span() for m in _CLAUSE_BREAK.finditer(text)]
+
+
+def clause_around(
+    text: str, start: int, end: int, breaks: Sequence[tuple[int, int]] | None = None
+) -> str:
     """The clause of `text` that holds the span start..end (split at , ; : and "while",
-    "whereas", "but", "compared with")."""
-    breaks = list(_CLAUSE_BREAK.finditer(text))
-    left = max((m.end() for m in breaks if m.end() <= start), default=0)
-    right = min((m.start() for m in breaks if m.start() >= end), default=len(text))
+    "whereas", "but", "compared with"); `breaks`: `clause_breaks(text)`, if known."""
+    if breaks is None:
+        breaks = clause_breaks(text)
+    left = max((b for _, b in breaks if b <= start), default=0)
+    right = min((a for a, _ in breaks if a >= end), default=len(text))
     return text[left:right]
+
+
+@dataclass(frozen=True, slots=True)
+class Clause:
+    """A clause read for `flipped`: its words, the direction it speaks of, a negation."""
+
+    words: frozenset[str]
+    direction: int
+    """+1 when it speaks only of up (rose, more, above), -1 only of down, else 0."""
+    negated: bool
 
 
 def _tokens(clause: str) -> list[str]:
     return _TOKEN.findall(clause.lower())
 
 
+def read_clause(clause: str) -> Clause:
+    words = frozenset(_tokens(clause))
+    up, down = bool(words & _UP), bool(words & _DOWN)
+    way = (1 if up else 0) - (1 if down else 0) if up != down else 0
+    return Clause(words, way, any(w in _NEGATION or w.endswith("n't") for w in words))
+
+
 def direction(clause: str) -> int:
     """+1 when the clause speaks only of up (rose, more, above), -1 only of down, else 0."""
-    words = set(_tokens(clause))
-    up, down = bool(words & _UP), bool(words & _DOWN)
-    return (1 if up else 0) - (1 if down else 0) if up != down else 0
+    return read_clause(clause).direction
 
 
 def negated(clause: str) -> bool:
-    words = _tokens(clause)
-    return any(w in _NEGATION or w.endswith("n't") for w in words)
+    return read_clause(clause).negated
 
 
 def flipped(claim_clause: str, page_clause: str) -> str | None:
     """How the claim's clause turns the page's around, or None."""
-    mine, theirs = direction(claim_clause), direction(page_clause)
-    if mine and theirs and mine != theirs:
-        words = sorted(set(_tokens(page_clause)) & (_UP if theirs > 0 else _DOWN))
+    return flipped_clauses(read_clause(claim_clause), read_clause(page_clause))
+
+
+def flipped_clauses(mine: Clause, theirs: Clause) -> str | None:
+    """`flipped` for clauses already read."""
+    if mine.direction and theirs.direction and mine.direction != theirs.direction:
+        words = sorted(theirs.words & (_UP if theirs.direction > 0 else _DOWN))
         return f"the page says {words[0]!r} where the claim says the opposite"
-    if negated(claim_clause) != negated(page_clause):
-        side = "the claim" if negated(claim_clause) else "the page"
+    if mine.negated != theirs.negated:
+        side = "the claim" if mine.negated else "the page"
         return f"{side} negates what the other says"
     return None
 

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TypeVar
 
 from research.sources.figures import LINE_MARKER, StatedNumber, Value, raw_numbers, stated_number
 from research.sources.figuretable import FigureTable
+from research.sources.flips import Clause, clause_around, read_clause
 from research.sources.spelling import spell_numbers
 from research.sources.words import blank_numbers, split_sentences, stems_of
 
@@ -56,7 +57,8 @@ class Sentence:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class PageIndex:
-    """A page's text prepared for many claim checks; immutable once built (`index_page`)."""
+    """A page's text prepared for many claim checks; immutable once built (`index_page`) but
+    for `clauses`, a memo of what claims ask of its sentences."""
 
     sentences: tuple[Sentence, ...]
     head: int
@@ -73,6 +75,10 @@ class PageIndex:
     """Sentence -> the passages that hold it."""
     sentence_postings: Mapping[str, tuple[int, ...]]
     """Stem -> the sentences that hold it (a table row's header stems included)."""
+    clauses: dict[tuple[int, int], tuple[Clause, frozenset[str]]] = field(
+        default_factory=dict, repr=False
+    )
+    """(sentence, figure) -> `clause_of`, filled as claims ask (each is read once a page)."""
 
     @property
     def empty(self) -> bool:
@@ -82,6 +88,16 @@ class PageIndex:
     def states(self, number: StatedNumber) -> bool:
         """Whether the page states `number` anywhere (a percentage must be one here too)."""
         return bool(self.figures.sentences_stating(number))
+
+    def clause_of(self, index: int, figure: int) -> tuple[Clause, frozenset[str]]:
+        """The clause of sentence `index` around its `figure`-th figure, read for
+        `flips.flipped_clauses`, and its stems."""
+        found = self.clauses.get((index, figure))
+        if found is None:
+            sentence = self.sentences[index]
+            text = clause_around(sentence.norm, *sentence.numbers[figure].span)
+            found = self.clauses[index, figure] = (read_clause(text), stems_of(text))
+        return found
 
     def passages_of(self, sentences: Iterable[int]) -> set[int]:
         """The passages that hold any of `sentences`."""

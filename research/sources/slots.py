@@ -155,6 +155,8 @@ def _rival(
     if not words:
         return None
     own = max(_score(page, index, words, others, number) for index in stating)
+    if own >= len(words) + len(others):
+        return None  # no sentence can hold more of the claim
     least = max(1, math.ceil(MIN_RIVAL_SHARE * len(words)))
     claimed = frozenset(v for n in (number, *others) for v in n.candidates)
     counts: Counter[int] = Counter()
