@@ -482,9 +482,9 @@ def _derived_from_rows(page: PageIndex, stems: frozenset[str], number: StatedNum
     rows of one table whose first cells the claim names ("LZ4 HC at level 9 compresses
     nineteen times more slowly than LZ4's default mode" from their compression speeds)."""
     named: dict[tuple[int, ...], list[int]] = {}
-    for index in sorted({i for stem in stems for i in page.sentence_postings.get(stem, ())}):
+    for index in sorted({i for stem in stems for i in page.label_postings.get(stem, ())}):
         sentence = page.sentences[index]
-        if sentence.label & stems and sentence.lead:
+        if sentence.stems & stems:  # as a sentence holding one of the claim's words
             named.setdefault(sentence.lead, []).append(index)
     for rows in named.values():
         rows = rows[:MAX_NAMED_ROWS]

@@ -75,6 +75,8 @@ class PageIndex:
     """Sentence -> the passages that hold it."""
     sentence_postings: Mapping[str, tuple[int, ...]]
     """Stem -> the sentences that hold it (a table row's header stems included)."""
+    label_postings: Mapping[str, tuple[int, ...]]
+    """Stem -> the table rows with a `lead` whose first cell (`Sentence.label`) holds it."""
     clauses: dict[tuple[int, int], tuple[Clause, frozenset[str]]] = field(
         default_factory=dict, repr=False
     )
@@ -274,6 +276,7 @@ def index_page(text: str) -> PageIndex:
         figures=FigureTable.of([s.numbers for s in sentences]),
         sentence_passages=_sentence_passages(len(sentences), passages),
         sentence_postings=_postings(s.stems for s in sentences),
+        label_postings=_postings(s.label if s.lead else () for s in sentences),
     )
 
 
