@@ -42,6 +42,7 @@ from scripted_mock import installed
 import research
 import research.cli
 from research.cli import main as research_main
+from research.sources import quantities
 
 QUESTION = "How do heat pumps perform in cold climates?"
 KILLED = -signal.SIGKILL
@@ -205,6 +206,9 @@ def preload() -> None:
         if not module.name.startswith("research.service"):  # the optional [server] extra
             importlib.import_module(module.name)
     os.fsync = lambda fd: None
+    # The source check's unit registry (pint's, built on first use) costs more than the rest
+    # of a mock session: build it here, once, not in every child.
+    quantities.unit_of("kWh")
     # Typer builds the click command from the signature on every call; build it once.
     command = typer.main.get_command(research.cli.app)
     build = typer.main.get_command
