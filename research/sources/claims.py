@@ -126,8 +126,7 @@ from research.sources.figures import (
     stated_number,
 )
 from research.sources.flips import (
-    clause_around,
-    clause_breaks,
+    Clauses,
     flipped_clauses,
     read_clause,
     swapped,
@@ -334,13 +333,16 @@ class _Parsed:
     """The text its figures were read from (number words as figures, ISO dates in words)."""
     numbers: list[StatedNumber]
     stems: frozenset[str]
+    clauses: Clauses
+    """`norm`'s clauses around its figures, read as this check asks."""
 
 
 def _parse(claim: str) -> _Parsed:
     text = claim_text(claim)
     norm = spell_numbers(LINE_MARKER.sub(" ", text))
     raw = raw_numbers(norm, claim=True)
-    return _Parsed(text, norm, [stated_number(r) for r in raw], stems_of(blank_numbers(norm, raw)))
+    numbers = [stated_number(r) for r in raw]
+    return _Parsed(text, norm, numbers, stems_of(blank_numbers(norm, raw)), Clauses(norm))
 
 
 def _unverifiable(page: PageIndex | None, parsed: _Parsed, unavailable: str) -> str | None:
@@ -546,9 +548,14 @@ def check_claim(
     focus = found.conflicts
     if support is Support.SUPPORTED:
         given = given_to_others(
-            page, parsed.norm, parsed.stems, parsed.numbers, found.stating
+            page, parsed.norm, parsed.stems, parsed.numbers, found.stating, parsed.clauses
         ) or told_the_other_way(
-            page, range(run.first, run.end), parsed.norm, parsed.stems, parsed.numbers
+            page,
+            range(run.first, run.end),
+            parsed.norm,
+            parsed.stems,
+            parsed.numbers,
+            parsed.clauses,
         )
         if given is not None:
             support, reason = Support.UNSUPPORTED, given.reason
@@ -658,17 +665,16 @@ def _meaning_flip(parsed: _Parsed, page: PageIndex, run: range) -> str | None:
     theirs: list[frozenset[str]] = []
     hits = {i: [_first_match(page.sentences[i], n) for n in parsed.numbers] for i in run}
     order = sorted(run, key=lambda i: -sum(hit is not None for hit in hits[i]))
-    breaks = clause_breaks(parsed.norm)
     for position, number in enumerate(parsed.numbers):
         found = next(((i, hit) for i in order if (hit := hits[i][position]) is not None), None)
         if found is None:
             continue
-        claim_clause = clause_around(parsed.norm, *number.span, breaks)
+        claim_clause, claim_stems = parsed.clauses.around(number.span)
         page_clause, page_stems = page.clause_of(*found)
         why = flipped_clauses(read_clause(claim_clause), page_clause)
         if why is not None:
             return why
-        mine.append(stems_of(claim_clause))
+        mine.append(claim_stems)
         theirs.append(page_stems)
     if len(mine) >= 2 and swapped(mine, theirs):
         return "the page gives these figures to each other's subjects"

@@ -12,6 +12,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from research.sources.words import stems_of
+
 _UP = frozenset(
     """increase increased increases increasing rise rises rose risen rising grew grow grows
     growing growth up higher highest more above gain gained gains improve improved improves
@@ -44,6 +46,28 @@ def clause_around(
     left = max((b for _, b in breaks if b <= start), default=0)
     right = min((a for a, _ in breaks if a >= end), default=len(text))
     return text[left:right]
+
+
+class Clauses:
+    """The clauses of one text around its figures (`clause_around`) with their stems, each
+    read once: the text of one claim, for the several rules that look at its clauses."""
+
+    __slots__ = ("_breaks", "_read", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._breaks: list[tuple[int, int]] | None = None
+        self._read: dict[tuple[int, int], tuple[str, frozenset[str]]] = {}
+
+    def around(self, span: tuple[int, int]) -> tuple[str, frozenset[str]]:
+        """The clause holding `span`, and its stems."""
+        found = self._read.get(span)
+        if found is None:
+            if self._breaks is None:
+                self._breaks = clause_breaks(self.text)
+            clause = clause_around(self.text, *span, self._breaks)
+            found = self._read[span] = (clause, stems_of(clause))
+        return found
 
 
 @dataclass(frozen=True, slots=True)

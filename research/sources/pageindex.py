@@ -55,10 +55,23 @@ class Sentence:
     heading) it is part of."""
 
 
+@dataclass(slots=True)
+class PageMemo:
+    """Answers about a page's own sentences and words that claim checks ask again and again,
+    kept once computed: each depends on the page alone, never on the claim that asked."""
+
+    clauses: dict[tuple[int, int], tuple[Clause, frozenset[str]]] = field(default_factory=dict)
+    """(sentence, figure) -> `PageIndex.clause_of`."""
+    rarities: dict[str, float] = field(default_factory=dict)
+    """Stem -> its weight (`slots._rarity`)."""
+    near: dict[int, list[frozenset[str]]] = field(default_factory=dict)
+    """Sentence -> the words next to each of its figures (`slots._near_words`)."""
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class PageIndex:
     """A page's text prepared for many claim checks; immutable once built (`index_page`) but
-    for `clauses`, a memo of what claims ask of its sentences."""
+    for `memo`."""
 
     sentences: tuple[Sentence, ...]
     head: int
@@ -77,10 +90,8 @@ class PageIndex:
     """Stem -> the sentences that hold it (a table row's header stems included)."""
     label_postings: Mapping[str, tuple[int, ...]]
     """Stem -> the table rows with a `lead` whose first cell (`Sentence.label`) holds it."""
-    clauses: dict[tuple[int, int], tuple[Clause, frozenset[str]]] = field(
-        default_factory=dict, repr=False
-    )
-    """(sentence, figure) -> `clause_of`, filled as claims ask (each is read once a page)."""
+    memo: PageMemo = field(default_factory=PageMemo, repr=False)
+    """What claims have asked of its sentences and words."""
 
     @property
     def empty(self) -> bool:
@@ -94,11 +105,11 @@ class PageIndex:
     def clause_of(self, index: int, figure: int) -> tuple[Clause, frozenset[str]]:
         """The clause of sentence `index` around its `figure`-th figure, read for
         `flips.flipped_clauses`, and its stems."""
-        found = self.clauses.get((index, figure))
+        found = self.memo.clauses.get((index, figure))
         if found is None:
             sentence = self.sentences[index]
             text = clause_around(sentence.norm, *sentence.numbers[figure].span)
-            found = self.clauses[index, figure] = (read_clause(text), stems_of(text))
+            found = self.memo.clauses[index, figure] = (read_clause(text), stems_of(text))
         return found
 
     def passages_of(self, sentences: Iterable[int]) -> set[int]:

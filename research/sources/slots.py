@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from research.sources.figures import StatedNumber, Value
-from research.sources.flips import clause_around
+from research.sources.flips import Clauses
 from research.sources.pageindex import LEAD_SENTENCES, PageIndex, Sentence, holds
 from research.sources.quantities import unit_of
 from research.sources.words import stems_of, token_stems
@@ -67,12 +67,16 @@ class Given:
 
 
 def _words_of(
-    norm: str, stems: frozenset[str], number: StatedNumber, several: bool, figures: frozenset[str]
+    clauses: Clauses,
+    stems: frozenset[str],
+    number: StatedNumber,
+    several: bool,
+    figures: frozenset[str],
 ) -> frozenset[str]:
     """The claim's words a figure is compared on: its clause's, when the claim states
     several figures and the clause has two words or more; else the whole claim's."""
     if several:
-        clause = (stems_of(clause_around(norm, *number.span)) & stems) - figures
+        clause = (clauses.around(number.span)[1] & stems) - figures
         if len(clause) >= 2:
             return clause
     return stems - figures
@@ -179,9 +183,12 @@ def given_to_others(
     stems: frozenset[str],
     numbers: Sequence[StatedNumber],
     stating: Sequence[Collection[int]],
+    clauses: Clauses | None = None,
 ) -> Given | None:
     """The first of the claim's figures (stated on the page: `stating` gives the sentences
-    for each) that the page gives to other words, with the figure it gives instead."""
+    for each) that the page gives to other words, with the figure it gives instead.
+    `clauses`: `Clauses(norm)`, when the caller has read some already."""
+    clauses = Clauses(norm) if clauses is None else clauses
     checked = [n for n in numbers if n.kind not in _SKIPPED_KINDS]
     figures: frozenset[str] | None = None
     for number, sentences in zip(numbers, stating, strict=True):
@@ -191,7 +198,7 @@ def given_to_others(
             continue  # the title block states it: context for every passage
         if figures is None:
             figures = stems_of(" ".join(n.text for n in numbers)) | page.head_stems
-        words = _slot_words(page, _words_of(norm, stems, number, len(checked) > 1, figures))
+        words = _slot_words(page, _words_of(clauses, stems, number, len(checked) > 1, figures))
         others = [n for n in numbers if n is not number]
         found = _rival(page, number, words, sentences, others)
         if found is not None:
@@ -322,6 +329,7 @@ def told_the_other_way(
     norm: str,
     stems: frozenset[str],
     numbers: Sequence[StatedNumber],
+    clauses: Clauses | None = None,
 ) -> Given | None:
     """A claim figure that a sentence of `run` stating it gives to other words than the
     claim's, while a figure of the same sort in that sentence, which the claim lacks, is
@@ -329,16 +337,18 @@ def told_the_other_way(
     Code (43%) and GoLand (33%)" for a claim that VS Code had 33%); in a sentence without
     one (not a table row, whose cells belong to its first cell and its header), by being
     next to them (`_next_to_another`: "~500 bdist_msi files and ~50 bdist_dmg files" for
-    a claim of about 500 bdist_dmg files)."""
+    a claim of about 500 bdist_dmg files). `clauses`: `Clauses(norm)`, if the caller has
+    one."""
+    clauses = Clauses(norm) if clauses is None else clauses
     checked = [n for n in numbers if n.kind not in _SKIPPED_KINDS]
     claimed = frozenset(v for n in numbers for v in n.candidates)
     figures = stems_of(" ".join(n.text for n in numbers))
     shared = [i for i in run if len(page.sentences[i].numbers) > 1]
     spans = sorted(n.span for n in numbers)
     beside: list[frozenset[str]] = []  # the claim's words next to each figure, when needed
-    near: dict[int, list[frozenset[str]]] = {}
+    near = page.memo.near
     for number in checked if shared else ():
-        words = _words_of(norm, stems, number, len(checked) > 1, figures)
+        words = _words_of(clauses, stems, number, len(checked) > 1, figures)
         for index in shared:
             sentence = page.sentences[index]
             mine = [i for i, f in enumerate(sentence.numbers) if number.matches(f)]
@@ -455,7 +465,11 @@ page (`_rarity`)."""
 def _rarity(page: PageIndex, stem: str) -> float:
     """A word's weight: the fewer sentences of the page hold it, the more it tells them
     apart (log(1 + sentences / sentences holding it))."""
-    return math.log1p(len(page.sentences) / max(1, len(page.sentence_postings.get(stem, ()))))
+    found = page.memo.rarities.get(stem)
+    if found is None:
+        holding = max(1, len(page.sentence_postings.get(stem, ())))
+        found = page.memo.rarities[stem] = math.log1p(len(page.sentences) / holding)
+    return found
 
 
 def _weighted(
