@@ -133,6 +133,7 @@ from research.sources.flips import (
 )
 from research.sources.pageindex import PageIndex, Sentence, holds, index_page, union
 from research.sources.slots import (
+    Given,
     anchored,
     bound,
     enumerated,
@@ -547,16 +548,7 @@ def check_claim(
         support, reason = Support.UNSUPPORTED, f"meaning flipped: {flip}"
     focus = found.conflicts
     if support is Support.SUPPORTED:
-        given = given_to_others(
-            page, parsed.norm, parsed.stems, parsed.numbers, found.stating, parsed.clauses
-        ) or told_the_other_way(
-            page,
-            range(run.first, run.end),
-            parsed.norm,
-            parsed.stems,
-            parsed.numbers,
-            parsed.clauses,
-        )
+        given = _given(page, parsed, found.stating, run)
         if given is not None:
             support, reason = Support.UNSUPPORTED, given.reason
             run = _Run(given.sentence, given.sentence + 1, frozenset(), 0, 0)
@@ -574,6 +566,14 @@ def check_claim(
         evidence=_evidence(page, run, focus) if run.end > run.first else "",
         reason=reason,
     )
+
+
+def _given(page: PageIndex, parsed: _Parsed, stating: list[set[int]], run: _Run) -> Given | None:
+    """A figure of a supported claim that the page gives to other words (`slots`)."""
+    norm, stems, numbers = parsed.norm, parsed.stems, parsed.numbers
+    return given_to_others(
+        page, norm, stems, numbers, stating, parsed.clauses
+    ) or told_the_other_way(page, range(run.first, run.end), norm, stems, numbers, parsed.clauses)
 
 
 def _named_row(page: PageIndex, parsed: _Parsed, found: _Match) -> int | None:
