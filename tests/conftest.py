@@ -29,6 +29,12 @@ from research.cli import app
 if str(REPO) not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
     _path = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = f"{REPO}{os.pathsep}{_path}" if _path else str(REPO)
+# With PYTHONDONTWRITEBYTECODE set (as some sandboxes do) every child compiles the modules it
+# imports again, a tenth of a catalogue case's CPU: let the children keep their bytecode, in
+# a cache outside the checkout (stale entries are detected by the source's mtime and size).
+if os.environ.get("PYTHONDONTWRITEBYTECODE") and not os.environ.get("PYTHONPYCACHEPREFIX"):
+    del os.environ["PYTHONDONTWRITEBYTECODE"]
+    os.environ["PYTHONPYCACHEPREFIX"] = str(REPO / ".pytest_cache" / "pycache")
 
 
 @pytest.fixture(autouse=True)
