@@ -131,7 +131,7 @@ from research.sources.flips import (
     read_clause,
     swapped,
 )
-from research.sources.pageindex import PageIndex, Sentence, holds, index_page, union
+from research.sources.pageindex import PageIndex, Sentence, holds, index_page
 from research.sources.slots import (
     Given,
     anchored,
@@ -250,21 +250,13 @@ def _best_run(
     runs: dict[tuple[int, int], frozenset[str]] = {}
     for pid in tied:
         first, end = page.passages[pid]
+        parts: list[frozenset[str]] = []
         for index in range(first, end):
-            if index not in hits:
-                hits[index] = sentences[index].stems & stems
-        target = len(union(hits[index] for index in range(first, end)))
-        stop_of: dict[int, int] = {}  # start -> end of the shortest run holding `target`
-        for start in range(first, end):
-            held: set[str] = set()
-            for stop in range(start, end):
-                held |= hits[stop]
-                if len(held) == target:
-                    stop_of[start] = stop + 1
-                    break
-        for a, b in stop_of.items():
-            if not any(stop_of.get(later, b + 1) <= b for later in range(a + 1, b)):
-                runs[a, b] = frozenset(union(hits[index] for index in range(a, b)))
+            part = hits.get(index)
+            if part is None:
+                part = hits[index] = sentences[index].stems & stems
+            parts.append(part)
+        _shortest_runs(first, parts, runs)
     candidates = [
         _Run(
             first=a,
@@ -276,6 +268,25 @@ def _best_run(
         for (a, b), held in runs.items()
     ]
     return min(candidates, key=lambda r: (-r.score, r.words, r.first))
+
+
+def _shortest_runs(
+    first: int, parts: Sequence[frozenset[str]], runs: dict[tuple[int, int], frozenset[str]]
+) -> None:
+    """Add to `runs` every shortest run of the passage starting at sentence `first` (its
+    sentences holding `parts` of the claim's stems) that holds all the stems it holds."""
+    target = len(frozenset().union(*parts))
+    stop_of: dict[int, int] = {}  # start -> end of the shortest run holding `target`
+    for start in range(len(parts)):
+        held: set[str] = set()
+        for stop in range(start, len(parts)):
+            held |= parts[stop]
+            if len(held) == target:
+                stop_of[start] = stop + 1
+                break
+    for a, b in stop_of.items():
+        if not any(stop_of.get(later, b + 1) <= b for later in range(a + 1, b)):
+            runs[first + a, first + b] = frozenset().union(*parts[a:b])
 
 
 def _evidence(page: PageIndex, run: _Run, focus: Sequence[str] = ()) -> str:
