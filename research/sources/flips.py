@@ -80,15 +80,13 @@ class Clause:
     negated: bool
 
 
-def _tokens(clause: str) -> list[str]:
-    return _TOKEN.findall(clause.lower())
-
-
 def read_clause(clause: str) -> Clause:
-    words = frozenset(_tokens(clause))
+    lower = clause.lower()
+    words = frozenset(_TOKEN.findall(lower))
     up, down = bool(words & _UP), bool(words & _DOWN)
     way = (1 if up else 0) - (1 if down else 0) if up != down else 0
-    return Clause(words, way, any(w in _NEGATION or w.endswith("n't") for w in words))
+    # a token ends with "n't" exactly where the text holds "n't" ("n" is a letter, "'" none)
+    return Clause(words, way, not words.isdisjoint(_NEGATION) or "n't" in lower)
 
 
 def direction(clause: str) -> int:
