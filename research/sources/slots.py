@@ -166,7 +166,7 @@ def _rival(
     counts: Counter[int] = Counter()
     for stem in words:
         counts.update(page.sentence_postings.get(stem, ()))
-    for index, count in counts.items():
+    for index, count in sorted(counts.items()):  # page order: the same rival for any hash seed
         if count < least or index in stating or index < page.head:
             continue
         same = [f for f in page.sentences[index].numbers if _same_slot(number, f)]
