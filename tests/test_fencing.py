@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -236,3 +237,44 @@ def test_a_later_phase_reuses_a_scratch_area_with_nothing_an_agent_left_there(
     assert all(audit["linked"] == [] for audit in audits), audits
     assert digest(victim) == before
     assert not (work / ".research" / ".calls").exists()
+
+
+LOCKED_AREA = """
+import os, sys
+from pathlib import Path
+from research.engine.staging import discard_stale
+from research.workspace.paths import SessionPaths
+paths = SessionPaths(Path(sys.argv[1]), "x")
+locked = paths.calls_dir / "1.2.3" / "review" / "shut"
+locked.mkdir(parents=True)
+(locked / "inside.md").write_text("shut in")
+(locked / "deeper").mkdir()
+(locked / "deeper" / "more.md").write_text("more")
+(locked / "deeper").chmod(0)
+locked.chmod(0)
+discard_stale(paths)
+print("left" if os.path.lexists(paths.calls_dir) else "gone")
+"""
+
+
+def test_a_scratch_area_with_a_directory_nobody_may_enter_is_still_removed(
+    tmp_path: Path,
+) -> None:
+    """An agent can leave a directory of mode 000 (with files in it) in its scratch area;
+    the area is still removed (it used to stay, and the next phase's area could not be
+    made). Root enters any directory, so as root the check runs without the capabilities
+    that let it (setpriv, util-linux), as an ordinary user's run would."""
+    drop: list[str] = []
+    if os.geteuid() == 0:
+        caps = "-dac_override,-dac_read_search"
+        drop = ["setpriv", f"--bounding-set={caps}", f"--inh-caps={caps}", "--"]
+    done = subprocess.run(
+        [*drop, sys.executable, "-c", LOCKED_AREA, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "gone"

@@ -211,8 +211,25 @@ def _remove(directory: Path) -> None:
     # rmtree never follows a link inside the tree; a link in place of the tree is unlinked.
     if os.path.islink(directory):
         os.unlink(directory)
-    else:
+        return
+    shutil.rmtree(directory, ignore_errors=True)
+    if os.path.lexists(directory):  # a directory an agent made that nobody may enter
+        _open_up(directory)
         shutil.rmtree(directory, ignore_errors=True)
+
+
+def _open_up(directory: Path) -> None:
+    """Make every directory of the tree ours to enter again (an agent may have left one of
+    mode 000 with files in it, which rmtree cannot empty), never following a link."""
+    with contextlib.suppress(OSError):
+        if stat.S_ISDIR(os.lstat(directory).st_mode):
+            os.chmod(directory, 0o700)
+    for top, names, _ in os.walk(directory):  # top-down: a directory is opened before entered
+        for name in names:
+            path = os.path.join(top, name)
+            with contextlib.suppress(OSError):
+                if stat.S_ISDIR(os.lstat(path).st_mode):
+                    os.chmod(path, 0o700)
 
 
 class Stage:
