@@ -67,13 +67,14 @@ def read_regular(path: Path) -> bytes | None:
     return NOT_REGULAR if data is None else data
 
 
-def read_descriptor(fd: int) -> bytes | None:
-    """The bytes of the open file `fd` when it is a regular file, else None; closes it."""
+def read_descriptor(fd: int, limit: int | None = None) -> bytes | None:
+    """The bytes of the open file `fd` (up to `limit` + 1 of them, with a limit) when it is
+    a regular file, else None; closes it."""
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return None
         with os.fdopen(fd, "rb", closefd=False) as handle:
-            return handle.read()
+            return handle.read() if limit is None else handle.read(limit + 1)
     finally:
         os.close(fd)
 
@@ -83,17 +84,9 @@ def read_at_most(path: Path, limit: int) -> bytes | None:
     or None: nothing there, not a regular file (no link followed, no FIFO opened), unreadable."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        return read_descriptor(fd, limit)
     except OSError:
         return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            return handle.read(limit + 1)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 def is_regular(path: Path) -> bool:
@@ -340,14 +333,8 @@ def remove_if_holds(path: Path, data: bytes) -> bool:
             fd = os.open(path.name, os.O_RDONLY | _NO_FOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
         except OSError:
             return False
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                return False
-            with os.fdopen(fd, "rb", closefd=False) as handle:
-                if handle.read() != data:
-                    return False
-        finally:
-            os.close(fd)
+        if read_descriptor(fd) != data:  # None for anything but a regular file
+            return False
         with contextlib.suppress(FileNotFoundError), fenced(path):
             os.unlink(path.name, dir_fd=dir_fd)
         return True
