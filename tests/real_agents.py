@@ -127,6 +127,25 @@ def check_session(
     return state
 
 
+def check_review(
+    result: AgentResult,
+    api: Any,
+    isolated: Path,
+    served_usage: Callable[[Any, str], tuple[int, int, float]],
+) -> None:
+    """What one review call (`review_call`) through a real CLI leaves: the verdict written
+    through the CLI's own tools (a read, a write, a final answer), the usage and cost the
+    fake API served, and research.py's one-line summary of the call."""
+    assert result.ok, result.error
+    assert (isolated / ".research/x/review.accepted.md").read_text().startswith("The notes meet")
+    assert [entry["step"] for entry in api.served("review")] == ["read", "write", "final"]
+    tokens_in, tokens_out, cost = served_usage(api, "review")
+    assert (result.input_tokens, result.output_tokens) == (tokens_in, tokens_out)
+    assert tokens_in > 0 and tokens_out > 0
+    assert result.cost == pytest.approx(cost, rel=1e-9)
+    assert result.output == "Done: wrote 1 file(s) for the review phase."
+
+
 def check_hung_call(run: Callable[[AgentCall], AgentResult], call: AgentCall) -> None:
     """`call`, to an API that never answers: it times out, its log says so, and every
     process the agent started is gone (waited for: killed processes may take a moment to

@@ -21,6 +21,7 @@ from real_agents import (
     PHASES,
     binary_or_skip,
     check_hung_call,
+    check_review,
     check_session,
     fake_apis,
     one_cycle,
@@ -105,15 +106,8 @@ def test_a_phase_writes_its_file_and_reports_tokens_cost_and_model(
 ) -> None:
     api, env = start_api()
     result = ClaudeAgent(grace=2.0).run(review_call(tmp_path, isolated, env, MODEL))
-    assert result.ok, result.error
-    assert (isolated / ".research/x/review.accepted.md").read_text().startswith("The notes meet")
-    assert [entry["step"] for entry in api.served("review")] == ["read", "write", "final"]
-    tokens_in, tokens_out, cost = served_usage(api, "review")
-    assert (result.input_tokens, result.output_tokens) == (tokens_in, tokens_out)
-    assert tokens_in > 0 and tokens_out > 0
-    assert result.cost == pytest.approx(cost, rel=1e-9)
+    check_review(result, api, isolated, served_usage)
     assert result.model == MODEL
-    assert result.output == "Done: wrote 1 file(s) for the review phase."
     log = (tmp_path / "logs" / "001-review-001.log").read_text(encoding="utf-8")
     assert "--permission-mode acceptEdits" in log and '"type":"result"' in log
     assert "cost: reported by Claude Code" in log

@@ -19,6 +19,7 @@ from conftest import read_json, read_jsonl
 from real_agents import (
     binary_or_skip,
     check_hung_call,
+    check_review,
     check_session,
     fake_apis,
     review_call,
@@ -89,14 +90,7 @@ def test_a_phase_writes_its_file_and_reports_tokens_and_a_computed_cost(
 ) -> None:
     api, env = start_api()
     result = agent().run(review_call(tmp_path, isolated, env, MODEL))
-    assert result.ok, result.error
-    assert (isolated / ".research/x/review.accepted.md").read_text().startswith("The notes meet")
-    assert [entry["step"] for entry in api.served("review")] == ["read", "write", "final"]
-    tokens_in, tokens_out, cost = served_usage(api, "review")
-    assert (result.input_tokens, result.output_tokens) == (tokens_in, tokens_out)
-    assert tokens_in > 0 and tokens_out > 0
-    assert result.cost == pytest.approx(cost, rel=1e-9)
-    assert result.output == "Done: wrote 1 file(s) for the review phase."
+    check_review(result, api, isolated, served_usage)
     log = (tmp_path / "logs" / "001-review-001.log").read_text(encoding="utf-8")
     assert '"type":"turn.completed"' in log and "cost: computed from research.py's prices" in log
     # The configured provider's own retries were lowered on the command line.
