@@ -58,7 +58,7 @@ class Roster:
     def snapshot(self, name: str) -> Snapshot | None:
         self.name(name)
         snap = self.store.snapshot(name)
-        if not snap.has_state and self.job(name) is None:
+        if not snap.has_state and self.job(name, snap) is None:
             raise ApiError(404, "not_found", f"no research session named {name!r}")
         return snap if snap.state is not None or snap.error else None
 
@@ -70,35 +70,37 @@ class Roster:
         self.enqueued[job.name] = Sent(placeholder, key, job, now)
         return placeholder
 
-    def job(self, name: str) -> Job | None:
+    def job(self, name: str, snap: Snapshot | None = None) -> Job | None:
         """This server's job of session `name`: a child it started, or a job it put on the
         queue that no worker has started yet (after that, the session's files tell). With
-        the task queue, also a session's job the queue holds (queued), or one it lost."""
+        the task queue, also a session's job the queue holds (queued), or one it lost.
+        `snap`: the reading of the session's files the caller decides with (read here when
+        not given): a second reading could see a state the first did not, and each would
+        leave the session to the other (a just-started job found nowhere)."""
         local = self.jobs.jobs.get(name)
         if local is not None:
             return local
         if self.watch is None:
-            return self._placeholder(name)
-        return self._queue_job(name)
+            return self._placeholder(name, snap)
+        return self._queue_job(name, self.store.snapshot(name) if snap is None else snap)
 
-    def _placeholder(self, name: str) -> Job | None:
+    def _placeholder(self, name: str, snap: Snapshot | None) -> Job | None:
         queued = self.enqueued.get(name)
         if queued is None:
             return None
-        snap = self.store.snapshot(name)
+        snap = self.store.snapshot(name) if snap is None else snap
         if snap.has_state and (snap.locked or snap.key != queued.key):
             del self.enqueued[name]
             return None
         return queued.placeholder
 
-    def _queue_job(self, name: str) -> Job | None:
+    def _queue_job(self, name: str, snap: Snapshot) -> Job | None:
         """The job of `name` as the queue and the files tell (--queue).
 
         The queue is read before the files: a job leaves the queue only after its run
         ended, and a run's end is in the files before that."""
         assert self.watch is not None
         view = self.watch.current()
-        snap = self.store.snapshot(name)
         sent = self.enqueued.get(name)
         if snap.has_state and (snap.locked or snap.complete or (sent and snap.key != sent.key)):
             self.enqueued.pop(name, None)  # its run started: the files tell from now on
@@ -143,8 +145,13 @@ class Roster:
         out: list[tuple[Snapshot | None, str]] = []
         for name in self.all_names():
             snap = self.store.snapshot(name) if self.store.has_state(name) else None
-            out.append((snap, job_state(snap, self.job(name))))
+            out.append((snap, job_state(snap, self.job(name, snap))))
         return out
+
+    def state(self, name: str) -> str:
+        """The session's state as a run's view gives it, from one reading of its files."""
+        snap = self.store.snapshot(name)
+        return job_state(snap, self.job(name, snap))
 
     def host_rows(self) -> list[tuple[str, str | None, int]]:
         """(name, host running it or None, failovers) of every session, for /metrics."""
@@ -167,7 +174,7 @@ class Roster:
         """404 for a report that is not there: worth asking again only while the session
         is queued or running (a failed or stopped one writes nothing until resumed)."""
         snap = self.store.snapshot(name)
-        state = job_state(snap if snap.has_state else None, self.job(name))
+        state = job_state(snap if snap.has_state else None, self.job(name, snap))
         pending = state in ("queued", "running")
         hint = "" if pending else f" and is {state}; resume it with POST /runs/{name}/resume"
         if state == "awaiting_approval":

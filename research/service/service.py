@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from research.cluster.messages import JobMessage, child_args
 from research.core.agentkind import AgentKind
-from research.service.bodies import citations, job_state, synthesis
+from research.service.bodies import citations, synthesis
 from research.service.children import Job, JobManager, QueueFull, is_research_process
 from research.service.errors import ApiError
 from research.service.feeds import FeedHub
@@ -92,7 +92,7 @@ class Service:
         self.feeds = FeedHub(
             self.store.events_path,
             self.roster.running,
-            lambda name: job_state(self.store.snapshot(name), self.roster.job(name)),
+            self.roster.state,
             poll_seconds=config.poll_seconds,
             heartbeat_seconds=config.heartbeat_seconds,
         )
