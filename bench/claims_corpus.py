@@ -21,14 +21,15 @@ run (the hook is `product_judge`).
 
     python bench/claims_corpus.py                       # frozen half, both modes
     python bench/claims_corpus.py --half fresh          # fresh half, aggregates only
+    python bench/claims_corpus.py --half unseen         # unseen half, aggregates only
     python bench/claims_corpus.py --half dev --list     # dev half, every claim's outcome
     python bench/claims_corpus.py --json out.json
-    python bench/claims_corpus.py --half fresh --write-manifest   # after adding to fresh/
+    python bench/claims_corpus.py --half unseen --write-manifest  # after adding to unseen/
 
-The frozen and fresh halves are held out: the bench prints only aggregate rates for them
-(`--list` is refused), so that nobody tunes a rule on their sentences. Each has a
+The frozen, fresh and unseen halves are held out: the bench prints only aggregate rates for
+them (`--list` is refused), so that nobody tunes a rule on their sentences. Each has a
 MANIFEST.sha256 that tests/test_claims_corpus.py checks; `--write-manifest` rewrites the
-fresh half's while documents are still being added to it (the frozen half never changes).
+fresh or unseen half's while documents are being added to it (the frozen half never changes).
 """
 
 from __future__ import annotations
@@ -59,8 +60,10 @@ KIND_NAMES = {
     "changed_figure": "a figure changed to another of the page",
     "flipped_meaning": "figures kept, meaning flipped",
 }
-HELD_OUT = ("frozen", "fresh")
+HELD_OUT = ("frozen", "fresh", "unseen")
 """Halves whose claims nobody tuning the rules may see: aggregate rates only."""
+GROWING = ("fresh", "unseen")
+"""Held-out halves whose writers add documents (and rewrite the manifest) during a session."""
 MANIFEST = "MANIFEST.sha256"
 GOALS = {"true_plain": "<= 3%", "true_careful": "<= 10%", "changed_figure": ">= 90%"}
 JUDGE_GOALS = {**GOALS, "flipped_meaning": ">= 70%"}
@@ -110,14 +113,20 @@ def manifest(root: Path) -> str:
     )
 
 
-def write_manifest(half: str) -> int:
-    if half != "fresh":
+def write_manifest(half: str, corpus: Path = CORPUS) -> int:
+    if half not in GROWING:
         why = "never changes" if half == "frozen" else "has no manifest"
-        print(f"--write-manifest is for the fresh half: the {half} half {why}.", file=sys.stderr)
+        print(
+            f"--write-manifest is for the fresh and unseen halves: the {half} half {why}.",
+            file=sys.stderr,
+        )
         return 2
-    path = CORPUS / half / MANIFEST
-    path.write_text(manifest(CORPUS / half), encoding="utf-8")
-    print(f"wrote {path.relative_to(REPO)}")
+    root = corpus / half
+    if not root.is_dir():
+        print(f"--write-manifest: there is no {half} half at {root}.", file=sys.stderr)
+        return 2
+    (root / MANIFEST).write_text(manifest(root), encoding="utf-8")
+    print(f"wrote the manifest of the {half} half: {root / MANIFEST}")
     return 0
 
 
@@ -290,7 +299,7 @@ def listing(outcomes: list[Outcome]) -> str:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--half", choices=("frozen", "fresh", "dev"), default="frozen")
+    parser.add_argument("--half", choices=("frozen", "fresh", "unseen", "dev"), default="frozen")
     parser.add_argument("--mode", choices=("rules", "judge", "both"), default="both")
     parser.add_argument("--judge", choices=("all", "flagged"), default="all")
     parser.add_argument("--accuracy", type=float, default=0.85)
@@ -302,7 +311,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--write-manifest",
         action="store_true",
-        help="rewrite the fresh half's MANIFEST.sha256 (after adding documents) and exit",
+        help="rewrite the fresh or unseen half's MANIFEST.sha256 (after adding documents), exit",
     )
     return parser.parse_args(argv)
 
