@@ -4,6 +4,7 @@
     python bench/corpus/to_text.py site post.md out.txt     # a blog's Markdown source
     python bench/corpus/to_text.py rst pep-0602.rst out.txt # a raw text file, kept as is
     python bench/corpus/to_text.py man pipe.7 out.txt       # a man page, as `man` renders it
+    python bench/corpus/to_text.py docsrc cpu.in out.txt    # a page of SQLite's docsrc
 
 Markdown is rendered to HTML (markdown-it, CommonMark with tables) and then goes through the
 product's own HTML extractor, as a README page fetched from the web would. A blog's
@@ -11,8 +12,12 @@ Markdown source ("site") first loses its front matter (the +++ or --- block the 
 generator reads) and its template tags ({{ ... }}, {% ... %}: the site renders them as
 charts or drops them). Text files go through the product's plain-text path. Man pages are
 rendered by groff (80 columns, no hyphenation, no adjustment, plain UTF-8) and then take
-the plain-text path. Used once, when the corpus was written; the pages in
-bench/corpus/*/pages are its output, never edited.
+the plain-text path. A page of SQLite's documentation source ("docsrc", pages/*.in) is HTML
+with the generator's markup: its <tcl> blocks (keywords, fragments) are dropped, a link
+[target|label] or [label] becomes its label, <codeblock> becomes <pre>, and the HTML goes
+through the product's HTML extractor as the page on sqlite.org would (pages whose text the
+TCL generates, such as limits.in, cannot be made this way). Used once, when the corpus
+was written; the pages in bench/corpus/*/pages are its output, never edited.
 """
 
 from __future__ import annotations
@@ -29,6 +34,9 @@ from research.sources.extract import extract  # noqa: E402
 
 _FRONT_MATTER = re.compile(r"\A(\+\+\+|---)\n.*?\n\1\n", re.DOTALL)
 _TEMPLATE_TAG = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.DOTALL)
+_DOCSRC_TCL = re.compile(r"<tcl>.*?</tcl>", re.DOTALL)
+_DOCSRC_TITLE = re.compile(r"<title>(.*?)</title>", re.DOTALL)
+_DOCSRC_LINK = re.compile(r"\[(?:[^\[\]|]*\|)?([^\[\]|]+)\]")
 
 
 def markdown_html(source: str, title: str) -> str:
@@ -36,6 +44,16 @@ def markdown_html(source: str, title: str) -> str:
 
     body = MarkdownIt("commonmark").enable("table").render(source)
     return f"<html><head><title>{title}</title></head><body><article>{body}</article></body></html>"
+
+
+def docsrc_html(source: str) -> str:
+    title = _DOCSRC_TITLE.search(source)
+    body = _DOCSRC_TCL.sub("", _DOCSRC_TITLE.sub("", source))
+    body = body.replace("<table_of_contents>", "")
+    body = body.replace("<codeblock>", "<pre>").replace("</codeblock>", "</pre>")
+    body = _DOCSRC_LINK.sub(lambda link: link.group(1).strip(), body)
+    head = title.group(1) if title else ""
+    return f"<html><head><title>{head}</title></head><body><article>{body}</article></body></html>"
 
 
 def man_text(path: Path) -> str:
@@ -54,6 +72,9 @@ def main() -> int:
         if kind == "site":
             text = _TEMPLATE_TAG.sub("", _FRONT_MATTER.sub("", text))
         html = markdown_html(text, source.name)
+        found = extract(html.encode("utf-8"), "text/html; charset=utf-8")
+    elif kind == "docsrc":
+        html = docsrc_html(source.read_text(encoding="utf-8"))
         found = extract(html.encode("utf-8"), "text/html; charset=utf-8")
     elif kind == "man":
         found = extract(man_text(source).encode("utf-8"), "text/plain; charset=utf-8")
