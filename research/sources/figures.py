@@ -147,9 +147,9 @@ class StatedNumber:
             if mine.unit.dimension != theirs.unit.dimension:
                 return False
             if mine.unit.name != theirs.unit.name:
-                return mine.same(theirs) or any(
-                    self.within(theirs.base, mine.base * ratio) for ratio in readings(mine.unit)
-                )
+                if self.band is not None:  # a hedge's band, not the rounding, says how near
+                    return any(self.within(theirs.base, mine.base * r) for r in readings(mine.unit))
+                return mine.same(theirs)
         if not self.candidates.isdisjoint(page.candidates):
             return True
         if self.band is None or not isinstance(page.value, Decimal):
@@ -216,6 +216,9 @@ class RawFigure:
     blank_end: int = 0
     """Where its blank ends: after its unit, which is no content word ("MB/s"); -1: not
     blanked (a date's month is a content word)."""
+    blank_start: int = -1
+    """Where its blank starts when not at `start`: at a claim's hedge ("more than"),
+    which is no content word either; -1: at `start`."""
 
 
 def raw_numbers(text: str, *, claim: bool = False) -> list[RawFigure]:
@@ -367,7 +370,9 @@ def _read_quantities(text: str, found: list[RawFigure], *, claim: bool) -> None:
         if not isinstance(raw.value, Decimal) or raw.kind not in ("number", "percent"):
             continue
         if claim:
-            raw.band = hedge_before(text, raw.start) or _scale_rounding(raw)
+            hedge = hedge_before(text, raw.start)
+            raw.band = hedge[0] if hedge else _scale_rounding(raw)
+            raw.blank_start = hedge[1] if hedge else raw.start
         times = _MULTIPLE_AFTER.match(text, raw.end) if raw.kind == "number" else None
         raw.multiple = times is not None
         if times is not None:

@@ -11,11 +11,13 @@ and Mbit/s. A prefix of data is read both ways ("512 MB" is 512,000,000 bytes or
 How exact a figure claims to be (`step`): half a unit of its last written digit ("2 GB/s":
 0.5 GB/s, "1,950 MB/s": 5 MB/s, "12,000": 500). A figure converted from another unit is
 rounded by whoever converted it, so a page's figure in another unit matches when it is
-within the claim's step; in the same unit (or without a unit) the figure itself must be
-on the page, unless a hedge widens it.
+nearer than the claim's step (90 minutes is no "2 hours": it is as near 1 hour); in the
+same unit (or without a unit) the figure itself must be on the page. A hedge's band
+replaces the step in every unit ("under a minute" is not 75 seconds).
 
 `HEDGES` is the one table of words that mark a figure as approximate or as a bound, each
-with its band: the page's figure may lie between low x and high x the claim's figure.
+with its band: the page's figure may lie between low x and high x the claim's figure. A
+claim's hedge is no content word the page must hold (`hedge_before` says where it starts).
 """
 
 from __future__ import annotations
@@ -30,26 +32,44 @@ HEDGES: dict[str, tuple[float, float]] = {
     # approximately: within a tenth either way
     "about": (0.9, 1.1), "around": (0.9, 1.1), "roughly": (0.9, 1.1),
     "approximately": (0.9, 1.1), "approx": (0.9, 1.1), "circa": (0.9, 1.1), "ca": (0.9, 1.1),
-    "some": (0.9, 1.1), "~": (0.9, 1.1), "an estimated": (0.9, 1.1), "estimated": (0.9, 1.1),
-    "close to": (0.9, 1.1), "of the order of": (0.5, 2.0),
+    "some": (0.9, 1.1), "~": (0.9, 1.1), "\u2248": (0.9, 1.1), "an estimated": (0.9, 1.1),
+    "estimated": (0.9, 1.1), "close to": (0.9, 1.1), "in the region of": (0.9, 1.1),
+    "in the neighbourhood of": (0.9, 1.1), "in the neighborhood of": (0.9, 1.1),
+    "of the order of": (0.5, 2.0), "on the order of": (0.5, 2.0),
     # just short of it
     "almost": (0.9, 1.0), "nearly": (0.9, 1.0), "just under": (0.9, 1.0),
-    "just below": (0.9, 1.0), "not quite": (0.9, 1.0),
+    "just below": (0.9, 1.0), "not quite": (0.9, 1.0), "just shy of": (0.9, 1.0),
+    "shy of": (0.9, 1.0), "a little under": (0.9, 1.0), "a little less than": (0.9, 1.0),
+    "slightly under": (0.9, 1.0), "slightly below": (0.9, 1.0),
+    "slightly less than": (0.9, 1.0), "just short of": (0.9, 1.0),
     # just past it
     "just over": (1.0, 1.1), "just above": (1.0, 1.1), "a little over": (1.0, 1.1),
-    # a bound: past it, within half again (past that the writer would give a larger figure)
+    "a little more than": (1.0, 1.1), "slightly over": (1.0, 1.1),
+    "slightly above": (1.0, 1.1), "slightly more than": (1.0, 1.1),
+    "just more than": (1.0, 1.1),
+    # a lower bound: past it, within half again (past that the writer would give a larger
+    # figure); "well over" it, within three times
     "more than": (1.0, 1.5), "over": (1.0, 1.5), "above": (1.0, 1.5), "upwards of": (1.0, 1.5),
-    "in excess of": (1.0, 1.5), "exceeding": (1.0, 1.5),
-    "less than": (0.67, 1.0), "fewer than": (0.67, 1.0), "under": (0.67, 1.0),
-    "below": (0.67, 1.0),
-    # not hedges: "up to", "at most", "at least" state a limit, which the page must give
+    "in excess of": (1.0, 1.5), "exceeding": (1.0, 1.5), "north of": (1.0, 1.5),
+    "at least": (1.0, 1.5), "no fewer than": (1.0, 1.5), "no less than": (1.0, 1.5),
+    "a minimum of": (1.0, 1.5),
+    "well over": (1.0, 3.0), "well above": (1.0, 3.0), "far more than": (1.0, 3.0),
+    "well in excess of": (1.0, 3.0),
+    # an upper bound: the page's figure is below it, within a factor of five (past that
+    # the writer would give a smaller bound: "under 1%" for 0.4%, not for 0.1%)
+    "less than": (0.2, 1.0), "fewer than": (0.2, 1.0), "under": (0.2, 1.0),
+    "below": (0.2, 1.0), "at most": (0.2, 1.0), "up to": (0.2, 1.0),
+    "no more than": (0.2, 1.0), "not more than": (0.2, 1.0), "a maximum of": (0.2, 1.0),
+    "well under": (0.2, 1.0), "well below": (0.2, 1.0), "far less than": (0.2, 1.0),
+    "far fewer than": (0.2, 1.0),
 }  # fmt: skip
 """Hedge -> (low, high): the page's figure may be from low x to high x the claim's."""
 
+_SYMBOLS = frozenset({"~", "\u2248"})
 _HEDGE_BEFORE = re.compile(
     r"(?:(?<![\w-])(?P<word>"
-    + "|".join(re.escape(w) for w in sorted(HEDGES, key=len, reverse=True) if w != "~")
-    + r")\.?|(?P<tilde>~))\s*[$\u20ac\u00a3\u00a5]?\s*$",
+    + "|".join(re.escape(w) for w in sorted(HEDGES, key=len, reverse=True) if w not in _SYMBOLS)
+    + r")\.?|(?P<symbol>[~\u2248]))\s*[$\u20ac\u00a3\u00a5]?\s*$",
     re.IGNORECASE,
 )
 
@@ -106,7 +126,7 @@ class Quantity:
         if page.unit.name == self.unit.name:
             return _close(page.base, self.base)
         return any(
-            abs(page.base - self.base * ratio) <= self.step * ratio * (1 + 1e-9)
+            abs(page.base - self.base * ratio) < self.step * ratio * (1 - 1e-9)
             for ratio in readings(self.unit)
         )
 
@@ -218,14 +238,18 @@ def step_of(written: str, value: Decimal) -> Decimal:
     return abs(unit * scale / 2)
 
 
-def hedge_before(text: str, start: int) -> tuple[float, float] | None:
+HEDGE_REACH = 32
+"""How many characters before a figure are looked at for its hedge."""
+
+
+def hedge_before(text: str, start: int) -> tuple[tuple[float, float], int] | None:
     """The band of the hedge right before the figure at `start` ("about", "more than",
-    "~"), or None."""
-    match = _HEDGE_BEFORE.search(text, max(0, start - 24), start)
+    "~") and where the hedge starts, or None."""
+    match = _HEDGE_BEFORE.search(text, max(0, start - HEDGE_REACH), start)
     if match is None:
         return None
-    word = "~" if match.group("tilde") else match.group("word").lower()
-    return HEDGES[word]
+    word = match.group("symbol") or match.group("word").lower()
+    return HEDGES[word], match.start()
 
 
 def quantity(value: Decimal, written: str, unit: Unit) -> Quantity:

@@ -67,9 +67,10 @@ def blank_numbers(text: str, numbers: Sequence[RawFigure]) -> str:
     out: list[str] = []
     pos = 0
     for raw in numbers:
-        if raw.blank_end == -1 or raw.start < pos:
+        start = raw.start if raw.blank_start == -1 else raw.blank_start
+        if raw.blank_end == -1 or start < pos:
             continue
-        out.append(text[pos : raw.start])
+        out.append(text[pos:start])
         out.append(" ")
         pos = max(pos, raw.end, raw.blank_end)
     out.append(text[pos:])
