@@ -321,3 +321,47 @@ def test_a_duration_between_two_dates_of_the_passage_is_supported(claim: str) ->
 def test_a_duration_the_dates_do_not_give_is_not_supported(claim: str) -> None:
     check = check_claim(claim, LIFECYCLE)
     assert check.support is not Support.SUPPORTED, check
+
+
+# --- A figure outside the matching passage, with nothing there to contradict it ---------
+
+# The claim's words are those of the overview paragraph, which gives no figure; the
+# sentences stating the figures hold fewer of them.
+ARCHIVE = index_page(
+    """Packrat
+
+Packrat is an archiver for build outputs. Teams use packrat to keep build outputs of every
+release, and packrat restores build outputs on demand for every team.
+
+Formats
+Uploads currently use three formats: tarballs with 444,338 archives, zip files with
+58,774 archives, and cpio files with 3,265 archives.
+A restore of build outputs completes within 90 seconds.
+
+History
+The first release shipped in 2019. The project has 12 maintainers.
+"""
+)
+
+
+def test_a_paraphrase_whose_figure_sentence_holds_some_of_its_words_is_supported() -> None:
+    """The overview holds every word of the claim; the sentence giving 90 seconds holds
+    some of them (not half, by rarity), and the overview gives no other duration."""
+    check = check_claim(
+        "Packrat restores build outputs on demand for every team within 90 seconds.", ARCHIVE
+    )
+    assert check.support is Support.SUPPORTED, check
+
+
+def test_a_count_from_a_parallel_list_given_to_another_item_is_unsupported() -> None:
+    """3,265 counts cpio files; zip files have 58,774, more than ten times as many (the
+    magnitude rule alone would not call them rivals)."""
+    check = check_claim("Packrat teams keep 3,265 zip files of build outputs.", ARCHIVE)
+    assert check.support is Support.UNSUPPORTED, check
+    assert "58,774" in check.reason, check
+
+
+def test_a_figure_stated_outside_the_passage_for_too_few_of_its_words_stays_flagged() -> None:
+    """The sentence giving 12 holds none of the claim's words: they are the overview's."""
+    check = check_claim("Packrat restores build outputs on demand for 12 teams.", ARCHIVE)
+    assert check.support is not Support.SUPPORTED, check

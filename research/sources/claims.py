@@ -77,7 +77,16 @@ holds, with its neighbours and the sentences introducing it, at least `slots.BOU
 (half) of the claim's words, each weighted by how rare it is on the page, and no sentence
 giving a figure of that sort the claim lacks (of any magnitude; the other rows of its
 table included) holds as much (`slots.bound`: a plain restatement of the sentence that
-states the figure, while another paragraph happens to hold more of its common words).
+states the figure, while another paragraph happens to hold more of its common words);
+nor, when the matching passage gives no figure of its sort instead, when a sentence
+stating it (not a table row) holds `slots.LOOSE_SHARE` (a quarter) of those weighted
+words, unless it is a version or a label, or a bare count whose counted word ("16
+entries") the page puts after another figure of its sort and never after this one
+(`slots.loosely_bound`: a careful paraphrase matches another paragraph better than the
+sentence it restates, and nothing there contradicts it). A figure found outside the
+passage is checked like one in it for being given to other words in the sentences
+stating it, and in a parallel list two counts of the same word are rivals whatever
+their magnitudes ("zip files with 58,774 archives, and cpio files with 3,265 archives").
 The first two read a sentence with its neighbours, and leave out the page's topic words (in
 30% of its sentences), which bind no figure to a place.
 
@@ -139,6 +148,7 @@ from research.sources.slots import (
     enumerated,
     given_to_others,
     introduced,
+    loosely_bound,
     told_the_other_way,
 )
 from research.sources.spelling import spell_numbers
@@ -446,6 +456,7 @@ def _match(page: PageIndex, parsed: _Parsed) -> _Match:
                 anchored(page, n, rest, numbers, stating)
                 or introduced(page, n, range(run.first, run.end), rest, numbers, s)
                 or bound(page, n, stems, numbers, s)
+                or loosely_bound(page, n, parsed.norm, stems, numbers, s)
             )
         )
     ]
@@ -559,7 +570,7 @@ def check_claim(
         support, reason = Support.UNSUPPORTED, f"meaning flipped: {flip}"
     focus = found.conflicts
     if support is Support.SUPPORTED:
-        given = _given(page, parsed, found.stating, run)
+        given = _given(page, parsed, found, run)
         if given is not None:
             support, reason = Support.UNSUPPORTED, given.reason
             run = _Run(given.sentence, given.sentence + 1, frozenset(), 0, 0)
@@ -579,12 +590,21 @@ def check_claim(
     )
 
 
-def _given(page: PageIndex, parsed: _Parsed, stating: list[set[int]], run: _Run) -> Given | None:
-    """A figure of a supported claim that the page gives to other words (`slots`)."""
+def _given(page: PageIndex, parsed: _Parsed, found: _Match, run: _Run) -> Given | None:
+    """A figure of a supported claim that the page gives to other words (`slots`): checked
+    in the passage and, for a figure stated only outside it, in the sentences stating it."""
     norm, stems, numbers = parsed.norm, parsed.stems, parsed.numbers
+    passage = range(run.first, run.end)
+    stated = {
+        i
+        for n, sentences in zip(numbers, found.stating, strict=True)
+        if n in found.elsewhere
+        for i in sentences
+    }
+    where = [*passage, *sorted(stated - set(passage))]
     return given_to_others(
-        page, norm, stems, numbers, stating, parsed.clauses
-    ) or told_the_other_way(page, range(run.first, run.end), norm, stems, numbers, parsed.clauses)
+        page, norm, stems, numbers, found.stating, parsed.clauses
+    ) or told_the_other_way(page, where, norm, stems, numbers, parsed.clauses)
 
 
 def _named_row(page: PageIndex, parsed: _Parsed, found: _Match) -> int | None:

@@ -313,6 +313,46 @@ def _near_words(
     return near
 
 
+_NEXT_WORD = re.compile(r"[^\w]*([^\W\d_][\w'-]*)")
+
+
+def _counted(sentence: Sentence, index: int) -> frozenset[str] | None:
+    """The word right after a bare count, what it counts ("58,774 sdists")."""
+    return _counted_in(sentence.norm, sentence.numbers[index])
+
+
+def _counted_in(text: str, figure: StatedNumber) -> frozenset[str] | None:
+    if figure.kind != "number" or figure.quantity is not None:
+        return None
+    after = _NEXT_WORD.match(text, figure.span[1])
+    stems = token_stems(after.group(1)) if after else frozenset()
+    return stems or None
+
+
+def _same_noun(sentence: Sentence, mine: Sequence[int], rival: int) -> bool:
+    """Whether a sentence's `rival` count counts what one of the claim's figures there
+    counts: a parallel list ("X with 444,338 sdists, Y with 58,774 sdists, Z with 3,265
+    sdists") whose items may differ by more than `MAGNITUDE_RATIO`."""
+    theirs = _counted(sentence, rival)
+    return theirs is not None and any(_counted(sentence, i) == theirs for i in mine)
+
+
+_ITEM_BREAK = re.compile(r"[,;]|\s(?:and|or)\s")
+
+
+def _closest(sentence: Sentence, rivals: Sequence[int], claim_words: frozenset[str]) -> int:
+    """Of the rivals next to the claim's words, the one whose item of the sentence (between
+    commas, "and", "or") holds most of them (the first of a tie): what the reason names."""
+
+    def held(index: int) -> int:
+        start, end = sentence.numbers[index].span
+        before = _ITEM_BREAK.split(sentence.norm[:start])[-1]
+        after = _ITEM_BREAK.split(sentence.norm[end:])[0]
+        return len(stems_of(f"{before} {after}") & claim_words)
+
+    return max(rivals, key=lambda i: (held(i), -i))
+
+
 def _next_to_another(
     near: Sequence[frozenset[str]], mine: Sequence[int], rival: int, claim_words: frozenset[str]
 ) -> bool:
@@ -355,7 +395,8 @@ def told_the_other_way(
             rivals = [
                 i
                 for i, f in enumerate(sentence.numbers)
-                if _same_slot(number, f, lenient=True) and f.candidates.isdisjoint(claimed)
+                if (_same_slot(number, f, lenient=True) or _same_noun(sentence, mine, i))
+                and f.candidates.isdisjoint(claimed)
             ]
             if not mine or not rivals:
                 continue
@@ -367,9 +408,11 @@ def told_the_other_way(
                     near[index] = _near_words(sentence.norm, sentence.numbers, NEAR_WORDS)
                 beside = beside or _near_words(norm, numbers, CLAIM_NEAR_WORDS, content=True)
                 next_to_mine = beside[spans.index(number.span)]
-                for i in rivals:
-                    if _next_to_another(near[index], mine, i, next_to_mine):
-                        return Given(number, sentence.numbers[i], index)
+                found = [i for i in rivals if _next_to_another(near[index], mine, i, next_to_mine)]
+                if found:
+                    return Given(
+                        number, sentence.numbers[_closest(sentence, found, next_to_mine)], index
+                    )
                 continue
             own = max(len((tied[i] or set()) & words) for i in mine)
             for i in rivals:
@@ -506,19 +549,89 @@ def bound(
     (weighted by rarity, `_weighted`), and no sentence giving a figure of that sort the
     claim lacks, whatever its magnitude (among those holding a claim word, and the other
     rows of its table), holds as much. `mine`: the sentences stating `number`."""
-    words = frozenset(w for w in stems if w in page.sentence_postings)
-    if number.kind in _SKIPPED_KINDS or not words or not mine:
+    if number.kind in _SKIPPED_KINDS:
         return False
     claimed = frozenset(v for n in numbers for v in n.candidates)
     alone = [i for i in mine if not _lists_another(page.sentences[i], number, claimed)]
-    if not alone:
+    return _binds(page, number, stems, numbers, (alone, mine), BOUND_SHARE)
+
+
+LOOSE_SHARE = 0.25
+"""With no rival in the matching passage, a sentence stating a claim's figure binds it
+from this share of the claim's rarity-weighted words on (`loosely_bound`)."""
+
+
+def loosely_bound(
+    page: PageIndex,
+    number: StatedNumber,
+    norm: str,
+    stems: frozenset[str],
+    numbers: Sequence[StatedNumber],
+    mine: Collection[int],
+) -> bool:
+    """Whether a sentence stating a claim figure that is not in the matching passage,
+    whose matching passage gives no figure of its sort instead (the caller's condition),
+    binds it to the claim: a careful paraphrase may match another paragraph's words
+    better than the sentence it restates, and nothing there contradicts it. That takes
+    a sentence (not a table row: its cells belong to its first cell, `introduced`) that
+    holds with its context at least LOOSE_SHARE of the claim's rarity-weighted words, and,
+    for a bare count, no figure of its sort the claim lacks counting what the claim's
+    counts ("16 entries" when the page has "4,096 entries" and "16 instances"). A
+    version or a label is a name, which words do not bind."""
+    words = frozenset(w for w in stems if w in page.sentence_postings)
+    prose = [i for i in mine if not page.sentences[i].text.startswith("|")]
+    if number.kind in ("version", "label") or not words or not prose:
         return False
     others = [n for n in numbers if n is not number]
     total = math.fsum(_rarity(page, w) for w in sorted(words))
-    own = max(_weighted(page, index, words, others, number) for index in alone)
-    if own < BOUND_SHARE * total:
+    own = max(_weighted(page, index, words, others, number) for index in prose)
+    return own >= LOOSE_SHARE * total and not _counts_it_elsewhere(page, number, norm, numbers)
+
+
+def _counts_it_elsewhere(
+    page: PageIndex, number: StatedNumber, norm: str, numbers: Sequence[StatedNumber]
+) -> bool:
+    """Whether the page puts what the claim's bare count counts (the word after it) after
+    a figure of its sort the claim lacks, and never after the claim's figure."""
+    counted = _counted_in(norm, number)
+    if counted is None:
         return False
-    for index in sorted(_could_hold(page, words, others, alone) - set(mine)):
+    claimed = frozenset(v for n in numbers for v in n.candidates)
+    given = False
+    holding = set().union(*(page.sentence_postings.get(stem, ()) for stem in counted))
+    for index in sorted(holding):
+        sentence = page.sentences[index]
+        for i, figure in enumerate(sentence.numbers):
+            if _counted(sentence, i) != counted:
+                continue
+            if number.matches(figure):
+                return False
+            given = given or (figure.kind == number.kind and figure.candidates.isdisjoint(claimed))
+    return given
+
+
+def _binds(
+    page: PageIndex,
+    number: StatedNumber,
+    stems: frozenset[str],
+    numbers: Sequence[StatedNumber],
+    stating: tuple[Sequence[int], Collection[int]],
+    share: float,
+) -> bool:
+    """Whether one of the sentences `stating[0]` (some of those stating `number`,
+    `stating[1]`) holds with its context at least `share` of the claim's weighted words,
+    and no other sentence giving a figure of its sort that the claim lacks holds as much."""
+    words = frozenset(w for w in stems if w in page.sentence_postings)
+    chosen, mine = stating
+    if not words or not chosen:
+        return False
+    claimed = frozenset(v for n in numbers for v in n.candidates)
+    others = [n for n in numbers if n is not number]
+    total = math.fsum(_rarity(page, w) for w in sorted(words))
+    own = max(_weighted(page, index, words, others, number) for index in chosen)
+    if own < share * total:
+        return False
+    for index in sorted(_could_hold(page, words, others, chosen) - set(mine)):
         if not _lists_another(page.sentences[index], number, claimed):
             continue
         if _weighted(page, index, words, others, number) >= own:
