@@ -1,6 +1,7 @@
 """reports/<name>/report.html: written at every report stage, self-contained, the topic tree
 as an SVG, and each citation's source, outcome and passage; in headless Chromium at a
-desktop and a phone width (skipped where no browser or Playwright is installed)."""
+desktop and a phone width, where a flag (†) stays on its citation's line (skipped where no
+browser or Playwright is installed)."""
 
 from __future__ import annotations
 
@@ -97,7 +98,8 @@ def test_citations_carry_their_source_outcome_and_passage(tmp_path: Path) -> Non
     assert "unsupported" in first and "45% not on the page" in first
     assert "<blockquote>Bills fell by 31% over the winter.</blockquote>" in first
     assert 'class="cite unsupported" popovertarget="cite0"' in html
-    assert '</button><span class="flag">\u2020</span>' in html
+    assert '<span class="cited"><button type="button" class="cite unsupported"' in html
+    assert '</button><span class="flag">\u2020</span></span>' in html
     # A local document links to its file, relative to the page.
     assert 'href="../../docs/notes%20one.md"' in html
     assert "<svg" in html and "Topic tree" in html  # no Methodology yet: the tree is added
@@ -188,3 +190,58 @@ def check_in_browser(browser: Any, url: str, width: int, flagged: dict, shots: P
     assert not popover.is_visible()
     assert problems == [], problems
     page.close()
+
+
+# Each flag's paragraph at 390 px. The filler grows by one narrow letter a paragraph, so in one
+# of them the citation ends right where the line does: its button fits and its mark would not,
+# and unless they are glued, the mark starts the next line. The last paragraph's citation is
+# wider than the line: its button wraps inside, and the mark stays beside its last line.
+FLAG_LINES = """() => [...document.querySelectorAll('.flag')].map((flag) => {
+    const p = flag.closest('p'), button = p.querySelector('button.cite');
+    const range = document.createRange();
+    range.setStart(p.firstChild, 0);
+    range.setEnd(p.firstChild, 1);
+    const b = button.getBoundingClientRect(), f = flag.getBoundingClientRect();
+    return {text: p.textContent, button: b.bottom, flag: f.bottom, flagRight: f.right,
+            first: range.getBoundingClientRect().bottom, right: p.getBoundingClientRect().right,
+            line: parseFloat(getComputedStyle(p).lineHeight), flagWidth: f.width};
+})"""
+FILLER_WIDTH = """() => {
+    const p = [...document.querySelectorAll('main p')].find((p) => p.textContent.includes('ll'));
+    const range = document.createRange(), text = p.firstChild, at = text.data.indexOf('ll');
+    range.setStart(text, at);
+    range.setEnd(text, at + 1);
+    return range.getBoundingClientRect().width;
+}"""
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no chromium installed")
+def test_a_flag_never_wraps_away_from_its_citation(tmp_path: Path) -> None:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    sweep = "".join(f"Bills fell {'l' * n} in winter [1]\u2020.\n\n" for n in range(1, 100))
+    many = ", ".join(str(n) for n in range(1, 41))
+    markdown = f"# Flags\n\n{sweep}Both pages say so [1, 2]\u2020.\n\nAll say so [{many}]\u2020.\n"
+    file = tmp_path / "report.html"
+    file.write_text(render_report_html(markdown, page(tmp_path)), encoding="utf-8")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            view = browser.new_page(viewport={"width": 390, "height": 900})
+            view.goto(file.as_uri())
+            view.screenshot(path=str(tmp_path / "flags-390.png"), full_page=True)
+            flags, step = view.evaluate(FLAG_LINES), view.evaluate(FILLER_WIDTH)
+            scroll, inner = view.evaluate(
+                "[document.documentElement.scrollWidth, window.innerWidth]"
+            )
+        finally:
+            browser.close()
+    assert len(flags) == 101 and scroll <= inner, (len(flags), scroll, inner)
+    # The sweep crosses the line's end in steps narrower than the mark.
+    line = flags[0]["line"]
+    assert 0 < step < flags[0]["flagWidth"]
+    assert abs(flags[0]["button"] - flags[0]["first"]) < line / 3  # on the first line
+    assert flags[98]["button"] - flags[98]["first"] > line / 2  # on the second
+    # On one line: the mark's bottom and its button's (of its last line) a line apart if not.
+    apart = [f["text"] for f in flags if abs(f["flag"] - f["button"]) > line / 3]
+    assert apart == []
+    assert [f["text"] for f in flags if f["flagRight"] > f["right"] + 0.5] == []

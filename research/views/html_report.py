@@ -26,7 +26,7 @@ from research.views.notices import FLAG_MARK
 from research.views.topic_svg import topic_tree_svg
 
 _OPEN, _CLOSE = "\ue000", "\ue001"
-_TOKEN = re.compile(f"{_OPEN}(c\\d+|tree){_CLOSE}")
+_TOKEN = re.compile(f"{_OPEN}(c\\d+|tree){_CLOSE}({FLAG_MARK}?)")
 _MERMAID = re.compile(r"^```mermaid[ \t]*\n.*?^```[ \t]*$", re.MULTILINE | re.DOTALL)
 _COMMENT = re.compile(r"^[ \t]*<!--.*?-->[ \t]*$", re.MULTILINE | re.DOTALL)
 _SOURCES_HEADING = re.compile(r"^##[ \t]+(?:sources|references|bibliography)\b", re.I | re.M)
@@ -85,8 +85,9 @@ def render_report_html(markdown: str, page: ReportPage) -> str:
     body = _markdown().render(_link_sources(text, page))
     tree = f'<figure class="tree">{topic_tree_svg(page.plan)}</figure>'
     body = body.replace(f"<p>{_OPEN}tree{_CLOSE}</p>", tree)
-    body = _TOKEN.sub(lambda m: tree if m.group(1) == "tree" else _button(m, cites), body)
-    body = body.replace(f"</button>{FLAG_MARK}", f'</button><span class="flag">{FLAG_MARK}</span>')
+    body = _TOKEN.sub(
+        lambda m: tree + m.group(2) if m.group(1) == "tree" else _cite(m, cites), body
+    )
     body = body.replace("<table>", '<div class="table"><table>').replace(
         "</table>", "</table></div>"
     )
@@ -99,14 +100,19 @@ def _title(markdown: str, plan: Plan) -> str:
     return match.group(1) if match else plan.topic
 
 
-def _button(match: re.Match[str], cites: list[_Cite]) -> str:
+def _cite(match: re.Match[str], cites: list[_Cite]) -> str:
+    """A citation's button; with its flag, both in one span the line cannot break: the button
+    is an atomic inline, so the mark could otherwise start the next line on its own."""
     index = int(match.group(1)[1:])
     cite = cites[index]
     outcome = cite.claim.check.support.value if cite.claim else ""
-    return (
+    button = (
         f'<button type="button" class="cite {escape(outcome)}" popovertarget="cite{index}" '
         f'aria-label="source {escape(", ".join(map(str, cite.ids)))}">{escape(cite.group)}</button>'
     )
+    if not match.group(2):
+        return button
+    return f'<span class="cited">{button}<span class="flag">{FLAG_MARK}</span></span>'
 
 
 def _popover(index: int, cite: _Cite, page: ReportPage) -> str:
@@ -216,6 +222,7 @@ border:1px solid #c7d7f7;border-radius:4px;padding:0 .25em;cursor:pointer;margin
 button.cite.unsupported,button.cite.weak,button.cite.unverifiable{background:#fdeeee;
 border-color:#f0b4b4;color:#a11}
 .flag{color:#a11;font-weight:bold}
+.cited{white-space:nowrap}.cited .cite{white-space:normal;max-width:calc(100% - 1.5em)}
 .pop{width:min(36rem,calc(100vw - 1.5rem));max-height:calc(100vh - 2rem);overflow:auto;
 border:1px solid #c9ced6;border-radius:10px;padding:1rem 1rem .5rem;
 box-shadow:0 8px 30px rgba(0,0,0,.2)}
