@@ -55,3 +55,17 @@ def test_sources_outside_the_topics_ids_are_not_cited():
 
 def test_no_findings_means_no_sentences_even_with_sources():
     assert cite_findings([], [1, 2], URLS) == []
+
+
+def test_the_simulators_notes_have_every_section_the_research_template_asks_for():
+    """The notes format of templates/research.md, section by section and in its order, so
+    --mock-mode shows the notes a real agent is asked to write."""
+    import re
+    from pathlib import Path
+
+    template = (Path(__file__).resolve().parents[1] / "templates" / "research.md").read_text()
+    fenced = template.split("```markdown", 1)[1].split("```", 1)[0]
+    asked = re.findall(r"^## .+$", fenced, flags=re.M)
+    notes = notes_text("Topic", "topic", 1, "topic", "Heat pumps")
+    given = re.findall(r"^## .+$", notes, flags=re.M)
+    assert asked and given == asked

@@ -481,6 +481,12 @@ def notes_text(
             f"- Simulated survey {survey} — {base}/survey-{survey}?utm_source=mock",
             f"- Simulated report {estimate} — {base}/report-{estimate}",
             "",
+            "## Queries Tried",
+            f"- [simulated] {title.lower()} study {study}",
+            f"- [simulated] {title.lower()} survey sites practice",
+            f"- [simulated] {item} demand estimate {year} (few results) → retried as: "
+            f"{item} demand forecast",
+            "",
             "## Knowledge Gaps",
             f"- [simulated] No independent replication of {codes[5]} results.",
             f"- [simulated] Long-term {codes[6]} data are missing.",
