@@ -36,8 +36,10 @@ class Server:
     prints it (a port picked here and passed in could be taken meanwhile by a test on
     another pytest-xdist worker, whose server would then answer this test's requests)."""
 
-    def __init__(self, root: Path, gate: Path) -> None:
+    def __init__(self, root: Path, gate: Path, *, agent_cmd: bool = True) -> None:
         self.root, self.gate = root, gate
+        self.agent_cmd = agent_cmd
+        """Whether --agent-cmd stands in for the default agent (the gated fake agent)."""
         self.url = ""
         self.proc: subprocess.Popen[bytes] | None = None
         self.output: list[str] = []  # its stderr so far, line by line (a thread reads it)
@@ -56,8 +58,7 @@ class Server:
                 "0",
                 "--workdir",
                 str(self.root),
-                "--agent-cmd",
-                f"{sys.executable} {GATED}",
+                *(("--agent-cmd", f"{sys.executable} {GATED}") if self.agent_cmd else ()),
             ],
             env=env,
             stdout=subprocess.DEVNULL,

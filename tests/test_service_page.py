@@ -293,3 +293,37 @@ def _a_citation_opens_in_view(page: Any, width: int, shots: Path) -> None:
         page.screenshot(path=str(shots / f"popover-{width}.png"))
         page.keyboard.press("Escape")
         popover.wait_for(state="hidden")
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no chromium installed")
+def test_the_form_preselects_an_agent_the_server_can_run(
+    isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a server with Claude Code and not OpenCode, the form starts on claude (the
+    first agent it can run), not on an agent it would refuse; a person's choice stays."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    claude = bin_dir / "claude"
+    claude.write_text("#!/bin/sh\nexit 0\n")
+    claude.chmod(0o755)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    server = Server(isolated, tmp_path / "gate", agent_cmd=False)
+    server.start()
+    try:
+        runnable = server.get("/healthz").json()["agents"]
+        assert "claude" in runnable and "opencode" not in runnable, runnable
+        with sync_api.sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
+            try:
+                page = browser.new_page(viewport={"width": 1280, "height": 900})
+                page.goto(server.url + "/")
+                page.wait_for_function("agentsAvailable !== null")
+                assert page.input_value("#f-agent") == "claude"
+                assert page.locator("#f-agent-note").is_hidden()
+                page.select_option("#f-agent", "opencode")
+                assert page.locator("#f-agent-note").is_visible()
+            finally:
+                browser.close()
+    finally:
+        server.stop()
