@@ -680,11 +680,31 @@ def quote_holds_quantity(quote: str, claim: str, *figures: str) -> bool:
     return all(page.states(n) or derivable(n, stated) for n in numbers)
 
 
-def _first_match(sentence: Sentence, number: StatedNumber) -> int | None:
-    """Which figure of `sentence` states `number` first, or None."""
+def _first_match(
+    sentence: Sentence, number: StatedNumber, taken: Collection[int] = ()
+) -> int | None:
+    """Which figure of `sentence` states `number`, or None: the first of its kind with its
+    very value, else the first it `matches` (within a hedge's band: "less than 100" is not
+    read as the sentence's 27% when the sentence also says 100); one not `taken` by an
+    earlier figure of the claim when there is one (a claim saying 100 twice)."""
     if not holds((sentence,), number):
         return None
-    return next((i for i, stated in enumerate(sentence.numbers) if number.matches(stated)), None)
+    stated = sentence.numbers
+    exact = [
+        i
+        for i, figure in enumerate(stated)
+        if figure.kind == number.kind and not number.candidates.isdisjoint(figure.candidates)
+    ]
+    near = exact or [i for i, figure in enumerate(stated) if number.matches(figure)]
+    return next((i for i in near if i not in taken), near[0] if near else None)
+
+
+def _matches(sentence: Sentence, numbers: Sequence[StatedNumber]) -> list[int | None]:
+    """`_first_match` of each of the claim's figures, in the claim's order."""
+    out: list[int | None] = []
+    for number in numbers:
+        out.append(_first_match(sentence, number, [i for i in out if i is not None]))
+    return out
 
 
 def _meaning_flip(parsed: _Parsed, page: PageIndex, run: range) -> str | None:
@@ -694,7 +714,7 @@ def _meaning_flip(parsed: _Parsed, page: PageIndex, run: range) -> str | None:
     the claim's figures first."""
     mine: list[frozenset[str]] = []
     theirs: list[frozenset[str]] = []
-    hits = {i: [_first_match(page.sentences[i], n) for n in parsed.numbers] for i in run}
+    hits = {i: _matches(page.sentences[i], parsed.numbers) for i in run}
     order = sorted(run, key=lambda i: -sum(hit is not None for hit in hits[i]))
     for position, number in enumerate(parsed.numbers):
         found = next(((i, hit) for i in order if (hit := hits[i][position]) is not None), None)

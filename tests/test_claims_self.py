@@ -1,0 +1,48 @@
+"""A page's own sentence, cited back to it, is supported: the check never calls a
+sentence unsupported against the page it was copied from (a plain restatement cannot be
+more plain). Over every prose sentence of the dev half's real pages, and for the
+repeated figures and hedges that once made a sentence contradict itself."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from research.sources.claims import Support, check_claim, index_page
+
+DEV_PAGES = sorted((Path(__file__).resolve().parents[1] / "bench/corpus/dev/pages").glob("*.txt"))
+
+
+def _prose_with_figures(text: str) -> list[str]:
+    page = index_page(text)
+    return [
+        s.text
+        for s in page.sentences[page.head :]
+        if s.numbers and not s.text.startswith("|") and 40 <= len(s.text) <= 300
+    ]
+
+
+@pytest.mark.parametrize("path", DEV_PAGES, ids=lambda p: p.stem)
+def test_every_sentence_of_a_real_page_supports_itself(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    page = index_page(text)
+    wrong = [
+        (sentence, check.reason)
+        for sentence in _prose_with_figures(text)
+        if (check := check_claim(sentence, page)).support
+        not in (Support.SUPPORTED, Support.UNVERIFIABLE)
+    ]
+    assert wrong == []
+
+
+def test_a_sentence_giving_a_figure_twice_and_a_bound_is_not_flipped_against_itself() -> None:
+    """100 and 1,000 are each said twice; "less than 100" is a bound whose band holds 27%:
+    each figure of the claim is read where the sentence says it, in order."""
+    sentence = (
+        "About 27% worked at large firms with 1,000 or more employees, 25% at midsize firms "
+        "of 100–1,000 employees, and 43% at smaller firms with less than 100 employees."
+    )
+    page = index_page(f"Survey\n\nWho answered.\n{sentence}\nThat is all.\n")
+    check = check_claim(sentence, page)
+    assert check.support is Support.SUPPORTED, check
