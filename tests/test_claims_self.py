@@ -46,3 +46,18 @@ def test_a_sentence_giving_a_figure_twice_and_a_bound_is_not_flipped_against_its
     page = index_page(f"Survey\n\nWho answered.\n{sentence}\nThat is all.\n")
     check = check_claim(sentence, page)
     assert check.support is Support.SUPPORTED, check
+
+
+def test_a_figure_the_page_states_often_still_yields_to_a_rival_in_the_passage() -> None:
+    """2 is said in the lead and in three sentences (the page's subject figure, context for
+    every passage); a claim giving 2 where the passage says 5000 is still not supported."""
+    page = index_page(
+        "Tinyvm\n\nTinyvm 2 is a bytecode interpreter. Version 2 adds a cache. "
+        "Each cache entry takes 2 words.\n\nLimits\nThe compiler can support much larger "
+        "functions, up to about 5000 instructions per function.\nOlder releases had no cache.\n"
+    )
+    check = check_claim(
+        "The compiler can support much larger functions, up to about 2 instructions per function.",
+        page,
+    )
+    assert check.support is not Support.SUPPORTED, check

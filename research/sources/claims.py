@@ -28,7 +28,8 @@ Four kinds of context count as part of every passage:
   which must be on the page but need not be in the passage.
 - the page's subject figure: one it states in at least SUBJECT_SENTENCES sentences, one
   of them among the first LEAD_SENTENCES after the title block ("Go 1.21", the survey's
-  year), which must be on the page but need not be in the passage.
+  year), which must be on the page but need not be in the passage, unless the passage
+  gives a figure of its sort the claim lacks (a swapped "2 instructions" for "5000").
 
 Issue 21 added three rules:
 - a figure after "version", "section", "level", "page" or "table" (kind "pinned") must be
@@ -440,26 +441,7 @@ def _match(page: PageIndex, parsed: _Parsed) -> _Match:
         and not holds(in_run, n)
         and not holds(head, n)
     ]
-    dated = any(
-        m.kind in ("year", "date") for sentence in (*head, *in_run) for m in sentence.numbers
-    )
-    rest = stems - run.held
-    absent = [
-        n
-        for n, s in zip(numbers, stating, strict=True)
-        if n in elsewhere
-        and (n.kind not in ("year", "date") or dated)
-        and not _subject(page, s)
-        and (
-            _conflicts(in_run, numbers, [n])
-            or not (
-                anchored(page, n, rest, numbers, stating)
-                or introduced(page, n, range(run.first, run.end), rest, numbers, s)
-                or bound(page, n, stems, numbers, s)
-                or loosely_bound(page, n, parsed.norm, stems, numbers, s)
-            )
-        )
-    ]
+    absent = _absent(page, parsed, run, elsewhere, stating)
     return _Match(
         run=run,
         coverage=matched / len(stems) if stems else 0.0,
@@ -470,6 +452,42 @@ def _match(page: PageIndex, parsed: _Parsed) -> _Match:
         conflicts=_conflicts(in_run, numbers, [*absent, *missing]),
         stating=stating,
     )
+
+
+def _absent(
+    page: PageIndex,
+    parsed: _Parsed,
+    run: _Run,
+    elsewhere: Sequence[StatedNumber],
+    stating: list[set[int]],
+) -> list[StatedNumber]:
+    """The figures stated outside the matching passage that count against the claim: a
+    year or date only when the passage or title block gives one; the page's subject figure
+    only when the passage gives a rival; and then when the passage gives a rival
+    (`_conflicts`) or nothing binds the figure to the claim (`slots`)."""
+    numbers, stems = parsed.numbers, parsed.stems
+    head = page.sentences[: page.head]
+    in_run = page.sentences[run.first : run.end]
+    dated = any(
+        m.kind in ("year", "date") for sentence in (*head, *in_run) for m in sentence.numbers
+    )
+    rest = stems - run.held
+    passage = range(run.first, run.end)
+    out: list[StatedNumber] = []
+    for n, s in zip(numbers, stating, strict=True):
+        if n not in elsewhere or (n.kind in ("year", "date") and not dated):
+            continue
+        rival = bool(_conflicts(in_run, numbers, [n]))
+        if _subject(page, s) and not rival:
+            continue
+        if rival or not (
+            anchored(page, n, rest, numbers, stating)
+            or introduced(page, n, passage, rest, numbers, s)
+            or bound(page, n, stems, numbers, s)
+            or loosely_bound(page, n, parsed.norm, stems, numbers, s)
+        ):
+            out.append(n)
+    return out
 
 
 DERIVING_SENTENCES = 8
