@@ -12,6 +12,14 @@ import pytest
 from research.sources.extract import MAX_MAIN_BYTES, Extracted, extract, kind_of
 
 PAGES = Path(__file__).parent / "fixtures" / "pages"
+PARAGRAPH = (
+    "<p>Field trials in 42 homes across Canada and Norway found that cold-climate heat pumps "
+    "kept a seasonal COP of 2.7 through the winter, with resistance backup in four homes.</p>"
+)
+PARAGRAPH_2 = (
+    "<p>The authors caution that installation quality varied widely, and that undersized "
+    "units explain most of the backup hours recorded during the coldest weeks.</p>"
+)
 
 
 def make_pdf(pages: list[list[str]], title: str | None = None) -> bytes:
@@ -64,6 +72,80 @@ def test_html_article_main_text_title_and_table_figures() -> None:
     assert "-25 °C" in found.text and "1.9" in found.text  # the table is kept
     assert "tracking" not in found.text and "font-family" not in found.text
     assert "Subscribe" not in found.text and "Cookie settings" not in found.text  # boilerplate
+
+
+def test_html_nested_list_items_with_links_are_kept() -> None:
+    """trafilatura drops short link-dense lists as navigation: a nested list of a README
+    (prose with links, or links under an item of its own like "Package managers:") is
+    content, and a claim citing it must find it."""
+    found = extract((PAGES / "nested_lists.html").read_bytes(), "text/html; charset=utf-8")
+    assert found is not None
+    for line in (
+        "- quickyaml is in general between 2 and 3 times faster than libfoo",
+        "- quickyaml is in general between 10 and 70 times faster than foo-cpp, and in some "
+        "cases as much as 100x and even 200x faster.",
+        "- Package managers:\n- conan\n- vcpkg: vcpkg install quickyaml\n- PyPI",
+        "- Arch Linux:\n- quickyaml (aarch64)\n- quickyaml-git (AUR)",
+        "- Fedora Linux: dnf install quickyaml-devel",
+    ):
+        assert line in found.text
+    assert "Widgets" not in found.text and "Cookie settings" not in found.text
+
+
+def test_html_prose_list_with_links_at_the_end_of_the_content_is_kept() -> None:
+    prose = (
+        "<ul><li>quickyaml is between 2 and 3 times faster than <a href='/a'>libfoo</a></li>"
+        "<li>and between 10 and 70 times faster than <a href='/b'>foo-cpp</a>, in some cases "
+        "<a href='/c'>even 200x</a>.</li></ul>"
+    )
+    body = f"<html><body><article>{PARAGRAPH}{PARAGRAPH_2}{prose}</article></body></html>"
+    found = extract(body.encode(), "text/html")
+    assert found is not None
+    assert "- quickyaml is between 2 and 3 times faster than libfoo" in found.text
+    assert "- and between 10 and 70 times faster than foo-cpp, in some cases even 200x." in (
+        found.text
+    )
+
+
+def test_html_link_only_menus_and_link_lists_stay_out() -> None:
+    menu = (
+        "<ul><li><a href='/p'>Products</a><ul><li><a href='/w'>Widgets</a></li>"
+        "<li><a href='/g'>Gadgets</a></li></ul></li><li><a href='/s'>Support</a><ul>"
+        "<li><a href='/f'>Forum</a></li><li><a href='/t'>Tickets</a></li></ul></li></ul>"
+    )
+    related = (
+        "<h3>Related</h3><ul><li><a href='/a'>Heat pumps explained</a></li>"
+        "<li><a href='/b'>Solar in winter</a></li><li><a href='/c'>Grid storage</a></li></ul>"
+    )
+    body = f"<html><body><div>{menu}{PARAGRAPH}{PARAGRAPH_2}{related}</div></body></html>"
+    found = extract(body.encode(), "text/html")
+    assert found is not None and "seasonal COP of 2.7" in found.text
+    for boilerplate in ("Products", "Widgets", "Forum", "Heat pumps explained", "Grid storage"):
+        assert boilerplate not in found.text
+
+
+@pytest.mark.parametrize(
+    "wrap",
+    [
+        "{}",
+        "<blockquote>{}</blockquote>",
+        "<blockquote><p>Profile:</p>{}</blockquote>",
+        "<ul><li>Profile:{}</li></ul>",
+        "<dl><dt>Profile</dt><dd>{}</dd></dl>",
+        "<div>{}</div>",
+    ],
+)
+def test_html_preformatted_text_keeps_its_lines(wrap: str) -> None:
+    pre = (
+        "<pre>\ncycles   function\n<font color='red'>1,204,551</font>   sqlite3VdbeExec\n"
+        "  412,000   <b>sqlite3BtreeNext</b>\n</pre>"
+    )
+    body = (
+        f"<html><body><article>{PARAGRAPH}{wrap.format(pre)}{PARAGRAPH_2}</article></body></html>"
+    )
+    found = extract(body.encode(), "text/html")
+    assert found is not None
+    assert "cycles function\n1,204,551 sqlite3VdbeExec\n412,000 sqlite3BtreeNext\n" in found.text
 
 
 def test_html_without_main_content_falls_back_to_the_visible_text() -> None:

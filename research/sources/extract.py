@@ -8,6 +8,16 @@ HTML: trafilatura's main-content text (tables kept, recall favoured). When it fi
 main content, or only a sliver of the page (less than `MIN_MAIN_SHARE` of the visible
 text), the whole visible text is kept instead: the claim check needs the page's figures
 more than it needs clean prose. Pages over `MAX_MAIN_BYTES` keep the visible text at once.
+
+Two corrections to the tree trafilatura reads, both about content it would lose:
+- a list is kept whole when it is prose (links are less than half its text) or when it is
+  nested in a list item with text of its own ("Package managers:" over a list of links):
+  its links are unwrapped, since trafilatura drops short link-dense lists as navigation
+  and we keep no links anyway. Link-only menus (an item that is itself a link over a list
+  of links) are untouched and still dropped.
+- a <pre> keeps its lines wherever it is: its content is wrapped in one <code>, which
+  trafilatura keeps verbatim (a bare <pre> inside a blockquote, list item or definition
+  came out on one line).
 """
 
 from __future__ import annotations
@@ -60,6 +70,9 @@ _BLOCKS = frozenset(
     "table tbody thead tfoot tr ul".split()
 )
 _CELLS = frozenset({"td", "th"})
+_LISTS = ("ul", "ol", "dl")
+_ITEMS = frozenset({"li", "dd"})
+_WORD = re.compile(r"\w")
 
 
 @dataclass(frozen=True)
@@ -175,7 +188,6 @@ def _html_charset(body: bytes, declared: str | None) -> str | None:
 
 def _html(body: bytes, declared: str | None, url: str) -> Extracted | None:
     import lxml.html  # type: ignore[import-untyped, unused-ignore]
-    import trafilatura
 
     markup = _XML_DECL.sub("", _decode(body, _html_charset(body, declared)), count=1)
     if not markup.strip():
@@ -188,19 +200,76 @@ def _html(body: bytes, declared: str | None, url: str) -> Extracted | None:
         visible = soup
     if len(body) > MAX_MAIN_BYTES:
         return Extracted(title=title or _first_line(visible), text=visible)
+    main = _clean(_main_text(markup, url))
+    text = main
+    if len(main) < max(MIN_MAIN_CHARS, MIN_MAIN_SHARE * len(visible)) and len(visible) > len(main):
+        text = visible
+    return Extracted(title=title or _first_line(text), text=text)
+
+
+def _main_text(markup: str, url: str) -> str:
+    """trafilatura's main content of `markup` (empty when it finds none), read from a tree
+    that keeps content lists and preformatted lines (see the module's docstring)."""
+    import trafilatura
+
+    tree = trafilatura.load_html(markup)
+    if tree is None:
+        return ""
+    keep_content_lists(tree)
+    keep_preformatted_lines(tree)
     main = trafilatura.extract(
-        markup,
+        tree,
         url=url or None,
         favor_recall=True,
         include_tables=True,
         include_comments=False,
         deduplicate=False,
     )
-    main = _clean(main or "")
-    text = main
-    if len(main) < max(MIN_MAIN_CHARS, MIN_MAIN_SHARE * len(visible)) and len(visible) > len(main):
-        text = visible
-    return Extracted(title=title or _first_line(text), text=text)
+    return main or ""
+
+
+def keep_content_lists(tree: HtmlElement) -> None:
+    """Unwrap the links of every list that is content, in place: a list whose links are
+    less than half its text, or a list nested in an item with text of its own outside
+    links and lists. The whole nested subtree goes with it (sub-lists of links included)."""
+    for found in list(tree.iter(*_LISTS)):
+        links = found.findall(".//a")
+        if not links:
+            continue  # no links, or already unwrapped with an enclosing list
+        link_chars = sum(_visible_chars(link.text_content()) for link in links)
+        item = next((up for up in found.iterancestors() if up.tag in _ITEMS), None)
+        prose = 2 * link_chars < _visible_chars(found.text_content())
+        if prose or (item is not None and _WORD.search(_own_text(item))):
+            for link in links:
+                link.drop_tag()
+
+
+def _visible_chars(text: str) -> int:
+    return len(text) - sum(map(text.count, " \t\r\n\f\v\u00a0"))
+
+
+def _own_text(element: HtmlElement) -> str:
+    """The text of `element` outside links and lists."""
+    parts = [element.text or ""]
+    for child in element:
+        if isinstance(child.tag, str) and child.tag != "a" and child.tag not in _LISTS:
+            parts.append(_own_text(child))
+        parts.append(child.tail or "")
+    return "".join(parts)
+
+
+def keep_preformatted_lines(tree: HtmlElement) -> None:
+    """Wrap the content of every <pre> not already one <code> in a <code>, in place."""
+    from lxml import etree  # type: ignore[import-untyped, unused-ignore]
+
+    for pre in list(tree.iter("pre")):
+        only = pre[0] if len(pre) == 1 else None
+        if only is not None and only.tag == "code" and not (pre.text or "").strip():
+            if not (only.tail or "").strip():
+                continue  # already <pre><code>: trafilatura keeps it verbatim
+        code = etree.SubElement(pre, "code")
+        code.text, pre.text = pre.text, None
+        code.extend([child for child in pre if child is not code])
 
 
 def _html_title(tree: HtmlElement) -> str:
