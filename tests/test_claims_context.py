@@ -365,3 +365,36 @@ def test_a_figure_stated_outside_the_passage_for_too_few_of_its_words_stays_flag
     """The sentence giving 12 holds none of the claim's words: they are the overview's."""
     check = check_claim("Packrat restores build outputs on demand for 12 teams.", ARCHIVE)
     assert check.support is not Support.SUPPORTED, check
+
+
+# --- The date a cited address gives in its path -------------------------------------------
+
+SURVEY = index_page(
+    "Survey results\n\nThis year we got 5,368 responses to the survey. Most people use "
+    "the language at home.\n"
+)
+POST = "https://blog.example.org/2017/09/05/survey-results.html"
+
+
+@pytest.mark.parametrize(
+    "claim",
+    ["The 2017 survey got 5,368 responses.", "The survey of 5 September 2017 got 5,368 responses."],
+)
+def test_the_date_in_the_cited_address_is_the_pages_dateline(claim: str) -> None:
+    """A blog's date is in its template and its address, not in the text it shows."""
+    assert check_claim(claim, SURVEY, POST).support is Support.SUPPORTED
+    assert check_claim(claim, SURVEY, "https://blog.example.org/survey").support is not (
+        Support.SUPPORTED
+    )
+
+
+@pytest.mark.parametrize(
+    ("claim", "address"),
+    [
+        ("The 2018 survey got 5,368 responses.", POST),
+        ("The 2017 survey got 5,368 responses.", "https://example.org/reports/2017-survey"),
+        ("The 2017 survey got 5,368 responses.", "https://example.org/v2017/survey"),
+    ],
+)
+def test_only_a_date_path_of_the_address_dates_the_page(claim: str, address: str) -> None:
+    assert check_claim(claim, SURVEY, address).support is not Support.SUPPORTED

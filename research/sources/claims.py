@@ -18,7 +18,9 @@ sentence of it giving a figure of that sort the claim lacks, is SUPPORTED from
 PINNED_COVERAGE (20%) of its words on (the figures say which passage the claim restates;
 a paraphrase changes its words).
 
-Four kinds of context count as part of every passage:
+Five kinds of context count as part of every passage:
+- the date the cited address gives in its path ("/2017/09/05/": `pageindex.dateline`), a
+  blog's or newspaper's dateline that its template shows and its text need not repeat;
 - the title block: up to HEAD_SENTENCES leading lines of at most HEAD_WORDS words that do
   not end like a sentence (title, publisher, dateline), so "The Energy Observatory's May
   2024 trial found ..." is not penalised for naming the publisher and the date;
@@ -141,7 +143,7 @@ from research.sources.flips import (
     read_clause,
     swapped,
 )
-from research.sources.pageindex import PageIndex, Sentence, holds, index_page
+from research.sources.pageindex import PageIndex, Sentence, dateline, holds, index_page
 from research.sources.slots import (
     Given,
     anchored,
@@ -410,9 +412,11 @@ def _subject(page: PageIndex, stating: Collection[int]) -> bool:
     return len(stating) >= SUBJECT_SENTENCES and min(stating) < page.head + LEAD_SENTENCES
 
 
-def _match(page: PageIndex, parsed: _Parsed) -> _Match:
+def _match(page: PageIndex, parsed: _Parsed, dated: Sequence[Sentence] = ()) -> _Match:
+    """The passage matching the claim and where its figures are; `dated`: the dateline the
+    cited address gives (`dateline`), context for every passage like the title block."""
     stems, numbers = parsed.stems, parsed.numbers
-    head = page.sentences[: page.head]  # title, publisher, date: context for every passage
+    head = (*page.sentences[: page.head], *dated)  # title, publisher, date
     stating = [page.figures.sentences_stating(n) for n in numbers]
     run = _best_run(page, stems, numbers, stating)
     if run.end == run.first and stems & page.head_stems:
@@ -431,7 +435,11 @@ def _match(page: PageIndex, parsed: _Parsed) -> _Match:
             or (not s and _derived_elsewhere(page, stems, n))
         )
     ]
-    missing = [n for n, s in zip(numbers, stating, strict=True) if not s and n not in derived]
+    missing = [
+        n
+        for n, s in zip(numbers, stating, strict=True)
+        if not s and n not in derived and not holds(dated, n)
+    ]
     elsewhere = [
         n
         for n in numbers
@@ -564,7 +572,7 @@ def check_claim(
             coverage=0.0,
             reason=why or unavailable_reason,
         )
-    found = _match(page, parsed)
+    found = _match(page, parsed, dateline(source))
     support, reason = _verdict(
         parsed.numbers,
         found.missing,

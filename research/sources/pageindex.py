@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TypeVar
+from urllib.parse import urlsplit
 
 from research.sources.figures import LINE_MARKER, StatedNumber, Value, raw_numbers, stated_number
 from research.sources.figuretable import FigureTable
@@ -299,6 +300,24 @@ def _sentence_passages(
         for index in range(first, end):
             found[index].append(pid)
     return tuple(tuple(pids) for pids in found)
+
+
+_PATH_DATE = re.compile(r"/((?:19|20)\d\d)(?:/(0[1-9]|1[0-2])(?:/(0[1-9]|[12]\d|3[01]))?)?(?=/|$)")
+
+
+def dateline(address: str) -> tuple[Sentence, ...]:
+    """The date a cited address states in its path ("/2017/09/05/", "/2019/"): a blog's or
+        a newspaper's dateline, which its template shows beside the text and the text need
+        not repeat. Read as sentences (the year, then the date), context for every passage like
+    the title block."""
+    found = _PATH_DATE.search(urlsplit(address).path) if address else None
+    if found is None:
+        return ()
+    year, month, day = found.groups()
+    if month is None:
+        return (_sentence(year),)
+    text = f"{year}-{month}-{day}" if day else f"{year}-{month}"
+    return (_sentence(year), _sentence(text))
 
 
 def holds(run: Sequence[Sentence], number: StatedNumber) -> bool:
