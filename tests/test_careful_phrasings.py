@@ -75,6 +75,8 @@ UNIT: list[Case] = [
     ("The idle timeout is 30 s.", "The idle timeout is half a minute.", True),
     ("The core clock peaks at 3.2 GHz.", "The core clock peaks at 3,200 MHz.", True),
     ("The modem sends 12 kbit/s.", "The modem sends 12,000 bits per second.", True),
+    ("A syscall costs 250 \u03bcs.", "A syscall costs 0.25 ms.", True),
+    ("A syscall costs 250 microseconds.", "A syscall costs 250 \u00b5s.", True),
 ]
 
 NUMBER_WORDS: list[Case] = [
@@ -100,6 +102,8 @@ NUMBER_WORDS: list[Case] = [
     ("The survey drew 2,400 answers.", "The survey drew two thousand four hundred answers.", True),
     ("The survey drew 2,400 answers.", "The survey drew two thousand answers.", False),
     ("The grid has 9 regions.", "The grid has nine regions.", True),
+    ("The suite has two parts.", "The suite has 2 parts.", True),
+    ("The suite has two parts.", "The suite has 3 parts.", False),
 ]
 
 FRACTION: list[Case] = [
@@ -128,6 +132,9 @@ FRACTION: list[Case] = [
     ("The compression ratio is 4:1.", "The compression ratio is three to one.", False),
     ("Of 200 respondents, 50 use Vim.", "A quarter of the 200 respondents use Vim.", True),
     ("Of 200 respondents, 90 use Vim.", "A quarter of the 200 respondents use Vim.", False),
+    ("Only 0.1% of requests fail.", "Only a tenth of a percent of requests fail.", True),
+    ("Only 0.5% of requests fail.", "Only a tenth of a percent of requests fail.", False),
+    ("Only 0.25% of requests fail.", "Only a quarter of a percent of requests fail.", True),
 ]
 
 ROUNDING: list[Case] = [
@@ -182,6 +189,8 @@ ROUNDING: list[Case] = [
         "The cluster serves in the region of 5,000 requests per second.",
         True,
     ),
+    ("The repository has 10,000+ stars.", "The repository has more than 10,000 stars.", True),
+    ("The overhead is 5-8% per call.", "The overhead is between 5 and 8 percent per call.", True),
 ]
 
 DATE: list[Case] = [
@@ -203,6 +212,10 @@ DATE: list[Case] = [
     ("Version 2 shipped on 15 February 2021.", "Version 2 shipped in Q1 2021.", True),
     ("Version 2 shipped on 15 May 2021.", "Version 2 shipped in Q1 2021.", False),
     ("Version 2 shipped on 1 April 2020.", "Version 2 shipped on the 1st of April, 2020.", True),
+    ("Version 2 shipped on 03/05/2021.", "Version 2 shipped on 03/05/2021.", True),
+    ("Version 2 shipped in Q1 2021.", "Version 2 shipped in the first quarter of 2021.", True),
+    ("Version 2 shipped in Q1 2021.", "Version 2 shipped in Q2 2021.", False),
+    ("Version 2 shipped on 2021-03-03.", "Version 2 shipped in 2021.", True),
 ]
 
 DURATION_CLOCK: list[Case] = [
@@ -220,6 +233,11 @@ DURATION_CLOCK: list[Case] = [
         "The record marathon time is just over two hours.",
         False,
     ),
+    ("The office opens at 10:30 daily.", "The office opens at 10:30 daily.", True),
+    ("The office opens at 10:30 daily.", "The office opens at 11:30 daily.", False),
+    ("The warm build finished in 1:30.", "The warm build finished in 1:30.", True),
+    ("The ratio of reads to writes is 1:30.", "The ratio of reads to writes is 1:30.", True),
+    ("The warm build finished in 0:01.23.", "The warm build finished in 1.23 seconds.", True),
 ]
 
 DECIMAL: list[Case] = [
@@ -227,6 +245,8 @@ DECIMAL: list[Case] = [
     ("The scores correlate at .85 overall.", "The scores correlate at 0.58 overall.", False),
     ("The scores correlate at 0.85 overall.", "The scores correlate at .85 overall.", True),
     ("The sleep lasts 0.5 s per retry.", "The sleep lasts .5 seconds per retry.", True),
+    ("The sleep lasts 1.5e-3 s per retry.", "The sleep lasts 1.5 ms per retry.", True),
+    ("The table holds 2.5 \u00d7 10^6 rows.", "The table holds 2.5 million rows.", True),
 ]
 
 SCALE: list[Case] = [
@@ -268,6 +288,10 @@ MULTIPLE: list[Case] = [
     ("The new parser is 3x faster.", "The new parser is three times faster.", True),
     ("The new parser is 3x faster.", "The new parser is four times faster.", False),
     ("The new parser is 2x faster.", "The new parser is twice as fast.", True),
+    ("The new parser is 10x faster.", "The new parser is an order of magnitude faster.", True),
+    ("The new parser is 2x faster.", "The new parser is an order of magnitude faster.", False),
+    ("The new parser is 100x faster.", "The new parser is two orders of magnitude faster.", True),
+    ("The new parser is 3-4x faster.", "The new parser is three to four times faster.", True),
 ]
 
 SUB_KINDS: dict[str, list[Case]] = {
@@ -285,29 +309,15 @@ SUB_KINDS: dict[str, list[Case]] = {
 
 NOT_YET_READ: frozenset[str] = frozenset(
     {
-        "clock-00",
-        "clock-02",
-        "clock-03",
-        "clock-05",
-        "date-00",
-        "date-02",
-        "date-09",
-        "date-10",
-        "date-11",
-        "date-14",
-        "date-16",
-        "decimal-00",
         "derived-04",
         "fraction-23",
         "number_words-04",
-        "number_words-13",
-        "rounding-40",
-        "scale-16",
-        "unit-37",
-        "unit-44",
+        "number_words-18",
     }
 )
-"""Ids ("<sub-kind>-<index>") of the cases the reading does not get right yet."""
+"""Ids ("<sub-kind>-<index>") of the cases the reading does not get right yet
+(number_words-18, added later, fails for the reason number_words-04 does: "two" before a
+noun is left a word, as text2num leaves it)."""
 
 
 def _params() -> list[object]:

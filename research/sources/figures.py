@@ -26,7 +26,9 @@ Figures (`claim_numbers`): digits, with
   scale (half a unit of its last digit);
 - dates as `research.sources.spelling` writes them ("3 March 2021", "March 2021") are one
   figure each; a page's day also means its month and its year, and a claim's month its
-  year (a page may name the month alone, its year in the dateline).
+  year (a page may name the month alone, its year in the dateline), but not a page's date
+  in another month; a quarter ("Q1 2021", "the first quarter of 2021") is one figure too,
+  a claim's any of its months.
 """
 
 from __future__ import annotations
@@ -225,6 +227,8 @@ def raw_numbers(text: str, *, claim: bool = False) -> list[RawFigure]:
     """The figures of `text`, in order (see the module docstring for the forms); a claim's
     also with their rounding and their values in other units."""
     dates = _dates(text, claim=claim)
+    if "uarter" in text or "Q" in text:
+        dates = sorted(dates + _quarters(text, claim=claim), key=lambda d: d.start)
     found: list[RawFigure] = []
     taken = iter(dates)
     date = next(taken, None)
@@ -246,6 +250,49 @@ def raw_numbers(text: str, *, claim: bool = False) -> list[RawFigure]:
     return found
 
 
+def _year_token(year: int) -> str:
+    """The candidate a year shares with a page's date in it: a claim's "2021" matches "3
+    March 2021", a claim's "April 2021" (whose other candidate is the bare year) does not."""
+    return f"year {year}"
+
+
+_QUARTER = re.compile(
+    r"(?<![\w.,])(?:Q(?P<q>[1-4])|(?P<nth>first|second|third|fourth|1st|2nd|3rd|4th) quarter"
+    r"(?: of)?) (?P<year>(?:18|19|20)\d\d)\b",
+    re.IGNORECASE,
+)
+_NTH = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
+
+
+def _quarters(text: str, *, claim: bool) -> list[RawFigure]:
+    """A quarter of a year ("Q1 2021", "the first quarter of 2021"), one figure: a claim's
+    is any of its months (and its year, as a month is); a page's is the quarter."""
+    out: list[RawFigure] = []
+    for match in _QUARTER.finditer(text):
+        year = int(match.group("year"))
+        quarter = int(match.group("q") or _NTH[match.group("nth").lower()])
+        key = f"{year:04d}-Q{quarter}"
+        candidates: set[Value] = {key}
+        if claim:
+            months = range(3 * quarter - 2, 3 * quarter + 1)
+            candidates |= {f"{year:04d}-{m:02d}" for m in months} | {Decimal(year)}
+        else:
+            candidates.add(_year_token(year))
+        out.append(
+            RawFigure(
+                start=match.start(),
+                end=match.end(),
+                text=match.group(0),
+                value=key,
+                kind="date",
+                scale=None,
+                letter=False,
+                candidates=candidates,
+            )
+        )
+    return out
+
+
 def _dates(text: str, *, claim: bool) -> list[RawFigure]:
     """The dates of `text` as `spell_numbers` writes them ("3 March 2021", "March 2021"),
     each one figure; a page's day also gives its month and year, and its month its year."""
@@ -256,7 +303,7 @@ def _dates(text: str, *, claim: bool) -> list[RawFigure]:
         key = f"{year:04d}-{month:02d}" + (f"-{int(day):02d}" if day else "")
         candidates: set[Value] = {key}
         if not claim:
-            candidates |= {key[:7], Decimal(year)}
+            candidates |= {key[:7], _year_token(year)}  # a claim's year, not its month
         elif not day:
             candidates.add(Decimal(year))  # "in September 2022": a page may name the month alone
         out.append(
@@ -337,6 +384,8 @@ def _figures_of(text: str, match: re.Match[str]) -> list[RawFigure]:
         last = index == len(pairs) - 1
         kind = _kind(text, match, part, value, index, last)
         candidates: set[Value] = {value}
+        if kind == "year":
+            candidates.add(_year_token(int(value)))
         if scale is not None and last and isinstance(value, Decimal):
             candidates = {value.scaleb(scale)}
             if match.group("letter"):

@@ -9,7 +9,8 @@ and Mbit/s. A prefix of data is read both ways ("512 MB" is 512,000,000 bytes or
 "45 KB" 45,000 or 46,080 bytes: `binary_ratio`), as writers use "MB" and "KB" for both.
 
 How exact a figure claims to be (`step`): half a unit of its last written digit ("2 GB/s":
-0.5 GB/s, "1,950 MB/s": 5 MB/s, "12,000": 500). A figure converted from another unit is
+0.5 GB/s, "1,950 MB/s": 5 MB/s, "12,000": 500; a quantity's at most `STEP_SHARE` of it,
+so "a fortnight" is no 10 days). A figure converted from another unit is
 rounded by whoever converted it, so a page's figure in another unit matches when it is
 nearer than the claim's step (90 minutes is no "2 hours": it is as near 1 hour); in the
 same unit (or without a unit) the figure itself must be on the page. A hedge's band
@@ -77,7 +78,7 @@ _HEDGE_BEFORE = re.compile(
 # "2 at", "10 K users", "5B dollars", "2019 as", "Python 2 has", "at 5 pm"), and the
 # computing sizes pint spells otherwise.
 _NOT_UNITS = frozenset(
-    """in a at are point points quarter quarters b B K k M decade decades pint pints cup
+    """in a at are point points quarter quarters b B K k M pint pints cup
     cups bar bars turn turns line lines hand hands degree degrees count counts percent ppm
     ppb x times fold ha mil gal tons ton as am pm me he has ca rc cd pt dr gr ct sr au pc ly
     mi""".split()
@@ -85,7 +86,8 @@ _NOT_UNITS = frozenset(
 _UNIT_ALIASES = {
     "KB": "kilobyte", "kb": "kilobit", "Kb": "kilobit", "Mb": "megabit", "Gb": "gigabit",
     "Tb": "terabit", "kbps": "kilobit/second", "Mbps": "megabit/second",
-    "Gbps": "gigabit/second",
+    "Gbps": "gigabit/second", "Kbps": "kilobit/second", "decade": "decayear",
+    "decades": "decayear",
 }  # fmt: skip
 _RATE_ALIASES = {"B": "byte"}
 """Spellings that are units only before "/" ("B/s"; "5 B" alone is no unit)."""
@@ -252,10 +254,12 @@ def hedge_before(text: str, start: int) -> tuple[tuple[float, float], int] | Non
     return HEDGES[word], match.start()
 
 
+STEP_SHARE = 0.25
+"""A converted figure's step is at most this share of it: "a fortnight" (1 of its unit,
+step 0.5) is not 10 days, "1 GB" not 1,500 MB."""
+
+
 def quantity(value: Decimal, written: str, unit: Unit) -> Quantity:
     """The figure `value` (as `written`) in `unit`, in base units."""
-    return Quantity(
-        unit=unit,
-        base=float(value) * unit.factor,
-        step=float(step_of(written, value)) * unit.factor,
-    )
+    step = min(float(step_of(written, value)), STEP_SHARE * abs(float(value)))
+    return Quantity(unit=unit, base=float(value) * unit.factor, step=step * unit.factor)

@@ -1,11 +1,19 @@
 """Figures written in words, fractions and dates, rewritten as the figure reader reads them
 (pure): `spell_numbers(text)`.
 
-- Durations written as a clock ("8m30s", "1h2m") in seconds ("510 s"); a rate written
-  "1.2 gigabytes a second" per second (a unit of data).
+- Durations written as a clock ("8m30s", "1h2m") in seconds ("510 s"), and as a
+  stopwatch: "1:30:00" 5,400 s, "0:01.23" 1.23 s, "1:30" also "90 s or 90 min" (m:ss or
+  h:mm, and kept as written: it may be a ratio; not after "at", "from", "ratio", nor
+  before "am"/"pm"/"UTC": a time of day or a ratio); a rate written "1.2 gigabytes a
+  second" per second (a unit of data); "sub-millisecond" under 1 millisecond; "a
+  fortnight", "a decade", "a century" one of it (not "a week later": only units that "a"
+  always counts).
+- A decimal without its leading zero (".85") with it; scientific notation ("1e6", "2.5 \u00d7
+  10^6") as its value.
 - Number words through text2num's `alpha2digit` ("twelve thousand" -> 12000, "forty-two"
   -> 42, "four hundred and five" -> 405); a figure already followed by a scale word
-  ("1.5 million") is left to the figure reader.
+  ("1.5 million") is left to the figure reader; "one" and "two", which text2num leaves,
+  before a unit ("two minutes").
 - Fractions and ratios, the project's own small table (no library reads them): "a fifth",
   "two thirds", "one in six", "three of every four", "one user in four", "two packages
   in every three", "half of", "used half the", "7/8"
@@ -13,9 +21,11 @@
   when one comes before ("nearly half" -> "nearly 50%"); "the second half" names a part,
   no share; "three quarters of a GiB" becomes "about 0.75 GiB", "half a minute" 0.5
   minute, "half a million" and "a quarter of a million" "about 0.5 million" and "about
-  0.25 million", "over a gigabyte" (a unit of time or data after a hedge) over 1 gigabyte;
-  "two and a half" 2.5, "a year and a half" 1.5 year; "doubled", "tripled", "twice",
-  "seven to one" 2, 3 or 7 "times".
+  0.25 million", "a tenth of a percent" "about 0.1 percent", "over a gigabyte" (a unit
+  of time or data after a hedge) over 1 gigabyte; "two and a half" 2.5, "a year and a
+  half" 1.5 year; "doubled", "tripled", "twice", "seven to one" 2, 3 or 7 "times"; "an
+  order of magnitude" and "two orders of magnitude" "of the order of" 10 and 100 "times"
+  (the hedge's band: 5 to 20 times).
 - A score out of a scale after a rating word ("rated it 8 out of 10") stays a score (8,
   on a scale of 10), not a share; a micro sign alone after a figure ("374.5\u00b5", as
   benchstat writes its "sec/op" column) is microseconds.
@@ -28,13 +38,17 @@
   "March 3, 2021" and "3rd March 2021" all become "3 March 2021", and "2021-03" "March
   2021", which the figure reader takes as one date; a weekday written before a date
   ("Tuesday, 2021-10-05") is part of it, not a word of the sentence (a schedule names the
-  weekday of every date).
+  weekday of every date); an ISO timestamp ("2021-03-03T10:00:00Z") is its day; a date in
+  numbers only is read day first with dots ("05.03.2021": 5 March), and with slashes
+  whichever way only one reading is a date ("15/03/2021", "03/15/2021"; "03/05/2021"
+  stays as written).
 """
 
 from __future__ import annotations
 
 import re
 from datetime import datetime
+from decimal import Decimal
 from functools import lru_cache
 
 from dateutil import parser as dateparser  # type: ignore[import-untyped]
@@ -76,7 +90,8 @@ _NOUN_RATIO = re.compile(
 _DOZEN = re.compile(rf"\b(?P<half>half )?(?P<n>{_NUMBER_WORD}|\d+) dozen\b", re.IGNORECASE)
 _FOLD = re.compile(rf"\b(?P<n>{_NUMBER_WORD}?|\d+(?:\.\d+)?)-?fold\b", re.IGNORECASE)
 _COMPOUND = re.compile(
-    r"\b(?P<a>\d+) (?P<unit_a>[^\W\d_]+),? (?:and )?(?P<b>\d+(?:\.\d+)?) (?P<unit_b>[^\W\d_]+)\b"
+    r"(?<![\d.,])\b(?P<a>\d+) (?P<unit_a>[^\W\d_]+),? (?:and )?(?P<b>\d+(?:\.\d+)?)"
+    r" (?P<unit_b>[^\W\d_]+)\b"
 )
 """Two durations in a row, the second smaller: "1 minute 30 seconds", "2 hours, 15
 minutes", "3 years and 2 months"."""
@@ -94,7 +109,7 @@ _AND_A_HALF = re.compile(rf"\b(?P<n>{_NUMBER_WORD}|\d+)(?P<noun>) and a half\b",
 _NOUN_AND_A_HALF = re.compile(
     rf"\b(?P<n>{_NUMBER_WORD}|\d+)(?P<noun> [^\W\d_]+) and a half\b", re.IGNORECASE
 )
-_SMALL_UNIT = re.compile(r"\b(?P<n>zero|one|two) (?P<unit>[^\W\d_]+)\b", re.IGNORECASE)
+_SMALL_UNIT = re.compile(r"(?<![\w-])(?P<n>zero|one|two) (?P<unit>[^\W\d_]+)\b", re.IGNORECASE)
 _SMALL = {"zero": 0, "one": 1, "two": 2}
 """text2num leaves numbers under 3 as words ("one of them"); before a unit they are figures."""
 _BY_HALF = re.compile(r"\bby (?P<hedge>(?:[a-z]+ ){0,2})half\b(?! of| an? )", re.IGNORECASE)
@@ -121,8 +136,11 @@ _MONTH_NAMES = sorted(
 )
 _MONTH = "(?:" + "|".join(_MONTH_NAMES) + r")\.?"
 _WEEKDAY = r"(?:(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day|Mon|Tue|Wed|Thu|Fri|Sat|Sun)\.?,? "
+_TIME = r"(?:T\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?)"
+"""The time of an ISO timestamp ("2021-03-03T10:00:00Z"): part of its date."""
 _DATE = re.compile(
-    rf"(?<![\w.-])(?:{_WEEKDAY})?(?:(?:18|19|20)\d\d-(?:0[1-9]|1[0-2])(?:-[0-3]\d)?(?![\w-])"
+    rf"(?<![\w.-])(?:{_WEEKDAY})?(?:(?:18|19|20)\d\d-(?:0[1-9]|1[0-2])(?:-[0-3]\d{_TIME}?)?"
+    r"(?![\w-])"
     rf"|(?<!/)(?:18|19|20)\d\d/(?:0[1-9]|1[0-2])/[0-3]\d(?![\w/])"
     rf"|[0-3]?\d(?:st|nd|rd|th)?[ -](?:of )?{_MONTH}[ ,-]+(?:18|19|20)\d\d\b"
     rf"|{_MONTH} [0-3]?\d(?:st|nd|rd|th)?,? (?:18|19|20)\d\d\b"
@@ -135,6 +153,38 @@ _HEDGE_END = re.compile(
 )
 _FRACTION_WORD = re.compile("|".join(_DENOMINATORS))
 _MONTH_OR_ISO = re.compile(rf"{_MONTH}|\d{{4}}[-/]\d\d")
+_NUMERIC_DATE = re.compile(
+    r"(?<![\w./-])(?P<a>[0-3]?\d)(?P<sep>[./])(?P<b>[0-3]?\d)(?P=sep)(?P<year>(?:18|19|20)\d\d)"
+    r"(?![\w/]|\.\d)"
+)
+"""A date written with numbers only, day or month first: "05.03.2021" (dots: always the
+day first), "15/03/2021" or "03/15/2021" (slashes: whichever part cannot be a month)."""
+_LEADING_POINT = re.compile(r"(?<![\w.,])\.(?=\d)")
+"""A decimal without its leading zero: ".85"."""
+_EXPONENT = re.compile(
+    r"(?<![\w.])(?P<m>\d+(?:\.\d+)?)(?:[eE](?P<e>[+-]?\d{1,2})"
+    r"|\s?[x\u00d7*]\s?10\s?(?:\^|\*\*)\s?(?P<p>[+-]?\d{1,2}))(?![\w.]|\.\d)"
+)
+"""A figure in scientific notation: "1e6", "2.5e-3", "2.5 \u00d7 10^6"."""
+_CLOCK_TIME = re.compile(
+    r"(?<![\w:.,/])(?P<a>\d{1,2}):(?P<b>[0-5]\d)(?::(?P<c>[0-5]\d))?(?P<frac>\.\d+)?"
+    r"(?![\w:]|\.\d|\s?(?:[ap]\.?m\b|UTC|GMT))"
+)
+"""A duration as a clock: "1:30:00" (hours, minutes, seconds), "0:01.23" (minutes and
+seconds), "1:30" (minutes and seconds or hours and minutes: both)."""
+_AT_TIME = re.compile(r"(?:\b(?:at|by|until|from|to|ratio(?: of)?)|[T-])\s*$", re.IGNORECASE)
+"""Before a clock: a time of day ("at 10:30", "from 9:00") or a ratio ("ratio of 1:10")."""
+_MAGNITUDE = re.compile(
+    rf"\b(?P<n>{_NUMBER_WORD}|\d) orders? of magnitude\b",
+    re.IGNORECASE,
+)
+"""A factor of ten: "an order of magnitude", "two orders of magnitude"."""
+_COUNTED_A = re.compile(
+    r"(?<!half )(?<!of )\ban? (?=(?:fortnight|decade|century|millennium)\b)", re.IGNORECASE
+)
+"""Units that "a" counts one of: "a fortnight", "a decade" (not "a week later")."""
+_SUB_UNIT = re.compile(r"\bsub-(?P<unit>[a-z]+)\b", re.IGNORECASE)
+"""An upper bound written as a prefix: "sub-millisecond", "sub-second"."""
 _DAY_PROBES = (datetime(2000, 1, 1), datetime(2000, 1, 2))
 
 
@@ -178,9 +228,10 @@ def _fraction(match: re.Match[str]) -> str:
     value = count / _DENOMINATORS[part]
     unit = match.group("unit")
     of = match.group("of") or ""
-    scale = unit is not None and unit.lower() in _SCALE_WORDS
+    scale = unit is not None and unit.lower() in _SCALE_WORDS | {"percent"}
     if unit and (scale or (of != f" {unit}" and unit_of(unit) is not None)):
-        return f"{APPROX} {value:.6g} {unit}"  # "half a minute", "a quarter of a million"
+        # "half a minute", "a quarter of a million", "a tenth of a percent"
+        return f"{APPROX} {value:.6g} {unit}"
     rest = match.group("of") or ""
     share = _share(value * 100)
     if _HEDGE_END.search(match.string[max(0, match.start() - 16) : match.start()].rstrip()):
@@ -371,6 +422,61 @@ def _canonical_date(written: str) -> str:
     return f"{first.day} {first:%B %Y}"
 
 
+def _numeric_date(match: re.Match[str]) -> str:
+    """ "05.03.2021" -> "5 March 2021"; "15/03/2021" and "03/15/2021" -> "15 March 2021";
+    "03/05/2021" (either way a date) stays as written."""
+    a, b = int(match.group("a")), int(match.group("b"))
+    if match.group("sep") == "." or (b <= 12 < a):
+        day, month = a, b
+    elif a <= 12 < b:
+        day, month = b, a
+    else:
+        return match.group(0)
+    try:
+        when = datetime(int(match.group("year")), month, day)
+    except ValueError:
+        return match.group(0)
+    return f"{when.day} {when:%B %Y}"
+
+
+def _exponent(match: re.Match[str]) -> str:
+    """ "1e6" -> "1000000", "2.5 \u00d7 10^6" -> "2500000", "2.5e-3" -> "0.0025"."""
+    power = match.group("e") or match.group("p")
+    value = Decimal(match.group("m")).scaleb(int(power))
+    return format(value.normalize(), "f")
+
+
+def _clock_time(match: re.Match[str]) -> str:
+    """A clock as a duration: "1:30:00" -> "5400 s", "0:01.23" -> "1.23 s", "1:30" -> "1:30
+    (90 s or 90 min)": both readings, and the ratio it may be ("1:20" is one in twenty)."""
+    if _AT_TIME.search(match.string, max(0, match.start() - 12), match.start()):
+        return match.group(0)  # a time of day or a ratio
+    a, b = int(match.group("a")), int(match.group("b"))
+    frac = match.group("frac") or ""
+    if match.group("c") is not None:
+        return f"{a * 3600 + b * 60 + int(match.group('c'))}{frac} s"
+    if frac:
+        return f"{a * 60 + b}{frac} s"
+    return f"{match.group(0)} ({a * 60 + b} s or {a * 60 + b} min)"  # or a ratio: kept
+
+
+def _sub_unit(match: re.Match[str]) -> str:
+    """ "sub-millisecond" -> "under 1 millisecond" (a unit of time or data)."""
+    unit = unit_of(match.group("unit"))
+    if unit is None or unit.dimension not in _MEASURES:
+        return match.group(0)
+    return f"under 1 {match.group('unit')}"
+
+
+def _magnitude(match: re.Match[str]) -> str:
+    """ "an order of magnitude" -> "of the order of 10 times", "two orders of magnitude" ->
+    "of the order of 100 times" (a factor of ten each, as roughly as `HEDGES` says)."""
+    count = _count(match.group("n"))
+    if count is None or not 0 < count < 10:
+        return match.group(0)
+    return f"of the order of {10**count} times"
+
+
 def _ratios(text: str, lower: str) -> str:
     text = _RATIO.sub(_ratio, text)
     return _NOUN_RATIO.sub(_noun_ratio, text) if " in " in lower else text
@@ -380,6 +486,19 @@ def _dozens_and_folds(text: str, lower: str) -> str:
     if "dozen" in lower:
         text = _DOZEN.sub(_dozen, text)  # before "half a ..." reads "half a dozen"
     return _FOLD.sub(_fold, text) if "fold" in lower else text
+
+
+def _units_in_words(text: str, lower: str) -> str:
+    """ "two minutes", "8m30s", "sub-millisecond", "a fortnight" as figures with units."""
+    if "one " in lower or "two " in lower or "zero " in lower:
+        text = _SMALL_UNIT.sub(_small_unit, text)
+    if "m" in lower:
+        text = _CLOCK.sub(_clock, text)
+    if "sub-" in lower:
+        text = _SUB_UNIT.sub(_sub_unit, text)
+    if "a " in lower:
+        text = _COUNTED_A.sub("1 ", text)
+    return text
 
 
 def spell_numbers(text: str) -> str:
@@ -398,10 +517,7 @@ def spell_numbers(text: str) -> str:
             text = _WORD_UNIT.sub(_word_unit, text)
         if " to one" in lower:
             text = _TO_ONE.sub(_to_one, text)
-        if "one " in lower or "two " in lower or "zero " in lower:
-            text = _SMALL_UNIT.sub(_small_unit, text)
-        if "m" in lower:
-            text = _CLOCK.sub(_clock, text)
+        text = _units_in_words(text, lower)
         if " a " in lower or " an " in lower:
             text = _A_TIME.sub(_a_time, text)
         if "half a" in lower:
@@ -412,6 +528,8 @@ def spell_numbers(text: str) -> str:
             text = _ratios(text, lower)
         if " a " in lower or " an " in lower:
             text = _HEDGED_ONE.sub(_hedged_one, text)
+        if "magnitude" in lower:
+            text = _MAGNITUDE.sub(_magnitude, text)
         if _MULTIPLE.search(text):
             text = _MULTIPLE.sub(lambda m: f"{_MULTIPLES[m.group(0).lower()]} times", text)
         text = _words_to_digits(text)
@@ -422,6 +540,14 @@ def _written_with_symbols(text: str) -> str:
     """Powers ("2^32"), fractions in digits ("7/8"), two durations in a row and dates as
     figures."""
     text = _COMPOUND.sub(_compound, text)
+    if "." in text:
+        text = _LEADING_POINT.sub("0.", text)
+    if "e" in text or "E" in text or "10" in text:
+        text = _EXPONENT.sub(_exponent, text)
+    if ":" in text:
+        text = _CLOCK_TIME.sub(_clock_time, text)
+    if "." in text or "/" in text:
+        text = _NUMERIC_DATE.sub(_numeric_date, text)
     if "^" in text or "**" in text:
         text = _POWER.sub(_power, text)
     if "/" in text:
