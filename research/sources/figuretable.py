@@ -107,6 +107,14 @@ class FigureTable:
             for value in number.candidates:
                 found.update(pool.get(value, ()))
             return found
+        if number.quantity is None and not number.multiple:
+            # a bare figure with a band: a page figure in its window matches it when it is a
+            # percentage like it (`StatedNumber.matches`, without a call per figure)
+            percent = number.kind == "percent"
+            for window in number.windows():
+                for index in _between(self.numbers, *window):
+                    if not percent or self.figures[index].kind == "percent":
+                        found.add(self.owner[index])
         for index in self._candidates(number):
             owner = self.owner[index]
             if owner not in found and number.matches(self.figures[index]):
