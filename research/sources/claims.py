@@ -45,12 +45,13 @@ Issue 21 added three rules:
   and a claim's figure computed from others (a share, a multiple, a difference, a
   duration of a day or more between two dates or two years) is
   supported when the matching passage holds two figures it is computed from
-  (`research.sources.derived`), or, when it is nowhere on the page, one sentence does of
-  one of the DERIVING_SENTENCES sentences holding the most of the claim's words (at least
-  half of them), or one column of two rows of a table whose first cells the claim names
-  does; the word "times" after a multiple is part of the figure; and a count
-  the claim enumerates right after it ("three built-in functions: min, max and clear")
-  when each item is on the page (`research.sources.slots.enumerated`);
+  (`research.sources.derived`), or, when it is nowhere on the page, figures tied to the
+  claim's words do (`research.sources.computed`: one sentence of those holding the most
+  of them, the one figure of such a sentence with one of a neighbour, or one column of two
+  rows of a table whose first cells the claim names); the word "times" after a multiple is
+  part of the figure; and a count the claim enumerates right after it ("three built-in
+  functions: min, max and clear") when each item is on the page
+  (`research.sources.slots.enumerated`);
 - a claim that keeps the figures but flips their meaning in the clause that holds them
   (increase/decrease, more/less, above/below, a negation, or two figures given to each
   other's subjects) is UNSUPPORTED ("meaning flipped: ...").
@@ -128,6 +129,7 @@ from research.sources.claimtext import (
     rewrite_report_citations,
     unit_lines,
 )
+from research.sources.computed import derived_elsewhere, derived_here
 from research.sources.derived import derivable
 from research.sources.figures import (
     LINE_MARKER,
@@ -423,16 +425,15 @@ def _match(page: PageIndex, parsed: _Parsed, dated: Sequence[Sentence] = ()) -> 
         run = _Run(0, page.head, frozenset(), 0, 0)  # only the title block matches
     in_run = page.sentences[run.first : run.end]
     matched = len(run.held | (stems & page.head_stems))
-    context = [f for sentence in (*head, *in_run) for f in sentence.numbers]
     derived = [
         n
         for n, s in zip(numbers, stating, strict=True)
         if not holds(in_run, n)
         and not holds(head, n)
         and (
-            derivable(n, context)
+            derived_here(n, (*head, *in_run), parsed.norm)
             or enumerated(page, parsed.norm, n)
-            or (not s and _derived_elsewhere(page, stems, n))
+            or (not s and derived_elsewhere(page, stems, parsed.norm, n))
         )
     ]
     missing = [
@@ -496,62 +497,6 @@ def _absent(
         ):
             out.append(n)
     return out
-
-
-DERIVING_SENTENCES = 8
-"""A figure nowhere on the page may be computed from two figures of one of the this many
-sentences that hold the most of the claim's words (at least half of them)."""
-
-
-def _derived_nearby(page: PageIndex, stems: frozenset[str], number: StatedNumber) -> bool:
-    """Whether `number` is computed (`derivable`) from the figures of one of the
-    DERIVING_SENTENCES sentences holding the most of `stems` (at least half of them; the
-    first on the page among as many)."""
-    counts: Counter[int] = Counter()
-    for stem in stems:
-        counts.update(page.sentence_postings.get(stem, ()))
-    least = max(2, (len(stems) + 1) // 2)
-    closest = sorted((-count, index) for index, count in counts.items() if count >= least)
-    return any(
-        derivable(number, page.sentences[index].numbers)
-        for _, index in closest[:DERIVING_SENTENCES]
-    )
-
-
-def _derived_elsewhere(page: PageIndex, stems: frozenset[str], number: StatedNumber) -> bool:
-    """Whether a figure the page does not state is computed from figures outside the
-    matching passage: of one sentence near the claim's words, or of two rows it names."""
-    return _derived_nearby(page, stems, number) or _derived_from_rows(page, stems, number)
-
-
-MAX_NAMED_ROWS = 4
-"""A figure is computed from the rows of one table the claim names, at most this many."""
-
-
-def _derived_from_rows(page: PageIndex, stems: frozenset[str], number: StatedNumber) -> bool:
-    """Whether `number` is computed (`derivable`) from two figures of one column of two
-    rows of one table whose first cells the claim names ("LZ4 HC at level 9 compresses
-    nineteen times more slowly than LZ4's default mode" from their compression speeds)."""
-    named: dict[tuple[int, ...], list[int]] = {}
-    for index in sorted({i for stem in stems for i in page.label_postings.get(stem, ())}):
-        sentence = page.sentences[index]
-        if sentence.stems & stems:  # as a sentence holding one of the claim's words
-            named.setdefault(sentence.lead, []).append(index)
-    for rows in named.values():
-        rows = rows[:MAX_NAMED_ROWS]
-        for i, a in enumerate(rows):
-            for b in rows[i + 1 :]:
-                cells = _cells(page.sentences[a])
-                for cell, y in _cells(page.sentences[b]).items():
-                    x = cells.get(cell)
-                    if x is not None and derivable(number, [x, y]):
-                        return True
-    return False
-
-
-def _cells(row: Sentence) -> dict[int, StatedNumber]:
-    """A table row's figures by the column of their cell (one per cell: its last)."""
-    return {row.norm.count("|", 0, f.span[0]): f for f in row.numbers}
 
 
 def check_claim(

@@ -7,23 +7,29 @@ did not complete" from 11,482 and 9,433; "added 0.6 seconds" from 1.664s and 1.0
 a difference in percentage points ("20 percentage points" from 77% and 57%), or a
 duration of a day or more between two dates or two years ("supported for a little over
 three years" from 2016-09-12 and 2019-09-11: `_durations`); a difference only for a
-quantity with a unit or a figure of at least 100.
+quantity with a unit or a figure of at least 100. When the claim's words say so
+(`Cues`): the complement of a percentage ("63% did not" from "37% did"), and, of two
+figures of one sentence (`derivable_in_sentence`), a quotient ("120 tickets each" from
+1,440 tickets and 12 engineers), a sum or a product ("512 GB in total" from 8 nodes of 64
+GB); a change in the direction they say ("rose 25%" from 80 to 100, never "rose 20%").
 
 Only from figures of the passage that matches the claim, or, for a figure nowhere on the
-page, of one sentence near the claim's words or of one column of two table rows the claim
-names (`claims._derived_elsewhere`; a page with many
+page, of figures tied to the claim's words (`research.sources.computed`; a page with many
 figures would otherwise hold some pair for almost any figure), of the same kind and
 dimension where two are combined; a share or change of two figures only where the passage
 gives no percentage of its own (it would be the figure to compare with); and only within
-the claim's hedge band, or within half a unit of its last digit when it has none.
+the claim's hedge band, or, when it has none, within half a unit of its last digit and
+ROUNDING (5%) of it ("ten years" is not 8).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
 from datetime import date
 from decimal import Decimal
-from itertools import permutations
+from itertools import chain, permutations
 
 from research.sources.figures import StatedNumber
 from research.sources.quantities import step_of
@@ -33,6 +39,9 @@ MAX_FIGURES = 12
 DAY = 86_400.0
 """Seconds in a day: a duration computed from dates is a day or longer."""
 YEAR = 365.25 * DAY
+ROUNDING = 0.05
+"""A computed figure without a hedge is at most this far (relatively) from the claim's, even
+where the claim's last digit is a round one ("ten years" is not 8, "200" not 170)."""
 
 
 def _range(number: StatedNumber) -> tuple[float, float] | None:
@@ -41,7 +50,7 @@ def _range(number: StatedNumber) -> tuple[float, float] | None:
     value = float(number.value)
     if number.band is not None:
         return number.band[0] * value, number.band[1] * value
-    step = float(step_of(number.text, number.value))
+    step = min(float(step_of(number.text, number.value)), ROUNDING * abs(value))
     return value - step, value + step
 
 
@@ -73,13 +82,19 @@ def _pairs(
             yield a.magnitude, b.magnitude
 
 
-def _shares_and_changes(figures: Sequence[StatedNumber]) -> Iterator[float]:
+def _shares_and_changes(figures: Sequence[StatedNumber], cues: Cues) -> Iterator[float]:
+    """Shares and changes; a change in the claim's direction only, when its words say one
+    (`Cues.rise`, `Cues.fall`; both or neither: either)."""
+    rise, fall = not cues.fall or cues.rise, not cues.rise or cues.fall
     for m in (f.magnitude for f in figures if f.multiple and f.magnitude):
         yield from (100 * (m - 1), 100 * (1 - 1 / m))  # "1.25x": 25% more, 20% less
     if any(f.kind == "percent" for f in figures):
         return  # the passage gives its own percentage: the claim's is not computed
     for a, b in _pairs(figures, "number"):
-        yield from ([100 * a / b, 100 * (b - a) / b] if a < b else [100 * (a - b) / b])
+        if a < b:
+            yield from [100 * a / b, 100 * (b - a) / b] if fall else [100 * a / b]
+        elif rise:
+            yield 100 * (a - b) / b
 
 
 def _multiples(figures: Sequence[StatedNumber]) -> Iterator[float]:
@@ -89,6 +104,8 @@ def _multiples(figures: Sequence[StatedNumber]) -> Iterator[float]:
         yield a / b
     for a, b in _pairs(figures, "percent"):
         yield a / b  # a share that doubled, from 10% to 20%
+    for a, b in permutations([f.magnitude for f in figures if f.multiple and f.magnitude], 2):
+        yield a / b  # "ran 4,900 times" and "700 times": seven to one
 
 
 def _counts(
@@ -138,8 +155,122 @@ def _durations(figures: Sequence[StatedNumber]) -> Iterator[float]:
                     yield abs(a - b)
 
 
-def derivable(number: StatedNumber, figures: Sequence[StatedNumber]) -> bool:
-    """Whether a claim's figure is computed from `figures` (see the module docstring)."""
+_COMPLEMENT = re.compile(
+    r"\b(?:not|never|no longer|without|the rest|remaining|the others|other than)\b|n't", re.I
+)
+_PER_UNIT = re.compile(
+    r"\b(?:each|per|apiece|on average|an average|average of)\b"
+    r"|\ban? (?:second|minute|hour|day|week|month|year)\b",
+    re.I,
+)
+_RISE = re.compile(
+    r"\b(?:rose|rise[sn]?|rising|grew|grow[sn]?|growth|increase[sd]?|increasing|gain(?:ed|s)?"
+    r"|jump(?:ed|s)?|climb(?:ed|s)?|more|higher|larger|bigger|up)\b",
+    re.I,
+)
+_FALL = re.compile(
+    r"\b(?:fell|fall(?:s|en)?|drop(?:ped|s)?|decline[sd]?|decrease[sd]?|shr[aiu]nk|cut"
+    r"|reduc(?:ed|es|tion)|fewer|less|lower|smaller|down)\b",
+    re.I,
+)
+_TOTAL = re.compile(r"\b(?:in total|a total|combined|together|altogether|in all|all told)\b", re.I)
+
+
+@dataclass(frozen=True, slots=True)
+class Cues:
+    """What the claim's words say it computed, beyond what its figure's kind says: the
+    computations that any pair of figures would too often yield by chance are tried only
+    when the claim says so."""
+
+    complement: bool = False
+    """"did not", "never", "the rest": a share may be 100% less the page's."""
+    per_unit: bool = False
+    """"each", "per", "on average", "an hour": a quotient of two figures of one sentence."""
+    total: bool = False
+    """"in total", "combined", "together": a sum or a product of two figures of one
+    sentence."""
+    rise: bool = False
+    """"rose", "grew", "more": a change is counted from the smaller figure (80 to 100 is
+    25% more, never 20%)."""
+    fall: bool = False
+    """"fell", "less", "smaller": a change is counted from the larger figure (100 to 80 is
+    20% less, never 25%)."""
+
+    def against(self, page: str) -> Cues:
+        """These cues for figures of `page` (a passage's text): no complement where the
+        page says "not" too ("4 in 5 speak a language other than ..." is no complement
+        of "1 in 5 ... other than ...")."""
+        if self.complement and _COMPLEMENT.search(page):
+            return replace(self, complement=False)
+        return self
+
+
+NO_CUES = Cues()
+
+
+def cues_of(claim: str) -> Cues:
+    """The `Cues` of a claim's text."""
+    return Cues(
+        complement=bool(_COMPLEMENT.search(claim)),
+        per_unit=bool(_PER_UNIT.search(claim)),
+        total=bool(_TOTAL.search(claim)),
+        rise=bool(_RISE.search(claim)),
+        fall=bool(_FALL.search(claim)),
+    )
+
+
+def _written(figure: StatedNumber) -> float | None:
+    """A figure's value as written (24 for "24 hours"), or None for a date or a version."""
+    return float(figure.value) if isinstance(figure.value, Decimal) else None
+
+
+def _per_units_and_totals(
+    figures: Sequence[StatedNumber], number: StatedNumber, cues: Cues
+) -> Iterator[float]:
+    """Quotients ("120 tickets each" from 1,440 tickets and 12 engineers; "300,000 requests
+    an hour" from 7.2 million in 24 hours), sums ("200 in Europe and North America
+    combined" from 120 and 80) and products ("512 GB in total" from 8 nodes of 64 GB) of
+    two figures of `figures` (one sentence's): the first in the claim's dimension, the
+    second a bare count (any figure for a quotient: its value as written)."""
+    dimension = number.quantity.unit.dimension if number.quantity else None
+    usable = [f for f in _usable(figures) if not f.multiple]
+    for a, b in permutations(usable, 2):
+        dimension_a = a.quantity.unit.dimension if a.quantity else None
+        if dimension_a != dimension or a.kind != number.kind or not a.magnitude:
+            continue
+        written = _written(b)
+        if cues.per_unit and written:
+            yield a.magnitude / written
+        if cues.total and b.quantity is None and b.kind == "number" and written:
+            yield a.magnitude * written
+        if cues.total and b.kind == a.kind and b.quantity is None and a.quantity is None:
+            yield a.magnitude + (b.magnitude or 0)
+
+
+def _complements(figures: Sequence[StatedNumber]) -> Iterator[float]:
+    for p in (f.magnitude for f in figures if f.kind == "percent" and f.magnitude):
+        if p < 100:
+            yield 100 - p  # "63% did not" from "37% did"
+
+
+def derivable_in_sentence(
+    number: StatedNumber, figures: Sequence[StatedNumber], cues: Cues = NO_CUES
+) -> bool:
+    """Whether a claim's figure is computed from `figures` (one sentence's): as `derivable`
+    does, or, when the claim says so (`cues`), as a quotient, a sum or a product of two of
+    them (`_per_units_and_totals`)."""
+    if derivable(number, figures, cues):
+        return True
+    bounds = _range(number)
+    if bounds is None or number.multiple or not (cues.per_unit or cues.total):
+        return False
+    low, high = _in_base(number, bounds)
+    return any(low <= value <= high for value in _per_units_and_totals(figures, number, cues))
+
+
+def derivable(number: StatedNumber, figures: Sequence[StatedNumber], cues: Cues = NO_CUES) -> bool:
+    """Whether a claim's figure is computed from `figures` (see the module docstring); the
+    complement of a percentage ("63% did not" from "37% did") only when `cues` say so."""
     bounds = _range(number)
     if bounds is None or number.kind not in ("number", "percent"):
         return False
@@ -151,7 +282,9 @@ def derivable(number: StatedNumber, figures: Sequence[StatedNumber]) -> bool:
     usable = _usable(figures)
     if number.kind == "percent":
         points = "point" in number.text.lower()
-        derived = _points(usable) if points else _shares_and_changes(usable)
+        derived = _points(usable) if points else _shares_and_changes(usable, cues)
+        if cues.complement and not points:
+            derived = chain(derived, _complements(usable))
     elif number.multiple:
         derived = _multiples(usable)
     else:
