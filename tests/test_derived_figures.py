@@ -12,8 +12,9 @@ sentences. Each true claim has a twin where it makes sense that must still be fl
 only from figures that have nothing to do with the claim, on a page full of figures (such a
 page holds some pair for almost any figure: false support is the danger).
 
-`NOT_YET_DERIVED` lists the cases that failed when the table was written (strict xfail): a
-change removes its cases from that set, never edits a case.
+`MORE` was added after the first derivation change (dd90be6), written the same way before
+the change that followed it. `NOT_YET_DERIVED` lists the cases that failed when they were
+written (strict xfail): a change removes its cases from that set, never edits a case.
 """
 
 from __future__ import annotations
@@ -302,12 +303,73 @@ FAR_APART: list[Case] = [
     (_TIMELINE, "Windows support arrived four years after the project began.", False),
 ]
 
+_GREW = (
+    "Team report\n\n"
+    "The team grew from 12 to 15 maintainers this year. Reviews got faster. The next "
+    "hiring round opens in spring."
+)
+_HINTS = (
+    "Typing report\n\n"
+    "Adoption rose from 40% in 2022 to 50% in 2023. Most new projects use hints from the "
+    "start. Older code bases lag behind."
+)
+_MEMORY = "Node report\n\nOf the node's 64 GB of memory, 48 GB is in use. Swap is off."
+_OS_SHARES = (
+    "Survey results\n\n"
+    "Of respondents, 62% use Linux, 24% use macOS and 14% use Windows. The survey ran in "
+    "May."
+)
+_RETIRED = (
+    "Support policy\n\n"
+    "Version 5 was released in March 2019 and retired in September 2020. Version 6 replaced "
+    "it."
+)
+_DOWNLOADED = (
+    "Package report\n\n"
+    "The package was downloaded 1.5 million times in 2022. In 2023 it was downloaded 2.1 "
+    "million times. Most downloads come from CI."
+)
+_BUDGET = (
+    "Foundation report\n\n"
+    "The foundation spent $1.2 million on infrastructure and $800,000 on grants. Both rose "
+    "from last year."
+)
+_CRASH_RATE = (
+    "Stability report\n\n"
+    "The crash rate was 0.8 per 1,000 sessions in 2022. In 2023 it was 0.2 per 1,000 "
+    "sessions. The fix shipped in January."
+)
+
+MORE: list[Case] = [
+    (_GREW, "The team added three maintainers this year.", True),
+    (_GREW, "The team added four maintainers this year.", False),
+    (_HINTS, "Adoption grew by a quarter between 2022 and 2023.", True),
+    (_HINTS, "Adoption grew by a third between 2022 and 2023.", False),
+    (_LAUNCH, "During the launch the cluster served about 83 requests a second.", True),
+    (_LAUNCH, "During the launch the cluster served about 830 requests a second.", False),
+    (_MEMORY, "75% of the node's memory is in use.", True),
+    (_MEMORY, "65% of the node's memory is in use.", False),
+    (_OS_SHARES, "Together, macOS and Windows users make up 38% of respondents.", True),
+    (_RETIRED, "Version 5 was supported for 18 months.", True),
+    (_RETIRED, "Version 5 was supported for two years.", False),
+    (_COLD_START, "Version 4 cold-starts 50% faster than version 3.", True),
+    (_DOWNLOADED, "Downloads of the package grew 40% from 2022 to 2023.", True),
+    (_DOWNLOADED, "Downloads of the package grew 30% from 2022 to 2023.", False),
+    (_BUDGET, "The foundation spent $2 million on infrastructure and grants combined.", True),
+    (_BUDGET, "The foundation spent $2.2 million on infrastructure and grants combined.", False),
+    (_CRASH_RATE, "The crash rate in 2023 was a quarter of its 2022 level.", True),
+    (_CRASH_RATE, "The crash rate fell by 75% from 2022 to 2023.", True),
+    (_CRASH_RATE, "The crash rate fell by 60% from 2022 to 2023.", False),
+    (_CRASH_RATE, "The crash rate fell fourfold from 2022 to 2023.", True),
+]
+
 GROUPS: dict[str, list[Case]] = {
     "one_sentence": ONE_SENTENCE,
     "adjacent": ADJACENT,
     "next_paragraph": NEXT_PARAGRAPH,
     "table": TABLE,
     "far_apart": FAR_APART,
+    "more": MORE,
 }
 
 NOT_YET_DERIVED: frozenset[str] = frozenset(
@@ -315,6 +377,14 @@ NOT_YET_DERIVED: frozenset[str] = frozenset(
         "far_apart-10",
         "far_apart-12",
         "far_apart-16",
+        "more-00",
+        "more-02",
+        "more-04",
+        "more-08",
+        "more-12",
+        "more-16",
+        "more-17",
+        "more-19",
         "one_sentence-02",
         "one_sentence-03",
         "table-03",
