@@ -15,7 +15,8 @@
   ("1.5 million") is left to the figure reader; "one" and "two", which text2num leaves,
   before a unit ("two minutes").
 - Fractions and ratios, the project's own small table (no library reads them): "a fifth",
-  "two thirds", "one in six", "three of every four", "one user in four", "two packages
+  "two thirds", "one in six", "1 in 1,000", "one in a thousand", "three of every four",
+  "one user in four", "two packages
   in every three", "half of", "used half the", "7/8"
   become a share marked as approximate ("about 20%"), or with the writer's own hedge
   when one comes before ("nearly half" -> "nearly 50%"); "the second half" names a part,
@@ -23,7 +24,8 @@
   minute, "half a million" and "a quarter of a million" "about 0.5 million" and "about
   0.25 million", "a tenth of a percent" "about 0.1 percent", "over a gigabyte" (a unit
   of time or data after a hedge) over 1 gigabyte; "two and a half" 2.5, "a year and a
-  half" 1.5 year; "doubled", "tripled", "twice", "seven to one" 2, 3 or 7 "times"; "an
+  half" 1.5 year; "doubled", "tripled", "twice", "seven to one" 2, 3 or 7 "times"; "25 basis
+  points" 0.25 percentage points; "an
   order of magnitude" and "two orders of magnitude" "of the order of" 10 and 100 "times"
   (the hedge's band: 5 to 20 times).
 - A score out of a scale after a rating word ("rated it 8 out of 10") stays a score (8,
@@ -76,8 +78,8 @@ _FRACTION = re.compile(
     re.IGNORECASE,
 )
 _RATIO = re.compile(
-    rf"\b(?P<a>{_NUMBER_WORD}|\d+) (?:in|(?:out )?of every|out of) (?P<b>{_NUMBER_WORD}|\d+)\b"
-    r"(?![.,]\d)",
+    rf"\b(?P<a>{_NUMBER_WORD}|\d+) (?:in|(?:out )?of every|out of) "
+    rf"(?P<b>an? (?:hundred|thousand)|{_NUMBER_WORD}|\d{{1,3}}(?:,\d{{3}})+|\d+)\b(?![.,]\d)",
     re.IGNORECASE,
 )
 _NOUN_RATIO = re.compile(
@@ -179,6 +181,8 @@ _MAGNITUDE = re.compile(
     re.IGNORECASE,
 )
 """A factor of ten: "an order of magnitude", "two orders of magnitude"."""
+_BASIS_POINTS = re.compile(r"(?<![\w.,])(?P<n>\d+(?:\.\d+)?) basis points?\b", re.IGNORECASE)
+"""A change of a rate in hundredths of a percentage point: "25 basis points"."""
 _COUNTED_A = re.compile(
     r"(?<!half )(?<!of )\ban? (?=(?:fortnight|decade|century|millennium)\b)", re.IGNORECASE
 )
@@ -246,7 +250,8 @@ RATING_REACH = 50
 
 
 def _ratio(match: re.Match[str]) -> str:
-    a, b = _count(match.group("a")), _count(match.group("b"))
+    written = match.group("b").replace(",", "")
+    a, b = _count(match.group("a")), _count(re.sub(r"^an? ", "one ", written))
     if a is None or b is None or not 0 < a < b <= 1000:
         return match.group(0)
     before = match.string[max(0, match.start() - RATING_REACH) : match.start()]
@@ -468,6 +473,12 @@ def _sub_unit(match: re.Match[str]) -> str:
     return f"under 1 {match.group('unit')}"
 
 
+def _basis_points(match: re.Match[str]) -> str:
+    """ "25 basis points" -> "0.25 percentage points"."""
+    points = Decimal(match.group("n")).scaleb(-2)
+    return f"{format(points.normalize(), 'f')} percentage points"
+
+
 def _magnitude(match: re.Match[str]) -> str:
     """ "an order of magnitude" -> "of the order of 10 times", "two orders of magnitude" ->
     "of the order of 100 times" (a factor of ten each, as roughly as `HEDGES` says)."""
@@ -528,6 +539,8 @@ def spell_numbers(text: str) -> str:
             text = _ratios(text, lower)
         if " a " in lower or " an " in lower:
             text = _HEDGED_ONE.sub(_hedged_one, text)
+        if "basis point" in lower:
+            text = _BASIS_POINTS.sub(_basis_points, text)
         if "magnitude" in lower:
             text = _MAGNITUDE.sub(_magnitude, text)
         if _MULTIPLE.search(text):
