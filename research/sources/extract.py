@@ -236,12 +236,16 @@ def keep_content_lists(tree: HtmlElement) -> None:
         links = found.findall(".//a")
         if not links:
             continue  # no links, or already unwrapped with an enclosing list
-        link_chars = sum(_visible_chars(link.text_content()) for link in links)
         item = next((up for up in found.iterancestors() if up.tag in _ITEMS), None)
-        prose = 2 * link_chars < _visible_chars(found.text_content())
-        if prose or (item is not None and _WORD.search(_own_text(item))):
+        if (item is not None and _WORD.search(_own_text(item))) or _is_prose(found, links):
             for link in links:
                 link.drop_tag()
+
+
+def _is_prose(element: HtmlElement, links: list[HtmlElement]) -> bool:
+    """Whether the links of `element` are less than half its text (spaces not counted)."""
+    link_chars = sum(_visible_chars(link.text_content()) for link in links)
+    return 2 * link_chars < _visible_chars(element.text_content())
 
 
 def _visible_chars(text: str) -> int:
