@@ -376,12 +376,8 @@ NOT_YET_DERIVED: frozenset[str] = frozenset(
     {
         "far_apart-10",
         "far_apart-12",
-        "far_apart-16",
-        "more-00",
         "more-02",
-        "more-04",
         "more-08",
-        "more-12",
         "more-16",
         "more-17",
         "more-19",

@@ -431,7 +431,7 @@ def _match(page: PageIndex, parsed: _Parsed, dated: Sequence[Sentence] = ()) -> 
         if not holds(in_run, n)
         and not holds(head, n)
         and (
-            derived_here(n, (*head, *in_run), parsed.norm)
+            derived_here(n, (*head, *in_run), parsed.norm, stems)
             or enumerated(page, parsed.norm, n)
             or (not s and derived_elsewhere(page, stems, parsed.norm, n))
         )

@@ -7,15 +7,17 @@ tied to the claim:
   the claim's words (at least half of them; a table row with the sentences that introduce
   its table), as `derived.derivable_in_sentence` combines them (a quotient, a sum or a
   product only when the claim's words say so);
-- the one figure of such a sentence (of the PAIRED_SENTENCES closest; with two figures of
-  the sort the computation takes, the sentence itself is where it was computed, or it was
-  not: "less than 0.5%" is no share of ~460 of 662,544 and one of the next paragraph's
-  figures) and one of a sentence
+- one figure of such a sentence (of the PAIRED_SENTENCES closest) and one of a sentence
   at most NEIGHBOURS sentences away that holds a word of the claim or of that sentence
   ("The index held 48,000 crates ..." and, a paragraph later, "By December it held 60,000
-  crates"), or, for a duration, of the very next or previous sentence (a date per
-  sentence is how a history is told); neither of them a table row, whose neighbours are
-  other columns' figures;
+  crates"), or, for a duration, when no such sentence gives a date, of the very next or
+  previous sentence (a date per sentence is how a history is told); neither of them a
+  table row, whose neighbours are other columns' figures. A sentence with two figures of
+  the sort the computation takes is where it was computed, or it was not ("less than
+  0.5%" is no share of ~460 of 662,544 and one of the next paragraph's figures), unless
+  the neighbour repeats one of its figures: then it continues the statement, and the
+  figures they do not share are paired ("0.8 per 1,000 sessions in 2022", "in 2023 it
+  was 0.2 per 1,000 sessions");
 - two figures of one column of two rows of one table whose first cells the claim names.
 """
 
@@ -32,7 +34,7 @@ from research.sources.derived import (
     derivable,
     derivable_in_sentence,
 )
-from research.sources.figures import StatedNumber
+from research.sources.figures import StatedNumber, Value
 from research.sources.pageindex import PageIndex, Sentence
 
 DERIVING_SENTENCES = 8
@@ -69,12 +71,40 @@ def derived_elsewhere(
     )
 
 
-def derived_here(number: StatedNumber, sentences: Sequence[Sentence], claim: str) -> bool:
+def derived_here(
+    number: StatedNumber, sentences: Sequence[Sentence], claim: str, stems: frozenset[str]
+) -> bool:
     """Whether `number` is computed (`derivable`) from the figures of `sentences` (the
     matching passage and the title block), a complement only where they do not say "not"
-    themselves (`derived.Cues.against`)."""
-    cues = cues_of(claim).against(" ".join(s.norm for s in sentences))
-    return derivable(number, [f for s in sentences for f in s.numbers], cues)
+    themselves (`derived.Cues.against`), or from those of one of them as
+    `derivable_in_sentence` computes it (a quotient, a sum, a change the claim names). A
+    duration only between dates (or years) of sentences holding the claim's words when
+    they give two: "four years after the project began" is not the years of a logo and of
+    Windows support in the sentences between."""
+    cues = cues_of(claim)
+    if _duration(number):
+        worded = [s for s in sentences if s.stems & stems]
+        for kind in ("date", "year"):
+            if sum(f.kind == kind for s in worded for f in s.numbers) >= 2:
+                sentences = worded
+                break
+    if derivable(
+        number,
+        [f for s in sentences for f in s.numbers],
+        cues.against(" ".join(s.norm for s in sentences)),
+    ):
+        return True
+    return any(
+        derivable_in_sentence(number, s.numbers, cues.against(s.norm))
+        for s in sentences
+        if len(s.numbers) >= 2
+    )
+
+
+def _duration(number: StatedNumber) -> bool:
+    """Whether the claim's figure is a duration of a day or more (computed from dates)."""
+    unit = number.quantity.unit if number.quantity else None
+    return unit is not None and unit.dimension == "second" and unit.factor >= DAY
 
 
 def _closest(page: PageIndex, stems: frozenset[str]) -> list[int]:
@@ -102,25 +132,44 @@ def _with_neighbour(
     neighbour tied to it (see the module docstring)."""
     sentences = page.sentences
     mine = sentences[anchor]
-    unit = number.quantity.unit if number.quantity else None
-    duration = unit is not None and unit.dimension == "second" and unit.factor >= DAY
+    duration = _duration(number)
     kinds = ("date", "year") if duration else ("number", "percent")
     inputs = sum(f.kind in kinds for f in mine.numbers)
-    if _row(mine) or inputs != 1:
-        return False  # with two figures of its own the sentence is where it was computed
+    if _row(mine) or not inputs:
+        return False
     pair_cues = replace(cues, complement=False)  # a complement takes one figure: the anchor's
-    for index in range(max(page.head, anchor - NEIGHBOURS), anchor + NEIGHBOURS + 1):
-        if index == anchor or index >= len(sentences):
-            continue
+    near = [
+        i
+        for i in range(max(page.head, anchor - NEIGHBOURS), anchor + NEIGHBOURS + 1)
+        if i != anchor and i < len(sentences) and not _row(sentences[i])
+    ]
+    worded = [i for i in near if sentences[i].stems & (stems | mine.stems)]
+    if duration and not any(f.kind in kinds for i in worded for f in sentences[i].numbers):
+        worded += [i for i in near if abs(i - anchor) == 1]  # the next date of a history
+    for index in worded:
         theirs = sentences[index]
-        tied = bool(theirs.stems & (stems | mine.stems)) or (duration and abs(index - anchor) == 1)
-        if not tied or _row(theirs):
-            continue
-        for x in mine.numbers[:PAIRED_FIGURES]:
-            for y in theirs.numbers[:PAIRED_FIGURES]:
+        shared = _measures(mine) & _measures(theirs)
+        if inputs > 1 and not shared:
+            continue  # with two figures of its own the anchor is where it was computed
+        for x in _unshared(mine, shared):
+            for y in _unshared(theirs, shared):
                 if derivable(number, [x, y], pair_cues):
                     return True
     return False
+
+
+def _measures(sentence: Sentence) -> frozenset[Value]:
+    """The values of a sentence's counts and percentages (not its dates: "3 May 2021" also
+    means May 2021, which "17 May 2021" repeats)."""
+    return frozenset(
+        v for f in sentence.numbers if f.kind in ("number", "percent") for v in f.candidates
+    )
+
+
+def _unshared(sentence: Sentence, shared: frozenset[Value]) -> list[StatedNumber]:
+    """A sentence's figures (the first PAIRED_FIGURES) but those the other sentence of the
+    pair repeats ("0.8 per 1,000 sessions" and "0.2 per 1,000 sessions": 0.8 and 0.2)."""
+    return [f for f in sentence.numbers[:PAIRED_FIGURES] if f.candidates.isdisjoint(shared)]
 
 
 def _derived_from_rows(page: PageIndex, stems: frozenset[str], number: StatedNumber) -> bool:

@@ -10,8 +10,12 @@ three years" from 2016-09-12 and 2019-09-11: `_durations`); a difference only fo
 quantity with a unit or a figure of at least 100. When the claim's words say so
 (`Cues`): the complement of a percentage ("63% did not" from "37% did"), and, of two
 figures of one sentence (`derivable_in_sentence`), a quotient ("120 tickets each" from
-1,440 tickets and 12 engineers), a sum or a product ("512 GB in total" from 8 nodes of 64
-GB); a change in the direction they say ("rose 25%" from 80 to 100, never "rose 20%").
+1,440 tickets and 12 engineers; "83 a second" from 7.2 million in 24 hours), a sum or a
+product ("512 GB in total" from 8 nodes of 64 GB), a difference of any size or the
+relative change of two percentages when they say which way ("added three" from 12 to 15,
+"grew by a quarter" from 40% to 50%); a change in the direction they say ("rose 25%"
+from 80 to 100, never "rose 20%"). A multiple of COUNTED_TIMES or more is a count
+("downloaded 1.5 million times").
 
 Only from figures of the passage that matches the claim, or, for a figure nowhere on the
 page, of figures tied to the claim's words (`research.sources.computed`; a page with many
@@ -29,6 +33,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 from decimal import Decimal
+from functools import lru_cache
 from itertools import chain, permutations
 
 from research.sources.figures import StatedNumber
@@ -39,6 +44,8 @@ MAX_FIGURES = 12
 DAY = 86_400.0
 """Seconds in a day: a duration computed from dates is a day or longer."""
 YEAR = 365.25 * DAY
+COUNTED_TIMES = 100
+"""A multiple this large is a count of times, not a ratio."""
 ROUNDING = 0.05
 """A computed figure without a hedge is at most this far (relatively) from the claim's, even
 where the claim's last digit is a round one ("ten years" is not 8, "200" not 170)."""
@@ -62,6 +69,12 @@ def _in_base(number: StatedNumber, bounds: tuple[float, float]) -> tuple[float, 
     return bounds[0] * factor, bounds[1] * factor
 
 
+def _counted(figure: StatedNumber) -> bool:
+    """Whether a figure counts things: not a multiple, or a multiple of COUNTED_TIMES or
+    more ("downloaded 1.5 million times", "ran 4,900 times" count downloads and runs)."""
+    return not figure.multiple or (figure.magnitude or 0) >= COUNTED_TIMES
+
+
 def _usable(figures: Sequence[StatedNumber]) -> list[StatedNumber]:
     return [f for f in figures if f.kind in ("number", "percent") and (f.magnitude or 0) > 0][
         :MAX_FIGURES
@@ -73,7 +86,7 @@ def _pairs(
 ) -> Iterator[tuple[float, float]]:
     """(a, b) of two figures of `kind` in one dimension, both orders (in `dimension` only,
     when given)."""
-    for a, b in permutations([f for f in figures if f.kind == kind and not f.multiple], 2):
+    for a, b in permutations([f for f in figures if f.kind == kind and _counted(f)], 2):
         dimension_a = a.quantity.unit.dimension if a.quantity else None
         dimension_b = b.quantity.unit.dimension if b.quantity else None
         if dimension is not None and dimension_a != dimension:
@@ -86,7 +99,7 @@ def _shares_and_changes(figures: Sequence[StatedNumber], cues: Cues) -> Iterator
     """Shares and changes; a change in the claim's direction only, when its words say one
     (`Cues.rise`, `Cues.fall`; both or neither: either)."""
     rise, fall = not cues.fall or cues.rise, not cues.rise or cues.fall
-    for m in (f.magnitude for f in figures if f.multiple and f.magnitude):
+    for m in (f.magnitude for f in figures if not _counted(f) and f.magnitude):
         yield from (100 * (m - 1), 100 * (1 - 1 / m))  # "1.25x": 25% more, 20% less
     if any(f.kind == "percent" for f in figures):
         return  # the passage gives its own percentage: the claim's is not computed
@@ -104,8 +117,6 @@ def _multiples(figures: Sequence[StatedNumber]) -> Iterator[float]:
         yield a / b
     for a, b in _pairs(figures, "percent"):
         yield a / b  # a share that doubled, from 10% to 20%
-    for a, b in permutations([f.magnitude for f in figures if f.multiple and f.magnitude], 2):
-        yield a / b  # "ran 4,900 times" and "700 times": seven to one
 
 
 def _counts(
@@ -113,7 +124,7 @@ def _counts(
 ) -> Iterator[float]:
     """A count from a total and a share, or a difference of two figures (in `unit`'s
     dimension, compared in base units)."""
-    totals = [f.magnitude for f in figures if f.kind == "number" and not f.multiple]
+    totals = [f.magnitude for f in figures if f.kind == "number" and _counted(f)]
     shares = [f.magnitude for f in figures if f.kind == "percent"]
     for total in totals:
         for share in shares:
@@ -163,14 +174,19 @@ _PER_UNIT = re.compile(
     r"|\ban? (?:second|minute|hour|day|week|month|year)\b",
     re.I,
 )
+_PER_TIME = re.compile(r"\b(?:an?|per|each) (second|minute|hour|day|week|month|year)\b", re.I)
+_SECONDS = {
+    "second": 1.0, "minute": 60.0, "hour": 3600.0, "day": DAY, "week": 7 * DAY,
+    "month": YEAR / 12, "year": YEAR,
+}  # fmt: skip
 _RISE = re.compile(
     r"\b(?:rose|rise[sn]?|rising|grew|grow[sn]?|growth|increase[sd]?|increasing|gain(?:ed|s)?"
-    r"|jump(?:ed|s)?|climb(?:ed|s)?|more|higher|larger|bigger|up)\b",
+    r"|jump(?:ed|s)?|climb(?:ed|s)?|add(?:ed|s|ing)?|more|higher|larger|bigger|up)\b",
     re.I,
 )
 _FALL = re.compile(
     r"\b(?:fell|fall(?:s|en)?|drop(?:ped|s)?|decline[sd]?|decrease[sd]?|shr[aiu]nk|cut"
-    r"|reduc(?:ed|es|tion)|fewer|less|lower|smaller|down)\b",
+    r"|reduc(?:ed|es|tion)|lost|los(?:es|ing)|fewer|less|lower|smaller|down)\b",
     re.I,
 )
 _TOTAL = re.compile(r"\b(?:in total|a total|combined|together|altogether|in all|all told)\b", re.I)
@@ -186,6 +202,10 @@ class Cues:
     """"did not", "never", "the rest": a share may be 100% less the page's."""
     per_unit: bool = False
     """"each", "per", "on average", "an hour": a quotient of two figures of one sentence."""
+    per_time: float = 0.0
+    """"a second", "per hour": the seconds of the time a rate is per (0: none), so that a
+    count over a duration is a rate in the claim's unit ("83 a second" from 7.2 million in
+    24 hours)."""
     total: bool = False
     """"in total", "combined", "together": a sum or a product of two figures of one
     sentence."""
@@ -208,11 +228,14 @@ class Cues:
 NO_CUES = Cues()
 
 
+@lru_cache(maxsize=1024)
 def cues_of(claim: str) -> Cues:
-    """The `Cues` of a claim's text."""
+    """The `Cues` of a claim's text (asked once per figure: kept)."""
+    per_time = _PER_TIME.search(claim)
     return Cues(
         complement=bool(_COMPLEMENT.search(claim)),
         per_unit=bool(_PER_UNIT.search(claim)),
+        per_time=_SECONDS[per_time.group(1).lower()] if per_time else 0.0,
         total=bool(_TOTAL.search(claim)),
         rise=bool(_RISE.search(claim)),
         fall=bool(_FALL.search(claim)),
@@ -241,10 +264,34 @@ def _per_units_and_totals(
         written = _written(b)
         if cues.per_unit and written:
             yield a.magnitude / written
+        time = b.quantity.base if b.quantity and b.quantity.unit.dimension == "second" else 0
+        if cues.per_time and time:
+            yield a.magnitude * cues.per_time / time  # 7.2 million in 24 hours: 83 a second
         if cues.total and b.quantity is None and b.kind == "number" and written:
             yield a.magnitude * written
         if cues.total and b.kind == a.kind and b.quantity is None and a.quantity is None:
             yield a.magnitude + (b.magnitude or 0)
+
+
+def _sentence_changes(
+    figures: Sequence[StatedNumber], number: StatedNumber, cues: Cues
+) -> Iterator[float]:
+    """Changes of two figures of one sentence when the claim says which way (`Cues.rise`,
+    `Cues.fall`): a difference of two counts of any size ("added three maintainers" from
+    "grew from 12 to 15"), and the relative change of two percentages ("grew by a quarter"
+    from 40% to 50%)."""
+    if not (cues.rise or cues.fall) or number.quantity is not None:
+        return
+    rise, fall = not cues.fall or cues.rise, not cues.rise or cues.fall
+    kind = "percent" if number.kind == "percent" else "number"
+    for a, b in _pairs(_usable(figures), kind):
+        if a <= b:
+            continue
+        if kind == "number":
+            yield a - b
+        else:
+            yield from [100 * (a - b) / b] if rise else []
+            yield from [100 * (a - b) / a] if fall else []
 
 
 def _complements(figures: Sequence[StatedNumber]) -> Iterator[float]:
@@ -258,14 +305,17 @@ def derivable_in_sentence(
 ) -> bool:
     """Whether a claim's figure is computed from `figures` (one sentence's): as `derivable`
     does, or, when the claim says so (`cues`), as a quotient, a sum or a product of two of
-    them (`_per_units_and_totals`)."""
+    them (`_per_units_and_totals`), or a change the way it says (`_sentence_changes`)."""
     if derivable(number, figures, cues):
         return True
     bounds = _range(number)
-    if bounds is None or number.multiple or not (cues.per_unit or cues.total):
+    if bounds is None or number.multiple or "point" in number.text.lower():
         return False
     low, high = _in_base(number, bounds)
-    return any(low <= value <= high for value in _per_units_and_totals(figures, number, cues))
+    derived = chain(
+        _per_units_and_totals(figures, number, cues), _sentence_changes(figures, number, cues)
+    )
+    return any(low <= value <= high for value in derived)
 
 
 def derivable(number: StatedNumber, figures: Sequence[StatedNumber], cues: Cues = NO_CUES) -> bool:
