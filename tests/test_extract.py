@@ -3,6 +3,7 @@ text and Markdown; anything else is not text."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -135,17 +136,20 @@ def test_html_link_only_menus_and_link_lists_stay_out() -> None:
         "<div>{}</div>",
     ],
 )
-def test_html_preformatted_text_keeps_its_lines(wrap: str) -> None:
-    pre = (
-        "<pre>\ncycles   function\n<font color='red'>1,204,551</font>   sqlite3VdbeExec\n"
-        "  412,000   <b>sqlite3BtreeNext</b>\n</pre>"
+@pytest.mark.parametrize("code", [False, True])
+def test_html_preformatted_text_keeps_its_lines(wrap: str, code: bool) -> None:
+    lines = (
+        "cycles   function\n<font color='red'>1,204,551</font>   sqlite3VdbeExec\n"
+        "  412,000   <b>sqlite3BtreeNext</b>\n"
     )
+    pre = f"<pre><code>{lines}</code></pre>" if code else f"<pre>\n{lines}</pre>"
     body = (
         f"<html><body><article>{PARAGRAPH}{wrap.format(pre)}{PARAGRAPH_2}</article></body></html>"
     )
     found = extract(body.encode(), "text/html")
     assert found is not None
-    assert "cycles function\n1,204,551 sqlite3VdbeExec\n412,000 sqlite3BtreeNext\n" in found.text
+    lines = "cycles function\n1,204,551 sqlite3VdbeExec\n412,000 sqlite3BtreeNext\n"
+    assert re.search(rf"(?<!\S){lines}", found.text), found.text  # not glued to "Profile:"
 
 
 def test_html_without_main_content_falls_back_to_the_visible_text() -> None:

@@ -263,17 +263,18 @@ def _own_text(element: HtmlElement) -> str:
 
 
 def keep_preformatted_lines(tree: HtmlElement) -> None:
-    """Wrap the content of every <pre> not already one <code> in a <code>, in place."""
+    """Make every <pre> one <code> (wrapping its content unless it is one already), whose
+    text starts with a space: the separator when the <pre> follows text inline. In place."""
     from lxml import etree  # type: ignore[import-untyped, unused-ignore]
 
     for pre in list(tree.iter("pre")):
-        only = pre[0] if len(pre) == 1 else None
-        if only is not None and only.tag == "code" and not (pre.text or "").strip():
-            if not (only.tail or "").strip():
-                continue  # already <pre><code>: trafilatura keeps it verbatim
-        code = etree.SubElement(pre, "code")
-        code.text, pre.text = pre.text, None
-        code.extend([child for child in pre if child is not code])
+        code = pre[0] if len(pre) == 1 and pre[0].tag == "code" else None
+        if code is None or (pre.text or "").strip() or (code.tail or "").strip():
+            code = etree.SubElement(pre, "code")
+            code.text, pre.text = pre.text, None
+            code.extend([child for child in pre if child is not code])
+        if not (code.text or "")[:1].isspace():
+            code.text = " " + (code.text or "")
 
 
 def _html_title(tree: HtmlElement) -> str:
