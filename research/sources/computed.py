@@ -30,6 +30,7 @@ from dataclasses import replace
 from research.sources.derived import (
     DAY,
     Cues,
+    computed_in_sentence,
     cues_of,
     derivable,
     derivable_in_sentence,
@@ -94,11 +95,7 @@ def derived_here(
         cues.against(" ".join(s.norm for s in sentences)),
     ):
         return True
-    return any(
-        derivable_in_sentence(number, s.numbers, cues.against(s.norm))
-        for s in sentences
-        if len(s.numbers) >= 2
-    )
+    return any(computed_in_sentence(number, s.numbers, cues) for s in sentences)
 
 
 def _duration(number: StatedNumber) -> bool:
@@ -113,11 +110,19 @@ def _closest(page: PageIndex, stems: frozenset[str]) -> list[int]:
     counts: Counter[int] = Counter()
     for stem in stems:
         counts.update(page.sentence_postings.get(stem, ()))
+    least = max(2, (len(stems) + 1) // 2)
+    leads: dict[tuple[int, ...], frozenset[str]] = {}  # a table's introduction's claim words
     for index in {i for stem in stems for i in page.label_postings.get(stem, ())}:
         row = page.sentences[index]
-        lead = frozenset().union(*(page.sentences[i].stems for i in row.lead))
-        counts[index] = len((row.stems | lead) & stems)
-    least = max(2, (len(stems) + 1) // 2)
+        if counts[index] >= least:
+            continue
+        lead = leads.get(row.lead)
+        if lead is None:
+            introduction = [page.sentences[i].stems for i in row.lead]
+            lead = leads[row.lead] = frozenset(
+                stem for stem in stems if any(stem in words for words in introduction)
+            )
+        counts[index] = len((row.stems & stems) | lead)
     return [i for _, i in sorted((-c, i) for i, c in counts.items() if c >= least)]
 
 

@@ -51,13 +51,19 @@ ROUNDING = 0.05
 where the claim's last digit is a round one ("ten years" is not 8, "200" not 170)."""
 
 
+@lru_cache(maxsize=4096)
+def _step(text: str, value: Decimal) -> float:
+    """`step_of`, kept: a claim's figure is ranged once per pair of figures tried."""
+    return float(step_of(text, value))
+
+
 def _range(number: StatedNumber) -> tuple[float, float] | None:
     if not isinstance(number.value, Decimal):
         return None
     value = float(number.value)
     if number.band is not None:
         return number.band[0] * value, number.band[1] * value
-    step = min(float(step_of(number.text, number.value)), ROUNDING * abs(value))
+    step = min(_step(number.text, number.value), ROUNDING * abs(value))
     return value - step, value + step
 
 
@@ -306,8 +312,14 @@ def derivable_in_sentence(
     """Whether a claim's figure is computed from `figures` (one sentence's): as `derivable`
     does, or, when the claim says so (`cues`), as a quotient, a sum or a product of two of
     them (`_per_units_and_totals`), or a change the way it says (`_sentence_changes`)."""
-    if derivable(number, figures, cues):
-        return True
+    return derivable(number, figures, cues) or computed_in_sentence(number, figures, cues)
+
+
+def computed_in_sentence(number: StatedNumber, figures: Sequence[StatedNumber], cues: Cues) -> bool:
+    """Whether a claim's figure is one of the computations of two figures of one sentence
+    that only its words call for (`derivable_in_sentence` less `derivable`)."""
+    if not (cues.per_unit or cues.total or cues.rise or cues.fall) or len(figures) < 2:
+        return False
     bounds = _range(number)
     if bounds is None or number.multiple or "point" in number.text.lower():
         return False
