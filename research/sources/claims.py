@@ -147,6 +147,7 @@ from research.sources.flips import (
 )
 from research.sources.pageindex import PageIndex, Sentence, dateline, holds, index_page
 from research.sources.slots import (
+    MAX_SLOT_SENTENCES,
     Given,
     anchored,
     bound,
@@ -563,13 +564,14 @@ def check_claim(
 
 def _given(page: PageIndex, parsed: _Parsed, found: _Match, run: _Run) -> Given | None:
     """A figure of a supported claim that the page gives to other words (`slots`): checked
-    in the passage and, for a figure stated only outside it, in the sentences stating it."""
+    in the passage and, for a figure stated only outside it (in at most MAX_SLOT_SENTENCES
+    sentences: one stated more often is context), in the sentences stating it."""
     norm, stems, numbers = parsed.norm, parsed.stems, parsed.numbers
     passage = range(run.first, run.end)
     stated = {
         i
         for n, sentences in zip(numbers, found.stating, strict=True)
-        if n in found.elsewhere
+        if n in found.elsewhere and len(sentences) <= MAX_SLOT_SENTENCES
         for i in sentences
     }
     where = [*passage, *sorted(stated - set(passage))]

@@ -584,8 +584,10 @@ def loosely_bound(
         return False
     others = [n for n in numbers if n is not number]
     total = math.fsum(_rarity(page, w) for w in sorted(words))
-    own = max(_weighted(page, index, words, others, number) for index in prose)
-    return own >= LOOSE_SHARE * total and not _counts_it_elsewhere(page, number, norm, numbers)
+    least = LOOSE_SHARE * total
+    if not any(_weighted(page, index, words, others, number) >= least for index in prose):
+        return False
+    return not _counts_it_elsewhere(page, number, norm, numbers)
 
 
 def _counts_it_elsewhere(
