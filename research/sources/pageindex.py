@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 from research.sources.figures import LINE_MARKER, StatedNumber, Value, raw_numbers, stated_number
 from research.sources.figuretable import FigureTable
 from research.sources.flips import Clause, clause_around, read_clause
+from research.sources.quantities import unit_of
 from research.sources.spelling import spell_numbers
 from research.sources.words import blank_numbers, split_sentences, stems_of
 
@@ -132,8 +133,10 @@ def _chunks(sentence: str) -> Iterator[str]:
         yield " ".join(words[index : index + step])
 
 
-def _sentence(text: str, line: int = 0) -> Sentence:
-    norm = spell_numbers(LINE_MARKER.sub(" ", text))
+def _sentence(text: str, line: int = 0, reading: str | None = None) -> Sentence:
+    """A sentence of the page; `reading`: the text its figures are read from, when that
+    differs from what the page shows (a table cell with its column's unit)."""
+    norm = spell_numbers(LINE_MARKER.sub(" ", text if reading is None else reading))
     raw = raw_numbers(norm)
     numbers = tuple(stated_number(r) for r in raw)
     return Sentence(
@@ -208,10 +211,13 @@ def _lines(text: str) -> Iterator[str]:
 
 def _page_sentences(text: str) -> tuple[Sentence, ...]:
     """The page's sentences; a table row's words include its header row's (a row says
-    "| memcpy | 13700 MB/s |", its header what the figure is: "Decompression"), and each
-    row and each line after a colon knows the sentences that introduce it (`lead`)."""
+    "| memcpy | 13700 MB/s |", its header what the figure is: "Decompression"), a bare
+    figure in a column whose header gives a unit ("Memory (MB)") is read with that unit,
+    and each row and each line after a colon knows the sentences that introduce it
+    (`lead`)."""
     out: list[Sentence] = []
     header: frozenset[str] | None = None
+    units: list[str | None] = []
     lead: tuple[int, ...] = ()
     for number, line in enumerate(_lines(text)):
         if not line.startswith("|"):
@@ -219,9 +225,13 @@ def _page_sentences(text: str) -> tuple[Sentence, ...]:
         elif _TABLE_RULE.fullmatch(line):
             continue  # "|---|---|": no words, no figures; it would only push rows apart
         if line.startswith("|") and header is None:
-            lead = _caption(out)
+            lead, units = _caption(out), column_units(line)
         elif not line.startswith("|"):
             lead = (len(out) - 1,) if out and out[-1].text.endswith(":") else ()
+        reading = with_units(line, units) if header is not None and any(units) else None
+        if reading is not None and reading != line:
+            out.append(_row(line, number, lead, header, reading))
+            continue
         for piece in split_sentences(line):
             for chunk in _chunks(piece):
                 sentence = replace(_sentence(chunk, number), lead=lead)
@@ -232,6 +242,43 @@ def _page_sentences(text: str) -> tuple[Sentence, ...]:
                     sentence = replace(sentence, stems=sentence.stems | header, label=label)
                 out.append(sentence)
     return tuple(out)
+
+
+def _row(
+    line: str, number: int, lead: tuple[int, ...], header: frozenset[str], reading: str
+) -> Sentence:
+    """A table row whose figures are read with their columns' units (`with_units`)."""
+    sentence = _sentence(line, number, reading)
+    label = stems_of(line.split("|")[1])
+    return replace(sentence, lead=lead, stems=sentence.stems | header, label=label)
+
+
+_HEADER_UNIT = re.compile(r"[(\[]\s*([^()\[\]]{1,16}?)\s*[)\]]")
+_BARE_CELL = re.compile(r"\s*~?\d[\d,]*(?:\.\d+)?\s*")
+
+
+def column_units(header: str) -> list[str | None]:
+    """The unit each column's header gives in parentheses or brackets ("Memory (MB)",
+    "Time [s]"), or None, for the cells of a table row ("| a | b |")."""
+    cells = header.strip().strip("|").split("|")
+    out: list[str | None] = []
+    for cell in cells:
+        named = [m.group(1) for m in _HEADER_UNIT.finditer(cell) if unit_of(m.group(1))]
+        out.append(named[-1] if len(named) == 1 else None)
+    return out
+
+
+def with_units(row: str, units: Sequence[str | None]) -> str:
+    """`row` with each bare figure cell followed by its column's unit ("| 512 |" under
+    "Memory (MB)" reads "| 512 MB |"); cells that say more are left as they are."""
+    cells = row.strip().strip("|").split("|")
+    if len(cells) != len(units):
+        return row
+    read = [
+        f"{cell.rstrip()} {unit} " if unit and _BARE_CELL.fullmatch(cell) else cell
+        for cell, unit in zip(cells, units, strict=True)
+    ]
+    return "|" + "|".join(read) + "|"
 
 
 def _caption(before: Sequence[Sentence]) -> tuple[int, ...]:
