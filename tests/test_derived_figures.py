@@ -383,7 +383,6 @@ NOT_YET_DERIVED: frozenset[str] = frozenset(
         "more-19",
         "one_sentence-02",
         "one_sentence-03",
-        "table-03",
         "table-06",
     }
 )

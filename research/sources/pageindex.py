@@ -228,8 +228,7 @@ def _page_sentences(text: str) -> tuple[Sentence, ...]:
             lead, units = _caption(out), column_units(line)
         elif not line.startswith("|"):
             lead = (len(out) - 1,) if out and out[-1].text.endswith(":") else ()
-        reading = with_units(line, units) if header is not None and any(units) else None
-        if reading is not None and reading != line:
+        if header is not None and any(units) and (reading := with_units(line, units)) != line:
             out.append(_row(line, number, lead, header, reading))
             continue
         for piece in split_sentences(line):
