@@ -8,6 +8,7 @@ import pytest
 
 from research.sources.claims import Support, check_claim, index_page
 from research.sources.figures import claim_numbers
+from research.sources.spelling import spell_numbers
 
 
 @pytest.mark.parametrize(
@@ -26,7 +27,7 @@ from research.sources.figures import claim_numbers
     ],
 )
 def test_times_is_a_multiple_only_when_it_compares(text: str, multiple: bool) -> None:
-    figures = [n for n in claim_numbers(text) if n.kind == "number"]
+    figures = [n for n in claim_numbers(spell_numbers(text)) if n.kind == "number"]
     assert figures and figures[0].multiple is multiple, [(n.text, n.multiple) for n in figures]
 
 

@@ -92,6 +92,34 @@ _LIST_JOIN = re.compile(
     r"\s*(?:,\s*(?:or\s+|and\s+)?|\s(?:or|and|to)\s|[-\u2013]|\s[-\u2013]\s)\s*"
 )
 _MULTIPLE_AFTER = re.compile(r"\s*(?:times|fold|x|\u00d7)(?![^\W\d_])", re.IGNORECASE)
+_COMPARED_AFTER = re.compile(
+    r"\s+(?:as|the|that|those|what|more|less|fewer|over|"
+    r"(?!(?:per|after|under|ever|other|never|either|whether|water|paper|number|user|"
+    r"order|power|server|cluster|layer|year|hour|quarter|member|customer)s?\b)[a-z]{2,}er)\b",
+    re.IGNORECASE,
+)
+_CHANGED_BEFORE = re.compile(
+    r"\b(?:grew|grow|grows|growing|rose|rise|rises|increased?|increases|increasing|jumped|"
+    r"fell|falls?|dropped|declined|decreased?|shrank|multiplied|expanded|improved|cut|"
+    r"reduced|doubled|tripled|boosted|sped up|slowed down)\s+(?:by\s+)?(?:about\s+|some\s+|"
+    r"nearly\s+|almost\s+|roughly\s+)?$",
+    re.IGNORECASE,
+)
+
+
+def _multiple(text: str, start: int, end: int) -> re.Match[str] | None:
+    """The multiple word after a figure ("5 times faster", "2.5x", "tenfold"); "times"
+    counts events instead ("ran 4,900 times", "run 5 times, and") unless a comparison
+    follows it ("as", "the", "more", a comparative) or a change precedes the figure
+    ("grew 4 times")."""
+    found = _MULTIPLE_AFTER.match(text, end)
+    if found is None or not found.group(0).strip().lower().startswith("times"):
+        return found
+    if _COMPARED_AFTER.match(text, found.end()) or _CHANGED_BEFORE.search(text, 0, start):
+        return found
+    return None
+
+
 LINE_MARKER = re.compile(r"^[ \t]*(?:(?:[-*+\u2022]|\d+[.)])[ \t]+)+", re.MULTILINE)
 # A figure right after one of these words names something ("phase 3", "round 5").
 # After these it names the very thing the claim is about ("LGPL version 2.1", "page 48"):
@@ -422,7 +450,7 @@ def _read_quantities(text: str, found: list[RawFigure], *, claim: bool) -> None:
             hedge = hedge_before(text, raw.start)
             raw.band = hedge[0] if hedge else _scale_rounding(raw)
             raw.blank_start = hedge[1] if hedge else raw.start
-        times = _MULTIPLE_AFTER.match(text, raw.end) if raw.kind == "number" else None
+        times = _multiple(text, raw.start, raw.end) if raw.kind == "number" else None
         raw.multiple = times is not None
         if times is not None:
             raw.blank_end = times.end()  # "times" is part of the figure, not a content word

@@ -24,14 +24,15 @@
   minute, "half a million" and "a quarter of a million" "about 0.5 million" and "about
   0.25 million", "a tenth of a percent" "about 0.1 percent", "over a gigabyte" (a unit
   of time or data after a hedge) over 1 gigabyte; "two and a half" 2.5, "a year and a
-  half" 1.5 year; "doubled", "tripled", "twice", "seven to one" 2, 3 or 7 "times"; "25 basis
+  half" 1.5 year; "doubled", "tripled", "twice", "seven to one" 2, 3 or 7 times ("2×": a
+  multiple, which a bare "times" may not be); "25 basis
   points" 0.25 percentage points; "an
-  order of magnitude" and "two orders of magnitude" "of the order of" 10 and 100 "times"
+  order of magnitude" and "two orders of magnitude" "of the order of" 10× and 100×
   (the hedge's band: 5 to 20 times).
 - A score out of a scale after a rating word ("rated it 8 out of 10") stays a score (8,
   on a scale of 10), not a share; a micro sign alone after a figure ("374.5\u00b5", as
   benchstat writes its "sec/op" column) is microseconds.
-- "a dozen" 12 ("half a dozen" 6), "tenfold" and "3-fold" 10 and 3 times; two durations
+- "a dozen" 12 ("half a dozen" 6), "tenfold" and "3-fold" 10× and 3×; two durations
   in a row, the second smaller ("1 minute 30 seconds", "2 hours, 15 minutes") one
   duration in the smaller unit; a date written "2021/03/05" (year first) a date.
 - A power of two or ten ("2^32", "2**31 - 1", "10^6") as its value, as a man page or a
@@ -279,14 +280,15 @@ def _dozen(match: re.Match[str]) -> str:
 
 
 def _fold(match: re.Match[str]) -> str:
-    """ "tenfold", "3-fold" -> "10 times", "3 times" (not "manifold")."""
+    """ "tenfold", "3-fold" -> "10×", "3×" (not "manifold"): a multiple, which a bare
+    "times" may not be ("ran 4,900 times")."""
     written = match.group("n")
     if not written or written.lower() in ("a", "an"):
         return match.group(0)
     if written[0].isdigit():
-        return f"{written} times"
+        return f"{written}\u00d7"
     count = _count(written)
-    return match.group(0) if count is None else f"{count} times"
+    return match.group(0) if count is None else f"{count}\u00d7"
 
 
 def _compound(match: re.Match[str]) -> str:
@@ -389,7 +391,7 @@ def _word_unit(match: re.Match[str]) -> str:
 
 def _to_one(match: re.Match[str]) -> str:
     count = _count(match.group("n"))
-    return match.group(0) if count is None or count < 2 else f"{count} times"
+    return match.group(0) if count is None or count < 2 else f"{count}\u00d7"
 
 
 def _power(match: re.Match[str]) -> str:
@@ -480,12 +482,12 @@ def _basis_points(match: re.Match[str]) -> str:
 
 
 def _magnitude(match: re.Match[str]) -> str:
-    """ "an order of magnitude" -> "of the order of 10 times", "two orders of magnitude" ->
-    "of the order of 100 times" (a factor of ten each, as roughly as `HEDGES` says)."""
+    """ "an order of magnitude" -> "of the order of 10×", "two orders of magnitude" ->
+    "of the order of 100×" (a factor of ten each, as roughly as `HEDGES` says)."""
     count = _count(match.group("n"))
     if count is None or not 0 < count < 10:
         return match.group(0)
-    return f"of the order of {10**count} times"
+    return f"of the order of {10**count}\u00d7"
 
 
 def _ratios(text: str, lower: str) -> str:
@@ -544,7 +546,7 @@ def spell_numbers(text: str) -> str:
         if "magnitude" in lower:
             text = _MAGNITUDE.sub(_magnitude, text)
         if _MULTIPLE.search(text):
-            text = _MULTIPLE.sub(lambda m: f"{_MULTIPLES[m.group(0).lower()]} times", text)
+            text = _MULTIPLE.sub(lambda m: f"{_MULTIPLES[m.group(0).lower()]}\u00d7", text)
         text = _words_to_digits(text)
     return _written_with_symbols(text)
 
