@@ -61,3 +61,24 @@ def test_a_figure_the_page_states_often_still_yields_to_a_rival_in_the_passage()
         page,
     )
     assert check.support is not Support.SUPPORTED, check
+
+
+CRASHES = index_page(
+    "Stability report\n\nThe crash rate was 0.8 per 1,000 sessions in 2022. In 2023 it was "
+    "0.2 per 1,000 sessions. The fix shipped in January.\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "supported"),
+    [
+        ("The crash rate in 2023 was a quarter of its 2022 level.", True),
+        ("The crash rate was 0.8 per 1,000 sessions in 2023.", False),
+        ("The crash rate was 0.2 per 1,000 sessions in 2022.", False),
+    ],
+)
+def test_a_year_in_the_next_sentence_goes_on_with_the_passage(claim: str, supported: bool) -> None:
+    """2023 is in the sentence after the one the claim matches; it is context there unless
+    the passage gives a year the claim lacks (a changed year)."""
+    check = check_claim(claim, CRASHES)
+    assert (check.support is Support.SUPPORTED) is supported, check

@@ -464,6 +464,13 @@ def _match(page: PageIndex, parsed: _Parsed, dated: Sequence[Sentence] = ()) -> 
     )
 
 
+def _dated_next_door(n: StatedNumber, stating: Collection[int], run: _Run) -> bool:
+    """Whether `n` is a year or a date stated right before or after the passage, which
+    gives none the claim lacks: the next sentence goes on with the same account ("The
+    crash rate was 0.8 in 2022. In 2023 it was 0.2.")."""
+    return n.kind in ("year", "date") and bool({run.first - 1, run.end} & set(stating))
+
+
 def _absent(
     page: PageIndex,
     parsed: _Parsed,
@@ -472,9 +479,10 @@ def _absent(
     stating: list[set[int]],
 ) -> list[StatedNumber]:
     """The figures stated outside the matching passage that count against the claim: a
-    year or date only when the passage or title block gives one; the page's subject figure
-    only when the passage gives a rival; and then when the passage gives a rival
-    (`_conflicts`) or nothing binds the figure to the claim (`slots`)."""
+    year or date only when the passage or title block gives one; the page's subject figure,
+    or a year stated next to the passage, only when the passage gives a rival; and then
+    when the passage gives a rival (`_conflicts`) or nothing binds the figure to the claim
+    (`slots`)."""
     numbers, stems = parsed.numbers, parsed.stems
     head = page.sentences[: page.head]
     in_run = page.sentences[run.first : run.end]
@@ -488,7 +496,7 @@ def _absent(
         if n not in elsewhere or (n.kind in ("year", "date") and not dated):
             continue
         rival = bool(_conflicts(in_run, numbers, [n]))
-        if _subject(page, s) and not rival:
+        if not rival and (_subject(page, s) or _dated_next_door(n, s, run)):
             continue
         if rival or not (
             anchored(page, n, rest, numbers, stating)
