@@ -306,19 +306,25 @@ def _quarters(text: str, *, claim: bool) -> list[RawFigure]:
             candidates |= {f"{year:04d}-{m:02d}" for m in months} | {Decimal(year)}
         else:
             candidates.add(_year_token(year))
-        out.append(
-            RawFigure(
-                start=match.start(),
-                end=match.end(),
-                text=match.group(0),
-                value=key,
-                kind="date",
-                scale=None,
-                letter=False,
-                candidates=candidates,
-            )
-        )
+        out.append(_date_figure(match, key, candidates))
     return out
+
+
+def _date_figure(
+    match: re.Match[str], key: str, candidates: set[Value], blank_end: int = 0
+) -> RawFigure:
+    """A date read from `match`: its key ("2021-03", "2021-Q1") and what it may match."""
+    return RawFigure(
+        start=match.start(),
+        end=match.end(),
+        text=match.group(0),
+        value=key,
+        kind="date",
+        scale=None,
+        letter=False,
+        candidates=candidates,
+        blank_end=blank_end,
+    )
 
 
 def _dates(text: str, *, claim: bool) -> list[RawFigure]:
@@ -334,19 +340,7 @@ def _dates(text: str, *, claim: bool) -> list[RawFigure]:
             candidates |= {key[:7], _year_token(year)}  # a claim's year, not its month
         elif not day:
             candidates.add(Decimal(year))  # "in September 2022": a page may name the month alone
-        out.append(
-            RawFigure(
-                start=match.start(),
-                end=match.end(),
-                text=match.group(0),
-                value=key,
-                kind="date",
-                scale=None,
-                letter=False,
-                candidates=candidates,
-                blank_end=-1,
-            )
-        )
+        out.append(_date_figure(match, key, candidates, blank_end=-1))
     return out
 
 
