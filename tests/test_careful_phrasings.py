@@ -15,6 +15,7 @@ reading fix removes its cases from that set, never edits a case.
 from __future__ import annotations
 
 import pytest
+from case_tables import case_params
 
 from research.sources.claims import Support, check_claim, index_page
 
@@ -364,17 +365,7 @@ noun is left a word, as text2num leaves it; unit-51, multiple-09 and multiple-10
 a second batch, are a count per unit of time, "halved" and "150% of" as a multiple)."""
 
 
-def _params() -> list[object]:
-    params: list[object] = []
-    for kind, cases in SUB_KINDS.items():
-        for index, (page, claim, supported) in enumerate(cases):
-            case_id = f"{kind}-{index:02d}"
-            marks = [pytest.mark.xfail(strict=True)] if case_id in NOT_YET_READ else []
-            params.append(pytest.param(page, claim, supported, id=case_id, marks=marks))
-    return params
-
-
-@pytest.mark.parametrize(("page", "claim", "supported"), _params())
+@pytest.mark.parametrize(("page", "claim", "supported"), case_params(SUB_KINDS, NOT_YET_READ))
 def test_a_careful_phrasing_is_read_as_the_figure_it_means(
     page: str, claim: str, supported: bool
 ) -> None:

@@ -20,6 +20,7 @@ written (strict xfail): a change removes its cases from that set, never edits a 
 from __future__ import annotations
 
 import pytest
+from case_tables import case_params
 
 from research.sources.claims import Support, check_claim, index_page
 
@@ -386,17 +387,7 @@ NOT_YET_DERIVED: frozenset[str] = frozenset(
 """Ids ("<group>-<index>") of the cases the check does not get right yet."""
 
 
-def _params() -> list[object]:
-    params: list[object] = []
-    for group, cases in GROUPS.items():
-        for index, (page, claim, supported) in enumerate(cases):
-            case_id = f"{group}-{index:02d}"
-            marks = [pytest.mark.xfail(strict=True)] if case_id in NOT_YET_DERIVED else []
-            params.append(pytest.param(page, claim, supported, id=case_id, marks=marks))
-    return params
-
-
-@pytest.mark.parametrize(("page", "claim", "supported"), _params())
+@pytest.mark.parametrize(("page", "claim", "supported"), case_params(GROUPS, NOT_YET_DERIVED))
 def test_a_figure_computed_from_the_page_is_found_where_it_may_be(
     page: str, claim: str, supported: bool
 ) -> None:
