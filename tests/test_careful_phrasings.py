@@ -335,6 +335,209 @@ MULTIPLE: list[Case] = [
     ),
 ]
 
+SMALL_COUNT: list[Case] = [
+    ("Each node runs 2 workers.", "Each node runs two workers.", True),
+    ("Each node runs 4 workers.", "Each node runs two workers.", False),
+    ("The release has 1 maintainer.", "The release has only one maintainer.", True),
+    ("The release has 2 maintainers.", "The release has only one maintainer.", False),
+    ("The audit found two bugs.", "The audit found 2 bugs.", True),
+    ("The audit found two bugs.", "The audit found 3 bugs.", False),
+    ("Version 4 added 2 new flags.", "Version 4 added two new flags.", True),
+    ("Version 4 added 5 new flags.", "Version 4 added two new flags.", False),
+    ("It took 3 attempts to pass.", "It took two attempts to pass.", False),
+    ("The first two releases fixed 30 bugs.", "The first 2 releases fixed 30 bugs.", True),
+    # "one" and "two" that count nothing: no figure the page must hold
+    (
+        "Among the fastest parsers, it parses a file in 3 ms.",
+        "It is one of the fastest parsers, parsing a file in 3 ms.",
+        True,
+    ),
+    ("The pair of them wrote 40 patches.", "The two of them wrote 40 patches.", True),
+    ("The patch is a single fix for 3 crashes.", "The patch is a one-off fix for 3 crashes.", True),
+    (
+        "Unlike its predecessor, the new parser is 3x faster.",
+        "Unlike the old one, the new parser is 3x faster.",
+        True,
+    ),
+    ("Each of the 12 tests passed.", "Every one of the 12 tests passed.", True),
+    (
+        "The fix landed on 3 branches, including the stable branch.",
+        "The fix landed on 3 branches, one of them the stable branch.",
+        True,
+    ),
+    (
+        "Both teams shipped 14 releases together.",
+        "The two teams shipped 14 releases together.",
+        True,
+    ),
+    (
+        "A key reason is speed: the parser is 3x faster.",
+        "One reason is speed: the parser is 3x faster.",
+        True,
+    ),
+]
+
+RATE: list[Case] = [
+    ("The API allows 3,600 calls per hour.", "The API allows one call per second.", True),
+    ("The API allows 3,600 calls per hour.", "The API allows 60 calls a minute.", True),
+    ("The API allows 3,600 calls per hour.", "The API allows 6 calls a minute.", False),
+    ("The site serves 7.2 million pages a day.", "The site serves about 83 pages a second.", True),
+    (
+        "The site serves 7.2 million pages a day.",
+        "The site serves about 830 pages a second.",
+        False,
+    ),
+    ("Each worker handles 50 jobs/s.", "Each worker handles 3,000 jobs per minute.", True),
+    ("Each worker handles 50 jobs/s.", "Each worker handles 300 jobs per minute.", False),
+    ("The mirror syncs every 6 hours.", "The mirror syncs four times a day.", True),
+    ("The mirror syncs every 8 hours.", "The mirror syncs four times a day.", False),
+    ("Backups run 2 times a day.", "Backups run twice a day.", True),
+    ("Backups run 3 times a day.", "Backups run twice a day.", False),
+    ("The index is rebuilt every 12 hours.", "The index is rebuilt twice a day.", True),
+    ("The cron job runs 4 times per hour.", "The cron job runs every 15 minutes.", True),
+    ("The cron job runs 6 times per hour.", "The cron job runs every 15 minutes.", False),
+    ("The feed publishes 52 issues a year.", "The feed publishes about one issue a week.", True),
+    ("The bot posts 1,440 updates per day.", "The bot posts one update every minute.", True),
+    ("Backups run every 2 days.", "Backups run every other day.", True),
+    ("Backups run every 3 days.", "Backups run every other day.", False),
+    ("The pump moves 120 litres per minute.", "The pump moves 2 litres per second.", True),
+    ("The disk writes 3.6 GB per hour.", "The disk writes 1 MB per second.", True),
+]
+
+CHANGE: list[Case] = [
+    ("Memory use is 200% of the baseline.", "Memory use is twice the baseline.", True),
+    ("Memory use is 300% of the baseline.", "Memory use is twice the baseline.", False),
+    ("Throughput rose 200% after the change.", "Throughput tripled after the change.", True),
+    ("Throughput rose 100% after the change.", "Throughput tripled after the change.", False),
+    ("Throughput fell 50% after the change.", "Throughput was cut in half after the change.", True),
+    (
+        "Throughput fell 30% after the change.",
+        "Throughput was cut in half after the change.",
+        False,
+    ),
+    (
+        "The new parser runs at 250% of the old speed.",
+        "The new parser runs at 2.5 times the old speed.",
+        True,
+    ),
+    (
+        "The new parser runs at 1.5 times the old speed.",
+        "The new parser runs at 150% of the old speed.",
+        True,
+    ),
+    ("The new parser is 1.5 times as fast.", "The new parser is 50% faster.", True),
+    ("The new parser is 2.5 times as fast.", "The new parser is 50% faster.", False),
+    ("Sign-ups rose by a factor of 3.", "Sign-ups tripled.", True),
+    ("Sign-ups rose by a factor of 4.", "Sign-ups tripled.", False),
+    ("Sign-ups rose threefold.", "Sign-ups rose by a factor of three.", True),
+    ("Costs fell by half after the move.", "Costs halved after the move.", True),
+]
+
+BOUNDARY: list[Case] = [
+    (
+        "Children under 14 make up 18% of the population.",
+        "Children under 15 make up 18% of the population.",
+        False,
+    ),
+    (
+        "Children under 5 make up 6% of the population.",
+        "Children under 15 make up 6% of the population.",
+        False,
+    ),
+    (
+        "Children aged under 15 make up 18% of the population.",
+        "Children under 15 make up 18% of the population.",
+        True,
+    ),
+    (
+        "Children aged 0-14 make up 18% of the population.",
+        "Children under 15 make up 18% of the population.",
+        True,
+    ),
+    (
+        "Children aged 0-14 make up 18% of the population.",
+        "Children under 14 make up 18% of the population.",
+        False,
+    ),
+    (
+        "People aged 70 and over make up 20% of the population.",
+        "People over 65 make up 20% of the population.",
+        False,
+    ),
+    (
+        "People aged 65 and over make up 20% of the population.",
+        "People over 65 make up 20% of the population.",
+        True,
+    ),
+    (
+        "People aged 65+ make up 20% of the population.",
+        "People aged 65 and older make up 20% of the population.",
+        True,
+    ),
+    (
+        "People aged 65 and over make up 20% of the population.",
+        "The over-65s make up 20% of the population.",
+        True,
+    ),
+    (
+        "People aged 70 and over make up 20% of the population.",
+        "The over-65s make up 20% of the population.",
+        False,
+    ),
+    (
+        "Users younger than 25 make up 30% of the base.",
+        "Users under 25 make up 30% of the base.",
+        True,
+    ),
+    (
+        "Users younger than 21 make up 30% of the base.",
+        "Users under 25 make up 30% of the base.",
+        False,
+    ),
+    (
+        "The tax applies to incomes over 60,000 euros.",
+        "The tax applies to incomes over 50,000 euros.",
+        False,
+    ),
+    (
+        "Firms with fewer than 10 staff employ 40% of workers.",
+        "Firms with fewer than 50 staff employ 40% of workers.",
+        False,
+    ),
+    ("Files over 4 GB make up 3% of uploads.", "Files over 2 GB make up 3% of uploads.", False),
+    # a hedged figure that is no boundary keeps its band
+    ("12,400 residents signed the petition.", "Over 12,000 residents signed the petition.", True),
+    ("The town has 12,400 residents.", "The town has over 12,000 residents.", True),
+    ("The city has 5.4 million people.", "The city is home to over 5 million people.", True),
+    (
+        "The trial enrolled 640 patients over 65.",
+        "The trial enrolled more than 600 patients over 65.",
+        True,
+    ),
+]
+
+VAGUE_COUNT: list[Case] = [
+    ("The project has 4,200 contributors.", "The project has thousands of contributors.", True),
+    ("The project has 420 contributors.", "The project has thousands of contributors.", False),
+    ("The project has 420 contributors.", "The project has hundreds of contributors.", True),
+    ("The project has 42 contributors.", "The project has hundreds of contributors.", False),
+    ("The survey drew 38,000 answers.", "The survey drew tens of thousands of answers.", True),
+    ("The survey drew 3,800 answers.", "The survey drew tens of thousands of answers.", False),
+    ("The package has 3.1 million downloads.", "The package has millions of downloads.", True),
+    ("The fleet has 36 servers.", "The fleet has dozens of servers.", True),
+    ("The fleet has 8 servers.", "The fleet has dozens of servers.", False),
+    ("The cluster has 3 master nodes.", "The cluster has a single master node.", False),
+    ("The fix took 2 days.", "The fix took a couple of days.", True),
+    ("The site had 250,000 downloads.", "The site had a quarter-million downloads.", True),
+    ("The site had 250,000 downloads.", "The site had a quarter of a million downloads.", True),
+]
+
+TEMPERATURE: list[Case] = [
+    ("The room is kept at 20 \u00b0C.", "The room is kept at 68 \u00b0F.", True),
+    ("The room is kept at 20 \u00b0C.", "The room is kept at 78 \u00b0F.", False),
+    ("The chip throttles at 95 degrees Celsius.", "The chip throttles at 203 \u00b0F.", True),
+]
+
 SUB_KINDS: dict[str, list[Case]] = {
     "unit": UNIT,
     "number_words": NUMBER_WORDS,
@@ -346,23 +549,71 @@ SUB_KINDS: dict[str, list[Case]] = {
     "scale": SCALE,
     "derived": DERIVED,
     "multiple": MULTIPLE,
+    "small_count": SMALL_COUNT,
+    "rate": RATE,
+    "change": CHANGE,
+    "boundary": BOUNDARY,
+    "vague_count": VAGUE_COUNT,
+    "temperature": TEMPERATURE,
 }
 
 NOT_YET_READ: frozenset[str] = frozenset(
     {
+        "boundary-00",
+        "boundary-01",
+        "boundary-04",
+        "boundary-05",
+        "boundary-09",
+        "boundary-11",
+        "boundary-12",
+        "boundary-13",
+        "change-00",
+        "change-06",
+        "change-07",
+        "change-10",
         "derived-04",
         "fraction-23",
         "multiple-09",
         "multiple-10",
         "number_words-04",
         "number_words-18",
+        "rate-01",
+        "rate-03",
+        "rate-05",
+        "rate-07",
+        "rate-09",
+        "rate-11",
+        "rate-12",
+        "rate-17",
+        "small_count-01",
+        "small_count-03",
+        "small_count-04",
+        "small_count-07",
+        "small_count-08",
+        "small_count-09",
+        "temperature-00",
+        "temperature-02",
         "unit-51",
+        "vague_count-00",
+        "vague_count-02",
+        "vague_count-04",
+        "vague_count-06",
+        "vague_count-08",
+        "vague_count-09",
+        "vague_count-10",
+        "vague_count-11",
     }
 )
 """Ids ("<sub-kind>-<index>") of the cases the reading does not get right yet
 (number_words-18, added later, fails for the reason number_words-04 does: "two" before a
 noun is left a word, as text2num leaves it; unit-51, multiple-09 and multiple-10, added with
-a second batch, are a count per unit of time, "halved" and "150% of" as a multiple)."""
+a second batch, are a count per unit of time, "halved" and "150% of" as a multiple). The
+third batch (small_count, rate, change, boundary, vague_count, temperature: 76 cases, 36 of
+them failing when written) was brainstormed from how careful writers phrase counts ("only
+one maintainer", and the "one" and "two" that count nothing), rates ("twice a day", "every
+15 minutes", "60 calls a minute"), changes ("cut in half", "200% of", "by a factor of 3"),
+the boundary of a group ("children under 15" is no approximate 15: "under 14" is another
+group), vague counts ("thousands of", "dozens of", "a couple of") and temperatures."""
 
 
 @pytest.mark.parametrize(("page", "claim", "supported"), case_params(SUB_KINDS, NOT_YET_READ))
