@@ -1,0 +1,269 @@
+"""A careful writer's other words, case by case (issue 26): a page, a claim that says what
+the page says in other words, and whether the check must find it SUPPORTED.
+
+Written before the word changes that followed it, by listing the words writers swap when
+they restate a report: verbs and nouns of change ("grew" for "rose", "fell" for
+"dropped", "a 25% increase" for "grew 25%"), a speed-up for "faster", "respondents" for
+"participants", "monthly" for "a month", "began" for "started", "shipped" for
+"released", and the page's tense changed ("took" for "takes"); not from corpus sentences.
+The claims are short on purpose: in a long claim the other words carry it past the
+threshold anyway, in a short one the swapped word decides.
+
+Each group has twins that must stay flagged (anything but SUPPORTED): the opposite
+direction in other words ("grew" for "dropped", "slower" for "faster"), a wrong figure
+in the other words, and a synonym that would make an unrelated sentence of the page
+match. (A twin that differs from the page in one word of four or five, "weekly" where it
+says "each day", is not here: 60% of the words pass it by design, whatever the words.)
+`FLIPS` must be flagged as a flipped meaning, and `NOT_FLIPS` are true claims whose
+negation or direction word is not about what the page's clause says (a bound such as
+"fewer than 10%", a negated verb the page's clause does not hold).
+
+`NOT_YET_READ` lists the cases that failed when the table was written (strict xfail): a
+change removes its cases from that set, never edits a case.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from research.sources.claims import Support, check_claim, index_page
+
+Case = tuple[str, str, bool]
+"""(page, claim, supported)."""
+
+_DOWNLOADS = (
+    "Package report\n\n"
+    "Package downloads rose 40% in 2023. Mirror traffic also rose 40%. About 40% of all "
+    "downloads come from CI."
+)
+_LATENCY = (
+    "Incident review\n\n"
+    "Latency dropped 30% after the fix. Throughput improved 30%. CPU use is 30% lower."
+)
+_REGISTRY = "Registry news\n\nThe registry saw strong growth in 2023. Reviews are weekly."
+_ERRORS = "Quality report\n\nError rates decreased in 2024. The on-call team was enlarged."
+_CRASHES = "Stability report\n\nCrashes saw a sharp drop in 2023. The fix shipped early."
+_HZ = (
+    "Kernel history\n\n"
+    "With kernel 2.6.0, HZ was raised to 1000 on i386. Other architectures kept HZ at 1000. "
+    "Later kernels made 1000 one option of several."
+)
+_SIGNUPS = "Launch review\n\nSignups jumped in 2022 after the launch. The press covered it."
+_INSTALLER = "Release notes\n\nThe installer shrank in release 5.2. Startup is unchanged."
+_STARS = "Project report\n\nGitHub stars increased in 2024 again. Forks held steady."
+_BUDGET = "Finance report\n\nThe budget was cut in 2024. Travel was hit hardest."
+_COMPILE = (
+    "Rust survey 2023\n\n"
+    "In 2023, participants who started using Rust said compile times dropped. Most use "
+    "Linux."
+)
+
+DIRECTION: list[Case] = [
+    (_DOWNLOADS, "Downloads grew 40% in 2023.", True),
+    (_DOWNLOADS, "Downloads increased 40% in 2023.", True),
+    (_DOWNLOADS, "Downloads saw a 40% increase in 2023.", True),
+    (_DOWNLOADS, "Downloads fell 40% in 2023.", False),
+    (_DOWNLOADS, "Downloads grew 50% in 2023.", False),
+    (_LATENCY, "Latency fell 30%.", True),
+    (_LATENCY, "Latency decreased by 30%.", True),
+    (_LATENCY, "Latency grew 30%.", False),
+    (_REGISTRY, "The registry grew in 2023.", True),
+    (_REGISTRY, "The registry shrank in 2023.", False),
+    (_ERRORS, "Errors declined in 2024.", True),
+    (_ERRORS, "Errors rose in 2024.", False),
+    (_CRASHES, "Crashes fell in 2023.", True),
+    (_CRASHES, "Crashes rose in 2023.", False),
+    (_HZ, "HZ increased to 1000 with kernel 2.6.0.", True),
+    (_HZ, "HZ was lowered to 1000 with kernel 2.6.0.", False),
+    (_SIGNUPS, "Signups rose in 2022.", True),
+    (_SIGNUPS, "Signups fell in 2022.", False),
+    (_INSTALLER, "Release 5.2 reduced the installer's size.", True),
+    (_INSTALLER, "Release 5.2 grew the installer's size.", False),
+    (_STARS, "Stars grew in 2024.", True),
+    (_STARS, "Stars dropped in 2024.", False),
+    (_BUDGET, "The budget was reduced in 2024.", True),
+    (_BUDGET, "The budget decreased in 2024.", True),
+    (_BUDGET, "The budget grew in 2024.", False),
+    (
+        _COMPILE,
+        "In 2023, respondents who began using Rust reported that compile times fell.",
+        True,
+    ),
+    (
+        _COMPILE,
+        "In 2023, respondents who began using Rust reported that compile times grew.",
+        False,
+    ),
+]
+
+_PARSER = "Parser notes\n\nThe new parser is 2.5x faster than the old one. It is written in C."
+_BUILDS = "Build notes\n\nBuilds got faster in 2023 thanks to caching. Cold builds did not."
+_QUERIES = "Query engine\n\nQueries became quicker in 2022. Joins are next."
+
+SPEED: list[Case] = [
+    (_PARSER, "The new parser gives a 2.5x speed-up.", True),
+    (_PARSER, "The new parser gives a 2.5x speedup.", True),
+    (_PARSER, "The new parser is 2.5x slower than the old one.", False),
+    (_PARSER, "The new parser gives a 3.5x speed-up.", False),
+    (_BUILDS, "Builds saw a speed-up in 2023.", True),
+    (_BUILDS, "Builds sped up in 2023.", True),
+    (_BUILDS, "Builds got slower in 2023.", False),
+    (_QUERIES, "Queries got faster in 2022.", True),
+    (_QUERIES, "Queries got slower in 2022.", False),
+]
+
+_PANEL = "Survey notes\n\nThe survey had 4,000 participants. It ran for six weeks."
+_GROWING = "Survey notes\n\nThe 2023 survey had more participants than the 2022 survey."
+_MIRROR = "Mirror traffic\n\nIn 2023 the mirror served millions of downloads a month."
+_DAILY = "Forum report\n\nSince 2021 the forum gets new posts each day. Moderators review them."
+_HISTORY = "Project history\n\nThe project started in 2009. It joined a foundation in 2021."
+_RELEASE = "Release history\n\nVersion 2.0 was released in 2020. It dropped Python 2."
+_TWO_EVENTS = (
+    "Community report\n\n"
+    "The survey had 4,000 participants. It ran for six weeks.\n\n"
+    "The conference drew 900 attendees. Talks were recorded."
+)
+_TWO_CHANGES = (
+    "Growth report\n\n"
+    "Signups jumped 80% in May after the launch. The press covered it.\n\n"
+    "Churn was flat in May. Support tickets doubled."
+)
+
+NOUNS: list[Case] = [
+    (_PANEL, "The survey had 4,000 respondents.", True),
+    (_PANEL, "The survey had 5,000 respondents.", False),
+    (_GROWING, "The 2023 survey had more respondents than the 2022 survey.", True),
+    (_MIRROR, "In 2023 the mirror's monthly downloads ran into millions.", True),
+    (_DAILY, "Since 2021 the forum gets new posts daily.", True),
+    (_HISTORY, "The project began in 2009.", True),
+    (_HISTORY, "The project began in 2021.", False),
+    (_RELEASE, "Version 2.0 shipped in 2020.", True),
+    (_RELEASE, "Version 2.0 shipped in 2021.", False),
+    (_TWO_EVENTS, "The conference had 4,000 respondents.", False),
+    (_TWO_CHANGES, "Churn grew 80% in May.", False),
+]
+
+_BUILD_TIME = "CI notes\n\nSince 2022 each CI build takes longer. Caching is planned."
+_SUITE = "Test notes\n\nSince 2020 the suite runs on every commit. All of it passes."
+_SPEND = "Grant report\n\nIn 2024 the project spends most of its money on hosting."
+
+TENSE: list[Case] = [
+    (_BUILD_TIME, "Since 2022 each CI build took longer.", True),
+    (_SUITE, "Since 2020 the suite ran on every commit.", True),
+    (_SPEND, "In 2024 the project spent most of its money on hosting.", True),
+    (_SPEND, "In 2024 the project spent most of its money on travel.", False),
+]
+
+_SURVEY = (
+    "Rust survey 2023\n\n"
+    "The 2023 survey of Rust users ran for six weeks. Of the 4,000 people who answered, "
+    "1,000 said they use Rust at work."
+)
+_VERSION = "Release history\n\nVersion 3.0 was released in 2021. It dropped Python 2 support."
+_WINDOWS = "Survey results\n\nWindows use rose to 9% of respondents in 2024. Linux held at 60%."
+_TIMEOUT = "Server notes\n\nThe default timeout was raised to 30 seconds in 2022."
+_LIMIT = "Limits\n\nResponses are capped at 100 items. Larger pages are split."
+
+NOT_FLIPS: list[Case] = [
+    (_SURVEY, "3,000 people who answered the 2023 survey do not use Rust at work.", True),
+    (_VERSION, "Version 3.0 released in 2021 does not support Python 2.", True),
+    (_WINDOWS, "Fewer than 10% of respondents used Windows in 2024.", True),
+    (_TIMEOUT, "The default timeout was increased to 30 seconds in 2022.", True),
+    (_LIMIT, "Responses never hold more than 100 items.", True),
+]
+
+FLIPS: list[Case] = [
+    (_DOWNLOADS, "Downloads fell 40% in 2023.", False),
+    (_LATENCY, "Latency grew 30%.", False),
+    (_HZ, "HZ was lowered to 1000 with kernel 2.6.0.", False),
+    (_PARSER, "The new parser is 2.5x slower than the old one.", False),
+    (_BUILDS, "Builds got slower in 2023.", False),
+    (_WINDOWS, "Windows use fell to 9% of respondents in 2024.", False),
+    (_TIMEOUT, "The default timeout was cut to 30 seconds in 2022.", False),
+    (_VERSION, "Version 3.0 was not released in 2021.", False),
+    (_LIMIT, "Responses are capped at no less than 100 items.", False),
+    (_GROWING, "The 2023 survey had fewer respondents than the 2022 survey.", False),
+    (_REGISTRY, "The registry shrank in 2023.", False),
+]
+
+GROUPS: dict[str, list[Case]] = {
+    "direction": DIRECTION,
+    "speed": SPEED,
+    "nouns": NOUNS,
+    "tense": TENSE,
+    "not_flips": NOT_FLIPS,
+}
+
+NOT_YET_READ: frozenset[str] = frozenset(
+    {
+        "direction-00",
+        "direction-01",
+        "direction-02",
+        "direction-05",
+        "direction-06",
+        "direction-08",
+        "direction-10",
+        "direction-12",
+        "direction-15",
+        "direction-16",
+        "direction-18",
+        "direction-20",
+        "direction-22",
+        "direction-23",
+        "direction-25",
+        "speed-02",
+        "speed-04",
+        "speed-05",
+        "speed-06",
+        "speed-07",
+        "nouns-02",
+        "nouns-05",
+        "not_flips-00",
+        "not_flips-01",
+        "not_flips-02",
+        "not_flips-04",
+    }
+)
+"""Ids ("<group>-<index>") of the cases the check does not get right yet."""
+
+NOT_YET_FLIPPED: frozenset[str] = frozenset(
+    {"flips-02", "flips-03", "flips-04", "flips-06", "flips-09"}
+)
+"""Ids ("flips-<index>") of the flipped claims not yet flagged as such."""
+
+
+def _params() -> list[object]:
+    params: list[object] = []
+    for group, cases in GROUPS.items():
+        for index, (page, claim, supported) in enumerate(cases):
+            case_id = f"{group}-{index:02d}"
+            marks = [pytest.mark.xfail(strict=True)] if case_id in NOT_YET_READ else []
+            params.append(pytest.param(page, claim, supported, id=case_id, marks=marks))
+    return params
+
+
+@pytest.mark.parametrize(("page", "claim", "supported"), _params())
+def test_other_words_for_what_the_page_says(page: str, claim: str, supported: bool) -> None:
+    check = check_claim(claim, index_page(page))
+    assert (check.support is Support.SUPPORTED) is supported, check
+
+
+def _flip_params() -> list[object]:
+    return [
+        pytest.param(
+            page,
+            claim,
+            id=f"flips-{index:02d}",
+            marks=[pytest.mark.xfail(strict=True)]
+            if f"flips-{index:02d}" in NOT_YET_FLIPPED
+            else [],
+        )
+        for index, (page, claim, _) in enumerate(FLIPS)
+    ]
+
+
+@pytest.mark.parametrize(("page", "claim"), _flip_params())
+def test_the_opposite_in_other_words_is_a_flipped_meaning(page: str, claim: str) -> None:
+    check = check_claim(claim, index_page(page))
+    assert check.support is Support.UNSUPPORTED, check
+    assert check.reason.startswith("meaning flipped"), check
