@@ -82,3 +82,20 @@ def test_a_year_in_the_next_sentence_goes_on_with_the_passage(claim: str, suppor
     the passage gives a year the claim lacks (a changed year)."""
     check = check_claim(claim, CRASHES)
     assert (check.support is Support.SUPPORTED) is supported, check
+
+
+def test_the_label_free_bench_runs_and_every_sentence_supports_itself() -> None:
+    """bench/claims_selfcheck.py on the dev half: its table, and no sentence of a page
+    unsupported against that page (the property the first test pins per page)."""
+    import subprocess
+    import sys
+
+    bench = Path(__file__).resolve().parents[1] / "bench" / "claims_selfcheck.py"
+    proc = subprocess.run(
+        [sys.executable, str(bench), "--half", "dev"], capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0, proc.stderr
+    row = next(line for line in proc.stdout.splitlines() if line.startswith("| dev |"))
+    written = row.split("|")[2].strip().split()[0]
+    right, total = map(int, written.split("/"))
+    assert total > 300 and right == total, row

@@ -1,0 +1,149 @@
+"""The claim check against the corpus pages themselves, without labels (issue 26).
+
+Every prose sentence of a page that states a figure (40 to 300 characters, not a table
+row) becomes a claim made automatically, in three ways:
+
+- as written: the sentence cited back to its own page must be supported;
+- plainly reformatted: one figure rewritten the way a writer might ("12,345" as "12345" and
+  back, "45%" as "45 percent", "10MB" as "10 MB", "3.5x" as "3.5 times", "2021-03-03" as
+  "3 March 2021") must be supported;
+- swapped: one count or percentage replaced by another of its kind from another sentence
+  of the same page (the corpus's "changed figure", without the writer's paraphrase) should
+  be flagged (the figure and its replacement chosen from the sentence's own text, so
+  that two versions of the check meet the same swaps). Figures in references,
+  parentheses and addresses are skipped. This is the easy case of a changed figure (the
+  sentence itself is the matching passage), so its rate is an upper bound on what the
+  labelled halves show; a swap is not always wrong (a page
+  may say the same of two subjects), so it is no goal either.
+
+No claim of any half is read, so every half may be run; only counts are printed.
+
+    python bench/claims_selfcheck.py                 # every half
+    python bench/claims_selfcheck.py --half dev --show   # dev only, each failure (dev only)
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import random
+import re
+import sys
+import zlib
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from research.sources.claims import Support, check_claim, index_page  # noqa: E402
+from research.sources.pageindex import PageIndex, Sentence  # noqa: E402
+
+HALVES = ("dev", "fresh", "unseen", "frozen")
+_NOISE = re.compile(r"https?://|\.\. \[|\[\d+\]_|\(\d\)|:pep:|``")
+
+
+def prose(page: PageIndex) -> list[Sentence]:
+    return [
+        s
+        for s in page.sentences[page.head :]
+        if s.numbers and not s.text.startswith("|") and 40 <= len(s.text) <= 300
+    ]
+
+
+def reformatted(text: str) -> Iterator[tuple[str, str]]:
+    """(how, rewritten) for one figure's text."""
+    if re.fullmatch(r"\d{1,3}(,\d{3})+", text):
+        yield "no thousands separator", text.replace(",", "")
+    if re.fullmatch(r"\d{5,}", text):
+        yield "thousands separator", f"{int(text):,}"
+    if found := re.fullmatch(r"(\d+(?:\.\d+)?)\s?[x\u00d7]", text):
+        yield "times", f"{found.group(1)} times"
+    if found := re.fullmatch(r"(\d+(?:\.\d+)?)\s?%", text):
+        yield "percent", f"{found.group(1)} percent"
+    if found := re.fullmatch(r"(\d+(?:\.\d+)?)([A-Za-z]+(?:/s)?)", text):
+        yield "unit spaced", f"{found.group(1)} {found.group(2)}"
+    if found := re.fullmatch(r"(\d{4})-(\d{2})-(\d{2})", text):
+        try:
+            day = datetime.date(*map(int, found.groups()))
+        except ValueError:
+            return
+        yield "date written out", f"{day.day} {day:%B} {day.year}"
+
+
+def run_half(half: str, show: bool) -> dict[str, Counter[str]]:
+    tally: dict[str, Counter[str]] = {k: Counter() for k in ("self", "reformatted", "swapped")}
+    for path in sorted((REPO / "bench" / "corpus" / half / "pages").glob("*.txt")):
+        page = index_page(path.read_text(encoding="utf-8"))
+        sentences = prose(page)
+        pool: dict[object, list[tuple[int, str]]] = {}
+        for index, sentence in enumerate(sentences):
+            for figure in sentence.numbers:
+                if figure.kind in ("number", "percent") and not figure.multiple:
+                    key = (figure.kind, figure.quantity.unit.dimension if figure.quantity else None)
+                    text = sentence.norm[figure.span[0] : figure.span[1]]
+                    pool.setdefault(key, []).append((index, text))
+        for index, sentence in enumerate(sentences):
+            _one(page, sentence, index, pool, tally, show and half == "dev", path.stem)
+    return tally
+
+
+def _one(
+    page: PageIndex,
+    sentence: Sentence,
+    index: int,
+    pool: dict[object, list[tuple[int, str]]],
+    tally: dict[str, Counter[str]],
+    show: bool,
+    doc: str,
+) -> None:
+    norm = sentence.norm
+
+    def check(kind: str, claim: str, want: bool) -> None:
+        got = check_claim(claim, page).support
+        if got is Support.UNVERIFIABLE:
+            return
+        right = (got is Support.SUPPORTED) is want
+        tally[kind]["right" if right else "wrong"] += 1
+        if show and not right:
+            print(f"{kind} {doc}: {claim[:160]} -> {got.value}")
+
+    check("self", norm, True)
+    for figure in sentence.numbers:
+        start, end = figure.span
+        for _how, text in reformatted(norm[start:end]):
+            check("reformatted", norm[:start] + text + norm[end:], True)
+    if _NOISE.search(sentence.text):
+        return
+    counts = [f for f in sentence.numbers if f.kind in ("number", "percent") and not f.multiple]
+    if not counts:
+        return
+    rng = random.Random(zlib.crc32(f"{doc}\n{sentence.text}".encode()))  # paired across versions
+    figure = rng.choice(counts)
+    key = (figure.kind, figure.quantity.unit.dimension if figure.quantity else None)
+    start, end = figure.span
+    others = [t for i, t in pool.get(key, []) if i != index and t not in norm]
+    if others:
+        check("swapped", norm[:start] + rng.choice(others) + norm[end:], False)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--half", choices=HALVES)
+    parser.add_argument("--show", action="store_true", help="print each failure (dev only)")
+    args = parser.parse_args()
+    print("| half | as written: supported | reformatted: supported | swapped: flagged |")
+    print("|---|---|---|---|")
+    for half in (args.half,) if args.half else HALVES:
+        tally = run_half(half, args.show)
+        cells = []
+        for kind in ("self", "reformatted", "swapped"):
+            right, total = tally[kind]["right"], sum(tally[kind].values())
+            cells.append(f"{right}/{total} ({100 * right / max(total, 1):.0f}%)")
+        print(f"| {half} | " + " | ".join(cells) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
