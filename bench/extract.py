@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
-"""The HTML extractor (research/sources/extract.py): CPU time per page, and what its two
-tree corrections (content lists, preformatted lines) cost of it.
+"""The HTML extractor (research/sources/extract.py): CPU time per page, and what its tree
+corrections (research/sources/content_tree.py: content lists, linked paragraphs, figures,
+callouts, heading permalinks, preformatted lines) cost of it.
 
     python bench/extract.py                    # the pages below, median of --repeat runs
     python bench/extract.py --repo OTHER_CHECKOUT  # the same with another checkout's extractor
     python bench/extract.py --json PATH        # also write every figure as JSON
 
 Pages: the HTML fixtures of tests/fixtures/pages, and generated README-like pages (a
-heading, paragraphs, a list nested three levels with links in every item, a <pre> inside
-a blockquote, a table) repeated to about 20 KB, 200 KB and 1.9 MB (just under
+heading with a permalink icon as GitHub renders it, paragraphs, a list nested three levels
+with links in every item, a <pre> inside a blockquote, a figure with a caption, a table)
+repeated to about 20 KB, 200 KB and 1.9 MB (just under
 MAX_MAIN_BYTES, the largest page that takes the main-content pass). Nothing is fetched.
 """
 
@@ -25,7 +27,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 PAGES = REPO / "tests" / "fixtures" / "pages"
 
-SECTION = """<h2>Release {n}</h2>
+SECTION = """<div class="markdown-heading"><h2>Release {n}</h2><a class="anchor"
+href="#release-{n}"><svg viewBox="0 0 16 16"><path d="M1 1"></path></svg></a></div>
 <p>Release {n} parses YAML at about {n}50 MB/s on Linux and {n}00 MB/s on Windows, measured on
 a desktop CPU at 3.4 GHz with the default build options; see the notes for details.</p>
 <ul>
@@ -51,6 +54,9 @@ cycles   function
 <font color="red">1,{n}04,551</font>   parse_block
   412,{n}00   <b>emit_node</b>
 </pre></blockquote>
+<figure><img src="/chart/{n}.png" alt="chart"><figcaption>Figure {n}: throughput of
+<a href="/r/{n}">release {n}</a> against <a href="/p/{n}">the previous one</a>.
+</figcaption></figure>
 <table><tr><th>input</th><th>MB/s</th></tr><tr><td>file {n}</td><td>{n}13.9</td></tr></table>
 """
 
@@ -88,12 +94,23 @@ def timed(call: Any, repeat: int, setup: Any = None) -> float:
     return statistics.median(times)
 
 
+def _two_corrections(module: Any) -> Any:
+    def correct(tree: Any) -> None:
+        module.keep_content_lists(tree)
+        module.keep_preformatted_lines(tree)
+
+    return correct
+
+
 def measure(repeat: int) -> dict[str, dict[str, float]]:
     import trafilatura
 
     from research.sources import extract as module
 
-    corrections = getattr(module, "keep_content_lists", None)
+    try:
+        from research.sources.content_tree import correct_tree as corrections
+    except ImportError:  # a checkout from before content_tree.py
+        corrections = getattr(module, "keep_content_lists", None) and _two_corrections(module)
     results: dict[str, dict[str, float]] = {}
     for label, body in pages().items():
         module.extract(body, "text/html")  # imports and caches out of the timing
@@ -103,13 +120,8 @@ def measure(repeat: int) -> dict[str, dict[str, float]]:
         }
         if corrections is not None:
             markup = body.decode("utf-8", "replace")
-
-            def correct(tree: Any) -> None:
-                module.keep_content_lists(tree)
-                module.keep_preformatted_lines(tree)
-
             row["corrections_ms"] = timed(
-                correct, repeat, setup=lambda text=markup: trafilatura.load_html(text)
+                corrections, repeat, setup=lambda text=markup: trafilatura.load_html(text)
             )
         results[label] = {k: round(v, 2) for k, v in row.items()}
     return results

@@ -125,6 +125,115 @@ def test_html_link_only_menus_and_link_lists_stay_out() -> None:
         assert boilerplate not in found.text
 
 
+def test_html_readme_headings_beside_their_permalinks_are_kept() -> None:
+    """GitHub renders each heading of a README in a block with an icon-only permalink:
+    trafilatura dropped the block as a link farm, and with it every heading."""
+    found = extract((PAGES / "github_readme.html").read_bytes(), "text/html; charset=utf-8")
+    assert found is not None
+    assert found.text.startswith("quickyaml\nquickyaml is a C++ library")
+    for line in ("Performance\nOn the bundled", "Installation\ncmake -S .", "Note\nVersion 0.9"):
+        assert line in found.text
+    for boilerplate in ("Pricing", "Releases", "Stars", "Footer", "Manage cookies", "Copy"):
+        assert boilerplate not in found.text
+
+
+@pytest.mark.parametrize(
+    "heading",
+    [
+        "<h2 id='r'>Results<a href='#r' class='hash-link' aria-label='Direct link'>\u200b</a></h2>",
+        "<h2 id='r'><a href='#r' class='anchor'>#</a> Results</h2>",
+        "<h2 id='r'>Results<a class='headerlink' href='#r'>¶</a></h2>",
+        "<div><h2 id='r'><a href='#r'>Results</a></h2></div>",
+    ],
+)
+def test_html_headings_lose_their_permalinks_not_their_text(heading: str) -> None:
+    body = f"<html><body><article>{PARAGRAPH}{heading}{PARAGRAPH_2}</article></body></html>"
+    found = extract(body.encode(), "text/html")
+    assert found is not None and "four homes.\nResults\nThe authors" in found.text, found.text
+
+
+def test_html_short_paragraphs_with_a_few_links_are_kept_link_lines_are_not() -> None:
+    """trafilatura drops a short paragraph whose links are mostly short words, as the
+    last of its block or alone in one: a claim citing the benchmark line must find it."""
+    benchmarks = (
+        "<p>Benchmarks: <a href='/rg'>ripgrep</a> is 5x faster than <a href='/g'>grep</a> "
+        "and <a href='/ag'>ag</a>.</p>"
+    )
+    boilerplate = (
+        "<p>Tags: <a href='/t/rust'>rust</a>, <a href='/t/perf'>perf</a></p>"
+        "<p>Share: <a href='/tw'>Twitter</a> <a href='/fb'>Facebook</a></p>"
+        "<p>Posted in <a href='/c/n'>News</a>, <a href='/c/r'>Releases</a></p>"
+        "<p><a href='/p'>« Previous post</a> | <a href='/n'>Next post »</a></p>"
+    )
+    for content in (
+        f"{PARAGRAPH}{PARAGRAPH_2}{benchmarks}{boilerplate}",
+        f"{PARAGRAPH}<div>{benchmarks}</div>{PARAGRAPH_2}",
+    ):
+        found = extract(f"<html><body><article>{content}</article></body></html>".encode(), "")
+        assert found is not None
+        assert "Benchmarks: ripgrep is 5x faster than grep and ag." in found.text
+        for word in ("Tags", "rust", "Twitter", "Posted in", "Releases", "Previous", "Next"):
+            assert word not in found.text
+
+
+@pytest.mark.parametrize(
+    ("figure", "lines"),
+    [
+        (
+            "<figure class='highlight'><pre><code class='language-sh'>$ hyperfine 'rg foo'\n"
+            "  Time (mean): 12.3 ms</code></pre></figure>",
+            ["$ hyperfine 'rg foo'\nTime (mean): 12.3 ms"],
+        ),
+        (
+            "<figure><blockquote><p>Simple things should be simple.</p></blockquote>"
+            "<figcaption>Alan Kay, 1998</figcaption></figure>",
+            ["Simple things should be simple.", "Alan Kay, 1998"],
+        ),
+        (
+            "<figure><img src='a.png' alt='chart'><figcaption>Figure 2: throughput rose 40% "
+            "after the <a href='/c'>change</a>.</figcaption></figure>",
+            ["Figure 2: throughput rose 40% after the change."],
+        ),
+        (
+            "<figure><table><tr><th>n</th><th>ms</th></tr><tr><td>10</td><td>4.5</td></tr>"
+            "</table><figcaption>Table 3: timings</figcaption></figure>",
+            ["| 10 | 4.5 |", "Table 3: timings"],
+        ),
+    ],
+)
+def test_html_figures_keep_their_text_and_captions(figure: str, lines: list[str]) -> None:
+    body = f"<html><body><article>{PARAGRAPH}{figure}{PARAGRAPH_2}</article></body></html>"
+    found = extract(body.encode(), "text/html")
+    assert found is not None
+    for line in lines:
+        assert line in found.text, found.text
+
+
+def test_html_callout_asides_are_kept_sidebars_are_not() -> None:
+    callouts = (
+        "<aside aria-label='Caution' class='starlight-aside starlight-aside--caution'>"
+        "<p class='starlight-aside__title'>Caution</p><div class='starlight-aside__content'>"
+        "<p>Deleting the cache loses 2 GB of builds.</p></div></aside>"
+        "<aside class='note'><p><strong>Note:</strong> the limit is 64 MiB per request.</p>"
+        "</aside>"
+    )
+    sidebars = (
+        "<aside class='sidebar'><h3>Recent posts</h3><p>Our team wrote about heat pumps in "
+        "the winter of 2021 and the results were good.</p></aside>"
+        "<aside class='widget about'><h3>About the author</h3><p>Jane writes about energy "
+        "for Example News and lives in Oslo with her two cats.</p></aside>"
+    )
+    body = (
+        f"<html><body><article>{PARAGRAPH}{callouts}{PARAGRAPH_2}{sidebars}</article>"
+        f"{sidebars}</body></html>"
+    )
+    found = extract(body.encode(), "text/html")
+    assert found is not None
+    assert "Deleting the cache loses 2 GB of builds." in found.text
+    assert "Note: the limit is 64 MiB per request." in found.text
+    assert "Recent posts" not in found.text and "Oslo" not in found.text
+
+
 @pytest.mark.parametrize(
     "wrap",
     [

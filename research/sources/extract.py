@@ -9,15 +9,9 @@ main content, or only a sliver of the page (less than `MIN_MAIN_SHARE` of the vi
 text), the whole visible text is kept instead: the claim check needs the page's figures
 more than it needs clean prose. Pages over `MAX_MAIN_BYTES` keep the visible text at once.
 
-Two corrections to the tree trafilatura reads, both about content it would lose:
-- a list is kept whole when it is prose (links are less than half its text) or when it is
-  nested in a list item with text of its own ("Package managers:" over a list of links):
-  its links are unwrapped, since trafilatura drops short link-dense lists as navigation
-  and we keep no links anyway. Link-only menus (an item that is itself a link over a list
-  of links) are untouched and still dropped.
-- a <pre> keeps its lines wherever it is: its content is wrapped in one <code>, which
-  trafilatura keeps verbatim (a bare <pre> inside a blockquote, list item or definition
-  came out on one line).
+trafilatura reads a corrected tree (research/sources/content_tree.py): content lists,
+paragraphs with a few links, figures, callouts, headings with permalinks and <pre> lines
+that it would otherwise drop or flatten.
 """
 
 from __future__ import annotations
@@ -27,6 +21,8 @@ import io
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from research.sources.content_tree import correct_tree
 
 if TYPE_CHECKING:
     from lxml.html import HtmlElement  # type: ignore[import-untyped, unused-ignore]
@@ -70,9 +66,6 @@ _BLOCKS = frozenset(
     "table tbody thead tfoot tr ul".split()
 )
 _CELLS = frozenset({"td", "th"})
-_LISTS = ("ul", "ol", "dl")
-_ITEMS = frozenset({"li", "dd"})
-_WORD = re.compile(r"\w")
 
 
 @dataclass(frozen=True)
@@ -208,15 +201,14 @@ def _html(body: bytes, declared: str | None, url: str) -> Extracted | None:
 
 
 def _main_text(markup: str, url: str) -> str:
-    """trafilatura's main content of `markup` (empty when it finds none), read from a tree
-    that keeps content lists and preformatted lines (see the module's docstring)."""
+    """trafilatura's main content of `markup` (empty when it finds none), read from a
+    corrected tree (see the module's docstring)."""
     import trafilatura
 
     tree = trafilatura.load_html(markup)
     if tree is None:
         return ""
-    keep_content_lists(tree)
-    keep_preformatted_lines(tree)
+    correct_tree(tree)
     main = trafilatura.extract(
         tree,
         url=url or None,
@@ -226,55 +218,6 @@ def _main_text(markup: str, url: str) -> str:
         deduplicate=False,
     )
     return main or ""
-
-
-def keep_content_lists(tree: HtmlElement) -> None:
-    """Unwrap the links of every list that is content, in place: a list whose links are
-    less than half its text, or a list nested in an item with text of its own outside
-    links and lists. The whole nested subtree goes with it (sub-lists of links included)."""
-    for found in list(tree.iter(*_LISTS)):
-        links = found.findall(".//a")
-        if not links:
-            continue  # no links, or already unwrapped with an enclosing list
-        item = next((up for up in found.iterancestors() if up.tag in _ITEMS), None)
-        if (item is not None and _WORD.search(_own_text(item))) or _is_prose(found, links):
-            for link in links:
-                link.drop_tag()
-
-
-def _is_prose(element: HtmlElement, links: list[HtmlElement]) -> bool:
-    """Whether the links of `element` are less than half its text (spaces not counted)."""
-    link_chars = sum(_visible_chars(link.text_content()) for link in links)
-    return 2 * link_chars < _visible_chars(element.text_content())
-
-
-def _visible_chars(text: str) -> int:
-    return len(text) - sum(map(text.count, " \t\r\n\f\v\u00a0"))
-
-
-def _own_text(element: HtmlElement) -> str:
-    """The text of `element` outside links and lists."""
-    parts = [element.text or ""]
-    for child in element:
-        if isinstance(child.tag, str) and child.tag != "a" and child.tag not in _LISTS:
-            parts.append(_own_text(child))
-        parts.append(child.tail or "")
-    return "".join(parts)
-
-
-def keep_preformatted_lines(tree: HtmlElement) -> None:
-    """Make every <pre> one <code> (wrapping its content unless it is one already), whose
-    text starts with a space: the separator when the <pre> follows text inline. In place."""
-    from lxml import etree  # type: ignore[import-untyped, unused-ignore]
-
-    for pre in list(tree.iter("pre")):
-        code = pre[0] if len(pre) == 1 and pre[0].tag == "code" else None
-        if code is None or (pre.text or "").strip() or (code.tail or "").strip():
-            code = etree.SubElement(pre, "code")
-            code.text, pre.text = pre.text, None
-            code.extend([child for child in pre if child is not code])
-        if not (code.text or "")[:1].isspace():
-            code.text = " " + (code.text or "")
 
 
 def _html_title(tree: HtmlElement) -> str:

@@ -1,0 +1,142 @@
+"""Corrections to the HTML tree trafilatura reads (research/sources/extract.py), each about
+content trafilatura would drop as boilerplate though a reader sees it as part of the text.
+Each works in place on the tree `trafilatura.load_html` gives; `correct_tree` runs them all.
+
+- Content lists: a list is kept whole when it is prose (links are less than half its text)
+  or when it is nested in a list item with text of its own ("Package managers:" over a list
+  of links): its links are unwrapped, since trafilatura drops short link-dense lists as
+  navigation and we keep no links anyway. Link-only menus (an item that is itself a link
+  over a list of links) are untouched and still dropped.
+- Linked paragraphs: a paragraph with two or more links that are less than half its text
+  ("Benchmarks: ripgrep is 5x faster than grep and ag.") has its links unwrapped:
+  trafilatura drops a short paragraph whose links are mostly short words. "Tags: rust,
+  perf" or "Share: Twitter Facebook" (mostly links) are still dropped.
+- Figures: a <figure> with text (a caption, a quotation, a code block: Jekyll wraps every
+  highlighted block in one) becomes a <div> and its <figcaption> a paragraph: trafilatura
+  deletes every figure. Image-only figures are left to it.
+- Callouts: an <aside> marked as a note, tip, warning, caution... (its class, role or
+  aria-label: Starlight's and others' admonitions) becomes a <div>: trafilatura deletes
+  every aside, and the other asides (sidebars) stay deleted.
+- Headings: the permalink next to a heading (a link with no word in it: an icon, "#",
+  "¶") is removed, and a link to a place on the same page inside a heading unwrapped: a
+  short block holding a heading and a link without text (GitHub's rendered READMEs) was
+  dropped as a link farm, so every heading of a README was lost.
+- Preformatted lines: a <pre> keeps its lines wherever it is: its content is wrapped in
+  one <code>, which trafilatura keeps verbatim (a bare <pre> inside a blockquote, list
+  item or definition came out on one line).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from lxml.html import HtmlElement  # type: ignore[import-untyped, unused-ignore]
+
+_LISTS = ("ul", "ol", "dl")
+_ITEMS = frozenset({"li", "dd"})
+_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+_WORD = re.compile(r"\w")
+_TOKEN = re.compile(r"[a-z]+")
+CALLOUTS = frozenset("admonition callout caution danger hint important note tip warning".split())
+"""Words of an <aside>'s class, role or aria-label that make it part of the text."""
+
+
+def correct_tree(tree: HtmlElement) -> None:
+    """Every correction of the module's docstring, in place."""
+    keep_content_lists(tree)
+    keep_linked_paragraphs(tree)
+    keep_figures(tree)
+    keep_callouts(tree)
+    keep_heading_text(tree)
+    keep_preformatted_lines(tree)
+
+
+def keep_content_lists(tree: HtmlElement) -> None:
+    """Unwrap the links of every list that is content, in place: a list whose links are
+    less than half its text, or a list nested in an item with text of its own outside
+    links and lists. The whole nested subtree goes with it (sub-lists of links included)."""
+    for found in list(tree.iter(*_LISTS)):
+        links = found.findall(".//a")
+        if not links:
+            continue  # no links, or already unwrapped with an enclosing list
+        item = next((up for up in found.iterancestors() if up.tag in _ITEMS), None)
+        if (item is not None and _WORD.search(_own_text(item))) or _is_prose(found, links):
+            for link in links:
+                link.drop_tag()
+
+
+def _is_prose(element: HtmlElement, links: list[HtmlElement]) -> bool:
+    """Whether the links of `element` are less than half its text (spaces not counted)."""
+    link_chars = sum(_visible_chars(link.text_content()) for link in links)
+    return 2 * link_chars < _visible_chars(element.text_content())
+
+
+def _visible_chars(text: str) -> int:
+    return len(text) - sum(map(text.count, " \t\r\n\f\v\u00a0"))
+
+
+def _own_text(element: HtmlElement) -> str:
+    """The text of `element` outside links and lists."""
+    parts = [element.text or ""]
+    for child in element:
+        if isinstance(child.tag, str) and child.tag != "a" and child.tag not in _LISTS:
+            parts.append(_own_text(child))
+        parts.append(child.tail or "")
+    return "".join(parts)
+
+
+def keep_preformatted_lines(tree: HtmlElement) -> None:
+    """Make every <pre> one <code> (wrapping its content unless it is one already), whose
+    text starts with a space: the separator when the <pre> follows text inline. In place."""
+    from lxml import etree  # type: ignore[import-untyped, unused-ignore]
+
+    for pre in list(tree.iter("pre")):
+        code = pre[0] if len(pre) == 1 and pre[0].tag == "code" else None
+        if code is None or (pre.text or "").strip() or (code.tail or "").strip():
+            code = etree.SubElement(pre, "code")
+            code.text, pre.text = pre.text, None
+            code.extend([child for child in pre if child is not code])
+        if not (code.text or "")[:1].isspace():
+            code.text = " " + (code.text or "")
+
+
+def keep_linked_paragraphs(tree: HtmlElement) -> None:
+    """Unwrap the links of every paragraph with two or more links that are less than half
+    its text."""
+    for paragraph in list(tree.iter("p")):
+        links = paragraph.findall(".//a")
+        if len(links) >= 2 and _is_prose(paragraph, links):
+            for link in links:
+                link.drop_tag()
+
+
+def keep_figures(tree: HtmlElement) -> None:
+    """Every <figure> with text becomes a <div>, its <figcaption>s paragraphs."""
+    for figure in list(tree.iter("figure")):
+        if _WORD.search(figure.text_content()):
+            figure.tag = "div"
+            for caption in figure.iter("figcaption"):
+                caption.tag = "p"
+
+
+def keep_callouts(tree: HtmlElement) -> None:
+    """Every <aside> marked as a callout (`CALLOUTS`) becomes a <div>."""
+    for aside in list(tree.iter("aside")):
+        marks = " ".join(aside.get(name, "") for name in ("class", "role", "aria-label"))
+        if CALLOUTS.intersection(_TOKEN.findall(marks.lower())):
+            aside.tag = "div"
+
+
+def keep_heading_text(tree: HtmlElement) -> None:
+    """Remove the links without a word in or beside each heading (permalinks), and unwrap
+    its links to a place on the same page."""
+    for heading in list(tree.iter(*_HEADINGS)):
+        parent = heading.getparent()
+        beside = [] if parent is None else [child for child in parent if child.tag == "a"]
+        for link in [*heading.iter("a"), *beside]:
+            if not _WORD.search(link.text_content()):
+                link.drop_tree()
+            elif link.getparent() is not parent and link.get("href", "").startswith("#"):
+                link.drop_tag()
