@@ -130,7 +130,10 @@ def test_html_readme_headings_beside_their_permalinks_are_kept() -> None:
     trafilatura dropped the block as a link farm, and with it every heading."""
     found = extract((PAGES / "github_readme.html").read_bytes(), "text/html; charset=utf-8")
     assert found is not None
-    assert found.text.startswith("quickyaml\nquickyaml is a C++ library")
+    assert found.text.startswith(  # the page's title first: the text lacks it
+        "GitHub - example/quickyaml: A fast YAML parser and emitter\n\n"
+        "quickyaml\nquickyaml is a C++ library"
+    )
     for line in ("Performance\nOn the bundled", "Installation\ncmake -S .", "Note\nVersion 0.9"):
         assert line in found.text
     for boilerplate in ("Pricing", "Releases", "Stars", "Footer", "Manage cookies", "Copy"):
@@ -234,6 +237,54 @@ def test_html_callout_asides_are_kept_sidebars_are_not() -> None:
     assert "Recent posts" not in found.text and "Oslo" not in found.text
 
 
+def test_html_title_and_publication_date_come_first_when_the_text_lacks_them() -> None:
+    """The heading and dateline sit in the template around the article (trafilatura drops
+    bylines): the text starts with the page's title and the date its markup gives."""
+    found = extract((PAGES / "blog_post.html").read_bytes(), "text/html; charset=utf-8")
+    assert found is not None and found.title == "Toolchain 4.2 is released - The Example Blog"
+    assert found.text.startswith(
+        "Toolchain 4.2 is released - The Example Blog\nPublished 2023-08-08\n\n"
+        "Today the toolchain team released version 4.2"
+    )
+    assert "2024" not in found.text  # the modification date is not a publication date
+    assert "Download" not in found.text and "Cookie" not in found.text
+
+
+@pytest.mark.parametrize(
+    ("head", "body", "published"),
+    [
+        ("<meta property='article:published_time' content='2023-08-08T09:00:00Z'>", "", True),
+        ("<meta itemprop='datePublished' content='2023-08-08'>", "", True),
+        ("<meta name='citation_publication_date' content='2023/08/08'>", "", True),
+        ("", "<time datetime='2023-08-08' pubdate>8 Aug</time>", True),
+        ("", "<p class='byline'>By Ann <span itemprop='datePublished'>2023-08-08</span></p>", True),
+        ('<script type="application/ld+json">{"datePublished": "2023-08-08"}</script>', "", True),
+        ("<meta property='article:modified_time' content='2023-08-08'>", "", False),
+        ("<meta property='article:published_time' content='last Tuesday'>", "", False),
+        (  # a list of articles: which date is the page's?
+            '<script type="application/ld+json">[{"datePublished": "2023-08-08"}, '
+            '{"datePublished": "2023-07-01"}]</script>',
+            "",
+            False,
+        ),
+        (  # the text already gives it
+            "<meta property='article:published_time' content='2023-08-08'>",
+            "<p>Posted on August 8, 2023 by the energy desk.</p>",
+            False,
+        ),
+    ],
+)
+def test_html_publication_date_only_from_the_markup_and_only_one(
+    head: str, body: str, published: bool
+) -> None:
+    article = f"<article><h1>Heat pumps</h1>{body}{PARAGRAPH}{PARAGRAPH_2}</article>"
+    page = f"<html><head><title>Heat pumps</title>{head}</head><body>{article}</body></html>"
+    found = extract(page.encode(), "text/html")
+    assert found is not None
+    assert found.text.startswith("Published 2023-08-08\n\n") is published, found.text
+    assert found.text.count("Heat pumps") == 1  # the title is a line of the text already
+
+
 @pytest.mark.parametrize(
     "wrap",
     [
@@ -305,7 +356,7 @@ def test_html_meta_charset_and_xml_declaration() -> None:
         "<title>Straße</title></head><body><p>Die Straße ist 12,5 km lang.</p></body></html>"
     ).encode("iso-8859-1")
     found = extract(body, "application/xhtml+xml")
-    assert found == Extracted(title="Straße", text="Die Straße ist 12,5 km lang.")
+    assert found == Extracted(title="Straße", text="Straße\n\nDie Straße ist 12,5 km lang.")
 
 
 def test_html_title_falls_back_to_the_first_heading_or_line() -> None:

@@ -33,6 +33,7 @@ import httpx
 import pytest
 from test_extract import PAGES, make_pdf
 
+from research.sources.claims import Support, check_claim
 from research.sources.fetch import (
     UNREACHED,
     USER_AGENT,
@@ -44,6 +45,7 @@ from research.sources.fetch import (
     fetch_sources,
     fixed_resolver,
 )
+from research.sources.pageindex import index_page
 
 REPO = Path(__file__).resolve().parent.parent
 ARTICLE = (PAGES / "article.html").read_bytes()
@@ -237,6 +239,29 @@ def test_an_html_page_is_fetched_with_title_text_and_metadata(server: Server) ->
     assert record.final_url == "http://public.test/page"
     assert record.fetched_at is not None and record.fetched_at.tzinfo == UTC
     assert record.snapshot is None  # the store sets it
+
+
+def test_a_page_s_title_and_date_reach_the_snapshot_and_the_claim_check(
+    server: Server,
+) -> None:
+    """A blog post whose heading and dateline are in its template only: the snapshot's text
+    starts with its title and publication date, which the claim check reads as the page's
+    title block, so a claim giving the post's date finds it (and a wrong date does not)."""
+    body = (PAGES / "blog_post.html").read_bytes()
+    server.routes["/blog/toolchain-4.2"] = lambda h: h.send(200, body, "text/html")
+    page = one(server, "http://public.test/blog/toolchain-4.2")
+    assert page.text is not None and page.record.chars == len(page.text)
+    assert page.text.startswith(
+        "Toolchain 4.2 is released - The Example Blog\nPublished 2023-08-08\n\nToday"
+    )
+    indexed = index_page(page.text)
+    assert indexed.head == 2
+    claim = "Toolchain 4.2, released on {}, makes programs built with profiles 2% to 7% faster."
+    for day, support in (
+        ("8 August 2023", Support.SUPPORTED),
+        ("8 August 2022", Support.UNSUPPORTED),
+    ):
+        assert check_claim(claim.format(day), indexed, page.record.url).support is support
 
 
 def test_text_and_pdf_pages(server: Server) -> None:

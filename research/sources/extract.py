@@ -11,7 +11,8 @@ more than it needs clean prose. Pages over `MAX_MAIN_BYTES` keep the visible tex
 
 trafilatura reads a corrected tree (research/sources/content_tree.py): content lists,
 paragraphs with a few links, figures, callouts, headings with permalinks and <pre> lines
-that it would otherwise drop or flatten.
+that it would otherwise drop or flatten. The page's title and the publication date its
+markup states come first in the text when the text lacks them (research/sources/pagehead.py).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from research.sources.content_tree import correct_tree
+from research.sources.pagehead import published_date, with_head
 
 if TYPE_CHECKING:
     from lxml.html import HtmlElement  # type: ignore[import-untyped, unused-ignore]
@@ -187,17 +189,18 @@ def _html(body: bytes, declared: str | None, url: str) -> Extracted | None:
         return None
     tree = lxml.html.document_fromstring(markup)
     title = _html_title(tree)
+    published = published_date(tree)  # before visible_text strips the scripts (JSON-LD)
     visible = _clean(visible_text(tree))
     soup = _clean(tag_soup_text(markup))
     if len(visible) < len(soup) // 2:  # the parser gave up (libxml2 stops 255 levels deep)
         visible = soup
-    if len(body) > MAX_MAIN_BYTES:
-        return Extracted(title=title or _first_line(visible), text=visible)
-    main = _clean(_main_text(markup, url))
-    text = main
-    if len(main) < max(MIN_MAIN_CHARS, MIN_MAIN_SHARE * len(visible)) and len(visible) > len(main):
-        text = visible
-    return Extracted(title=title or _first_line(text), text=text)
+    text = visible
+    if len(body) <= MAX_MAIN_BYTES:
+        main = _clean(_main_text(markup, url))
+        sliver = len(main) < max(MIN_MAIN_CHARS, MIN_MAIN_SHARE * len(visible))
+        if not (sliver and len(visible) > len(main)):
+            text = main
+    return Extracted(title=title or _first_line(text), text=with_head(text, title, published))
 
 
 def _main_text(markup: str, url: str) -> str:
