@@ -242,7 +242,7 @@ def test_a_later_phase_reuses_a_scratch_area_with_nothing_an_agent_left_there(
 LOCKED_AREA = """
 import os, sys
 from pathlib import Path
-from research.engine.staging import discard_stale
+from research.engine.areas import discard_stale
 from research.workspace.paths import SessionPaths
 paths = SessionPaths(Path(sys.argv[1]), "x")
 locked = paths.calls_dir / "1.2.3" / "review" / "shut"

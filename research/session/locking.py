@@ -9,7 +9,7 @@ from pathlib import Path
 
 from research.core.errors import RunFailed
 from research.core.hosts import lock_watch_seconds
-from research.engine.staging import discard_stale
+from research.engine.areas import discard_stale
 from research.model.state import saved_lock_generation
 from research.prompts.templates import PromptTemplates, sync_templates, write_newer_defaults
 from research.workspace.fencing import fence_tree, unfence_tree

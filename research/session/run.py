@@ -27,7 +27,7 @@ from research.core.hosts import host_id
 from research.core.interrupts import signals_raise_interrupted
 from research.core.settings import Settings
 from research.engine import Clock, ResearchLoop, RunContext
-from research.engine.staging import close_areas
+from research.engine.areas import close_areas
 from research.model import tiering
 from research.model.plan import Plan
 from research.model.state import (
