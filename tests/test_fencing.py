@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Callable
@@ -237,6 +238,54 @@ def test_a_later_phase_reuses_a_scratch_area_with_nothing_an_agent_left_there(
     assert all(audit["linked"] == [] for audit in audits), audits
     assert digest(victim) == before
     assert not (work / ".research" / ".calls").exists()
+
+
+ESCAPER = Path(__file__).resolve().parent / "fake_agents" / "escaping_agent.py"
+
+
+def stop_escaped(record: Path) -> None:
+    """Stop the process the escaping agent left behind, if it is still that process."""
+    try:
+        pid = int((record / "child.pid").read_text())
+        if b"escaping_agent" in Path(f"/proc/{pid}/cmdline").read_bytes():
+            os.kill(pid, signal.SIGKILL)
+    except (OSError, ValueError):
+        pass  # never left, or gone
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_process_left_inside_a_scratch_area_keeps_the_next_phase_out_of_it(
+    tmp_path: Path,
+) -> None:
+    """An agent leaves a process behind that escaped its supervisor (setsid, double fork)
+    with its working directory in its call's scratch area and the area's directory open.
+    The next phase does not reuse that area (it would take what the process writes there
+    later into the session): it says so in a warning naming the process, and the writes
+    the process makes during that phase's call, by a relative path and through the open
+    directory, reach nothing."""
+    work, record = tmp_path / "work", tmp_path / "record"
+    for directory in (work, record, tmp_path / "tmp", tmp_path / "home" / ".local" / "state"):
+        directory.mkdir(parents=True, exist_ok=True)
+    env = sandbox_env(tmp_path, "ESCAPE_", ESCAPE_RECORD=str(record), RESEARCH_VERIFY_SOURCES="0")
+    shape = ("--breadth", "1", "--depth", "1", "--yes")
+    try:
+        done = run_research(
+            "--agent-cmd", f"{sys.executable} {ESCAPER}", "--name", "x", *shape, "Heat pumps?",
+            cwd=work, env=env, timeout=300,
+        )  # fmt: skip
+    finally:
+        stop_escaped(record)
+    assert done.returncode == 0, done.stderr
+    outcome = json.loads((record / "child.json").read_text())
+    assert outcome == {"by_cwd": "FileNotFoundError", "by_fd": "FileNotFoundError"}
+    session = work / ".research" / "x"
+    files = [path for path in session.rglob("*") if path.is_file() and not path.is_symlink()]
+    assert not [path for path in files if "escaped" in path.name], files
+    assert not [path for path in files if b"ESCAPED" in path.read_bytes()]
+    pid = int((record / "child.pid").read_text())
+    held = [event for event in events_of(session, "warning") if pid in event.get("pids", [])]
+    assert len(held) == 1, events_of(session, "warning")
+    assert f"process {pid} has its working directory there" in held[0]["message"]
 
 
 LOCKED_AREA = """

@@ -1,0 +1,138 @@
+"""workspace/holders.py: which processes hold something inside a directory (Linux /proc),
+with real processes that hold it in each way, and some that only look as if they did."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from research.workspace.holders import Holder, boot_clock, holders, kernel_path
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+
+MMAP = """
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                      ctypes.c_int, ctypes.c_long]
+shared = sys.argv[2] == "shared"
+fd = os.open(sys.argv[1], os.O_RDWR if shared else os.O_RDONLY)
+address = libc.mmap(None, 4096, 3 if shared else 1, 1 if shared else 2, fd, 0)
+assert address not in (None, ctypes.c_void_p(-1).value), ctypes.get_errno()
+os.close(fd)  # only the mapping is left
+"""
+THREAD_CWD = """
+import ctypes, os, sys, threading
+libc = ctypes.CDLL(None, use_errno=True)
+def inside():
+    assert libc.unshare(0x200) == 0, ctypes.get_errno()  # CLONE_FS: a cwd of its own
+    os.chdir(sys.argv[1])
+    print("ready", flush=True)
+    threading.Event().wait()
+threading.Thread(target=inside, daemon=True).start()
+sys.stdin.read()
+"""
+WAIT = "\nprint('ready', flush=True)\nsys.stdin.read()\n"
+
+
+@pytest.fixture
+def area(tmp_path: Path) -> Path:
+    area = tmp_path / "area"
+    (area / "sub").mkdir(parents=True)
+    (area / "sub" / "copy.md").write_bytes(b"x" * 4096)
+    (tmp_path / "area2").mkdir()  # its name starts like the area's
+    (tmp_path / "area2" / "other.md").write_bytes(b"y" * 4096)
+    return area
+
+
+def path_of(directory: Path) -> str:
+    info = os.lstat(directory)
+    found = kernel_path(os.fspath(directory), (info.st_dev, info.st_ino))
+    assert found is not None
+    return found
+
+
+@pytest.fixture
+def started() -> Iterator[list[subprocess.Popen[str]]]:
+    children: list[subprocess.Popen[str]] = []
+    yield children
+    for child in children:
+        child.kill()
+        child.communicate()  # closes its pipes too
+
+
+def start(children: list[subprocess.Popen[str]], code: str, *args: str, cwd: Path) -> int:
+    """A Python child running `code`, once it says it is ready; its pid."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", code, *args],
+        cwd=cwd,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    children.append(child)
+    assert child.stdout is not None and child.stdout.readline() == "ready\n"
+    return child.pid
+
+
+def test_nothing_holds_a_directory_nobody_is_in(area: Path) -> None:
+    assert holders(path_of(area), boot_clock()) == []
+
+
+def test_a_working_directory_an_open_file_and_a_shared_mapping_inside_are_found(
+    area: Path, started: list[subprocess.Popen[str]]
+) -> None:
+    copy = os.fspath(area / "sub" / "copy.md")
+    in_cwd = start(started, "import sys" + WAIT, cwd=area / "sub")
+    opened = start(started, f"import sys\nf = open({copy!r}, 'rb')" + WAIT, cwd=area.parent)
+    mapped = start(started, MMAP + WAIT, copy, "shared", cwd=area.parent)
+    own_cwd = start(started, THREAD_CWD, os.fspath(area), cwd=area.parent)
+    found = holders(path_of(area), boot_clock())
+    assert found is not None
+    assert sorted(found, key=lambda holder: holder.pid) == sorted(
+        [
+            Holder(in_cwd, "its working directory"),
+            Holder(opened, "an open file"),
+            Holder(mapped, "a shared mapping of a file"),
+            Holder(own_cwd, "its working directory"),  # one thread's, not the process's
+        ],
+        key=lambda holder: holder.pid,
+    )
+
+
+def test_a_private_mapping_and_a_directory_named_alike_hold_nothing(
+    area: Path, started: list[subprocess.Popen[str]]
+) -> None:
+    """A private mapping never writes to its file; `area2` is not inside `area`."""
+    start(started, MMAP + WAIT, os.fspath(area / "sub" / "copy.md"), "private", cwd=area.parent)
+    other = os.fspath(area.parent / "area2" / "other.md")
+    start(started, f"import sys\nf = open({other!r}, 'rb')" + WAIT, cwd=area.parent / "area2")
+    assert holders(path_of(area), boot_clock()) == []
+
+
+def test_a_process_in_a_renamed_directory_is_found_by_its_new_name(
+    area: Path, started: list[subprocess.Popen[str]]
+) -> None:
+    pid = start(started, "import sys" + WAIT, cwd=area / "sub")
+    renamed = area.with_name("renamed")
+    os.rename(area, renamed)
+    assert holders(path_of(renamed), boot_clock()) == [Holder(pid, "its working directory")]
+
+
+def test_the_kernel_path_is_none_for_a_link_or_another_directory(area: Path) -> None:
+    info = os.lstat(area)
+    link = area.with_name("link")
+    link.symlink_to(area)
+    assert kernel_path(os.fspath(link), (info.st_dev, info.st_ino)) is None
+    assert kernel_path(os.fspath(area / "sub"), (info.st_dev, info.st_ino)) is None
+    assert kernel_path(os.fspath(area), (info.st_dev, info.st_ino)) == os.path.realpath(area)
+
+
+def test_without_proc_it_cannot_tell(area: Path, tmp_path: Path) -> None:
+    assert holders(path_of(area), boot_clock(), proc=os.fspath(tmp_path / "none")) is None
