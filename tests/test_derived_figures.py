@@ -377,10 +377,7 @@ NOT_YET_DERIVED: frozenset[str] = frozenset(
     {
         "far_apart-10",
         "far_apart-12",
-        "more-02",
         "more-08",
-        "one_sentence-02",
-        "one_sentence-03",
         "table-06",
     }
 )

@@ -194,41 +194,19 @@ GROUPS: dict[str, list[Case]] = {
     "not_flips": NOT_FLIPS,
 }
 
-NOT_YET_READ: frozenset[str] = frozenset(
-    {
-        "direction-00",
-        "direction-01",
-        "direction-02",
-        "direction-05",
-        "direction-06",
-        "direction-08",
-        "direction-10",
-        "direction-12",
-        "direction-15",
-        "direction-16",
-        "direction-18",
-        "direction-20",
-        "direction-22",
-        "direction-23",
-        "direction-25",
-        "speed-02",
-        "speed-04",
-        "speed-05",
-        "speed-06",
-        "speed-07",
-        "nouns-02",
-        "nouns-05",
-        "not_flips-00",
-        "not_flips-01",
-        "not_flips-02",
-        "not_flips-04",
-    }
-)
-"""Ids ("<group>-<index>") of the cases the check does not get right yet."""
+NOT_YET_READ: frozenset[str] = frozenset({"not_flips-01", "nouns-09", "nouns-10"})
+"""Ids ("<group>-<index>") of the cases the check does not get right yet. not_flips-01
+failed when written ("does not support Python 2" where the page says "dropped Python 2
+support": a negation that agrees with a change down). nouns-09 and nouns-10 passed when
+written and fail since the other words count (the commit after the table): "The conference
+had 4,000 respondents" is supported by a passage joining "The survey had 4,000
+participants." to "The conference drew 900 attendees." a paragraph later, as "The
+conference had 4,000 participants" already was before it (and "Churn jumped 80% in May" by
+"Signups jumped 80% in May. ... Churn was flat in May."): a passage's sentences lend each
+other words, which the other words now reach too. A rule on where a figure's words must be
+(claims.py, slots.py) would fix both; words alone cannot."""
 
-NOT_YET_FLIPPED: frozenset[str] = frozenset(
-    {"flips-02", "flips-03", "flips-04", "flips-06", "flips-09"}
-)
+NOT_YET_FLIPPED: frozenset[str] = frozenset()
 """Ids ("flips-<index>") of the flipped claims not yet flagged as such."""
 
 

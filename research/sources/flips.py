@@ -4,6 +4,17 @@ only; no library reads meaning, so these are the project's own word lists).
 Within the clause that holds a shared figure, the claim says the opposite direction
 (increase/decrease, more/less, above/below), negates what the page says ("does not"), or
 attaches two figures to each other's subjects.
+
+A direction is read on three axes, and a flip is the opposite way on one of them: a change
+or comparison (`_UP`/`_DOWN`), a speed (faster/slower: "2.5x slower" for "2.5x faster";
+not the opposite of "less time"), and a bound on the figure ("more than 30%", "fewer than
+10%", "up to", "at least", "above 5": how exact the figure is, not a change, so "fewer
+than 10% used Windows" does not turn "Windows use rose to 9%" around, while "more than
+100" does turn "less than 100"). A negation counts only when it is about what the other
+clause says: the first content word after it ("do not *use* Rust") is among the other
+clause's words (`words.stems_of`, so "did not fall" reaches "fell"); "3,000 who answered
+the 2023 survey do not use Rust" does not negate "the 2023 survey of Rust users ran for
+six weeks".
 """
 
 from __future__ import annotations
@@ -12,23 +23,42 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from research.sources.words import stems_of
+from research.sources.words import stems_of, token_stems
 
 _UP = frozenset(
     """increase increased increases increasing rise rises rose risen rising grew grow grows
     growing growth up higher highest more above gain gained gains improve improved improves
     exceed exceeded exceeds exceeding expensive costlier larger largest bigger surge
-    surged jump jumped climb climbed""".split()
+    surged surges jump jumped jumps climb climbed climbs raise raised raises raising soared
+    doubled tripled""".split()
 )
 _DOWN = frozenset(
     """decrease decreased decreases decreasing fall falls fell fallen falling drop dropped
-    drops dropping decline declined declines declining down lower lowest less fewer below
-    loss lost cut cuts reduce reduced reduces reduction shrank shrink cheaper smaller
-    smallest missed miss""".split()
+    drops dropping decline declined declines declining down lower lowered lowers lowering
+    lowest less fewer below loss lost cut cuts reduce reduced reduces reduction shrank
+    shrink shrinks shrunk cheaper smaller smallest missed miss halved plunged slashed""".split()
 )
+_FAST = frozenset("faster fastest quicker speedup speedups sped".split())
+_SLOW = frozenset("slower slowest slowdown slowdowns slowed".split())
+_BOUND_UP = frozenset("more greater higher above over least".split())
+_BOUND = re.compile(
+    r"\b(?:(more|less|fewer|greater|higher|lower)\s+than|(up)\s+to|at\s+(least|most)"
+    r"|(above|below|over|under))\s+(?=[~\u2248<>$\u20ac\u00a3]?\d)"
+)
+"""A direction word that bounds the figure after it ("more than 30%", "up to 40%")."""
+_BOUND_DOWN = frozenset("less fewer lower up most below under".split())
+_BOUND_CUES = frozenset("than up least most above below over under".split())
+_SPEED = _FAST | _SLOW
+_JOINED = re.compile(r"\b(speed|slow)(?:ed)?[- ](up|down)\b")
 _NEGATION = frozenset({"not", "no", "never", "cannot"})
+_NEGATOR = re.compile(r"\b(?:not|no|never|cannot)\b|n't\b")
 _CLAUSE_BREAK = re.compile(r"[;:()]|,(?!\d)|\s(?:while|whereas|but|compared with|against)\s", re.I)
 _TOKEN = re.compile(r"[a-z]+(?:'t)?")
+
+
+_BARE_CHARS = 40
+"""A clause without a content word is short ("In 2023", "On 3 May 2021"): longer ones are
+not looked at for one."""
 
 
 def clause_breaks(text: str) -> list[tuple[int, int]]:
@@ -40,11 +70,22 @@ def clause_around(
     text: str, start: int, end: int, breaks: Sequence[tuple[int, int]] | None = None
 ) -> str:
     """The clause of `text` that holds the span start..end (split at , ; : and "while",
-    "whereas", "but", "compared with"); `breaks`: `clause_breaks(text)`, if known."""
+    "whereas", "but", "compared with"); `breaks`: `clause_breaks(text)`, if known. A
+    clause without a content word ("In 2023, compile times fell") is read with the clause
+    it introduces (or, last in its text, the one before it): that one says what happened."""
     if breaks is None:
         breaks = clause_breaks(text)
     left = max((b for _, b in breaks if b <= start), default=0)
     right = min((a for a, _ in breaks if a >= end), default=len(text))
+    if right - left <= _BARE_CHARS and not any(
+        token_stems(token) for token in _TOKEN.findall(text[left:right].lower())
+    ):
+        if right < len(text):
+            after = next(b for a, b in breaks if a == right)
+            right = min((a for a, _ in breaks if a >= after), default=len(text))
+        elif left > 0:
+            before = next(a for a, b in breaks if b == left)
+            left = max((b for _, b in breaks if b <= before), default=0)
     return text[left:right]
 
 
@@ -78,15 +119,54 @@ class Clause:
     direction: int
     """+1 when it speaks only of up (rose, more, above), -1 only of down, else 0."""
     negated: bool
+    speed: int = 0
+    """+1 when it speaks only of faster, -1 only of slower, else 0."""
+    bound: int = 0
+    """+1 when it bounds its figures only from below ("more than 30%"), -1 only from above
+    ("up to", "fewer than"), else 0."""
+    negates: str = ""
+    """The stem of the first content word after its negation ("" when none)."""
+    text: str = ""
+    """The clause as read (its words are compared only when it is negated)."""
+
+
+def _way(words: frozenset[str], up: frozenset[str], down: frozenset[str]) -> int:
+    """+1 when `words` hold only `up` words, -1 only `down` words, else 0."""
+    is_up, is_down = not words.isdisjoint(up), not words.isdisjoint(down)
+    return 0 if is_up == is_down else (1 if is_up else -1)
 
 
 def read_clause(clause: str) -> Clause:
     lower = clause.lower()
+    if "speed" in lower or "slow" in lower:
+        lower = _JOINED.sub(r"\1\2", lower)
     words = frozenset(_TOKEN.findall(lower))
-    up, down = bool(words & _UP), bool(words & _DOWN)
-    way = (1 if up else 0) - (1 if down else 0) if up != down else 0
+    bounds: frozenset[str] = frozenset()
+    changes = words
+    if not words.isdisjoint(_BOUND_CUES):
+        bounds = frozenset(next(g for g in m.groups() if g) for m in _BOUND.finditer(lower))
+        if bounds:
+            changes = frozenset(_TOKEN.findall(_BOUND.sub(" ", lower)))
     # a token ends with "n't" exactly where the text holds "n't" ("n" is a letter, "'" none)
-    return Clause(words, way, not words.isdisjoint(_NEGATION) or "n't" in lower)
+    negation = _NEGATOR.search(lower) if not words.isdisjoint(_NEGATION) or "n't" in lower else None
+    return Clause(
+        words,
+        _way(changes, _UP, _DOWN),
+        negation is not None,
+        speed=_way(words, _FAST, _SLOW) if words & _SPEED else 0,
+        bound=_way(bounds, _BOUND_UP, _BOUND_DOWN) if bounds else 0,
+        negates=_negated_stem(lower[negation.end() :]) if negation else "",
+        text=clause,
+    )
+
+
+def _negated_stem(rest: str) -> str:
+    """The stem of the first content word of `rest` (not an adverb in -ly)."""
+    for token in _TOKEN.findall(rest):
+        stems = token_stems(token)
+        if stems and not token.endswith("ly"):
+            return next(iter(stems))
+    return ""
 
 
 def direction(clause: str) -> int:
@@ -105,10 +185,19 @@ def flipped(claim_clause: str, page_clause: str) -> str | None:
 
 def flipped_clauses(mine: Clause, theirs: Clause) -> str | None:
     """`flipped` for clauses already read."""
-    if mine.direction and theirs.direction and mine.direction != theirs.direction:
-        words = sorted(theirs.words & (_UP if theirs.direction > 0 else _DOWN))
-        return f"the page says {words[0]!r} where the claim says the opposite"
+    axes = (
+        (mine.direction, theirs.direction, _UP, _DOWN),
+        (mine.speed, theirs.speed, _FAST, _SLOW),
+        (mine.bound, theirs.bound, _BOUND_UP, _BOUND_DOWN),
+    )
+    for my_way, their_way, up, down in axes:
+        if my_way and their_way and my_way != their_way:
+            words = sorted(theirs.words & (up if their_way > 0 else down))
+            return f"the page says {words[0]!r} where the claim says the opposite"
     if mine.negated != theirs.negated:
+        negated, other = (mine, theirs) if mine.negated else (theirs, mine)
+        if negated.negates and other.text and negated.negates not in stems_of(other.text):
+            return None  # the negation is about something the other clause does not say
         side = "the claim" if mine.negated else "the page"
         return f"{side} negates what the other says"
     return None

@@ -4,7 +4,16 @@ Words: `research.core.similarity.content_words` (lowercase, stopwords and one-le
 dropped, plurals folded), pure digits dropped, a few hedges ("approximately", "according")
 dropped, then a light stem: "-ing"/"-ed" and a final "e" removed, a doubled final
 consonant undoubled, "y" -> "i", and the result cut to `STEM_CHARS` characters, so
-"installed"/"installation" and "increase"/"increasing" match.
+"installed"/"installation" and "increase"/"increasing" match. A careful writer's other
+words count as the page's (`SAME_WORDS`, whole words, each group one stem): a change up
+("grew" for "rose", "a 25% increase" for "grew 25%", "raised"), a change down ("fell" for
+"dropped", "shrank", "reduced"), a speed-up and "faster", a slowdown and "slower",
+"respondents" for "participants", "began" for "started", "shipped" for "released",
+"monthly" for "a month" (and days, weeks, hours, years). They keep their direction where
+it matters: `research.sources.flips` reads the words themselves, so "grew" for "fell" is
+still a flipped meaning. No library gives these: WordNet needs data it downloads, and its
+synonym sets do not know the sense ("fell" a tree, a "rose" garden would match a change),
+so the table is the project's own, kept to words reports swap for one another.
 
 Sentences (`split_sentences`): a period after an abbreviation or an initial does not end
 one; a sentence starts with a capital, a digit, a quote or a bracket.
@@ -21,6 +30,27 @@ from research.sources.figures import RawFigure
 
 STEM_CHARS = 6
 
+SAME_WORDS: tuple[tuple[str, ...], ...] = (
+    ("increase", "increased", "increasing", "rise", "rose", "risen", "rising", "grow", "grew",
+     "grown", "growing", "growth", "climb", "climbed", "climbing", "jump", "jumped", "surge",
+     "surged", "raise", "raised", "raising"),
+    ("decrease", "decreased", "decreasing", "decline", "declined", "declining", "fall", "fell",
+     "fallen", "falling", "drop", "dropped", "dropping", "shrink", "shrank", "shrunk",
+     "shrinking", "reduce", "reduced", "reducing", "reduction", "cut", "cutting"),
+    ("faster", "quicker", "speedup", "sped"),
+    ("slower", "slowdown", "slowed"),
+    ("respondent", "participant"),
+    ("start", "started", "starting", "begin", "began", "begun", "beginning"),
+    ("release", "released", "releasing", "ship", "shipped", "shipping"),
+    ("month", "monthly"),
+    ("week", "weekly"),
+    ("day", "daily"),
+    ("hour", "hourly"),
+    ("year", "yearly", "annual", "annually"),
+)  # fmt: skip
+"""Words (lowercase, plurals folded as `content_words` folds them) that count as one: each
+has the stem of the first of its group."""
+
 
 _HEDGES = frozenset(
     {"according", "approximately", "roughly", "around", "nearly", "almost", "reportedly",
@@ -30,8 +60,7 @@ _HEDGES = frozenset(
 )  # fmt: skip
 
 
-@lru_cache(maxsize=65536)
-def _stem(word: str) -> str:
+def _light_stem(word: str) -> str:
     """A light stem: -ing/-ed and a final e off, doubled consonant undoubled, y -> i, cut."""
     stem = word
     if len(stem) > 5 and stem.endswith("ing"):
@@ -47,8 +76,21 @@ def _stem(word: str) -> str:
     return stem[:STEM_CHARS]
 
 
+_SAME = {word: _light_stem(group[0]) for group in SAME_WORDS for word in group}
+_JOINED = re.compile(r"\b(speed|slow)(?:ed)?[- ](up|down)\b", re.I)
+"""'speed-up', 'slow down': one word ('speedup', 'slowdown'), not 'speed' and a stopword."""
+
+
+@lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    """`_light_stem`, or the stem a word of `SAME_WORDS` counts as."""
+    return _SAME.get(word) or _light_stem(word)
+
+
 def stems_of(text: str) -> frozenset[str]:
     """Stems of the content words of `text` (figures already blanked out)."""
+    if ("up" in text or "down" in text) and ("peed" in text or "low" in text):
+        text = _JOINED.sub(r"\1\2", text)
     return frozenset(
         _stem(word) for word in content_words(text) if not word.isdigit() and word not in _HEDGES
     )
