@@ -32,6 +32,8 @@ import time
 from dataclasses import dataclass
 
 PROC = "/proc"
+PF_KTHREAD = 0x00200000
+"""/proc/<pid>/stat's flag of a kernel thread."""
 
 
 @dataclass(frozen=True)
@@ -111,30 +113,33 @@ class _Scan:
     def process(self, pid: str) -> str | None:
         """What the process `pid` holds inside the directory (None: nothing)."""
         base = f"{self.proc}/{pid}"
-        owner = os.stat(base).st_uid
-        if self.uid != 0 and owner != self.uid:
-            if self._started_before(base) or not self._ours(base):
+        with open(f"{base}/stat", "rb") as handle:  # readable for every process
+            fields = handle.read().rsplit(b")", 1)[1].split()
+        if int(fields[6]) & PF_KTHREAD:
+            return None  # a kernel thread (most of /proc in a VM) holds no user's files
+        started_before = int(fields[19]) / self.tick < self.since - 1 / self.tick
+        if self.uid != 0 and os.stat(base).st_uid != self.uid:
+            if started_before or not self._ours(base):
                 return None  # another user's, or none of our agents'
             raise CannotTell(pid)  # ours, hidden from us (non-dumpable)
         try:
-            return self._holds(base)
+            if os.readlink(f"{base}/ns/mnt") == self.own_namespace:
+                return self._holds(base, single=fields[17] == b"1")
         except PermissionError:
-            if self._started_before(base):
-                return None
-            raise CannotTell(pid) from None
+            pass
+        if started_before:
+            return None  # cannot be read, but no agent of the area's started it
+        raise CannotTell(pid)
 
-    def _holds(self, base: str) -> str | None:
-        if os.readlink(f"{base}/ns/mnt") != self.own_namespace:
-            if self._started_before(base):
-                return None
-            raise CannotTell(base)
-        for tid in os.listdir(f"{base}/task"):
+    def _holds(self, base: str, *, single: bool) -> str | None:
+        tasks = [base] if single else [f"{base}/task/{tid}" for tid in os.listdir(f"{base}/task")]
+        for task in tasks:  # a thread can have a working directory of its own
             for link, words in (("cwd", "its working directory"), ("root", "its root directory")):
-                with contextlib.suppress(FileNotFoundError):  # closed, or the thread ended
-                    if self.within(os.readlink(f"{base}/task/{tid}/{link}")):
+                with contextlib.suppress(FileNotFoundError):  # the thread ended
+                    if self.within(os.readlink(f"{task}/{link}")):
                         return words
         for fd in os.listdir(f"{base}/fd"):
-            with contextlib.suppress(FileNotFoundError):  # closed, or the thread ended
+            with contextlib.suppress(FileNotFoundError):  # closed meanwhile
                 if self.within(os.readlink(f"{base}/fd/{fd}")):
                     return "an open file"
         with open(f"{base}/maps", "rb") as handle:
@@ -149,11 +154,6 @@ class _Scan:
             return False  # a private mapping never writes to its file
         name = os.fsdecode(fields[5])
         return self.within(name.removesuffix(" (deleted)"))
-
-    def _started_before(self, base: str) -> bool:
-        with open(f"{base}/stat", "rb") as handle:
-            fields = handle.read().rsplit(b")", 1)[1].split()
-        return int(fields[19]) / self.tick < self.since - 1 / self.tick
 
     def _ours(self, base: str) -> bool:
         with open(f"{base}/status", "rb") as handle:
