@@ -18,6 +18,11 @@ says "each day", is not here: 60% of the words pass it by design, whatever the w
 negation or direction word is not about what the page's clause says (a bound such as
 "fewer than 10%", a negated verb the page's clause does not hold).
 
+`REPORT` was added after the first word change, written the same way before the change that
+followed it: words of survey and project reports ("developers" for "programmers",
+"organizations" for "companies", "most commonly" for "most popular", "responded" for "got
+answers", "usage" for "use", "dropped support" for "stopped supporting").
+
 `NOT_YET_READ` lists the cases that failed when the table was written (strict xfail): a
 change removes its cases from that set, never edits a case.
 """
@@ -186,15 +191,43 @@ FLIPS: list[Case] = [
     (_REGISTRY, "The registry shrank in 2023.", False),
 ]
 
+_EDITORS = (
+    "Developer survey\n\n"
+    "In 2024 VS Code was the most popular editor among programmers. Vim came second."
+)
+_PRODUCTION = "Survey results\n\nIn 2023 most companies ran Go in production. Few ran Rust."
+_POLL = "Member poll\n\nIn 2022 the poll got answers from most members. It ran online."
+_RUST_USE = "Usage report\n\nRust use rose in 2023 across all regions. Go held steady."
+_SUPPORT = (
+    "Support policy\n\n"
+    "In 2024 the project stopped supporting Windows 7. Windows 10 remains supported."
+)
+
+REPORT: list[Case] = [
+    (_EDITORS, "In 2024 developers most commonly used VS Code.", True),
+    (_EDITORS, "In 2024 developers most commonly used Emacs.", False),
+    (_PRODUCTION, "In 2023 most organizations used Go in production.", True),
+    (_PRODUCTION, "In 2023 most organizations used Zig in production.", False),
+    (_POLL, "In 2022 most members responded to the survey.", True),
+    (_POLL, "In 2023 most members responded to the survey.", False),
+    (_RUST_USE, "Rust usage grew in 2023.", True),
+    (_RUST_USE, "Rust usage fell in 2023.", False),
+    (_SUPPORT, "In 2024 the project dropped Windows 7 support.", True),
+    (_SUPPORT, "In 2024 the project dropped Windows 10 support.", False),
+]
+
 GROUPS: dict[str, list[Case]] = {
     "direction": DIRECTION,
     "speed": SPEED,
     "nouns": NOUNS,
     "tense": TENSE,
     "not_flips": NOT_FLIPS,
+    "report": REPORT,
 }
 
-NOT_YET_READ: frozenset[str] = frozenset({"not_flips-01", "nouns-09", "nouns-10"})
+NOT_YET_READ: frozenset[str] = frozenset(
+    {"not_flips-01", "nouns-09", "nouns-10", "report-00", "report-02", "report-04"}
+)
 """Ids ("<group>-<index>") of the cases the check does not get right yet. not_flips-01
 failed when written ("does not support Python 2" where the page says "dropped Python 2
 support": a negation that agrees with a change down). nouns-09 and nouns-10 passed when
