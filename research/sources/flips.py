@@ -12,9 +12,10 @@ not the opposite of "less time"), and a bound on the figure ("more than 30%", "f
 than 10% used Windows" does not turn "Windows use rose to 9%" around, while "more than
 100" does turn "less than 100"). A negation counts only when it is about what the other
 clause says: the first content word after it ("do not *use* Rust") is among the other
-clause's words (`words.stems_of`, so "did not fall" reaches "fell"); "3,000 who answered
-the 2023 survey do not use Rust" does not negate "the 2023 survey of Rust users ran for
-six weeks".
+clause's words (`words.stems_of`, so "did not fall" reaches "fell"), and the other clause
+does not take that word away ("does not support Python 2" says what "dropped Python 2
+support" says); "3,000 who answered the 2023 survey do not use Rust" does not negate "the
+2023 survey of Rust users ran for six weeks".
 """
 
 from __future__ import annotations
@@ -56,6 +57,8 @@ _CLAUSE_BREAK = re.compile(r"[;:()]|,(?!\d)|\s(?:while|whereas|but|compared with
 _TOKEN = re.compile(r"[a-z]+(?:'t)?")
 
 
+_TAKEN_AWAY = 3
+"""A word that a change down is at most this many words from is what it takes away."""
 _BARE_CHARS = 40
 """A clause without a content word is short ("In 2023", "On 3 May 2021"): longer ones are
 not looked at for one."""
@@ -125,7 +128,7 @@ class Clause:
     """+1 when it bounds its figures only from below ("more than 30%"), -1 only from above
     ("up to", "fewer than"), else 0."""
     negates: str = ""
-    """The stem of the first content word after its negation ("" when none)."""
+    """The first content word after its negation ("" when none)."""
     text: str = ""
     """The clause as read (its words are compared only when it is negated)."""
 
@@ -155,18 +158,14 @@ def read_clause(clause: str) -> Clause:
         negation is not None,
         speed=_way(words, _FAST, _SLOW) if words & _SPEED else 0,
         bound=_way(bounds, _BOUND_UP, _BOUND_DOWN) if bounds else 0,
-        negates=_negated_stem(lower[negation.end() :]) if negation else "",
+        negates=_negated_word(lower[negation.end() :]) if negation else "",
         text=clause,
     )
 
 
-def _negated_stem(rest: str) -> str:
-    """The stem of the first content word of `rest` (not an adverb in -ly)."""
-    for token in _TOKEN.findall(rest):
-        stems = token_stems(token)
-        if stems and not token.endswith("ly"):
-            return next(iter(stems))
-    return ""
+def _negated_word(rest: str) -> str:
+    """The first content word of `rest` (not an adverb in -ly)."""
+    return next((t for t in _TOKEN.findall(rest) if token_stems(t) and not t.endswith("ly")), "")
 
 
 def direction(clause: str) -> int:
@@ -194,13 +193,34 @@ def flipped_clauses(mine: Clause, theirs: Clause) -> str | None:
         if my_way and their_way and my_way != their_way:
             words = sorted(theirs.words & (up if their_way > 0 else down))
             return f"the page says {words[0]!r} where the claim says the opposite"
-    if mine.negated != theirs.negated:
-        negated, other = (mine, theirs) if mine.negated else (theirs, mine)
-        if negated.negates and other.text and negated.negates not in stems_of(other.text):
-            return None  # the negation is about something the other clause does not say
+    if mine.negated != theirs.negated and not _agree(
+        *((mine, theirs) if mine.negated else (theirs, mine))
+    ):
         side = "the claim" if mine.negated else "the page"
         return f"{side} negates what the other says"
     return None
+
+
+def _agree(negated: Clause, other: Clause) -> bool:
+    """Whether a negated clause says what the other says after all: its negation is about
+    a word the other does not say, or the other takes that word away: a change down within
+    `_TAKEN_AWAY` words of it ("does not support Python 2" and "dropped Python 2 support";
+    "did not fall" and "fell" do not agree, nor "does not require 3.9" and "requires 3.9
+    and drops support for 3.8")."""
+    if not negated.negates or not other.text:
+        return False
+    if token_stems(negated.negates).isdisjoint(stems_of(other.text)):
+        return True
+    if other.direction >= 0 or negated.negates in _UP or negated.negates in _DOWN:
+        return False
+    tokens = _TOKEN.findall(other.text.lower())
+    target = token_stems(negated.negates)
+    downs = [i for i, token in enumerate(tokens) if token in _DOWN]
+    return any(
+        abs(i - j) <= _TAKEN_AWAY and not target.isdisjoint(token_stems(token))
+        for j, token in enumerate(tokens)
+        for i in downs
+    )
 
 
 def swapped(

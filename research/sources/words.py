@@ -8,8 +8,10 @@ consonant undoubled, "y" -> "i", and the result cut to `STEM_CHARS` characters, 
 words count as the page's (`SAME_WORDS`, whole words, each group one stem): a change up
 ("grew" for "rose", "a 25% increase" for "grew 25%", "raised"), a change down ("fell" for
 "dropped", "shrank", "reduced"), a speed-up and "faster", a slowdown and "slower",
-"respondents" for "participants", "began" for "started", "shipped" for "released",
-"monthly" for "a month" (and days, weeks, hours, years). They keep their direction where
+"respondents" for "participants" (and "answers"), a survey for a poll, "developers" for
+"programmers", "organizations" for "companies", "most common" for "most popular", "usage"
+for "use", "began" for "started", "shipped" for "released", "monthly" for "a month" (and
+days, weeks, hours, years). They keep their direction where
 it matters: `research.sources.flips` reads the words themselves, so "grew" for "fell" is
 still a flipped meaning. No library gives these: WordNet needs data it downloads, and its
 synonym sets do not know the sense ("fell" a tree, a "rose" garden would match a change),
@@ -39,7 +41,12 @@ SAME_WORDS: tuple[tuple[str, ...], ...] = (
      "shrinking", "reduce", "reduced", "reducing", "reduction", "cut", "cutting"),
     ("faster", "quicker", "speedup", "sped"),
     ("slower", "slowdown", "slowed"),
-    ("respondent", "participant"),
+    ("respondent", "participant", "answer", "answered"),
+    ("survey", "poll", "polled", "questionnaire"),
+    ("developer", "programmer"),
+    ("organization", "organisation", "company"),
+    ("common", "commonly", "popular", "widespread", "prevalent"),
+    ("use", "usage"),
     ("start", "started", "starting", "begin", "began", "begun", "beginning"),
     ("release", "released", "releasing", "ship", "shipped", "shipping"),
     ("month", "monthly"),
