@@ -237,6 +237,61 @@ def test_html_callout_asides_are_kept_sidebars_are_not() -> None:
     assert "Recent posts" not in found.text and "Oslo" not in found.text
 
 
+def test_html_footnote_marks_leave_the_figures_alone_and_footnotes_are_kept() -> None:
+    """A footnote reference glued to a figure changed it ("12%1", "rose 123"); footnotes
+    in an <aside> or <footer> of the article were deleted with the page's footer."""
+    marks = (
+        "<p>Demand rose 12<sup><a href='#fn3'>3</a></sup> percent and prices 40%<sup "
+        "class='footnote-ref'><a href='#fn1' id='fnref1'>[1]</a></sup>; Sphinx gives 7.5<a "
+        "class='footnote-reference brackets' href='#id4'>2</a> ms, pandoc 9<a href='#fn2' "
+        "class='footnote-ref' role='doc-noteref'><sup>2</sup></a> ms, Wikipedia 8,336,817<sup "
+        "class='reference'><a href='#cite_note-3'><span>[</span>3<span>]</span></a></sup>.</p>"
+    )
+    notes = (
+        "<aside class='footnotes'><ol><li id='fn1'>Measured on 3 machines in 2021.</li></ol>"
+        "</aside><footer role='doc-endnotes'><ol><li id='fn2'>Median of 5 runs.</li></ol>"
+        "</footer>"
+    )
+    body = (
+        f"<html><body><article>{PARAGRAPH}{marks}{PARAGRAPH_2}{notes}</article>"
+        "<footer><p>© 2024 Example Energy News. Cookie settings.</p></footer></body></html>"
+    )
+    found = extract(body.encode(), "text/html")
+    assert found is not None
+    assert (
+        "Demand rose 12 percent and prices 40%; Sphinx gives 7.5 ms, pandoc 9 ms, Wikipedia "
+        "8,336,817." in found.text
+    ), found.text
+    assert "Measured on 3 machines in 2021." in found.text and "Median of 5 runs." in found.text
+    assert "Cookie" not in found.text
+
+
+def test_html_exponents_are_not_glued_to_their_base() -> None:
+    body = (
+        f"<html><body><article>{PARAGRAPH}<p>Emissions fell by 10<sup>6</sup> tonnes, "
+        f"or 3.2×10<sup>−3</sup> of the total, on the 1<sup>st</sup> of May.</p>"
+        f"{PARAGRAPH_2}</article></body></html>"
+    )
+    found = extract(body.encode(), "text/html")
+    assert found is not None
+    assert "fell by 10^6 tonnes, or 3.2×10^−3 of the total, on the 1st of May." in found.text
+
+
+def test_html_captions_and_short_blocks_with_a_few_links_are_kept() -> None:
+    """trafilatura deletes what is classed as a caption (with the images it drops), and a
+    <div> of text whose links are short words like a short paragraph."""
+    blocks = (
+        "<div class='wp-caption'><img src='c.png'><p class='wp-caption-text'>Figure 3: the "
+        "COP fell to 1.9 at -25 °C.</p></div>"
+        "<div><a href='/a'>Ann</a> and <a href='/b'>Bo</a> wrote 3 papers.</div>"
+    )
+    body = f"<html><body><article>{PARAGRAPH}{blocks}{PARAGRAPH_2}</article></body></html>"
+    found = extract(body.encode(), "text/html")
+    assert found is not None
+    assert "Figure 3: the COP fell to 1.9 at -25 °C." in found.text
+    assert "Ann and Bo wrote 3 papers." in found.text
+
+
 def test_html_title_and_publication_date_come_first_when_the_text_lacks_them() -> None:
     """The heading and dateline sit in the template around the article (trafilatura drops
     bylines): the text starts with the page's title and the date its markup gives."""

@@ -7,16 +7,27 @@ Each works in place on the tree `trafilatura.load_html` gives; `correct_tree` ru
   of links): its links are unwrapped, since trafilatura drops short link-dense lists as
   navigation and we keep no links anyway. Link-only menus (an item that is itself a link
   over a list of links) are untouched and still dropped.
-- Linked paragraphs: a paragraph with two or more links that are less than half its text
-  ("Benchmarks: ripgrep is 5x faster than grep and ag.") has its links unwrapped:
-  trafilatura drops a short paragraph whose links are mostly short words. "Tags: rust,
+- Linked paragraphs: a paragraph (or a <div> holding no block) with two or more links
+  that are less than half its text ("Benchmarks: ripgrep is 5x faster than grep and ag.")
+  has its links unwrapped: trafilatura drops a short paragraph whose links are mostly
+  short words. "Tags: rust,
   perf" or "Share: Twitter Facebook" (mostly links) are still dropped.
 - Figures: a <figure> with text (a caption, a quotation, a code block: Jekyll wraps every
   highlighted block in one) becomes a <div> and its <figcaption> a paragraph: trafilatura
   deletes every figure. Image-only figures are left to it.
-- Callouts: an <aside> marked as a note, tip, warning, caution... (its class, role or
-  aria-label: Starlight's and others' admonitions) becomes a <div>: trafilatura deletes
-  every aside, and the other asides (sidebars) stay deleted.
+- Callouts and footnotes: an <aside> marked as a note, tip, warning, caution... (its
+  class, role or aria-label: Starlight's and others' admonitions), and an <aside> or
+  <footer> marked as footnotes, becomes a <div>: trafilatura deletes every aside and
+  footer, and the others (sidebars, the page's footer) stay deleted.
+- Captions: an element whose class or id names a caption ("wp-caption-text") loses that
+  name: trafilatura deletes captions with the images it does not keep, and a caption
+  ("Figure 3: the COP fell to 1.9 at -25 °C") is text.
+- Footnote marks: a link to a place on the page whose text is a mark ("1", "[2]", "*")
+  inside a <sup> or marked as a footnote reference is removed: glued to the figure it
+  follows it changed the figure ("12%<sup>1</sup>" read "12%1", "rose 12<sup>3</sup>"
+  read "rose 123"). The footnotes themselves are kept.
+- Exponents: a number in a <sup> right after a digit is written with a caret: "10<sup>6</sup>
+  tonnes" read "106 tonnes", and the claim check reads "10^6" as a million.
 - Headings: the permalink next to a heading (a link with no word in it: an icon, "#",
   "¶") is removed, and a link to a place on the same page inside a heading unwrapped: a
   short block holding a heading and a link without text (GitHub's rendered READMEs) was
@@ -41,14 +52,27 @@ _WORD = re.compile(r"\w")
 _TOKEN = re.compile(r"[a-z]+")
 CALLOUTS = frozenset("admonition callout caution danger hint important note tip warning".split())
 """Words of an <aside>'s class, role or aria-label that make it part of the text."""
+FOOTNOTES = frozenset("endnote endnotes footnote footnotes".split())
+"""Words of an <aside>'s or <footer>'s class, role or aria-label that make it part of the
+text (a footnote reference's that make it a mark)."""
+_NOTE_MARK = re.compile(r"\[?(?:\d{1,3}|[a-z]|[*\u2020\u2021\u00a7]{1,3})\]?")
+_NOTE_REFERENCE = FOOTNOTES | {"noteref", "fnref", "ref"}
+_EXPONENT = re.compile(r"[-\u2212+]?\d{1,3}")
+_BLOCK_TAGS = frozenset(
+    "address article aside blockquote details div dl figure footer form h1 h2 h3 h4 h5 h6 "
+    "header hr nav ol p pre section table ul".split()
+)
 
 
 def correct_tree(tree: HtmlElement) -> None:
     """Every correction of the module's docstring, in place."""
+    drop_footnote_marks(tree)  # first: the others unwrap links
+    mark_exponents(tree)
     keep_content_lists(tree)
     keep_linked_paragraphs(tree)
     keep_figures(tree)
     keep_callouts(tree)
+    keep_captions(tree)
     keep_heading_text(tree)
     keep_preformatted_lines(tree)
 
@@ -103,11 +127,13 @@ def keep_preformatted_lines(tree: HtmlElement) -> None:
 
 
 def keep_linked_paragraphs(tree: HtmlElement) -> None:
-    """Unwrap the links of every paragraph with two or more links that are less than half
-    its text."""
-    for paragraph in list(tree.iter("p")):
-        links = paragraph.findall(".//a")
-        if len(links) >= 2 and _is_prose(paragraph, links):
+    """Unwrap the links of every paragraph, or <div> holding no block, with two or more
+    links that are less than half its text."""
+    for block in list(tree.iter("p", "div")):
+        if block.tag == "div" and any(child.tag in _BLOCK_TAGS for child in block):
+            continue
+        links = block.findall(".//a")
+        if len(links) >= 2 and _is_prose(block, links):
             for link in links:
                 link.drop_tag()
 
@@ -122,11 +148,46 @@ def keep_figures(tree: HtmlElement) -> None:
 
 
 def keep_callouts(tree: HtmlElement) -> None:
-    """Every <aside> marked as a callout (`CALLOUTS`) becomes a <div>."""
-    for aside in list(tree.iter("aside")):
-        marks = " ".join(aside.get(name, "") for name in ("class", "role", "aria-label"))
-        if CALLOUTS.intersection(_TOKEN.findall(marks.lower())):
-            aside.tag = "div"
+    """Every <aside> marked as a callout or footnotes, and every <footer> marked as
+    footnotes, becomes a <div>."""
+    for element in list(tree.iter("aside", "footer")):
+        marks = _marks(element)
+        if marks & FOOTNOTES or (element.tag == "aside" and marks & CALLOUTS):
+            element.tag = "div"
+
+
+def _marks(element: HtmlElement) -> set[str]:
+    """The words of `element`'s class, role and aria-label, lowercase."""
+    names = " ".join(element.get(name, "") for name in ("class", "role", "aria-label"))
+    return set(_TOKEN.findall(names.lower()))
+
+
+def keep_captions(tree: HtmlElement) -> None:
+    """Drop the class names and id that name a caption from every element with text."""
+    for element in tree.xpath("//*[contains(@class, 'caption') or contains(@id, 'caption')]"):
+        if not _WORD.search(element.text_content()):
+            continue
+        names = [name for name in element.get("class", "").split() if "caption" not in name]
+        element.set("class", " ".join(names))
+        if "caption" in element.get("id", ""):
+            del element.attrib["id"]
+
+
+def drop_footnote_marks(tree: HtmlElement) -> None:
+    """Remove every footnote reference: a link to a place on the page whose text is a
+    mark, inside a <sup> (with it, when it is all the <sup> holds) or marked as one."""
+    for link in list(tree.iter("a")):
+        if not link.get("href", "").startswith("#"):
+            continue
+        if not _NOTE_MARK.fullmatch(link.text_content().strip()):
+            continue
+        sup = next((up for up in link.iterancestors() if up.tag == "sup"), None)
+        if sup is None and link.find(".//sup") is None and not _marks(link) & _NOTE_REFERENCE:
+            continue
+        if sup is not None and sup.text_content().strip() == link.text_content().strip():
+            sup.drop_tree()
+        else:
+            link.drop_tree()
 
 
 def keep_heading_text(tree: HtmlElement) -> None:
@@ -140,3 +201,22 @@ def keep_heading_text(tree: HtmlElement) -> None:
                 link.drop_tree()
             elif link.getparent() is not parent and link.get("href", "").startswith("#"):
                 link.drop_tag()
+
+
+def mark_exponents(tree: HtmlElement) -> None:
+    """Write every <sup> holding a number right after a digit as "^number"."""
+    for sup in list(tree.iter("sup")):
+        exponent = sup.text_content().strip()
+        if _EXPONENT.fullmatch(exponent) and _text_before(sup)[-1:].isdigit():
+            for child in list(sup):
+                sup.remove(child)
+            sup.text = "^" + exponent
+
+
+def _text_before(element: HtmlElement) -> str:
+    """The text right before `element` in its parent (not across blocks)."""
+    previous = element.getprevious()
+    if previous is not None:
+        return str(previous.tail or previous.text_content())
+    parent = element.getparent()
+    return "" if parent is None else str(parent.text or "")
