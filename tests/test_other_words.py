@@ -21,7 +21,8 @@ negation or direction word is not about what the page's clause says (a bound suc
 `REPORT` was added after the first word change, written the same way before the change that
 followed it: words of survey and project reports ("developers" for "programmers",
 "organizations" for "companies", "most commonly" for "most popular", "responded" for "got
-answers", "usage" for "use", "dropped support" for "stopped supporting").
+answers", "usage" for "use", "dropped support" for "stopped supporting"). `USERS` was
+added after that, the same way: "Linux users" for "use Linux".
 
 `NOT_YET_READ` lists the cases that failed when the table was written (strict xfail): a
 change removes its cases from that set, never edits a case.
@@ -226,6 +227,16 @@ REPORT: list[Case] = [
     (_SUPPORT, "In 2024 the project dropped Windows 10 support.", False),
 ]
 
+_OS = "Survey results\n\nIn 2024 most respondents use Linux at work. Few use Windows there."
+_GO_USE = "Go survey\n\nOf the 2023 respondents, most use Go for APIs. Many use it for CLIs."
+
+USERS: list[Case] = [
+    (_OS, "In 2024 Linux users were the majority.", True),
+    (_OS, "In 2024 BSD users were the majority.", False),
+    (_GO_USE, "Most Go users in 2023 built APIs.", True),
+    (_GO_USE, "Most Go users in 2023 built games.", False),
+]
+
 GROUPS: dict[str, list[Case]] = {
     "direction": DIRECTION,
     "speed": SPEED,
@@ -233,9 +244,10 @@ GROUPS: dict[str, list[Case]] = {
     "tense": TENSE,
     "not_flips": NOT_FLIPS,
     "report": REPORT,
+    "users": USERS,
 }
 
-NOT_YET_READ: frozenset[str] = frozenset({"nouns-09", "nouns-10"})
+NOT_YET_READ: frozenset[str] = frozenset({"nouns-09", "nouns-10", "users-00", "users-02"})
 """Ids ("<group>-<index>") of the cases the check does not get right yet. nouns-09 and
 nouns-10 passed when written and fail since the other words count (the commit after the
 table): "The conference had 4,000 respondents" is supported by a passage joining "The survey
