@@ -32,8 +32,6 @@ import time
 from dataclasses import dataclass
 
 PROC = "/proc"
-PF_KTHREAD = 0x00200000
-"""/proc/<pid>/stat's flag of a kernel thread."""
 
 
 @dataclass(frozen=True)
@@ -113,27 +111,34 @@ class _Scan:
     def process(self, pid: str) -> str | None:
         """What the process `pid` holds inside the directory (None: nothing)."""
         base = f"{self.proc}/{pid}"
-        with open(f"{base}/stat", "rb") as handle:  # readable for every process
-            fields = handle.read().rsplit(b")", 1)[1].split()
-        if int(fields[6]) & PF_KTHREAD:
-            return None  # a kernel thread (most of /proc in a VM) holds no user's files
-        started_before = int(fields[19]) / self.tick < self.since - 1 / self.tick
+        try:
+            os.readlink(f"{base}/exe")
+        except FileNotFoundError:
+            return None  # a kernel thread or a zombie: no files (most of /proc in a VM)
+        except PermissionError:
+            pass  # another user's, or one we may not read: judged below
         if self.uid != 0 and os.stat(base).st_uid != self.uid:
-            if started_before or not self._ours(base):
+            if self._started_before(base) or not self._ours(base):
                 return None  # another user's, or none of our agents'
             raise CannotTell(pid)  # ours, hidden from us (non-dumpable)
         try:
             if os.readlink(f"{base}/ns/mnt") == self.own_namespace:
-                return self._holds(base, single=fields[17] == b"1")
+                return self._holds(base)
         except PermissionError:
             pass
-        if started_before:
+        if self._started_before(base):
             return None  # cannot be read, but no agent of the area's started it
         raise CannotTell(pid)
 
-    def _holds(self, base: str, *, single: bool) -> str | None:
-        tasks = [base] if single else [f"{base}/task/{tid}" for tid in os.listdir(f"{base}/task")]
-        for task in tasks:  # a thread can have a working directory of its own
+    def _started_before(self, base: str) -> bool:
+        with open(f"{base}/stat", "rb") as handle:  # readable for every process
+            fields = handle.read().rsplit(b")", 1)[1].split()
+        return int(fields[19]) / self.tick < self.since - 1 / self.tick
+
+    def _holds(self, base: str) -> str | None:
+        for task in [
+            f"{base}/task/{tid}" for tid in os.listdir(f"{base}/task")
+        ]:  # a thread can have a working directory of its own
             for link, words in (("cwd", "its working directory"), ("root", "its root directory")):
                 with contextlib.suppress(FileNotFoundError):  # the thread ended
                     if self.within(os.readlink(f"{task}/{link}")):
