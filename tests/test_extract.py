@@ -108,6 +108,23 @@ def test_html_prose_list_with_links_at_the_end_of_the_content_is_kept() -> None:
     )
 
 
+def test_html_a_list_of_links_a_paragraph_introduces_is_kept() -> None:
+    """A README's "Bindings:" over a list of links (trafilatura drops it as navigation)."""
+    bindings = (
+        "<p>Bindings for other languages:</p>\n<ul><li><a href='/py'>quickyaml-python</a></li>"
+        "<li><a href='/rs'>quickyaml-rs</a></li><li><a href='/go'>go-quickyaml</a></li></ul>"
+    )
+    share = (
+        "<p>Share this:</p><ul class='share-buttons'><li><a href='/tw'>Twitter</a></li>"
+        "<li><a href='/fb'>Facebook</a></li></ul>"
+    )
+    body = f"<html><body><article>{PARAGRAPH}{bindings}{PARAGRAPH_2}{share}</article></body></html>"
+    found = extract(body.encode(), "text/html")
+    assert found is not None
+    assert "- quickyaml-python\n- quickyaml-rs\n- go-quickyaml" in found.text, found.text
+    assert "Twitter" not in found.text and "Facebook" not in found.text
+
+
 def test_html_link_only_menus_and_link_lists_stay_out() -> None:
     menu = (
         "<ul><li><a href='/p'>Products</a><ul><li><a href='/w'>Widgets</a></li>"

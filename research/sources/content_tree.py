@@ -5,8 +5,9 @@ Each works in place on the tree `trafilatura.load_html` gives; `correct_tree` ru
 - Content lists: a list is kept whole when it is prose (links are less than half its text)
   or when it is nested in a list item with text of its own ("Package managers:" over a list
   of links): its links are unwrapped, since trafilatura drops short link-dense lists as
-  navigation and we keep no links anyway. Link-only menus (an item that is itself a link
-  over a list of links) are untouched and still dropped.
+  navigation and we keep no links anyway. So is a list right after a paragraph ending
+  with a colon ("Bindings:" over links to each). Link-only menus (an item that is itself
+  a link over a list of links) and lists under a heading ("Related") are still dropped.
 - Linked paragraphs: a paragraph (or a <div> holding no block) with two or more links
   that are less than half its text ("Benchmarks: ripgrep is 5x faster than grep and ag.")
   has its links unwrapped: trafilatura drops a short paragraph whose links are mostly
@@ -79,16 +80,31 @@ def correct_tree(tree: HtmlElement) -> None:
 
 def keep_content_lists(tree: HtmlElement) -> None:
     """Unwrap the links of every list that is content, in place: a list whose links are
-    less than half its text, or a list nested in an item with text of its own outside
-    links and lists. The whole nested subtree goes with it (sub-lists of links included)."""
+    less than half its text, a list nested in an item with text of its own outside links
+    and lists, or a list right after a paragraph of prose that ends with a colon
+    ("Bindings:"). The whole nested subtree goes with it (sub-lists of links included)."""
     for found in list(tree.iter(*_LISTS)):
         links = found.findall(".//a")
         if not links:
             continue  # no links, or already unwrapped with an enclosing list
         item = next((up for up in found.iterancestors() if up.tag in _ITEMS), None)
-        if (item is not None and _WORD.search(_own_text(item))) or _is_prose(found, links):
+        if (
+            (item is not None and _WORD.search(_own_text(item)))
+            or _is_prose(found, links)
+            or _introduced(found)
+        ):
             for link in links:
                 link.drop_tag()
+
+
+def _introduced(found: HtmlElement) -> bool:
+    """Whether `found` comes right after a paragraph that ends with a colon and is not
+    mostly links."""
+    before = found.getprevious()
+    if before is None or before.tag != "p" or (before.tail or "").strip():
+        return False
+    text = before.text_content().strip()
+    return text.endswith(":") and _is_prose(before, before.findall(".//a"))
 
 
 def _is_prose(element: HtmlElement, links: list[HtmlElement]) -> bool:
