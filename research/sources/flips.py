@@ -6,14 +6,15 @@ Within the clause that holds a shared figure, the claim says the opposite direct
 attaches two figures to each other's subjects.
 
 A direction is read on three axes, and a flip is the opposite way on one of them: a change
-or comparison (`_UP`/`_DOWN`), a speed (faster/slower: "2.5x slower" for "2.5x faster";
-not the opposite of "less time"), and a bound on the figure ("more than 30%", "fewer than
-10%", "up to", "at least", "above 5": how exact the figure is, not a change, so "fewer
-than 10% used Windows" does not turn "Windows use rose to 9%" around, while "more than
-100" does turn "less than 100"). A negation counts only when it is about what the other
-clause says: the first content word after it ("do not *use* Rust") is among the other
-clause's words (`words.stems_of`, so "did not fall" reaches "fell"), and the other clause
-does not take that word away ("does not support Python 2" says what "dropped Python 2
+or comparison (`_UP`/`_DOWN`), a speed (faster/slower: "2.5x slower" for "2.5x faster"; not
+the opposite of "less time"), and a bound on the figure ("more than 30%", "fewer than 10%",
+"up to", "at least", "above 5", "capped at", "no more than": how exact the figure is, not a
+change nor a negation, so "fewer than 10% used Windows" does not turn "Windows use rose to
+9%" around and "no more than 100" (or "never more than 100") agrees with "at most 100",
+while "more than 100" does turn "less than 100"). A negation counts only when it is about
+what the other clause says: the first content word after it ("do not *use* Rust") is among
+the other clause's words (`words.stems_of`, so "did not fall" reaches "fell"), and the other
+clause does not take that word away ("does not support Python 2" says what "dropped Python 2
 support" says); "3,000 who answered the 2023 survey do not use Rust" does not negate "the
 2023 survey of Rust users ran for six weeks".
 """
@@ -41,14 +42,17 @@ _DOWN = frozenset(
 )
 _FAST = frozenset("faster fastest quicker speedup speedups sped".split())
 _SLOW = frozenset("slower slowest slowdown slowdowns slowed".split())
-_BOUND_UP = frozenset("more greater higher above over least".split())
 _BOUND = re.compile(
-    r"\b(?:(more|less|fewer|greater|higher|lower)\s+than|(up)\s+to|at\s+(least|most)"
-    r"|(above|below|over|under))\s+(?=[~\u2248<>$\u20ac\u00a3]?\d)"
+    r"\b(?:(?:no|not)\s+(?:more|greater|higher|less|fewer|lower)\s+than|(?:more|greater"
+    r"|higher|less|fewer|lower)\s+than|up\s+to|at\s+(?:least|most)|above|over|below|under"
+    r"|capped\s+at|limited\s+to|(?:a\s+)?(?:maximum|minimum)\s+of)"
+    r"\s+(?=[~\u2248<>$\u20ac\u00a3]?\d)"
 )
-"""A direction word that bounds the figure after it ("more than 30%", "up to 40%")."""
-_BOUND_DOWN = frozenset("less fewer lower up most below under".split())
-_BOUND_CUES = frozenset("than up least most above below over under".split())
+"""Words that bound the figure after them ("more than 30%", "up to 40%", "capped at 100")."""
+_BOUND_UP = re.compile(r"(?:more|greater|higher|at least|above|over|minimum|a minimum)\b")
+_BOUND_CUES = frozenset(
+    "than up least most above below over under capped limited maximum minimum".split()
+)
 _SPEED = _FAST | _SLOW
 _JOINED = re.compile(r"\b(speed|slow)(?:ed)?[- ](up|down)\b")
 _NEGATION = frozenset({"not", "no", "never", "cannot"})
@@ -126,7 +130,9 @@ class Clause:
     """+1 when it speaks only of faster, -1 only of slower, else 0."""
     bound: int = 0
     """+1 when it bounds its figures only from below ("more than 30%"), -1 only from above
-    ("up to", "fewer than"), else 0."""
+    ("up to", "fewer than", "no more than"), else 0."""
+    bounds: tuple[str, ...] = ()
+    """Its bounds as written ("more than", "at most")."""
     negates: str = ""
     """The first content word after its negation ("" when none)."""
     text: str = ""
@@ -144,23 +150,39 @@ def read_clause(clause: str) -> Clause:
     if "speed" in lower or "slow" in lower:
         lower = _JOINED.sub(r"\1\2", lower)
     words = frozenset(_TOKEN.findall(lower))
-    bounds: frozenset[str] = frozenset()
-    changes = words
+    bounds: list[str] = []
+    changes, rest = words, lower
     if not words.isdisjoint(_BOUND_CUES):
-        bounds = frozenset(next(g for g in m.groups() if g) for m in _BOUND.finditer(lower))
+        bounds = [" ".join(m.group(0).split()) for m in _BOUND.finditer(lower)]
         if bounds:
-            changes = frozenset(_TOKEN.findall(_BOUND.sub(" ", lower)))
+            rest = _BOUND.sub(" ", lower)  # "no more than" is a bound, not a negation
+            changes = frozenset(_TOKEN.findall(rest))
     # a token ends with "n't" exactly where the text holds "n't" ("n" is a letter, "'" none)
-    negation = _NEGATOR.search(lower) if not words.isdisjoint(_NEGATION) or "n't" in lower else None
+    negation = _NEGATOR.search(rest) if not changes.isdisjoint(_NEGATION) or "n't" in rest else None
+    bound = _bound_way(bounds)
+    if negation is not None and bound:  # "never holds more than 100": at most 100
+        bound, negation = -bound, None
     return Clause(
         words,
         _way(changes, _UP, _DOWN),
         negation is not None,
         speed=_way(words, _FAST, _SLOW) if words & _SPEED else 0,
-        bound=_way(bounds, _BOUND_UP, _BOUND_DOWN) if bounds else 0,
-        negates=_negated_word(lower[negation.end() :]) if negation else "",
+        bound=bound,
+        bounds=tuple(bounds),
+        negates=_negated_word(rest[negation.end() :]) if negation else "",
         text=clause,
     )
+
+
+def _bound_way(bounds: Sequence[str]) -> int:
+    """+1 when every bound is from below ("more than", "no less than"), -1 when every one is
+    from above, else 0."""
+    ways = set()
+    for bound in bounds:
+        plain = bound.removeprefix("no ").removeprefix("not ")
+        way = 1 if _BOUND_UP.match(plain) else -1
+        ways.add(-way if plain != bound else way)
+    return ways.pop() if len(ways) == 1 else 0
 
 
 def _negated_word(rest: str) -> str:
@@ -187,12 +209,13 @@ def flipped_clauses(mine: Clause, theirs: Clause) -> str | None:
     axes = (
         (mine.direction, theirs.direction, _UP, _DOWN),
         (mine.speed, theirs.speed, _FAST, _SLOW),
-        (mine.bound, theirs.bound, _BOUND_UP, _BOUND_DOWN),
     )
     for my_way, their_way, up, down in axes:
         if my_way and their_way and my_way != their_way:
             words = sorted(theirs.words & (up if their_way > 0 else down))
             return f"the page says {words[0]!r} where the claim says the opposite"
+    if mine.bound and theirs.bound and mine.bound != theirs.bound:
+        return f"the page says {theirs.bounds[0]!r} where the claim says the opposite"
     if mine.negated != theirs.negated and not _agree(
         *((mine, theirs) if mine.negated else (theirs, mine))
     ):
