@@ -375,6 +375,8 @@ SMALL_COUNT: list[Case] = [
         "One reason is speed: the parser is 3x faster.",
         True,
     ),
+    # added after the reading change, from probing it: a count whose items follow it
+    ("The tool runs on Linux and macOS.", "The tool runs on two platforms, Linux and macOS.", True),
 ]
 
 RATE: list[Case] = [
@@ -402,6 +404,9 @@ RATE: list[Case] = [
     ("Backups run every 3 days.", "Backups run every other day.", False),
     ("The pump moves 120 litres per minute.", "The pump moves 2 litres per second.", True),
     ("The disk writes 3.6 GB per hour.", "The disk writes 1 MB per second.", True),
+    # added after the reading change, from probing it: money per unit of time
+    ("The plan costs $60 a year.", "The plan costs $5 a month.", True),
+    ("The plan costs $60 a year.", "The plan costs $6 a month.", False),
 ]
 
 CHANGE: list[Case] = [
@@ -514,6 +519,12 @@ BOUNDARY: list[Case] = [
         "The trial enrolled more than 600 patients over 65.",
         True,
     ),
+    # added after the reading change, from probing it: "a staff of over 300" is no group
+    (
+        "The company has a staff of 320 engineers.",
+        "The company has a staff of over 300 engineers.",
+        True,
+    ),
 ]
 
 VAGUE_COUNT: list[Case] = [
@@ -559,61 +570,32 @@ SUB_KINDS: dict[str, list[Case]] = {
 
 NOT_YET_READ: frozenset[str] = frozenset(
     {
-        "boundary-00",
-        "boundary-01",
         "boundary-04",
-        "boundary-05",
-        "boundary-09",
-        "boundary-11",
-        "boundary-12",
-        "boundary-13",
-        "change-00",
-        "change-06",
-        "change-07",
-        "change-10",
         "derived-04",
         "fraction-23",
         "multiple-09",
-        "multiple-10",
-        "number_words-04",
-        "number_words-18",
-        "rate-01",
-        "rate-03",
-        "rate-05",
-        "rate-07",
-        "rate-09",
-        "rate-11",
-        "rate-12",
-        "rate-17",
-        "small_count-01",
         "small_count-03",
-        "small_count-04",
-        "small_count-07",
-        "small_count-08",
-        "small_count-09",
         "temperature-00",
         "temperature-02",
-        "unit-51",
-        "vague_count-00",
-        "vague_count-02",
-        "vague_count-04",
-        "vague_count-06",
-        "vague_count-08",
         "vague_count-09",
-        "vague_count-10",
-        "vague_count-11",
     }
 )
-"""Ids ("<sub-kind>-<index>") of the cases the reading does not get right yet
-(number_words-18, added later, fails for the reason number_words-04 does: "two" before a
-noun is left a word, as text2num leaves it; unit-51, multiple-09 and multiple-10, added with
-a second batch, are a count per unit of time, "halved" and "150% of" as a multiple). The
-third batch (small_count, rate, change, boundary, vague_count, temperature: 76 cases, 36 of
-them failing when written) was brainstormed from how careful writers phrase counts ("only
-one maintainer", and the "one" and "two" that count nothing), rates ("twice a day", "every
-15 minutes", "60 calls a minute"), changes ("cut in half", "200% of", "by a factor of 3"),
-the boundary of a group ("children under 15" is no approximate 15: "under 14" is another
-group), vague counts ("thousands of", "dozens of", "a couple of") and temperatures."""
+"""Ids ("<sub-kind>-<index>") of the cases the reading does not get right yet. The third
+batch (small_count, rate, change, boundary, vague_count, temperature: 76 cases, 36 of them
+failing when written) was brainstormed from how careful writers phrase counts ("only one
+maintainer", and the "one" and "two" that count nothing), rates ("twice a day", "every 15
+minutes", "60 calls a minute"), changes ("cut in half", "200% of", "by a factor of 3"), the
+boundary of a group ("children under 15" is no approximate 15: "under 14" is another group),
+vague counts ("thousands of", "dozens of", "a couple of") and temperatures. Left: "a
+third larger" read as 33% rather than 1.33x (fraction-23), a share of a share (derived-04),
+"under 14" found in a page's "0-14" (boundary-04: a page's range end is no boundary of its
+own), "a single" and
+"only one" (vague_count-09, small_count-03: read as 1, either would need a page's "one
+maintainer" and "a single maintainer" read as 1 too, and "one" on a page is too often no
+count)
+temperatures (pint's offset units: no factor), and "halved" (multiple-09: read as about
+0.5 times it passed, but flagged a careful claim of the fresh half that says it another
+way than the reading knows, so it stays a word)."""
 
 
 @pytest.mark.parametrize(("page", "claim", "supported"), case_params(SUB_KINDS, NOT_YET_READ))

@@ -116,9 +116,17 @@ def _shares_and_changes(figures: Sequence[StatedNumber], cues: Cues) -> Iterator
             yield 100 * (a - b) / b
 
 
-def _multiples(figures: Sequence[StatedNumber]) -> Iterator[float]:
+def _multiples(figures: Sequence[StatedNumber], *, shrink: bool = False) -> Iterator[float]:
+    """Multiples of two figures; `shrink` (a claim's multiple under 1: "halved") only of a
+    later figure to an earlier, larger one ("from 60 to 30", never "from 30% to 60%")."""
     for p in (f.magnitude for f in figures if f.kind == "percent" and f.magnitude):
         yield from (1 + p / 100, 1 - p / 100)  # "30% faster": 1.3 times; "50% less": 0.5
+    if shrink:
+        for kind in ("number", "percent"):
+            ordered = [f.magnitude for f in figures if f.kind == kind and _counted(f)]
+            for i, earlier in enumerate(ordered):
+                yield from (later / earlier for later in ordered[i + 1 :] if later and earlier)
+        return
     for a, b in _pairs(figures, "number"):
         yield a / b
     for a, b in _pairs(figures, "percent"):
@@ -253,6 +261,10 @@ def _written(figure: StatedNumber) -> float | None:
     return float(figure.value) if isinstance(figure.value, Decimal) else None
 
 
+RATE = "1 / second"
+"""The dimension of a count per unit of time (`research.sources.equivalents.rate_after`)."""
+
+
 def _per_units_and_totals(
     figures: Sequence[StatedNumber], number: StatedNumber, cues: Cues
 ) -> Iterator[float]:
@@ -262,17 +274,22 @@ def _per_units_and_totals(
     two figures of `figures` (one sentence's): the first in the claim's dimension, the
     second a bare count (any figure for a quotient: its value as written)."""
     dimension = number.quantity.unit.dimension if number.quantity else None
+    rate = dimension == RATE  # "83 requests a second": in base units, per second
     usable = [f for f in _usable(figures) if not f.multiple]
     for a, b in permutations(usable, 2):
         dimension_a = a.quantity.unit.dimension if a.quantity else None
+        if rate and dimension_a is None:
+            dimension_a = RATE  # a count over a duration is the claim's rate
         if dimension_a != dimension or a.kind != number.kind or not a.magnitude:
             continue
         written = _written(b)
-        if cues.per_unit and written:
+        if cues.per_unit and written and not rate:
             yield a.magnitude / written
         time = b.quantity.base if b.quantity and b.quantity.unit.dimension == "second" else 0
-        if cues.per_time and time:
-            yield a.magnitude * cues.per_time / time  # 7.2 million in 24 hours: 83 a second
+        if rate and time:
+            yield a.magnitude / time  # 7.2 million in 24 hours: 83 a second
+        elif cues.per_time and time:
+            yield a.magnitude * cues.per_time / time
         if cues.total and b.quantity is None and b.kind == "number" and written:
             yield a.magnitude * written
         if cues.total and b.kind == a.kind and b.quantity is None and a.quantity is None:
@@ -348,7 +365,7 @@ def derivable(number: StatedNumber, figures: Sequence[StatedNumber], cues: Cues 
         if cues.complement and not points:
             derived = chain(derived, _complements(usable))
     elif number.multiple:
-        derived = _multiples(usable)
+        derived = _multiples(usable, shrink=number.magnitude is not None and number.magnitude < 1)
     else:
         unit = number.quantity.unit.dimension if number.quantity else None
         # a small bare figure is the difference of too many pairs to mean anything

@@ -28,7 +28,12 @@ Figures (`claim_numbers`): digits, with
   figure each; a page's day also means its month and its year, and a claim's month its
   year (a page may name the month alone, its year in the dateline), but not a page's date
   in another month; a quarter ("Q1 2021", "the first quarter of 2021") is one figure too,
-  a claim's any of its months.
+  a claim's any of its months;
+- a count per unit of time ("180 requests per minute", "4 times a day") is a rate, a
+  multiple shares a token with the percentage it is ("tripled", "rose 200%"), a period
+  with its rate ("every 6 hours", "4 times a day"), and a claim's hedge that names a
+  group's boundary ("children under 15") leaves its figure exact
+  (`research.sources.equivalents`).
 """
 
 from __future__ import annotations
@@ -38,6 +43,16 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TypeAlias
 
+from research.sources.equivalents import (
+    boundary,
+    multiple_tokens,
+    page_upper_token,
+    percent_tokens,
+    period_token,
+    rate_after,
+    rate_token,
+    upper_boundary,
+)
 from research.sources.quantities import (
     Quantity,
     hedge_before,
@@ -155,6 +170,9 @@ class StatedNumber:
     """A multiple: "3 times", "1.25x", "tripled" (written "3 times" by `spell_numbers`)."""
     span: tuple[int, int] = field(default=(0, 0), compare=False)
     """Where it is in the (normalised) text it was read from."""
+    tokens: frozenset[str] = field(default=frozenset(), compare=False)
+    """The same figure written another way (`research.sources.equivalents`: "× 3" for
+    "tripled" and "rose 200%"); also among its candidates."""
 
     @property
     def magnitude(self) -> float | None:
@@ -167,7 +185,10 @@ class StatedNumber:
     def matches(self, page: StatedNumber) -> bool:
         """Whether a page's figure may be this (a claim's) figure: the same value (a claim's
         percentage only as a percentage; a quantity only in its dimension), the same quantity
-        in another unit within this figure's step, or within its hedge's band."""
+        in another unit within this figure's step, or within its hedge's band; or the
+        same figure written another way (a token of `research.sources.equivalents`)."""
+        if self.tokens and not self.tokens.isdisjoint(page.candidates):
+            return True
         if self.kind == "percent" and page.kind != "percent":
             return False
         if self.multiple and not page.multiple:
@@ -249,6 +270,7 @@ class RawFigure:
     blank_start: int = -1
     """Where its blank starts when not at `start`: at a claim's hedge ("more than"),
     which is no content word either; -1: at `start`."""
+    tokens: set[str] = field(default_factory=set)
 
 
 def raw_numbers(text: str, *, claim: bool = False) -> list[RawFigure]:
@@ -441,9 +463,7 @@ def _read_quantities(text: str, found: list[RawFigure], *, claim: bool) -> None:
         if not isinstance(raw.value, Decimal) or raw.kind not in ("number", "percent"):
             continue
         if claim:
-            hedge = hedge_before(text, raw.start)
-            raw.band = hedge[0] if hedge else _scale_rounding(raw)
-            raw.blank_start = hedge[1] if hedge else raw.start
+            _hedge(text, raw)
         times = _multiple(text, raw.start, raw.end) if raw.kind == "number" else None
         raw.multiple = times is not None
         if times is not None:
@@ -453,7 +473,45 @@ def _read_quantities(text: str, found: list[RawFigure], *, claim: bool) -> None:
             if unit is not None:
                 raw.quantity = quantity(raw.value, raw.text, unit[0])
                 raw.blank_end = unit[1]
+        _equivalents(text, raw, claim=claim)
     _lend_units(text, found)
+
+
+def _hedge(text: str, raw: RawFigure) -> None:
+    """A claim's figure after a hedge gets its band, unless the hedge names a group's
+    boundary ("children under 15": exact, `equivalents.boundary`)."""
+    hedge = hedge_before(text, raw.start)
+    raw.band = hedge[0] if hedge else _scale_rounding(raw)
+    raw.blank_start = hedge[1] if hedge else raw.start
+    if hedge is not None and isinstance(raw.value, Decimal) and boundary(text, hedge[1], hedge[0]):
+        raw.band = None
+        token = upper_boundary(hedge[0], raw.value)
+        raw.tokens.update([token] if token else [])
+
+
+def _equivalents(text: str, raw: RawFigure, *, claim: bool) -> None:
+    """The tokens of the figure written another way (`research.sources.equivalents`), and
+    a count per unit of time as a rate."""
+    if not isinstance(raw.value, Decimal):
+        return
+    if raw.kind == "percent":
+        raw.tokens |= percent_tokens(text, raw.start, raw.end, raw.value)
+    elif raw.multiple:
+        hedged = claim and raw.band is not None
+        raw.tokens |= multiple_tokens(text, raw.start, raw.value, hedged=hedged)
+    elif raw.kind == "number":
+        if raw.quantity is None and not raw.letter:
+            rate = rate_after(text, raw.end)
+            raw.quantity = quantity(raw.value, raw.text, rate) if rate else None
+        dimension = raw.quantity.unit.dimension if raw.quantity else None
+        if raw.quantity is not None and dimension == "1 / second":
+            raw.tokens.add(rate_token(raw.quantity.base))
+        elif raw.quantity is not None and dimension == "second":
+            period = period_token(text, raw.start, raw.quantity.base)
+            raw.tokens.update([period] if period else [])
+        upper = None if claim else page_upper_token(text, raw.start, raw.end, raw.value)
+        raw.tokens.update([upper] if upper else [])
+    raw.candidates |= raw.tokens
 
 
 _SIZES = frozenset({"bit", "bit / second", "1 / second"})
@@ -579,6 +637,7 @@ def stated_number(raw: RawFigure) -> StatedNumber:
         quantity=raw.quantity,
         multiple=raw.multiple,
         span=(raw.start, raw.end),
+        tokens=frozenset(raw.tokens),
     )
 
 

@@ -70,7 +70,7 @@ class FigureTable:
         for value, indexes in exact.items():
             for index in indexes:
                 by_value.setdefault(value, set()).add(owner[index])
-                if figures[index].kind == "percent":
+                if figures[index].kind == "percent" or value in figures[index].tokens:
                     percents.setdefault(value, set()).add(owner[index])
         return cls(
             by_value=MappingProxyType({k: frozenset(v) for k, v in by_value.items()}),

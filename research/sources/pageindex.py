@@ -146,7 +146,9 @@ def _sentence(text: str, line: int = 0, reading: str | None = None) -> Sentence:
         stems=stems_of(blank_numbers(norm, raw)),
         numbers=numbers,
         values=frozenset(v for n in numbers for v in n.candidates),
-        percents=frozenset(v for n in numbers if n.kind == "percent" for v in n.candidates),
+        percents=frozenset(
+            v for n in numbers for v in n.candidates if n.kind == "percent" or v in n.tokens
+        ),
         line=line,
     )
 

@@ -37,6 +37,10 @@ HEDGES: dict[str, tuple[float, float]] = {
     "estimated": (0.9, 1.1), "close to": (0.9, 1.1), "in the region of": (0.9, 1.1),
     "in the neighbourhood of": (0.9, 1.1), "in the neighborhood of": (0.9, 1.1),
     "of the order of": (0.5, 2.0), "on the order of": (0.5, 2.0),
+    # a vague count, written by `research.sources.wordcounts` as "several" and twice its
+    # unit ("thousands of", "several thousand", "a few thousand": "several 2000"): two
+    # to ten of its unit
+    "several": (1.0, 5.0),
     # just short of it
     "almost": (0.9, 1.0), "nearly": (0.9, 1.0), "just under": (0.9, 1.0),
     "just below": (0.9, 1.0), "not quite": (0.9, 1.0), "just shy of": (0.9, 1.0),

@@ -10,6 +10,8 @@
   always counts).
 - A decimal without its leading zero (".85") with it; scientific notation ("1e6", "2.5 \u00d7
   10^6") as its value.
+- Counts, rates and changes in words ("twice a day", "cut in half", "thousands of",
+  "two workers", "only one"): `research.sources.wordcounts`.
 - Number words through text2num's `alpha2digit` ("twelve thousand" -> 12000, "forty-two"
   -> 42, "four hundred and five" -> 405); a figure already followed by a scale word
   ("1.5 million") is left to the figure reader; "one" and "two", which text2num leaves,
@@ -58,6 +60,7 @@ from dateutil import parser as dateparser  # type: ignore[import-untyped]
 from text_to_num import alpha2digit, text2num  # type: ignore[import-untyped]
 
 from research.sources.quantities import HEDGES, unit_of
+from research.sources.wordcounts import spell_after, spell_before
 
 APPROX = "about"
 """The hedge written before a share made of a fraction (`HEDGES` gives its band)."""
@@ -519,6 +522,7 @@ def spell_numbers(text: str) -> str:
     the module docstring)."""
     if _WORDS.search(text):
         lower = text.lower()  # each rewrite runs only where its words are (it is per sentence)
+        text = spell_before(text, lower)
         if "dozen" in lower or "fold" in lower:
             text = _dozens_and_folds(text, lower)
         if "and a half" in lower:
@@ -547,7 +551,7 @@ def spell_numbers(text: str) -> str:
             text = _MAGNITUDE.sub(_magnitude, text)
         if _MULTIPLE.search(text):
             text = _MULTIPLE.sub(lambda m: f"{_MULTIPLES[m.group(0).lower()]}\u00d7", text)
-        text = _words_to_digits(text)
+        text = spell_after(_words_to_digits(text), lower)
     return _written_with_symbols(text)
 
 
