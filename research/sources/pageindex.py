@@ -161,11 +161,13 @@ def union(sets: Iterable[frozenset[T]]) -> set[T]:
 
 
 def _title_like(sentence: Sentence) -> bool:
-    """A title, a byline or a dateline: short, not ended like a sentence, no table row."""
+    """A title, a byline or a dateline: short, not ended like a sentence, no table row and
+    no list item (a schedule's "- alpha 1: Tuesday, 2021-10-05" is content)."""
     return (
         sentence.words <= HEAD_WORDS
         and not sentence.text.endswith((".", "!", "?", ":"))
         and not sentence.text.startswith("|")
+        and not LINE_MARKER.match(sentence.text)
     )
 
 
