@@ -158,6 +158,9 @@ FRACTION: list[Case] = [
     ("The new build is 33% larger.", "The new build is a third larger.", True),
     ("The new build is 25% smaller.", "The new build is a quarter smaller.", True),
     ("The new build is 50% smaller.", "The new build is a quarter smaller.", False),
+    ("65% of respondents use Go at work.", "Roughly two in every three respondents use Go.", True),
+    ("33% of respondents use Go at work.", "One in every three respondents uses Go at work.", True),
+    ("40% of respondents use Go at work.", "Two in every three respondents use Go at work.", False),
 ]
 
 ROUNDING: list[Case] = [

@@ -82,7 +82,7 @@ _FRACTION = re.compile(
     re.IGNORECASE,
 )
 _RATIO = re.compile(
-    rf"\b(?P<a>{_NUMBER_WORD}|\d+) (?:in|(?:out )?of every|out of) "
+    rf"\b(?P<a>{_NUMBER_WORD}|\d+) (?:in(?: every)?|(?:out )?of every|out of) "
     rf"(?P<b>an? (?:hundred|thousand)|{_NUMBER_WORD}|\d{{1,3}}(?:,\d{{3}})+|\d+)\b(?![.,]\d)",
     re.IGNORECASE,
 )
