@@ -180,7 +180,8 @@ def _marks(element: HtmlElement) -> set[str]:
 
 def keep_captions(tree: HtmlElement) -> None:
     """Drop the class names and id that name a caption from every element with text."""
-    for element in tree.xpath("//*[contains(@class, 'caption') or contains(@id, 'caption')]"):
+    named = tree.xpath("//@class[contains(., 'caption')]|//@id[contains(., 'caption')]")
+    for element in {name.getparent() for name in named}:
         if not _WORD.search(element.text_content()):
             continue
         names = [name for name in element.get("class", "").split() if "caption" not in name]
@@ -192,9 +193,7 @@ def keep_captions(tree: HtmlElement) -> None:
 def drop_footnote_marks(tree: HtmlElement) -> None:
     """Remove every footnote reference: a link to a place on the page whose text is a
     mark, inside a <sup> (with it, when it is all the <sup> holds) or marked as one."""
-    for link in list(tree.iter("a")):
-        if not link.get("href", "").startswith("#"):
-            continue
+    for link in tree.xpath("//a[starts-with(@href, '#')]"):
         if not _NOTE_MARK.fullmatch(link.text_content().strip()):
             continue
         sup = next((up for up in link.iterancestors() if up.tag == "sup"), None)
