@@ -434,6 +434,9 @@ def test_html_meta_charset_and_xml_declaration() -> None:
 def test_html_title_falls_back_to_the_first_heading_or_line() -> None:
     found = extract(b"<html><body><h1>Results</h1><p>COP 3.2</p></body></html>", "text/html")
     assert found is not None and found.title == "Results"
+    icon = b"<svg><title>Copy to clipboard</title><path d='M1 1'/></svg>"
+    found = extract(b"<html><body>" + icon + b"<h1>Results</h1><p>COP 3.2</p></body></html>", "")
+    assert found is not None and found.title == "Results" and "Copy" not in found.text
     found = extract(b"<p>Just a line</p><p>and another</p>", "text/html")
     assert found is not None and found.title == "Just a line"
 

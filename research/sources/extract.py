@@ -223,8 +223,16 @@ def _main_text(markup: str, url: str) -> str:
     return main or ""
 
 
+_TITLES = (
+    "//head/title",
+    "//title[not(ancestor::svg)]",  # an icon's <title> is no title of the page
+    '//meta[@property="og:title"]/@content',
+    "//h1",
+)
+
+
 def _html_title(tree: HtmlElement) -> str:
-    for path in ("//head/title", "//title", '//meta[@property="og:title"]/@content', "//h1"):
+    for path in _TITLES:
         found = tree.xpath(path)
         if found:
             first = found[0]
