@@ -384,6 +384,20 @@ def test_html_preformatted_text_keeps_its_lines(wrap: str, code: bool) -> None:
     assert re.search(rf"(?<!\S){lines}", found.text), found.text  # not glued to "Profile:"
 
 
+def test_html_code_blocks_in_a_toolbar_wrapper_are_kept() -> None:
+    """Prism's toolbar plugin wraps every code block in div.code-toolbar: trafilatura
+    deleted it for the "bar" in its class (a nav bar's), and the button stays out."""
+    code = (
+        "<div class='code-toolbar'><pre class='language-sh'><code>$ make -j8\nbuilt in 42 s"
+        "</code></pre><div class='toolbar'><div class='toolbar-item'><button>Copy</button>"
+        "</div></div></div>"
+    )
+    body = f"<html><body><article>{PARAGRAPH}{code}{PARAGRAPH_2}</article></body></html>"
+    found = extract(body.encode(), "text/html")
+    assert found is not None
+    assert "$ make -j8\nbuilt in 42 s" in found.text and "Copy" not in found.text
+
+
 def test_html_without_main_content_falls_back_to_the_visible_text() -> None:
     found = extract((PAGES / "figures.html").read_bytes(), "text/html")
     assert found is not None

@@ -33,6 +33,9 @@ Each works in place on the tree `trafilatura.load_html` gives; `correct_tree` ru
   "¶") is removed, and a link to a place on the same page inside a heading unwrapped: a
   short block holding a heading and a link without text (GitHub's rendered READMEs) was
   dropped as a link farm, so every heading of a README was lost.
+- Code block wrappers: the elements around a <pre> that hold little else (a language
+  label, a copy button) lose their class: trafilatura deletes elements by class words,
+  and Prism's "code-toolbar" around every code block of a site holds "bar" (a nav bar's).
 - Preformatted lines: a <pre> keeps its lines wherever it is: its content is wrapped in
   one <code>, which trafilatura keeps verbatim (a bare <pre> inside a blockquote, list
   item or definition came out on one line).
@@ -58,6 +61,9 @@ FOOTNOTES = frozenset("endnote endnotes footnote footnotes".split())
 text (a footnote reference's that make it a mark)."""
 _NOTE_MARK = re.compile(r"\[?(?:\d{1,3}|[a-z]|[*\u2020\u2021\u00a7]{1,3})\]?")
 _NOTE_REFERENCE = FOOTNOTES | {"noteref", "fnref", "ref"}
+WRAPPER_CHARS = 40
+"""What an element around a <pre> may hold besides it and stay its wrapper (a label)."""
+_PAGE_BLOCKS = frozenset({"html", "body", "main", "article", "section"})
 _EXPONENT = re.compile(r"[-\u2212+]?\d{1,3}")
 _BLOCK_TAGS = frozenset(
     "address article aside blockquote details div dl figure footer form h1 h2 h3 h4 h5 h6 "
@@ -75,6 +81,7 @@ def correct_tree(tree: HtmlElement) -> None:
     keep_callouts(tree)
     keep_captions(tree)
     keep_heading_text(tree)
+    keep_code_wrappers(tree)
     keep_preformatted_lines(tree)
 
 
@@ -125,6 +132,19 @@ def _own_text(element: HtmlElement) -> str:
             parts.append(_own_text(child))
         parts.append(child.tail or "")
     return "".join(parts)
+
+
+def keep_code_wrappers(tree: HtmlElement) -> None:
+    """Drop the class of every element around a <pre> that holds at most WRAPPER_CHARS
+    of text besides it, up to the first that holds more or a page block."""
+    for pre in tree.iter("pre"):
+        code = len(pre.text_content().strip())
+        for wrapper in pre.iterancestors():
+            if wrapper.tag in _PAGE_BLOCKS:
+                break
+            if len(wrapper.text_content().strip()) > code + WRAPPER_CHARS:
+                break
+            wrapper.attrib.pop("class", None)
 
 
 def keep_preformatted_lines(tree: HtmlElement) -> None:
