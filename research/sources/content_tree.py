@@ -11,8 +11,8 @@ Each works in place on the tree `trafilatura.load_html` gives; `correct_tree` ru
 - Linked paragraphs: a paragraph (or a <div> holding no block) with two or more links
   that are less than half its text ("Benchmarks: ripgrep is 5x faster than grep and ag.")
   has its links unwrapped: trafilatura drops a short paragraph whose links are mostly
-  short words. "Tags: rust,
-  perf" or "Share: Twitter Facebook" (mostly links) are still dropped.
+  short words. "Tags: rust, perf" or "Share: Twitter Facebook" (mostly links) are still
+  dropped.
 - Figures: a <figure> with text (a caption, a quotation, a code block: Jekyll wraps every
   highlighted block in one) becomes a <div> and its <figcaption> a paragraph: trafilatura
   deletes every figure. Image-only figures are left to it.
@@ -27,8 +27,8 @@ Each works in place on the tree `trafilatura.load_html` gives; `correct_tree` ru
   inside a <sup> or marked as a footnote reference is removed: glued to the figure it
   follows it changed the figure ("12%<sup>1</sup>" read "12%1", "rose 12<sup>3</sup>"
   read "rose 123"). The footnotes themselves are kept.
-- Exponents: a number in a <sup> right after a digit is written with a caret: "10<sup>6</sup>
-  tonnes" read "106 tonnes", and the claim check reads "10^6" as a million.
+- Exponents: a number in a <sup> right after a digit is written with a caret:
+  "10<sup>6</sup> tonnes" read "106 tonnes", and the claim check reads "10^6" as a million.
 - Headings: the permalink next to a heading (a link with no word in it: an icon, "#",
   "¶") is removed, and a link to a place on the same page inside a heading unwrapped: a
   short block holding a heading and a link without text (GitHub's rendered READMEs) was
