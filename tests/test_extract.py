@@ -384,6 +384,20 @@ def test_html_preformatted_text_keeps_its_lines(wrap: str, code: bool) -> None:
     assert re.search(rf"(?<!\S){lines}", found.text), found.text  # not glued to "Profile:"
 
 
+def test_html_dates_in_time_elements_are_kept() -> None:
+    """trafilatura deletes every <time>: the sentence lost its date."""
+    body = (
+        f"<html><body><article><header><h1>Release notes</h1><time datetime='2023-03-02'>"
+        f"March 2, 2023</time></header>{PARAGRAPH}<p>The release on <time "
+        f"datetime='2023-03-02'>March 2, 2023</time> added 12 new checks.</p>{PARAGRAPH_2}"
+        "</article></body></html>"
+    )
+    found = extract(body.encode(), "text/html")
+    assert found is not None
+    assert "The release on March 2, 2023 added 12 new checks." in found.text
+    assert found.text.startswith("Release notes\nMarch 2, 2023\n"), found.text
+
+
 def test_html_code_blocks_in_a_toolbar_wrapper_are_kept() -> None:
     """Prism's toolbar plugin wraps every code block in div.code-toolbar: trafilatura
     deleted it for the "bar" in its class (a nav bar's), and the button stays out."""

@@ -29,6 +29,8 @@ Each works in place on the tree `trafilatura.load_html` gives; `correct_tree` ru
   read "rose 123"). The footnotes themselves are kept.
 - Exponents: a number in a <sup> right after a digit is written with a caret:
   "10<sup>6</sup> tonnes" read "106 tonnes", and the claim check reads "10^6" as a million.
+- Times: a <time> is unwrapped, its text kept: trafilatura deletes every <time>, and
+  with it the date of "The release on <time>March 2, 2023</time> added 12 checks.".
 - Headings: the permalink next to a heading (a link with no word in it: an icon, "#",
   "¶") is removed, and a link to a place on the same page inside a heading unwrapped: a
   short block holding a heading and a link without text (GitHub's rendered READMEs) was
@@ -82,6 +84,7 @@ def correct_tree(tree: HtmlElement) -> None:
     keep_captions(tree)
     keep_heading_text(tree)
     keep_code_wrappers(tree)
+    keep_times(tree)
     keep_preformatted_lines(tree)
 
 
@@ -145,6 +148,12 @@ def keep_code_wrappers(tree: HtmlElement) -> None:
             if len(wrapper.text_content().strip()) > code + WRAPPER_CHARS:
                 break
             wrapper.attrib.pop("class", None)
+
+
+def keep_times(tree: HtmlElement) -> None:
+    """Unwrap every <time>."""
+    for time in list(tree.iter("time")):
+        time.drop_tag()
 
 
 def keep_preformatted_lines(tree: HtmlElement) -> None:
