@@ -384,6 +384,24 @@ def test_html_preformatted_text_keeps_its_lines(wrap: str, code: bool) -> None:
     assert re.search(rf"(?<!\S){lines}", found.text), found.text  # not glued to "Profile:"
 
 
+def test_html_formulas_without_tex_are_written_out() -> None:
+    """trafilatura deletes every <math> it cannot turn into TeX (no annotation, no
+    alttext): the sentence lost its figures."""
+    formulas = (
+        "<p>The speedup is <math><mi>S</mi><mo>=</mo><mn>3.2</mn></math> on 8 cores, and "
+        "<math><msup><mn>10</mn><mn>6</mn></msup></math> tonnes were saved; <math "
+        "display='block'><mi>E</mi><mo>=</mo><mfrac><mn>1</mn><mn>2</mn></mfrac><mi>m</mi>"
+        "<msup><mi>v</mi><mn>2</mn></msup></math></p>"
+    )
+    body = f"<html><body><article>{PARAGRAPH}{formulas}{PARAGRAPH_2}</article></body></html>"
+    found = extract(body.encode(), "text/html")
+    assert found is not None
+    assert (
+        "The speedup is \\(S=3.2\\) on 8 cores, and \\(10^6\\) tonnes were saved; "
+        "\\[E=(1)/(2)mv^2\\]" in found.text
+    ), found.text
+
+
 def test_html_dates_in_time_elements_are_kept() -> None:
     """trafilatura deletes every <time>: the sentence lost its date."""
     body = (
