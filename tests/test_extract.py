@@ -185,13 +185,15 @@ def test_html_short_paragraphs_with_a_few_links_are_kept_link_lines_are_not() ->
         "<p>Posted in <a href='/c/n'>News</a>, <a href='/c/r'>Releases</a></p>"
         "<p><a href='/p'>« Previous post</a> | <a href='/n'>Next post »</a></p>"
     )
+    see = "<p>See <a href='/703'>PEP 703</a> and <a href='/684'>PEP 684</a>.</p>"
     for content in (
-        f"{PARAGRAPH}{PARAGRAPH_2}{benchmarks}{boilerplate}",
-        f"{PARAGRAPH}<div>{benchmarks}</div>{PARAGRAPH_2}",
+        f"{PARAGRAPH}{see}{PARAGRAPH_2}{benchmarks}{boilerplate}",
+        f"{PARAGRAPH}<div>{benchmarks}</div>{PARAGRAPH_2}{see}",
     ):
         found = extract(f"<html><body><article>{content}</article></body></html>".encode(), "")
         assert found is not None
         assert "Benchmarks: ripgrep is 5x faster than grep and ag." in found.text
+        assert "See PEP 703 and PEP 684." in found.text
         for word in ("Tags", "rust", "Twitter", "Posted in", "Releases", "Previous", "Next"):
             assert word not in found.text
 

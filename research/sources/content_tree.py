@@ -10,9 +10,10 @@ Each works in place on the tree `trafilatura.load_html` gives; `correct_tree` ru
   a link over a list of links) and lists under a heading ("Related") are still dropped.
 - Linked paragraphs: a paragraph (or a <div> holding no block) with two or more links
   that are less than half its text ("Benchmarks: ripgrep is 5x faster than grep and ag.")
-  has its links unwrapped: trafilatura drops a short paragraph whose links are mostly
-  short words. "Tags: rust, perf" or "Share: Twitter Facebook" (mostly links) are still
-  dropped.
+  has its links unwrapped, and so has one that ends like a sentence with two words of
+  its own ("See PEP 703 and PEP 684."): trafilatura drops a short paragraph whose links
+  are mostly short words. "Tags: rust, perf" or "Share: Twitter Facebook" (mostly links,
+  no sentence) are still dropped.
 - Figures: a <figure> with text (a caption, a quotation, a code block: Jekyll wraps every
   highlighted block in one) becomes a <div> and its <figcaption> a paragraph: trafilatura
   deletes every figure. Image-only figures are left to it.
@@ -60,6 +61,7 @@ _ITEMS = frozenset({"li", "dd"})
 _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 _WORD = re.compile(r"\w")
 _TOKEN = re.compile(r"[a-z]+")
+_OWN_WORD = re.compile(r"[^\W\d_]{2,}")
 CALLOUTS = frozenset("admonition callout caution danger hint important note tip warning".split())
 """Words of an <aside>'s class, role or aria-label that make it part of the text."""
 FOOTNOTES = frozenset("endnote endnotes footnote footnotes".split())
@@ -228,14 +230,22 @@ def keep_preformatted_lines(tree: HtmlElement) -> None:
 
 def keep_linked_paragraphs(tree: HtmlElement) -> None:
     """Unwrap the links of every paragraph, or <div> holding no block, with two or more
-    links that are less than half its text."""
+    links that are less than half its text or that make a sentence with its other words."""
     for block in list(tree.iter("p", "div")):
         if block.tag == "div" and any(child.tag in _BLOCK_TAGS for child in block):
             continue
         links = block.findall(".//a")
-        if len(links) >= 2 and _is_prose(block, links):
+        if len(links) >= 2 and (_is_prose(block, links) or _is_sentence(block)):
             for link in links:
                 link.drop_tag()
+
+
+def _is_sentence(block: HtmlElement) -> bool:
+    """Whether `block` ends like a sentence and has two words of its own outside links
+    ("See PEP 703 and PEP 684.")."""
+    return block.text_content().strip().endswith((".", "!", "?")) and (
+        len(_OWN_WORD.findall(_own_text(block))) >= 2
+    )
 
 
 def keep_figures(tree: HtmlElement) -> None:
