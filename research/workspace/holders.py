@@ -11,12 +11,14 @@ How /proc is read: only the kernel's own links and tables (readlink of /proc/<pi
 root, task/<tid>/cwd and root, fd/<n>, and the path field of /proc/<pid>/maps), compared as
 strings with the directory's path as the kernel names it (`kernel_path`). Nothing is
 stat'ed or opened through them, so no link an agent planted is followed and no file system
-it mounted is asked anything. A process that vanishes mid-scan is passed over. The answer
-is None ("cannot tell") when /proc is not there (not Linux), or when a process that may be
-ours and started after `since` cannot be read (one that made itself non-dumpable shows its
-/proc files as root's) or lives in another mount namespace (its paths are not ours to
-compare). A process that started before `since` (the directory was made) and cannot be
-read is passed over: it cannot descend from an agent that worked there.
+it mounted is asked anything. A process that vanishes mid-scan is passed over, and so is
+this one (the orchestrator keeps no descriptor in an idle area; its own maps are the
+longest to read). The answer is None ("cannot tell") when /proc is not there (not Linux),
+or when a process that may be ours and started after `since` cannot be read (one that made
+itself non-dumpable shows its /proc files as root's) or lives in another mount namespace
+(its paths are not ours to compare). A process that started before `since` (the
+directory was made) and cannot be read is passed over: it cannot descend from an agent
+that worked there.
 
 Not seen (documented limits): a thread that unshared its file table (only the main
 thread's open files are read; every thread's working and root directory are), and a
@@ -78,9 +80,10 @@ def kernel_path(directory: str, identity: tuple[int, int]) -> str | None:
 def holders(path: str, since: float, *, proc: str = PROC) -> list[Holder] | None:
     """The processes that hold something inside the directory the kernel calls `path`;
     None when that cannot be told (see the module's docstring)."""
+    own = str(os.getpid())  # the orchestrator: it keeps nothing open in an idle area
     try:
         own_namespace = os.readlink(f"{proc}/self/ns/mnt")
-        pids = [name for name in os.listdir(proc) if name.isdigit()]
+        pids = [name for name in os.listdir(proc) if name.isdigit() and name != own]
     except OSError:
         return None
     scan = _Scan(path, since, proc, own_namespace)
