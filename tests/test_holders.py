@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import research.workspace.holders as holders_module
 from research.workspace.holders import Holder, boot_clock, holders, kernel_path
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
@@ -33,6 +34,17 @@ libc = ctypes.CDLL(None, use_errno=True)
 def inside():
     assert libc.unshare(0x200) == 0, ctypes.get_errno()  # CLONE_FS: a cwd of its own
     os.chdir(sys.argv[1])
+    print("ready", flush=True)
+    threading.Event().wait()
+threading.Thread(target=inside, daemon=True).start()
+sys.stdin.read()
+"""
+THREAD_FILE = """
+import ctypes, os, sys, threading
+libc = ctypes.CDLL(None, use_errno=True)
+def inside():
+    assert libc.unshare(0x400) == 0, ctypes.get_errno()  # CLONE_FILES: a table of its own
+    os.open(sys.argv[1], os.O_RDONLY)
     print("ready", flush=True)
     threading.Event().wait()
 threading.Thread(target=inside, daemon=True).start()
@@ -93,6 +105,8 @@ def test_a_working_directory_an_open_file_and_a_shared_mapping_inside_are_found(
     opened = start(started, f"import sys\nf = open({copy!r}, 'rb')" + WAIT, cwd=area.parent)
     mapped = start(started, MMAP + WAIT, copy, "shared", cwd=area.parent)
     own_cwd = start(started, THREAD_CWD, os.fspath(area), cwd=area.parent)
+    own_file = start(started, THREAD_FILE, copy, cwd=area.parent)
+    assert os.listdir(f"/proc/{own_file}/fd") == ["0", "1", "2"]  # not in its first thread's
     found = holders(path_of(area), boot_clock())
     assert found is not None
     assert sorted(found, key=lambda holder: holder.pid) == sorted(
@@ -101,6 +115,7 @@ def test_a_working_directory_an_open_file_and_a_shared_mapping_inside_are_found(
             Holder(opened, "an open file"),
             Holder(mapped, "a shared mapping of a file"),
             Holder(own_cwd, "its working directory"),  # one thread's, not the process's
+            Holder(own_file, "an open file"),  # likewise
         ],
         key=lambda holder: holder.pid,
     )
@@ -136,3 +151,20 @@ def test_the_kernel_path_is_none_for_a_link_or_another_directory(area: Path) -> 
 
 def test_without_proc_it_cannot_tell(area: Path, tmp_path: Path) -> None:
     assert holders(path_of(area), boot_clock(), proc=os.fspath(tmp_path / "none")) is None
+
+
+@pytest.mark.skipif(holders_module._KCMP is None, reason="kcmp's number not known here")
+def test_threads_sharing_their_table_of_open_files_are_told_apart_by_kcmp(
+    started: list[subprocess.Popen[str]], area: Path
+) -> None:
+    """A thread that shares its process's table is not read again (one kcmp call), one
+    that has its own is."""
+    code = "import sys, threading\nthreading.Thread(target=sys.stdin.read, daemon=True).start()"
+    pid = start(started, code + WAIT, cwd=area)
+    own = start(started, THREAD_FILE, os.fspath(area / "sub" / "copy.md"), cwd=area.parent)
+    for process, shared in ((pid, True), (own, False)):
+        tids = [tid for tid in os.listdir(f"/proc/{process}/task") if tid != str(process)]
+        assert tids
+        assert [holders_module._same_files(str(process), tid) for tid in tids] == [shared] * len(
+            tids
+        )

@@ -20,17 +20,20 @@ itself non-dumpable shows its /proc files as root's) or lives in another mount n
 directory was made) and cannot be read is passed over: it cannot descend from an agent
 that worked there.
 
-Not seen (documented limits): a thread that unshared its file table (only the main
-thread's open files are read; every thread's working and root directory are), and a
-descriptor handed over a Unix socket from a process not yet scanned to one already scanned
-during the scan itself.
+Every thread's working and root directory are read, and the open files of every thread
+that does not share its process's table (kcmp(2) tells, one call a thread). Not seen (a
+documented limit): a descriptor handed over a Unix socket, during the scan, from a process
+not yet scanned to one already scanned.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
+import platform
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 PROC = "/proc"
@@ -139,22 +142,32 @@ class _Scan:
         return int(fields[19]) / self.tick < self.since - 1 / self.tick
 
     def _holds(self, base: str) -> str | None:
-        for task in [
-            f"{base}/task/{tid}" for tid in os.listdir(f"{base}/task")
-        ]:  # a thread can have a working directory of its own
+        leader = base.rsplit("/", 1)[1]
+        tasks = os.listdir(f"{base}/task")
+        for tid in tasks:  # a thread can have a working directory of its own
             for link, words in (("cwd", "its working directory"), ("root", "its root directory")):
                 with contextlib.suppress(FileNotFoundError):  # the thread ended
-                    if self.within(os.readlink(f"{task}/{link}")):
+                    if self.within(os.readlink(f"{base}/task/{tid}/{link}")):
                         return words
-        for fd in os.listdir(f"{base}/fd"):
-            with contextlib.suppress(FileNotFoundError):  # closed meanwhile
-                if self.within(os.readlink(f"{base}/fd/{fd}")):
+        tables = [base] + [  # and a table of open files of its own (unshare(CLONE_FILES))
+            f"{base}/task/{tid}" for tid in tasks if tid != leader and not _same_files(leader, tid)
+        ]
+        for table in tables:
+            with contextlib.suppress(FileNotFoundError):  # the thread ended
+                if self._open_within(table):
                     return "an open file"
-        with open(f"{base}/maps", "rb") as handle:
+        with open(f"{base}/maps", "rb") as handle:  # one for all its threads
             maps = handle.read()
         if self.marker in maps and any(self._shared_within(line) for line in maps.splitlines()):
             return "a shared mapping of a file"
         return None
+
+    def _open_within(self, table: str) -> bool:
+        for fd in os.listdir(f"{table}/fd"):
+            with contextlib.suppress(FileNotFoundError):  # closed meanwhile
+                if self.within(os.readlink(f"{table}/fd/{fd}")):
+                    return True
+        return False
 
     def _shared_within(self, line: bytes) -> bool:
         fields = line.split(None, 5)
@@ -169,3 +182,21 @@ class _Scan:
                 if line.startswith(b"Uid:"):
                     return str(self.uid).encode() in line.split()[1:]
         return False
+
+
+KCMP_FILES = 2
+_KCMP = {"x86_64": 312, "aarch64": 272, "riscv64": 272}.get(platform.machine())
+"""kcmp(2)'s system call number here (None: unknown, every thread's table is read)."""
+_syscall: Callable[..., int] | None = None
+
+
+def _same_files(leader: str, tid: str) -> bool:
+    """Whether the thread `tid` shares the table of open files of `leader`, its process's
+    first thread (kcmp(2); False when that cannot be asked: its table is read then)."""
+    global _syscall
+    if _KCMP is None:
+        return False
+    if _syscall is None:
+        _syscall = ctypes.CDLL(None, use_errno=True).syscall
+    args = (_KCMP, int(leader), int(tid), KCMP_FILES, 0, 0)
+    return _syscall(*(ctypes.c_long(arg) for arg in args)) == 0
