@@ -168,3 +168,44 @@ def test_threads_sharing_their_table_of_open_files_are_told_apart_by_kcmp(
         assert [holders_module._same_files(str(process), tid) for tid in tids] == [shared] * len(
             tids
         )
+
+
+HIDDEN = """
+import ctypes, sys
+assert ctypes.CDLL(None).prctl(4, 0, 0, 0, 0) == 0  # PR_SET_DUMPABLE 0: /proc hides it
+"""
+SCAN = """
+import sys
+from research.workspace.holders import holders
+print(holders(sys.argv[1], float(sys.argv[2])))
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs a non-dumpable process of one's own uid")
+def test_a_process_we_may_not_read_hides_the_answer_only_when_it_started_after_the_area(
+    area: Path, started: list[subprocess.Popen[str]]
+) -> None:
+    """A process that made itself non-dumpable cannot be read by an ordinary user (here: root
+    without the capability that reads any process, as the drop in test_fencing does): if it
+    started after the area was made it may be an agent's, and the answer is "cannot tell";
+    one that started before is passed over."""
+    born = boot_clock()
+    start(started, HIDDEN + WAIT, cwd=area.parent)
+    after = boot_clock()
+    caps = "-sys_ptrace,-dac_override,-dac_read_search"
+    drop = ["setpriv", f"--bounding-set={caps}", f"--inh-caps={caps}", "--"]
+
+    def scan(since: float) -> str:
+        done = subprocess.run(
+            [*drop, sys.executable, "-c", SCAN, path_of(area), str(since)],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    assert scan(born) == "None"
+    assert scan(after + 0.02) == "[]"
