@@ -451,6 +451,22 @@ def test_a_very_large_html_page_keeps_its_visible_text() -> None:
     assert "row 0 | 0" in found.text and "row 59999 | 419993" in found.text
 
 
+def test_the_visible_text_keeps_figures_apart_from_marks_exponents_and_formulas() -> None:
+    """The whole-page text (here: a page too large for the main-content pass) has the same
+    footnote marks, exponents and formulas as the main content, glued to no figure."""
+    cells = (
+        "<div>Target <span>10<sup>6</sup></span> units</div><div>Heat share 40%<sup><a "
+        "href='#n1'>1</a></sup></div><div>Ratio <math><mfrac><mn>1</mn><mn>2</mn></mfrac>"
+        "</math>, <math alttext='x^2'><msup><mi>x</mi><mn>2</mn></msup></math></div>"
+    )
+    padding = "<!--" + "x" * MAX_MAIN_BYTES + "-->"
+    body = f"<html><head><title>Dashboard</title></head><body>{cells}{padding}</body></html>"
+    found = extract(body.encode(), "text/html")
+    assert found is not None
+    lines = ["Dashboard", "Target 10^6 units", "Heat share 40%", "Ratio (1)/(2) , x^2"]
+    assert found.text == "\n\n".join(lines)
+
+
 def test_html_nested_deeper_than_the_parser_goes_keeps_its_text() -> None:
     body = (
         "<html><body>" + "<div>" * 3000 + "Deep figure: 7.5%" + "</div>" * 3000 + "</body></html>"

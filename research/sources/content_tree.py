@@ -173,6 +173,19 @@ def keep_times(tree: HtmlElement) -> None:
         time.drop_tag()
 
 
+def correct_visible_tree(tree: HtmlElement) -> None:
+    """The corrections the whole-page text needs too (`extract.visible_text`, read when the
+    main content is a sliver): footnote marks, exponents, and every formula as its text
+    (its TeX, its alttext or `linear_math`), not its digits run together ("½" read "12")."""
+    drop_footnote_marks(tree)
+    mark_exponents(tree)
+    for math in list(tree.iter("math")):
+        tex = math.xpath(".//annotation[contains(@encoding, 'tex')]")
+        text = tex[0].text_content() if tex else math.get("alttext") or linear_math(math)
+        math.tail = f" {_SPACES.sub(' ', text).strip()} {math.tail or ''}"
+        math.drop_tree()
+
+
 def spell_formulas(tree: HtmlElement) -> None:
     """Give every <math> without a TeX annotation or alttext its linear text as alttext."""
     for math in list(tree.iter("math")):

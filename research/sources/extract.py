@@ -11,7 +11,9 @@ more than it needs clean prose. Pages over `MAX_MAIN_BYTES` keep the visible tex
 
 trafilatura reads a corrected tree (research/sources/content_tree.py): content lists,
 paragraphs with a few links, figures, callouts, headings with permalinks and <pre> lines
-that it would otherwise drop or flatten. The page's title and the publication date its
+that it would otherwise drop or flatten; the whole visible text gets the corrections that
+keep figures apart from footnote marks, exponents and formulas (`correct_visible_tree`).
+The page's title and the publication date its
 markup states come first in the text when the text lacks them (research/sources/pagehead.py).
 """
 
@@ -23,7 +25,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from research.sources.content_tree import correct_tree
+from research.sources.content_tree import correct_tree, correct_visible_tree
 from research.sources.pagehead import published_date, with_head
 
 if TYPE_CHECKING:
@@ -190,6 +192,7 @@ def _html(body: bytes, declared: str | None, url: str) -> Extracted | None:
     tree = lxml.html.document_fromstring(markup)
     title = _html_title(tree)
     published = published_date(tree)  # before visible_text strips the scripts (JSON-LD)
+    correct_visible_tree(tree)
     visible = _clean(visible_text(tree))
     soup = _clean(tag_soup_text(markup))
     if len(visible) < len(soup) // 2:  # the parser gave up (libxml2 stops 255 levels deep)
