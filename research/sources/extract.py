@@ -10,11 +10,11 @@ text), the whole visible text is kept instead: the claim check needs the page's 
 more than it needs clean prose. Pages over `MAX_MAIN_BYTES` keep the visible text at once.
 
 trafilatura reads a corrected tree (research/sources/content_tree.py): content lists,
-paragraphs with a few links, figures, callouts, headings with permalinks and <pre> lines
-that it would otherwise drop or flatten; the whole visible text gets the corrections that
-keep figures apart from footnote marks, exponents and formulas (`correct_visible_tree`).
-The page's title and the publication date its
-markup states come first in the text when the text lacks them (research/sources/pagehead.py).
+paragraphs with a few links, figures, callouts, footnotes, times, formulas, headings with
+permalinks and <pre> lines that it would otherwise drop or flatten; the whole visible text
+gets the corrections that keep figures apart from footnote marks, exponents and formulas
+(`correct_visible_tree`). The page's title and the publication date its markup states
+come first in the text when the text lacks them (research/sources/pagehead.py).
 """
 
 from __future__ import annotations
