@@ -149,6 +149,7 @@ from research.sources.pageindex import PageIndex, Sentence, dateline, holds, ind
 from research.sources.slots import (
     MAX_SLOT_SENTENCES,
     Given,
+    Weights,
     anchored,
     bound,
     enumerated,
@@ -498,11 +499,15 @@ def _absent(
         rival = bool(_conflicts(in_run, numbers, [n]))
         if not rival and (_subject(page, s) or _dated_next_door(n, s, run)):
             continue
-        if rival or not (
+        if rival:
+            out.append(n)
+            continue
+        weights = Weights(page, n, stems, numbers)
+        if not (
             anchored(page, n, rest, numbers, stating)
             or introduced(page, n, passage, rest, numbers, s)
-            or bound(page, n, stems, numbers, s)
-            or loosely_bound(page, n, parsed.norm, stems, numbers, s)
+            or bound(page, n, stems, numbers, s, weights)
+            or loosely_bound(page, n, parsed.norm, stems, numbers, s, weights)
         ):
             out.append(n)
     return out

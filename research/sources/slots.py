@@ -515,6 +515,35 @@ def _rarity(page: PageIndex, stem: str) -> float:
     return found
 
 
+class Weights:
+    """`_weighted` for one figure of one claim (its words on the page and its other
+    figures), each sentence's weight worked out once: `bound` and `loosely_bound` weigh
+    many of the same sentences."""
+
+    __slots__ = ("_done", "number", "others", "page", "total", "words")
+
+    def __init__(
+        self,
+        page: PageIndex,
+        number: StatedNumber,
+        stems: frozenset[str],
+        numbers: Sequence[StatedNumber],
+    ) -> None:
+        self.page, self.number = page, number
+        self.words = frozenset(w for w in stems if w in page.sentence_postings)
+        self.others = [n for n in numbers if n is not number]
+        self.total = math.fsum(_rarity(page, w) for w in sorted(self.words))
+        self._done: dict[int, float] = {}
+
+    def __call__(self, index: int) -> float:
+        found = self._done.get(index)
+        if found is None:
+            found = self._done[index] = _weighted(
+                self.page, index, self.words, self.others, self.number
+            )
+        return found
+
+
 def _weighted(
     page: PageIndex,
     index: int,
@@ -542,6 +571,7 @@ def bound(
     stems: frozenset[str],
     numbers: Sequence[StatedNumber],
     mine: Collection[int],
+    weights: Weights | None = None,
 ) -> bool:
     """Whether a sentence stating a claim figure that is not in the matching passage binds
     it to the claim: one that gives no other figure of its sort the claim lacks (not a
@@ -553,7 +583,8 @@ def bound(
         return False
     claimed = frozenset(v for n in numbers for v in n.candidates)
     alone = [i for i in mine if not _lists_another(page.sentences[i], number, claimed)]
-    return _binds(page, number, stems, numbers, (alone, mine), BOUND_SHARE)
+    weights = Weights(page, number, stems, numbers) if weights is None else weights
+    return _binds(weights, claimed, (alone, mine), BOUND_SHARE)
 
 
 LOOSE_SHARE = 0.25
@@ -568,6 +599,7 @@ def loosely_bound(
     stems: frozenset[str],
     numbers: Sequence[StatedNumber],
     mine: Collection[int],
+    weights: Weights | None = None,
 ) -> bool:
     """Whether a sentence stating a claim figure that is not in the matching passage,
     whose matching passage gives no figure of its sort instead (the caller's condition),
@@ -578,14 +610,14 @@ def loosely_bound(
     for a bare count, no figure of its sort the claim lacks counting what the claim's
     counts ("16 entries" when the page has "4,096 entries" and "16 instances"). A
     version or a label is a name, which words do not bind."""
-    words = frozenset(w for w in stems if w in page.sentence_postings)
     prose = [i for i in mine if not page.sentences[i].text.startswith("|")]
-    if number.kind in ("version", "label") or not words or not prose:
+    if number.kind in ("version", "label") or not prose:
         return False
-    others = [n for n in numbers if n is not number]
-    total = math.fsum(_rarity(page, w) for w in sorted(words))
-    least = LOOSE_SHARE * total
-    if not any(_weighted(page, index, words, others, number) >= least for index in prose):
+    weights = Weights(page, number, stems, numbers) if weights is None else weights
+    if not weights.words:
+        return False
+    least = LOOSE_SHARE * weights.total
+    if not any(weights(index) >= least for index in prose):
         return False
     return not _counts_it_elsewhere(page, number, norm, numbers)
 
@@ -613,30 +645,25 @@ def _counts_it_elsewhere(
 
 
 def _binds(
-    page: PageIndex,
-    number: StatedNumber,
-    stems: frozenset[str],
-    numbers: Sequence[StatedNumber],
+    weights: Weights,
+    claimed: frozenset[Value],
     stating: tuple[Sequence[int], Collection[int]],
     share: float,
 ) -> bool:
-    """Whether one of the sentences `stating[0]` (some of those stating `number`,
+    """Whether one of the sentences `stating[0]` (some of those stating the figure,
     `stating[1]`) holds with its context at least `share` of the claim's weighted words,
     and no other sentence giving a figure of its sort that the claim lacks holds as much."""
-    words = frozenset(w for w in stems if w in page.sentence_postings)
     chosen, mine = stating
-    if not words or not chosen:
+    if not weights.words or not chosen:
         return False
-    claimed = frozenset(v for n in numbers for v in n.candidates)
-    others = [n for n in numbers if n is not number]
-    total = math.fsum(_rarity(page, w) for w in sorted(words))
-    own = max(_weighted(page, index, words, others, number) for index in chosen)
-    if own < share * total:
+    page, number = weights.page, weights.number
+    own = max(weights(index) for index in chosen)
+    if own < share * weights.total:
         return False
-    for index in sorted(_could_hold(page, words, others, chosen) - set(mine)):
+    for index in sorted(_could_hold(page, weights.words, weights.others, chosen) - set(mine)):
         if not _lists_another(page.sentences[index], number, claimed):
             continue
-        if _weighted(page, index, words, others, number) >= own:
+        if weights(index) >= own:
             return False
     return True
 
