@@ -38,7 +38,7 @@ SIZE = {
     "unseen": (12, 100, 20),
 }
 """Per half: at least this many documents, claims, and claims of each kind."""
-BEING_WRITTEN = {"unseen"}
+BEING_WRITTEN: set[str] = set()
 """Halves whose writers are still adding documents: their size is checked once they have
 the minimum number of documents (what they hold is checked for form all along)."""
 
