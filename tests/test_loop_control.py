@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import random
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -399,6 +400,33 @@ def test_phase_history_records_every_phase_that_ran_recoveries_too(session) -> N
     assert [p for p in history if p != "recovery"] == started
     first = history.index("recovery")
     assert history[first - 1] == "review" and history[first + 1] == "review"
+
+
+AREA = re.compile(r"\.research/\.calls/lc/[0-9.]+")
+
+
+def test_every_call_names_a_scratch_area_of_its_own_a_retry_and_a_recovery_too(
+    session,
+) -> None:
+    """A retry resends its call's prompt and a RECOVERY's is made from the failed call's
+    values: each is re-pointed at an area of its own (the earlier one is gone by then; the
+    mock agent writes through the paths it is given, so a stale one fails the run)."""
+    run = session(
+        reject_first_review=False,
+        faults=[
+            {"action": "fail", "phase": "research", "calls": [1]},  # retried, same prompt
+            {"action": "no_verdict", "phase": "review", "calls": [1]},  # a RECOVERY, a retry
+        ],
+    )
+    calls = run.events("agent_call")
+    assert [e["phase"] for e in calls].count("recovery") == 1
+    named = [
+        set(AREA.findall(Path(e["log"]).read_text().split("--- prompt ---\n", 1)[1])) for e in calls
+    ]
+    assert all(len(areas) == 1 for areas in named), named
+    areas = [area for (area,) in named]
+    assert len(set(areas)) == len(areas), areas
+    assert run.state["progress"]["stop_reason"] == "all_topics_done"
 
 
 def test_rejection_gaps_and_suggestions_reach_the_topics_next_research(session) -> None:

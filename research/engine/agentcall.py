@@ -85,6 +85,14 @@ class AgentCaller:
         if timeout_cap is not None:
             timeout = min(timeout, timeout_cap)
         log_path = ctx.new_log_path(phase)
+        if ctx.lock is not None:  # taken over by another run: stop (exit 3)
+            ctx.lock.check_owned()
+        topic = context.get("topic_slug") or None
+        kept = ctx.keep_files(phase, topic)
+        if stage is not None:
+            stage.ready(phase)  # a new area, a fresh copy of the session, for this call
+            prompt = stage.repoint(prompt)  # a retry's or RECOVERY's names its own area
+            context = {key: stage.repoint(value) for key, value in context.items()}
         call = AgentCall(
             phase=phase.value,
             prompt=prompt,
@@ -95,12 +103,6 @@ class AgentCaller:
             context=context,
             env=session_marker(ctx.paths.session_dir),
         )
-        if ctx.lock is not None:  # taken over by another run: stop (exit 3)
-            ctx.lock.check_owned()
-        topic = context.get("topic_slug") or None
-        kept = ctx.keep_files(phase, topic)
-        if stage is not None:
-            stage.ready(phase)  # a fresh copy of the session for this call
         before = ctx.now()
         taken = None if stage is None else (lambda: stage.take(phase, topic))
         with workspace.watch_for_stray_files(ctx.paths, ctx.events, phase.value):

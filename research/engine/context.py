@@ -125,10 +125,6 @@ class RunContext:
         self._saved_state: bytes | None = None
         self.written_index: str | None = None
         """The progress index as the orchestrator last wrote it (None: not yet)."""
-        self.idle_areas: list[tuple[Path, tuple[int, int], float]] = []
-        """Scratch areas of ended phases (engine/areas.py), each with the directory's
-        identity and when it was made, for the next phase to reuse; removed at the run's end
-        (`close_areas`)."""
         self.guard = WorkspaceGuard(
             paths, events, spare=self._topic_file_in_flight if self.mode.own_files else None
         )

@@ -1,41 +1,41 @@
-"""Each phase's agent calls work in a scratch area of their own, never in the session.
+"""Each agent call works in a scratch area of its own, never in the session.
 
 Why: a run that was paused past another run's takeover (SIGSTOP, a stopped VM, a stall)
 and an agent that outlived its run must not write into a session another run now owns.
 The orchestrator's own writes are fenced (workspace/fencing.py); an agent's cannot be,
-so it is never told to write into the session at all. Instead, for each phase run:
+so it is never told to write into the session at all. Instead, for each agent call:
 
-- a scratch copy of what the phase may read is made under `.research/.calls/{name}/`
-  (the session's files, its topics' notes and verdicts, the report; the latest call logs
-  for a RECOVERY), laid out like the session, with the report in `report/`;
+- a scratch area is made under `.research/.calls/{name}/{generation}.{pid}.{number}`, a
+  name never used twice, holding a copy of what the phase may read (the session's files,
+  its topics' notes and verdicts, the report; the latest call logs for a RECOVERY), laid
+  out like the session, with the report in `report/`;
 - the prompt names the copies (`StagedPaths`): the agent runs in the working directory as
   before (the user's files, OpenCode's project) and reads and writes the paths it is told;
-- before each call the copy is made afresh: a copy an earlier call left is kept only when
-  it is still a regular file of one name holding the session's bytes (read through no
-  link; a hard link is not kept), and everything else there is removed, never followed
-  (engine/pruning.py);
+  a call that resends an earlier call's prompt (a retry, a RECOVERY) has it re-pointed at
+  its own area (`repoint`);
 - after the call, what the agent changed there is taken into the session, each write
-  fenced by the lock's generation (engine/intake.py);
-- when the phase ends its scratch area waits for the next phase of the run, which takes it
-  under a new name when no process still holds anything inside it (engine/areas.py).
+  fenced by the lock's generation (engine/intake.py), and the area is moved aside and
+  removed (engine/areas.py): nothing in it is ever given to a later call.
+
+An area is never reused (it once was, by the run's next phase; what that saved, 1-2 ms a
+phase, did not pay for proving that no process the earlier call left still wrote there:
+BENCHMARKS.md).
 """
 
 from __future__ import annotations
 
 import itertools
 import os
-import stat
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from research.engine.areas import remove_tree, reuse
+from research.engine.areas import retire
 from research.engine.context import RunContext
 from research.engine.intake import Intake
-from research.engine.pruning import DIRECTORY, prune
 from research.model.artifacts import NOT_REGULAR, read_regular
 from research.model.state import Phase
-from research.workspace.fsutil import guard_tree, unguard_tree
-from research.workspace.holders import boot_clock
+from research.workspace.fsutil import guard_tree
 from research.workspace.paths import SessionPaths
 
 REPORT_DIR = "report"
@@ -98,26 +98,19 @@ def _stamp(path: Path) -> tuple[int, int] | None:
 
 
 class Stage:
-    """One phase run's scratch area (its calls share it; each starts with a fresh copy)."""
+    """A phase run's scratch areas: one for each of its agent calls, made afresh for it."""
 
     def __init__(self, ctx: RunContext, phase: Phase) -> None:
         self.ctx = ctx
         self.phase = phase
-        with ctx.mutex:
-            idle = ctx.idle_areas.pop() if ctx.idle_areas else None
-        generation = ctx.lock.generation if ctx.lock is not None else 0
-        self.root = ctx.paths.calls_dir / f"{generation}.{os.getpid()}.{next(_NUMBERS)}"
-        area = None if idle is None else reuse(ctx, idle, self.root, phase)
-        self.made: tuple[int, int] | None = None if area is None else area[1]
-        """The identity of the area's directory as made here (or by an earlier phase)."""
-        self.born = 0.0 if area is None else area[2]
-        """When the area was made (seconds since boot)."""
-        self.paths = StagedPaths(ctx.paths.root, ctx.paths.name, stage=self.root)
-        self._prefixes = (  # staged() is hot: the session's and the report's, as strings
-            os.fspath(ctx.paths.report_dir) + os.sep,
-            os.fspath(ctx.paths.session_dir) + os.sep,
-            os.fspath(self.root),
-        )
+        self.generation = ctx.lock.generation if ctx.lock is not None else 0
+        self.root = self._new_root()
+        """The current call's area (not made yet: the first call's prompt may name it)."""
+        self.made = False
+        """Whether `root` was made (the next call then gets another)."""
+        self.earlier: list[str] = []
+        """The earlier calls' areas, as a prompt names them (for `repoint`)."""
+        self._name()
         self.seeded: dict[Path, bytes] = {}
         """Session path -> the bytes copied for the call."""
         self.stamps: dict[Path, tuple[int, int] | None] = {}
@@ -126,19 +119,42 @@ class Stage:
         self.fresh_for: Phase | None = None
         """The phase the copy was made for, until a call used it."""
 
+    def _new_root(self) -> Path:
+        return self.ctx.paths.calls_dir / f"{self.generation}.{os.getpid()}.{next(_NUMBERS)}"
+
+    def _name(self) -> None:
+        ctx = self.ctx
+        self.paths = StagedPaths(ctx.paths.root, ctx.paths.name, stage=self.root)
+        self._prefixes = (  # staged() is hot: the session's and the report's, as strings
+            os.fspath(ctx.paths.report_dir) + os.sep,
+            os.fspath(ctx.paths.session_dir) + os.sep,
+            os.fspath(self.root),
+        )
+
     def ready(self, phase: Phase) -> None:
-        """Before a call of `phase`: a fresh copy, unless one was just made for it."""
+        """Before a call of `phase`: a fresh area, unless one was just made for it (its
+        prompt names it), which this call then uses up."""
         if self.fresh_for is not phase:
             self.fresh(phase)
+        self.fresh_for = None
+
+    def repoint(self, text: str) -> str:
+        """`text` (a prompt made for an earlier call's area) naming this call's area."""
+        for old in self.earlier:
+            text = re.sub(re.escape(old) + r"(?![0-9])", self.paths.relative(self.root), text)
+        return text
 
     # --- the copy --------------------------------------------------------------------------
 
     def fresh(self, phase: Phase | None = None) -> None:
-        """Make the scratch area a copy of the session as it is now (for `phase`'s call)."""
+        """Make a new scratch area, a copy of the session as it is now (for `phase`'s call);
+        the one an earlier call used is moved aside and removed."""
+        self._retire()
         self.seeded, self.stamps = {}, {}
         self.fresh_for = phase or self.phase
         session = self.ctx.paths.session_dir
         with self.ctx.mutex:
+            self._make()
             recovery = (phase or self.phase) is Phase.RECOVERY
             sources = [p for p in self._files(session) if recovery or p.name not in RECOVERY_ONLY]
             for name in SEEDED_DIRS:
@@ -148,42 +164,37 @@ class Stage:
                 sources += self._files(self.ctx.paths.logs_dir)[-RECOVERY_LOGS:]
             for path in sources:
                 data = read_regular(path)
-                if data is not None and data != NOT_REGULAR:
-                    self.seeded[path] = data
-            copies = {self.staged(path): data for path, data in self.seeded.items()}
-            kept = self._prepare(copies)
-            for path in self.seeded:
+                if data is None or data == NOT_REGULAR:
+                    continue
                 staged = self.staged(path)
-                if staged not in kept:
-                    _copy_into(staged, copies[staged])
+                _copy_into(staged, data)
+                self.seeded[path] = data
                 self.stamps[path] = _stamp(staged)
 
-    def _prepare(self, copies: dict[Path, bytes]) -> set[Path]:
-        """The area ready for `copies` (scratch path -> bytes): made when it is not there (or
-        not the directory made for it), else cleared of all but the copies that still hold
-        their bytes; those are returned."""
-        try:
-            info = os.lstat(self.root)
-            ours = stat.S_ISDIR(info.st_mode) and (info.st_dev, info.st_ino) == self.made
-        except OSError:
-            ours = False
-        if ours:
-            places = {parent for place in copies for parent in place.parents}
+    def _make(self) -> None:
+        """Make the area, under another new name when something is there already (an
+        agent can guess the next name and make it first: what it put there is never
+        used)."""
+        self.ctx.paths.calls_dir.mkdir(parents=True, exist_ok=True)
+        while True:
             try:
-                fd = os.open(self.root, DIRECTORY)
-                try:
-                    return prune(fd, self.root, copies, places)
-                finally:
-                    os.close(fd)
-            except OSError:
-                pass  # changed under us: made again
-        self._remove_area()
-        self.born = boot_clock()  # before it exists: whoever is in it started after this
-        self.root.mkdir(parents=True)
+                self.root.mkdir()
+                break
+            except FileExistsError:
+                self.root = self._new_root()
+                self._name()
+        self.made = True
         guard_tree(self.root)
-        info = os.lstat(self.root)
-        self.made = (info.st_dev, info.st_ino)
-        return set()
+
+    def _retire(self) -> None:
+        """The area made last moved aside and removed (engine/areas.py); the next call's
+        gets a new name."""
+        if self.made:
+            self.earlier.append(self.paths.relative(self.root))
+            self.made = False
+            retire(self.root)
+            self.root = self._new_root()
+            self._name()
 
     @staticmethod
     def _files(directory: Path) -> list[Path]:
@@ -216,18 +227,18 @@ class Stage:
 
     def take(self, phase: Phase, topic: str | None) -> None:
         """After a call of `phase`: what the agent changed here, into the session
-        (engine/intake.py)."""
+        (engine/intake.py); then the area is done with."""
         self.fresh_for = None
         Intake(self).take(phase, topic)
+        self._retire()
 
     def discard(self) -> None:
-        """The phase has ended: its area waits for the run's next phase (checked before any
-        copy in it is kept), or is removed with the others at the run's end."""
-        if self.made is not None:
-            with self.ctx.mutex:
-                self.ctx.idle_areas.append((self.root, self.made, self.born))
-            self.made = None
-
-    def _remove_area(self) -> None:
-        unguard_tree(self.root)
-        remove_tree(self.root)
+        """The phase has ended: its last area is moved aside and removed, and the session's
+        directory of areas too when no other phase has one."""
+        self._retire()
+        with self.ctx.mutex:  # another phase's `_make` may be making its area there
+            for parent in (self.root.parent, self.root.parent.parent):  # .calls/<name>, .calls
+                try:
+                    parent.rmdir()  # only when empty: another phase's area keeps them
+                except OSError:
+                    break

@@ -27,7 +27,6 @@ from research.core.hosts import host_id
 from research.core.interrupts import signals_raise_interrupted
 from research.core.settings import Settings
 from research.engine import Clock, ResearchLoop, RunContext
-from research.engine.areas import close_areas
 from research.model import tiering
 from research.model.plan import Plan
 from research.model.state import (
@@ -310,8 +309,6 @@ class Run:
                 raise
             raise error from (None if isinstance(exc, OSError) else exc)
         finally:
-            if self.loop is not None:
-                close_areas(self.loop.ctx)  # the phases' scratch areas, kept for the next one
             if self.lock.release():
                 _emit_quietly(self.events, "lock_released")
             if self.events is not None:

@@ -8,7 +8,7 @@ with its kind (file, link, fifo, dir), the notes and verdict copies (progress/, 
 whose bytes are not the session's, and the files with another name (a hard link). After
 its first RESEARCH call's work it leaves in the area a link to AUDIT_VICTIM/notes.md, a
 FIFO, a directory holding a link to AUDIT_VICTIM, and a second name (AUDIT_RECORD/twin.md)
-for a notes copy it leaves in place: the next phase must find none of them.
+for a notes copy it leaves in place: no later call may find any of them.
 """
 
 import json
