@@ -250,6 +250,11 @@ CASES: list[Case] = [
         # README, "What happens if…").
         env={"HOSTILE_ALONE": "1"},
     ),
+    # A link to the user's files in place of the directory of the session's scratch areas
+    # (or of all sessions'): the next call's area is never made through it (the victim
+    # stays as it was) and the run goes on.
+    Case(".calls/x linked to the user's files after research", "link_dir:calls", "research"),
+    Case(".calls linked to the user's files after review", "link_dir:calls_root", "review"),
     # Files or FIFOs in place of those directories.
     Case(
         "progress/ replaced by a file", "file:progress", "review", repaired=".research/x/progress"

@@ -35,7 +35,7 @@ from research.engine.context import RunContext
 from research.engine.intake import Intake
 from research.model.artifacts import NOT_REGULAR, read_regular
 from research.model.state import Phase
-from research.workspace.fsutil import guard_tree
+from research.workspace.fsutil import guard_tree, make_dir_below
 from research.workspace.paths import SessionPaths
 
 REPORT_DIR = "report"
@@ -175,10 +175,10 @@ class Stage:
         """Make the area, under another new name when something is there already (an
         agent can guess the next name and make it first: what it put there is never
         used)."""
-        self.ctx.paths.calls_dir.mkdir(parents=True, exist_ok=True)
+        research = self.ctx.paths.research_root
         while True:
-            try:
-                self.root.mkdir()
+            try:  # never through a link an agent put in place of .calls or .calls/<name>
+                make_dir_below(research, *self.root.relative_to(research).parts)
                 break
             except FileExistsError:
                 self.root = self._new_root()

@@ -286,6 +286,25 @@ def _enter(dir_fd: int, name: str, where: str) -> int:
     raise OSError(errno.ELOOP, "keeps being replaced by something that is not a directory", where)
 
 
+def make_dir_below(base: Path, *names: str) -> None:
+    """Make the directory `base`/names...: each name but the last a real directory reached
+    from the one before without following a link (a link, FIFO or other special file in
+    its place is unlinked and the directory made, as `_enter` does; a missing one is made),
+    the last made new (FileExistsError when something is there). `base` itself is opened
+    as named (the user's own link is theirs to make)."""
+    fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    where = os.fspath(base)
+    try:
+        for name in names[:-1]:
+            where = os.path.join(where, name)
+            child = _enter(fd, name, where)
+            os.close(fd)
+            fd = child
+        os.mkdir(names[-1], dir_fd=fd)
+    finally:
+        os.close(fd)
+
+
 @contextlib.contextmanager
 def real_parent(path: Path) -> Iterator[int]:
     """A descriptor of the directory `path` is in: below a `guard_tree` root the real one,

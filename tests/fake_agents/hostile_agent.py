@@ -178,6 +178,8 @@ def acts(prompt: str) -> dict[str, object]:
         "notes": progress,
         "lock": SESSION / "research.lock.json",
         "next_log": SESSION / "logs" / "next.log",
+        "calls": WORK / ".research" / ".calls" / NAME,
+        "calls_root": WORK / ".research" / ".calls",
     }
     for key, path in places.items():
         table[f"link_dir:{key}"] = lambda path=path: link_dir(path)
