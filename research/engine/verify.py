@@ -117,8 +117,7 @@ class Judge:
         ]
         ctx.archive_files(paths.judge_answers_file)  # an earlier call's answers never count
         stage = Stage(ctx, Phase.VERIFY)  # the judge writes its answers there, not here
-        answers = stage.paths.judge_answers_file
-        batch = JudgeBatch(answers_file=paths.relative(answers), items=items)
+        batch = JudgeBatch(items=items)
         atomic_write_text(paths.judge_batch_file, batch.model_dump_json(indent=2) + "\n")
         try:
             self.judged(checks, items, record, stage)

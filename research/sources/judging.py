@@ -64,9 +64,10 @@ class JudgeItem(_Model):
 class JudgeBatch(_Model):
     """The batch file the orchestrator writes for one VERIFY call."""
 
-    answers_file: str
-    """Where the judge writes its answers (relative to the working directory)."""
     items: list[JudgeItem]
+    """Where the judge writes its answers is the prompt's to say (`$judge_answers_file`): a
+    retried call works in another scratch area, which the prompt is made to name, and a
+    path written here once would still name the first."""
 
 
 class Judgement(BaseModel):
