@@ -1,7 +1,7 @@
 """The parameters of a case table: groups of (page, claim, supported) cases, each with an id
 "<group>-<index>", the ones not yet right marked strict xfail (so that one which starts
-passing must leave the not-yet list). Used by test_careful_phrasings.py and
-test_derived_figures.py."""
+passing must leave the not-yet list). Used by test_careful_phrasings.py,
+test_derived_figures.py and test_other_words.py."""
 
 from __future__ import annotations
 

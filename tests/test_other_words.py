@@ -34,6 +34,7 @@ change removes its cases from that set, never edits a case.
 from __future__ import annotations
 
 import pytest
+from case_tables import case_params
 
 from research.sources.claims import Support, check_claim, index_page
 
@@ -284,17 +285,7 @@ NOT_YET_FLIPPED: frozenset[str] = frozenset()
 """Ids ("flips-<index>") of the flipped claims not yet flagged as such."""
 
 
-def _params() -> list[object]:
-    params: list[object] = []
-    for group, cases in GROUPS.items():
-        for index, (page, claim, supported) in enumerate(cases):
-            case_id = f"{group}-{index:02d}"
-            marks = [pytest.mark.xfail(strict=True)] if case_id in NOT_YET_READ else []
-            params.append(pytest.param(page, claim, supported, id=case_id, marks=marks))
-    return params
-
-
-@pytest.mark.parametrize(("page", "claim", "supported"), _params())
+@pytest.mark.parametrize(("page", "claim", "supported"), case_params(GROUPS, NOT_YET_READ))
 def test_other_words_for_what_the_page_says(page: str, claim: str, supported: bool) -> None:
     check = check_claim(claim, index_page(page))
     assert (check.support is Support.SUPPORTED) is supported, check
