@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -144,3 +145,39 @@ def test_nothing_is_read_through_a_link_in_place_of_a_directory(tmp_path: Path) 
     (root / "progress" / "topic.md").write_text("notes\n")
     assert read_regular(root / "progress" / "topic.md") == b"notes\n"
     assert (root / "progress").is_dir() and not (root / "missing").exists()  # no repairs
+
+
+def test_a_directory_removed_on_the_way_is_made_again(tmp_path: Path) -> None:
+    """Sessions sharing a working directory share `.research/.calls`, which one removes when
+    it holds no area: another, making its area meanwhile, walks again and makes it (a
+    cluster test once saw 'No such file or directory' there). A second process removes the
+    empty directory over and over while areas are made and removed."""
+    import subprocess
+    import sys
+
+    from research.workspace.fsutil import make_dir_below
+
+    calls, running = tmp_path / ".calls", tmp_path / "running"
+    running.touch()
+    remover = (
+        "import os, sys, time\n"
+        "while os.path.exists(sys.argv[2]):\n"
+        "    try:\n        os.rmdir(sys.argv[1])\n    except OSError:\n        pass\n"
+        "    time.sleep(0.0005)\n"
+    )
+    child = subprocess.Popen([sys.executable, "-c", remover, str(calls), str(running)])
+    failed = 0
+    try:
+        for number in range(1000):
+            try:
+                make_dir_below(tmp_path, ".calls", "s", f"area{number}")
+            except FileNotFoundError:
+                failed += 1
+                continue
+            (calls / "s" / f"area{number}").rmdir()
+            with contextlib.suppress(OSError):
+                (calls / "s").rmdir()
+    finally:
+        running.unlink()
+        child.wait(timeout=60)
+    assert failed == 0

@@ -9,7 +9,7 @@ import re
 import secrets
 import stat
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from research.workspace.fencing import fenced
@@ -291,7 +291,19 @@ def make_dir_below(base: Path, *names: str) -> None:
     from the one before without following a link (a link, FIFO or other special file in
     its place is unlinked and the directory made, as `_enter` does; a missing one is made),
     the last made new (FileExistsError when something is there). `base` itself is opened
-    as named (the user's own link is theirs to make)."""
+    as named (the user's own link is theirs to make). A directory on the way that another
+    process removes meanwhile (a session sharing the working directory removes `.calls`
+    when it has no area left) is made again."""
+    for _ in range(5):
+        try:
+            _make_below(base, names)
+            return
+        except FileNotFoundError:
+            continue  # a directory opened on the way was removed: walk again from `base`
+    _make_below(base, names)
+
+
+def _make_below(base: Path, names: Sequence[str]) -> None:
     fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     where = os.fspath(base)
     try:
