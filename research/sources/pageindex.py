@@ -232,12 +232,11 @@ def _page_sentences(text: str) -> tuple[Sentence, ...]:
             lead, units = _caption(out), column_units(line)
         elif not line.startswith("|"):
             lead = (len(out) - 1,) if out and out[-1].text.endswith(":") else ()
-        if header is not None and any(units) and (reading := with_units(line, units)) != line:
-            out.append(_row(line, number, lead, header, reading))
-            continue
+        reading = with_units(line, units) if header is not None and any(units) else None
         for piece in split_sentences(line):
             for chunk in _chunks(piece):
-                sentence = replace(_sentence(chunk, number), lead=lead)
+                read = reading if chunk == line else None  # a row read with its units
+                sentence = replace(_sentence(chunk, number, read), lead=lead)
                 if header is None and line.startswith("|"):
                     header = sentence.stems
                 elif header:
@@ -245,15 +244,6 @@ def _page_sentences(text: str) -> tuple[Sentence, ...]:
                     sentence = replace(sentence, stems=sentence.stems | header, label=label)
                 out.append(sentence)
     return tuple(out)
-
-
-def _row(
-    line: str, number: int, lead: tuple[int, ...], header: frozenset[str], reading: str
-) -> Sentence:
-    """A table row whose figures are read with their columns' units (`with_units`)."""
-    sentence = _sentence(line, number, reading)
-    label = stems_of(line.split("|")[1])
-    return replace(sentence, lead=lead, stems=sentence.stems | header, label=label)
 
 
 _HEADER_UNIT = re.compile(r"[(\[]\s*([^()\[\]]{1,16}?)\s*[)\]]")
