@@ -120,7 +120,7 @@ class Clauses:
 
 @dataclass(frozen=True, slots=True)
 class Clause:
-    """A clause read for `flipped`: its words, the direction it speaks of, a negation."""
+    """A clause read for `flipped_clauses`: its words, the direction it speaks of, a negation."""
 
     words: frozenset[str]
     direction: int
@@ -190,22 +190,9 @@ def _negated_word(rest: str) -> str:
     return next((t for t in _TOKEN.findall(rest) if token_stems(t) and not t.endswith("ly")), "")
 
 
-def direction(clause: str) -> int:
-    """+1 when the clause speaks only of up (rose, more, above), -1 only of down, else 0."""
-    return read_clause(clause).direction
-
-
-def negated(clause: str) -> bool:
-    return read_clause(clause).negated
-
-
-def flipped(claim_clause: str, page_clause: str) -> str | None:
-    """How the claim's clause turns the page's around, or None."""
-    return flipped_clauses(read_clause(claim_clause), read_clause(page_clause))
-
-
 def flipped_clauses(mine: Clause, theirs: Clause) -> str | None:
-    """`flipped` for clauses already read."""
+    """How the claim's clause turns the page's around, or None (clauses read by
+    `read_clause`)."""
     axes = (
         (mine.direction, theirs.direction, _UP, _DOWN),
         (mine.speed, theirs.speed, _FAST, _SLOW),
