@@ -18,7 +18,7 @@ from datetime import date
 from decimal import Decimal
 from itertools import combinations
 
-from research.sources.derived import derivable
+from research.sources.derived import DAY, derivable
 from research.sources.figures import StatedNumber
 from research.sources.pageindex import PageIndex, Sentence
 from research.sources.quantities import step_of
@@ -31,8 +31,6 @@ Ways = list[tuple[int, ...]]
 is computed from."""
 NEAR_SENTENCES = 8
 """Sentences with the claim's words whose figures are combined in pairs."""
-DAY = 86_400.0
-"""Seconds."""
 
 
 def _day(figure: StatedNumber) -> int | None:
