@@ -28,12 +28,12 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from research.sources.derived import (
-    DAY,
     Cues,
     computed_in_sentence,
     cues_of,
     derivable,
     derivable_in_sentence,
+    is_duration,
 )
 from research.sources.figures import StatedNumber, Value
 from research.sources.pageindex import PageIndex, Sentence
@@ -83,7 +83,7 @@ def derived_here(
     they give two: "four years after the project began" is not the years of a logo and of
     Windows support in the sentences between."""
     cues = cues_of(claim)
-    if _duration(number):
+    if is_duration(number):
         worded = [s for s in sentences if s.stems & stems]
         for kind in ("date", "year"):
             if sum(f.kind == kind for s in worded for f in s.numbers) >= 2:
@@ -96,12 +96,6 @@ def derived_here(
     ):
         return True
     return any(computed_in_sentence(number, s.numbers, cues) for s in sentences)
-
-
-def _duration(number: StatedNumber) -> bool:
-    """Whether the claim's figure is a duration of a day or more (computed from dates)."""
-    unit = number.quantity.unit if number.quantity else None
-    return unit is not None and unit.dimension == "second" and unit.factor >= DAY
 
 
 def _closest(page: PageIndex, stems: frozenset[str]) -> list[int]:
@@ -137,7 +131,7 @@ def _with_neighbour(
     neighbour tied to it (see the module docstring)."""
     sentences = page.sentences
     mine = sentences[anchor]
-    duration = _duration(number)
+    duration = is_duration(number)
     kinds = ("date", "year") if duration else ("number", "percent")
     inputs = sum(f.kind in kinds for f in mine.numbers)
     if _row(mine) or not inputs:

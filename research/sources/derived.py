@@ -347,14 +347,19 @@ def computed_in_sentence(number: StatedNumber, figures: Sequence[StatedNumber], 
     return any(low <= value <= high for value in derived)
 
 
+def is_duration(number: StatedNumber) -> bool:
+    """Whether a claim's figure is a duration of a day or more (computed from dates)."""
+    unit = number.quantity.unit if number.quantity else None
+    return unit is not None and unit.dimension == "second" and unit.factor >= DAY
+
+
 def derivable(number: StatedNumber, figures: Sequence[StatedNumber], cues: Cues = NO_CUES) -> bool:
     """Whether a claim's figure is computed from `figures` (see the module docstring); the
     complement of a percentage ("63% did not" from "37% did") only when `cues` say so."""
     bounds = _range(number)
     if bounds is None or number.kind not in ("number", "percent"):
         return False
-    quantity = number.quantity
-    if quantity is not None and quantity.unit.dimension == "second" and quantity.unit.factor >= DAY:
+    if is_duration(number):
         low, high = _in_base(number, bounds)
         if any(low <= value <= high for value in _durations(figures)):
             return True
