@@ -506,8 +506,8 @@ def _absent(
         if not (
             anchored(page, n, rest, numbers, stating)
             or introduced(page, n, passage, rest, numbers, s)
-            or bound(page, n, stems, numbers, s, weights)
-            or loosely_bound(page, n, parsed.norm, stems, numbers, s, weights)
+            or bound(page, n, numbers, s, weights)
+            or loosely_bound(page, n, parsed.norm, numbers, s, weights)
         ):
             out.append(n)
     return out

@@ -568,22 +568,21 @@ def _weighted(
 def bound(
     page: PageIndex,
     number: StatedNumber,
-    stems: frozenset[str],
     numbers: Sequence[StatedNumber],
     mine: Collection[int],
-    weights: Weights | None = None,
+    weights: Weights,
 ) -> bool:
     """Whether a sentence stating a claim figure that is not in the matching passage binds
     it to the claim: one that gives no other figure of its sort the claim lacks (not a
     list) holds with its context at least BOUND_SHARE of the claim's words on the page
     (weighted by rarity, `_weighted`), and no sentence giving a figure of that sort the
     claim lacks, whatever its magnitude (among those holding a claim word, and the other
-    rows of its table), holds as much. `mine`: the sentences stating `number`."""
+    rows of its table), holds as much. `mine`: the sentences stating `number`; `weights`:
+    the claim's words weighed for it (`Weights`)."""
     if number.kind in _SKIPPED_KINDS:
         return False
     claimed = frozenset(v for n in numbers for v in n.candidates)
     alone = [i for i in mine if not _lists_another(page.sentences[i], number, claimed)]
-    weights = Weights(page, number, stems, numbers) if weights is None else weights
     return _binds(weights, claimed, (alone, mine), BOUND_SHARE)
 
 
@@ -596,10 +595,9 @@ def loosely_bound(
     page: PageIndex,
     number: StatedNumber,
     norm: str,
-    stems: frozenset[str],
     numbers: Sequence[StatedNumber],
     mine: Collection[int],
-    weights: Weights | None = None,
+    weights: Weights,
 ) -> bool:
     """Whether a sentence stating a claim figure that is not in the matching passage,
     whose matching passage gives no figure of its sort instead (the caller's condition),
@@ -609,11 +607,11 @@ def loosely_bound(
     holds with its context at least LOOSE_SHARE of the claim's rarity-weighted words, and,
     for a bare count, no figure of its sort the claim lacks counting what the claim's
     counts ("16 entries" when the page has "4,096 entries" and "16 instances"). A
-    version or a label is a name, which words do not bind."""
+    version or a label is a name, which words do not bind. `weights`: the claim's words
+    weighed for `number` (`Weights`, shared with `bound`)."""
     prose = [i for i in mine if not page.sentences[i].text.startswith("|")]
     if number.kind in ("version", "label") or not prose:
         return False
-    weights = Weights(page, number, stems, numbers) if weights is None else weights
     if not weights.words:
         return False
     least = LOOSE_SHARE * weights.total
