@@ -579,7 +579,7 @@ def _given(page: PageIndex, parsed: _Parsed, found: _Match, run: _Run) -> Given 
     """A figure of a supported claim that the page gives to other words (`slots`): checked
     in the passage and, for a figure stated only outside it (in at most MAX_SLOT_SENTENCES
     sentences: one stated more often is context), in the sentences stating it."""
-    norm, stems, numbers = parsed.norm, parsed.stems, parsed.numbers
+    clauses, stems, numbers = parsed.clauses, parsed.stems, parsed.numbers
     passage = range(run.first, run.end)
     stated = {
         i
@@ -588,9 +588,9 @@ def _given(page: PageIndex, parsed: _Parsed, found: _Match, run: _Run) -> Given 
         for i in sentences
     }
     where = [*passage, *sorted(stated - set(passage))]
-    return given_to_others(
-        page, norm, stems, numbers, found.stating, parsed.clauses
-    ) or told_the_other_way(page, where, norm, stems, numbers, parsed.clauses)
+    return given_to_others(page, clauses, stems, numbers, found.stating) or told_the_other_way(
+        page, where, clauses, stems, numbers
+    )
 
 
 def _named_row(page: PageIndex, parsed: _Parsed, found: _Match) -> int | None:

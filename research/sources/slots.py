@@ -179,16 +179,14 @@ def _rival(
 
 def given_to_others(
     page: PageIndex,
-    norm: str,
+    clauses: Clauses,
     stems: frozenset[str],
     numbers: Sequence[StatedNumber],
     stating: Sequence[Collection[int]],
-    clauses: Clauses | None = None,
 ) -> Given | None:
     """The first of the claim's figures (stated on the page: `stating` gives the sentences
     for each) that the page gives to other words, with the figure it gives instead.
-    `clauses`: `Clauses(norm)`, when the caller has read some already."""
-    clauses = Clauses(norm) if clauses is None else clauses
+    `clauses`: those of the claim's text."""
     checked = [n for n in numbers if n.kind not in _SKIPPED_KINDS]
     figures: frozenset[str] | None = None
     for number, sentences in zip(numbers, stating, strict=True):
@@ -366,10 +364,9 @@ def _next_to_another(
 def told_the_other_way(
     page: PageIndex,
     run: Sequence[int],
-    norm: str,
+    clauses: Clauses,
     stems: frozenset[str],
     numbers: Sequence[StatedNumber],
-    clauses: Clauses | None = None,
 ) -> Given | None:
     """A claim figure that a sentence of `run` stating it gives to other words than the
     claim's, while a figure of the same sort in that sentence, which the claim lacks, is
@@ -377,9 +374,8 @@ def told_the_other_way(
     Code (43%) and GoLand (33%)" for a claim that VS Code had 33%); in a sentence without
     one (not a table row, whose cells belong to its first cell and its header), by being
     next to them (`_next_to_another`: "~500 bdist_msi files and ~50 bdist_dmg files" for
-    a claim of about 500 bdist_dmg files). `clauses`: `Clauses(norm)`, if the caller has
-    one."""
-    clauses = Clauses(norm) if clauses is None else clauses
+    a claim of about 500 bdist_dmg files). `clauses`: those of the claim's text."""
+    norm = clauses.text
     checked = [n for n in numbers if n.kind not in _SKIPPED_KINDS]
     claimed = frozenset(v for n in numbers for v in n.candidates)
     figures = stems_of(" ".join(n.text for n in numbers))
