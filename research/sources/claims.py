@@ -496,11 +496,10 @@ def _absent(
     for n, s in zip(numbers, stating, strict=True):
         if n not in elsewhere or (n.kind in ("year", "date") and not dated):
             continue
-        rival = bool(_conflicts(in_run, numbers, [n]))
-        if not rival and (_subject(page, s) or _dated_next_door(n, s, run)):
-            continue
-        if rival:
+        if _conflicts(in_run, numbers, [n]):
             out.append(n)
+            continue
+        if _subject(page, s) or _dated_next_door(n, s, run):
             continue
         weights = Weights(page, n, stems, numbers)
         if not (
