@@ -56,10 +56,8 @@ _VAGUE = re.compile(
     re.IGNORECASE,
 )
 """A vague count: "thousands of users", "ran into millions", "tens of thousands of"."""
-_VAGUE_SIZE = {"dozens": 12, "hundreds": 100, "thousands": 1000, "millions": 10**6}
-_VAGUE_SIZE["billions"] = 10**9
-_SCALE_SIZE = {"dozen": 12, "hundred": 100, "thousand": 1000, "million": 10**6}
-_SCALE_SIZE["billion"] = 10**9
+_SCALE_SIZE = {"dozen": 12, "hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
+_VAGUE_SIZE = {f"{scale}s": size for scale, size in _SCALE_SIZE.items()}
 _SEVERAL = re.compile(
     r"\b(?:several|a few) (?P<scale>dozen|hundred|thousand|million|billion)\b(?! of\b)",
     re.IGNORECASE,
