@@ -133,9 +133,9 @@ def spell_before(text: str, lower: str) -> str:
 _NOT_COUNTED = (
     "of or and to nor is was were are be been has have had will would can could may might "
     "must shall should do does did more less fewer than as at in on by for from with into "
-    "about over under per times weeks"
+    "about over under per times"
 )
-_STOP = frozenset(_NOT_COUNTED.split()) - {"weeks"}
+_STOP = frozenset(_NOT_COUNTED.split())
 _TWO = re.compile(
     r"(?<![\w-])(?P<before>\w+ )?two (?P<next>[a-z][a-z'-]*)(?: (?P<then>[a-z][a-z'-]*))?",
     re.IGNORECASE,
