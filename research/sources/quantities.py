@@ -137,8 +137,8 @@ class Quantity:
         )
 
 
-_BINARY = {"kilo": 1, "mega": 2, "giga": 3, "tera": 4, "peta": 5}
-_DECIMAL = {"kibi": 1, "mebi": 2, "gibi": 3, "tebi": 4, "pebi": 5}
+_DECIMAL_PREFIXES = {"kilo": 1, "mega": 2, "giga": 3, "tera": 4, "peta": 5}
+_BINARY_PREFIXES = {"kibi": 1, "mebi": 2, "gibi": 3, "tebi": 4, "pebi": 5}
 _DATA = frozenset({"bit", "bit / second"})
 
 
@@ -148,10 +148,10 @@ def binary_ratio(unit: Unit) -> float | None:
     binary prefix, the inverse; else None."""
     if unit.dimension not in _DATA:
         return None
-    for prefix, power in _BINARY.items():
+    for prefix, power in _DECIMAL_PREFIXES.items():
         if unit.name.startswith(prefix):
             return float((1024 / 1000) ** power)
-    for prefix, power in _DECIMAL.items():
+    for prefix, power in _BINARY_PREFIXES.items():
         if unit.name.startswith(prefix):
             return float((1000 / 1024) ** power)
     return None
