@@ -291,22 +291,12 @@ def test_other_words_for_what_the_page_says(page: str, claim: str, supported: bo
     assert (check.support is Support.SUPPORTED) is supported, check
 
 
-def _flip_params() -> list[object]:
-    return [
-        pytest.param(
-            page,
-            claim,
-            id=f"flips-{index:02d}",
-            marks=[pytest.mark.xfail(strict=True)]
-            if f"flips-{index:02d}" in NOT_YET_FLIPPED
-            else [],
-        )
-        for index, (page, claim, _) in enumerate(FLIPS)
-    ]
-
-
-@pytest.mark.parametrize(("page", "claim"), _flip_params())
-def test_the_opposite_in_other_words_is_a_flipped_meaning(page: str, claim: str) -> None:
+@pytest.mark.parametrize(
+    ("page", "claim", "supported"), case_params({"flips": FLIPS}, NOT_YET_FLIPPED)
+)
+def test_the_opposite_in_other_words_is_a_flipped_meaning(
+    page: str, claim: str, supported: bool
+) -> None:
     check = check_claim(claim, index_page(page))
     assert check.support is Support.UNSUPPORTED, check
     assert check.reason.startswith("meaning flipped"), check
