@@ -12,6 +12,7 @@ import pytest
 from research.sources.claims import Support, check_claim, index_page
 
 DEV_PAGES = sorted((Path(__file__).resolve().parents[1] / "bench/corpus/dev/pages").glob("*.txt"))
+assert len(DEV_PAGES) >= 12, "the dev half's pages are missing"
 
 
 def _prose_with_figures(text: str) -> list[str]:
