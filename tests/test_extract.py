@@ -64,6 +64,14 @@ def make_pdf(pages: list[list[str]], title: str | None = None) -> bytes:
     return bytes(out)
 
 
+def html_text(content: str, *, around: str = "article", after: str = "") -> str:
+    """The text extracted from a page whose body is `content` in an <`around`>, then `after`."""
+    body = f"<html><body><{around}>{content}</{around}>{after}</body></html>"
+    found = extract(body.encode(), "text/html")
+    assert found is not None
+    return found.text
+
+
 def test_html_article_main_text_title_and_table_figures() -> None:
     found = extract((PAGES / "article.html").read_bytes(), "text/html; charset=utf-8")
     assert found is not None
@@ -99,13 +107,9 @@ def test_html_prose_list_with_links_at_the_end_of_the_content_is_kept() -> None:
         "<li>and between 10 and 70 times faster than <a href='/b'>foo-cpp</a>, in some cases "
         "<a href='/c'>even 200x</a>.</li></ul>"
     )
-    body = f"<html><body><article>{PARAGRAPH}{PARAGRAPH_2}{prose}</article></body></html>"
-    found = extract(body.encode(), "text/html")
-    assert found is not None
-    assert "- quickyaml is between 2 and 3 times faster than libfoo" in found.text
-    assert "- and between 10 and 70 times faster than foo-cpp, in some cases even 200x." in (
-        found.text
-    )
+    text = html_text(f"{PARAGRAPH}{PARAGRAPH_2}{prose}")
+    assert "- quickyaml is between 2 and 3 times faster than libfoo" in text
+    assert "- and between 10 and 70 times faster than foo-cpp, in some cases even 200x." in (text)
 
 
 def test_html_a_list_of_links_a_paragraph_introduces_is_kept() -> None:
@@ -118,11 +122,9 @@ def test_html_a_list_of_links_a_paragraph_introduces_is_kept() -> None:
         "<p>Share this:</p><ul class='share-buttons'><li><a href='/tw'>Twitter</a></li>"
         "<li><a href='/fb'>Facebook</a></li></ul>"
     )
-    body = f"<html><body><article>{PARAGRAPH}{bindings}{PARAGRAPH_2}{share}</article></body></html>"
-    found = extract(body.encode(), "text/html")
-    assert found is not None
-    assert "- quickyaml-python\n- quickyaml-rs\n- go-quickyaml" in found.text, found.text
-    assert "Twitter" not in found.text and "Facebook" not in found.text
+    text = html_text(f"{PARAGRAPH}{bindings}{PARAGRAPH_2}{share}")
+    assert "- quickyaml-python\n- quickyaml-rs\n- go-quickyaml" in text, text
+    assert "Twitter" not in text and "Facebook" not in text
 
 
 def test_html_link_only_menus_and_link_lists_stay_out() -> None:
@@ -135,11 +137,10 @@ def test_html_link_only_menus_and_link_lists_stay_out() -> None:
         "<h3>Related</h3><ul><li><a href='/a'>Heat pumps explained</a></li>"
         "<li><a href='/b'>Solar in winter</a></li><li><a href='/c'>Grid storage</a></li></ul>"
     )
-    body = f"<html><body><div>{menu}{PARAGRAPH}{PARAGRAPH_2}{related}</div></body></html>"
-    found = extract(body.encode(), "text/html")
-    assert found is not None and "seasonal COP of 2.7" in found.text
+    text = html_text(f"{menu}{PARAGRAPH}{PARAGRAPH_2}{related}", around="div")
+    assert "seasonal COP of 2.7" in text
     for boilerplate in ("Products", "Widgets", "Forum", "Heat pumps explained", "Grid storage"):
-        assert boilerplate not in found.text
+        assert boilerplate not in text
 
 
 def test_html_readme_headings_beside_their_permalinks_are_kept() -> None:
@@ -167,9 +168,8 @@ def test_html_readme_headings_beside_their_permalinks_are_kept() -> None:
     ],
 )
 def test_html_headings_lose_their_permalinks_not_their_text(heading: str) -> None:
-    body = f"<html><body><article>{PARAGRAPH}{heading}{PARAGRAPH_2}</article></body></html>"
-    found = extract(body.encode(), "text/html")
-    assert found is not None and "four homes.\nResults\nThe authors" in found.text, found.text
+    text = html_text(f"{PARAGRAPH}{heading}{PARAGRAPH_2}")
+    assert "four homes.\nResults\nThe authors" in text, text
 
 
 def test_html_short_paragraphs_with_a_few_links_are_kept_link_lines_are_not() -> None:
@@ -224,11 +224,9 @@ def test_html_short_paragraphs_with_a_few_links_are_kept_link_lines_are_not() ->
     ],
 )
 def test_html_figures_keep_their_text_and_captions(figure: str, lines: list[str]) -> None:
-    body = f"<html><body><article>{PARAGRAPH}{figure}{PARAGRAPH_2}</article></body></html>"
-    found = extract(body.encode(), "text/html")
-    assert found is not None
+    text = html_text(f"{PARAGRAPH}{figure}{PARAGRAPH_2}")
     for line in lines:
-        assert line in found.text, found.text
+        assert line in text, text
 
 
 def test_html_callout_asides_are_kept_sidebars_are_not() -> None:
@@ -245,15 +243,10 @@ def test_html_callout_asides_are_kept_sidebars_are_not() -> None:
         "<aside class='widget about'><h3>About the author</h3><p>Jane writes about energy "
         "for Example News and lives in Oslo with her two cats.</p></aside>"
     )
-    body = (
-        f"<html><body><article>{PARAGRAPH}{callouts}{PARAGRAPH_2}{sidebars}</article>"
-        f"{sidebars}</body></html>"
-    )
-    found = extract(body.encode(), "text/html")
-    assert found is not None
-    assert "Deleting the cache loses 2 GB of builds." in found.text
-    assert "Note: the limit is 64 MiB per request." in found.text
-    assert "Recent posts" not in found.text and "Oslo" not in found.text
+    text = html_text(f"{PARAGRAPH}{callouts}{PARAGRAPH_2}{sidebars}", after=sidebars)
+    assert "Deleting the cache loses 2 GB of builds." in text
+    assert "Note: the limit is 64 MiB per request." in text
+    assert "Recent posts" not in text and "Oslo" not in text
 
 
 def test_html_footnote_marks_leave_the_figures_alone_and_footnotes_are_kept() -> None:
@@ -271,29 +264,22 @@ def test_html_footnote_marks_leave_the_figures_alone_and_footnotes_are_kept() ->
         "</aside><footer role='doc-endnotes'><ol><li id='fn2'>Median of 5 runs.</li></ol>"
         "</footer>"
     )
-    body = (
-        f"<html><body><article>{PARAGRAPH}{marks}{PARAGRAPH_2}{notes}</article>"
-        "<footer><p>© 2024 Example Energy News. Cookie settings.</p></footer></body></html>"
-    )
-    found = extract(body.encode(), "text/html")
-    assert found is not None
+    footer = "<footer><p>© 2024 Example Energy News. Cookie settings.</p></footer>"
+    text = html_text(f"{PARAGRAPH}{marks}{PARAGRAPH_2}{notes}", after=footer)
     assert (
         "Demand rose 12 percent and prices 40%; Sphinx gives 7.5 ms, pandoc 9 ms, Wikipedia "
-        "8,336,817." in found.text
-    ), found.text
-    assert "Measured on 3 machines in 2021." in found.text and "Median of 5 runs." in found.text
-    assert "Cookie" not in found.text
+        "8,336,817." in text
+    ), text
+    assert "Measured on 3 machines in 2021." in text and "Median of 5 runs." in text
+    assert "Cookie" not in text
 
 
 def test_html_exponents_are_not_glued_to_their_base() -> None:
-    body = (
-        f"<html><body><article>{PARAGRAPH}<p>Emissions fell by 10<sup>6</sup> tonnes, "
-        f"or 3.2×10<sup>−3</sup> of the total, on the 1<sup>st</sup> of May.</p>"
-        f"{PARAGRAPH_2}</article></body></html>"
+    text = html_text(
+        f"{PARAGRAPH}<p>Emissions fell by 10<sup>6</sup> tonnes, or 3.2×10<sup>−3</sup> of the "
+        f"total, on the 1<sup>st</sup> of May.</p>{PARAGRAPH_2}"
     )
-    found = extract(body.encode(), "text/html")
-    assert found is not None
-    assert "fell by 10^6 tonnes, or 3.2×10^−3 of the total, on the 1st of May." in found.text
+    assert "fell by 10^6 tonnes, or 3.2×10^−3 of the total, on the 1st of May." in text
 
 
 def test_html_captions_and_short_blocks_with_a_few_links_are_kept() -> None:
@@ -304,11 +290,9 @@ def test_html_captions_and_short_blocks_with_a_few_links_are_kept() -> None:
         "COP fell to 1.9 at -25 °C.</p></div>"
         "<div><a href='/a'>Ann</a> and <a href='/b'>Bo</a> wrote 3 papers.</div>"
     )
-    body = f"<html><body><article>{PARAGRAPH}{blocks}{PARAGRAPH_2}</article></body></html>"
-    found = extract(body.encode(), "text/html")
-    assert found is not None
-    assert "Figure 3: the COP fell to 1.9 at -25 °C." in found.text
-    assert "Ann and Bo wrote 3 papers." in found.text
+    text = html_text(f"{PARAGRAPH}{blocks}{PARAGRAPH_2}")
+    assert "Figure 3: the COP fell to 1.9 at -25 °C." in text
+    assert "Ann and Bo wrote 3 papers." in text
 
 
 def test_html_title_and_publication_date_come_first_when_the_text_lacks_them() -> None:
@@ -377,13 +361,9 @@ def test_html_preformatted_text_keeps_its_lines(wrap: str, code: bool) -> None:
         "  412,000   <b>sqlite3BtreeNext</b>\n"
     )
     pre = f"<pre><code>{lines}</code></pre>" if code else f"<pre>\n{lines}</pre>"
-    body = (
-        f"<html><body><article>{PARAGRAPH}{wrap.format(pre)}{PARAGRAPH_2}</article></body></html>"
-    )
-    found = extract(body.encode(), "text/html")
-    assert found is not None
+    text = html_text(f"{PARAGRAPH}{wrap.format(pre)}{PARAGRAPH_2}")
     lines = "cycles function\n1,204,551 sqlite3VdbeExec\n412,000 sqlite3BtreeNext\n"
-    assert re.search(rf"(?<!\S){lines}", found.text), found.text  # not glued to "Profile:"
+    assert re.search(rf"(?<!\S){lines}", text), text  # not glued to "Profile:"
 
 
 def test_html_formulas_without_tex_are_written_out() -> None:
@@ -395,27 +375,22 @@ def test_html_formulas_without_tex_are_written_out() -> None:
         "display='block'><mi>E</mi><mo>=</mo><mfrac><mn>1</mn><mn>2</mn></mfrac><mi>m</mi>"
         "<msup><mi>v</mi><mn>2</mn></msup></math></p>"
     )
-    body = f"<html><body><article>{PARAGRAPH}{formulas}{PARAGRAPH_2}</article></body></html>"
-    found = extract(body.encode(), "text/html")
-    assert found is not None
+    text = html_text(f"{PARAGRAPH}{formulas}{PARAGRAPH_2}")
     assert (
         "The speedup is \\(S=3.2\\) on 8 cores, and \\(10^6\\) tonnes were saved; "
-        "\\[E=(1)/(2)mv^2\\]" in found.text
-    ), found.text
+        "\\[E=(1)/(2)mv^2\\]" in text
+    ), text
 
 
 def test_html_dates_in_time_elements_are_kept() -> None:
     """trafilatura deletes every <time>: the sentence lost its date."""
-    body = (
-        f"<html><body><article><header><h1>Release notes</h1><time datetime='2023-03-02'>"
-        f"March 2, 2023</time></header>{PARAGRAPH}<p>The release on <time "
-        f"datetime='2023-03-02'>March 2, 2023</time> added 12 new checks.</p>{PARAGRAPH_2}"
-        "</article></body></html>"
+    text = html_text(
+        "<header><h1>Release notes</h1><time datetime='2023-03-02'>March 2, 2023</time>"
+        f"</header>{PARAGRAPH}<p>The release on <time datetime='2023-03-02'>March 2, 2023"
+        f"</time> added 12 new checks.</p>{PARAGRAPH_2}"
     )
-    found = extract(body.encode(), "text/html")
-    assert found is not None
-    assert "The release on March 2, 2023 added 12 new checks." in found.text
-    assert found.text.startswith("Release notes\nMarch 2, 2023\n"), found.text
+    assert "The release on March 2, 2023 added 12 new checks." in text
+    assert text.startswith("Release notes\nMarch 2, 2023\n"), text
 
 
 def test_html_code_blocks_in_a_toolbar_wrapper_are_kept() -> None:
@@ -426,10 +401,8 @@ def test_html_code_blocks_in_a_toolbar_wrapper_are_kept() -> None:
         "</code></pre><div class='toolbar'><div class='toolbar-item'><button>Copy</button>"
         "</div></div></div>"
     )
-    body = f"<html><body><article>{PARAGRAPH}{code}{PARAGRAPH_2}</article></body></html>"
-    found = extract(body.encode(), "text/html")
-    assert found is not None
-    assert "$ make -j8\nbuilt in 42 s" in found.text and "Copy" not in found.text
+    text = html_text(f"{PARAGRAPH}{code}{PARAGRAPH_2}")
+    assert "$ make -j8\nbuilt in 42 s" in text and "Copy" not in text
 
 
 def test_html_without_main_content_falls_back_to_the_visible_text() -> None:
