@@ -228,7 +228,6 @@ class Stage:
     def take(self, phase: Phase, topic: str | None) -> None:
         """After a call of `phase`: what the agent changed here, into the session
         (engine/intake.py); then the area is done with."""
-        self.fresh_for = None
         Intake(self).take(phase, topic)
         self._retire()
 
