@@ -282,6 +282,9 @@ def test_a_process_left_inside_a_scratch_area_keeps_the_next_phase_out_of_it(
     files = [path for path in session.rglob("*") if path.is_file() and not path.is_symlink()]
     assert not [path for path in files if "escaped" in path.name], files
     assert not [path for path in files if b"ESCAPED" in path.read_bytes()]
+    pid = (record / "child.pid").read_text().strip()
+    warnings = [event.get("message", "") for event in events_of(session, "warning")]
+    assert not [w for w in warnings if "scratch area" in w or f"process {pid}" in w], warnings
 
 
 LOCKED_AREA = """
