@@ -3,7 +3,7 @@
 scratch area each call is given, and litters it once.
 
 At the start of each call it records in AUDIT_RECORD/<n>.json the scratch area the prompt
-names (its path and inode, and the session's scratch areas there are), every entry in it
+names (its path, and the session's scratch areas there are), every entry in it
 with its kind (file, link, fifo, dir), the notes and verdict copies (progress/, review/)
 whose bytes are not the session's, and the files with another name (a hard link). After
 its first RESEARCH call's work it leaves in the area a link to AUDIT_VICTIM/notes.md, a
@@ -52,7 +52,6 @@ def audit(area: Path, name: str) -> dict[str, object]:
                     stale.append(relative.as_posix())
     return {
         "area": str(area),
-        "inode": area.stat().st_ino,
         "areas": sorted(str(path) for path in area.parent.iterdir()),
         "entries": entries,
         "stale": stale,
@@ -79,7 +78,7 @@ def main() -> None:
     hostile_agent.phase_work(phase, prompt)
     first_research = phase == "research" and not (RECORD / "littered").exists()
     if first_research:
-        (RECORD / "littered").write_text(json.dumps([str(area), area.stat().st_ino]))
+        (RECORD / "littered").write_text(str(area))
         litter(area)
     print(f"Did the {phase} work.", flush=True)
 
