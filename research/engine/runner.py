@@ -66,7 +66,7 @@ class PhaseRunner:
         resumed run continues the round it was in. `last_resort` may still make a value of
         the last round's failure (it raises PhaseFailed when it cannot)."""
         job = PhaseJob(phase, topic, persist)
-        stage = Stage(self.ctx, phase)  # where the phase's calls write (engine/staging.py)
+        stage = Stage(self.ctx)  # where the phase's calls write (engine/staging.py)
         try:
             return self.rounds_of(job, validate, prompt, stage, last_resort)
         finally:

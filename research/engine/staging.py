@@ -100,9 +100,8 @@ def _stamp(path: Path) -> tuple[int, int] | None:
 class Stage:
     """A phase run's scratch areas: one for each of its agent calls, made afresh for it."""
 
-    def __init__(self, ctx: RunContext, phase: Phase) -> None:
+    def __init__(self, ctx: RunContext) -> None:
         self.ctx = ctx
-        self.phase = phase
         self.generation = ctx.lock.generation if ctx.lock is not None else 0
         self.root = self._new_root()
         """The current call's area (not made yet: the first call's prompt may name it)."""
@@ -146,16 +145,16 @@ class Stage:
 
     # --- the copy --------------------------------------------------------------------------
 
-    def fresh(self, phase: Phase | None = None) -> None:
+    def fresh(self, phase: Phase) -> None:
         """Make a new scratch area, a copy of the session as it is now (for `phase`'s call);
         the one an earlier call used is moved aside and removed."""
         self._retire()
         self.seeded, self.stamps = {}, {}
-        self.fresh_for = phase or self.phase
+        self.fresh_for = phase
         session = self.ctx.paths.session_dir
         with self.ctx.mutex:
             self._make()
-            recovery = (phase or self.phase) is Phase.RECOVERY
+            recovery = phase is Phase.RECOVERY
             sources = [p for p in self._files(session) if recovery or p.name not in RECOVERY_ONLY]
             for name in SEEDED_DIRS:
                 sources += self._files(session / name)

@@ -116,7 +116,7 @@ class Judge:
             for number, check in enumerate(checks, 1)
         ]
         ctx.archive_files(paths.judge_answers_file)  # an earlier call's answers never count
-        stage = Stage(ctx, Phase.VERIFY)  # the judge writes its answers there, not here
+        stage = Stage(ctx)  # the judge writes its answers there, not here
         batch = JudgeBatch(items=items)
         atomic_write_text(paths.judge_batch_file, batch.model_dump_json(indent=2) + "\n")
         try:
