@@ -323,6 +323,20 @@ def test_the_form_preselects_an_agent_the_server_can_run(
                 assert page.locator("#f-agent-note").is_hidden()
                 page.select_option("#f-agent", "opencode")
                 assert page.locator("#f-agent-note").is_visible()
+                # A choice made before /healthz answers is the person's: it is not moved.
+                held: list[Any] = []
+                page.route("**/healthz", lambda route: held.append(route))
+                page.reload()
+                page.wait_for_selector("#conn-dot.live", timeout=120_000)
+                page.select_option("#f-agent", "opencode")  # not installed, but chosen
+                for _ in range(2400):  # a hang guard of 120 s, not a speed test
+                    if held:
+                        break
+                    page.wait_for_timeout(50)
+                assert held, "the page never asked /healthz"
+                held[0].continue_()
+                page.wait_for_function("() => agentsAvailable !== null")
+                assert page.input_value("#f-agent") == "opencode"
             finally:
                 browser.close()
     finally:

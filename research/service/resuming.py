@@ -41,7 +41,7 @@ def resume_job(service: Service, name: str) -> Job:
         again = lost.message.model_copy(update={"job_id": uuid.uuid4().hex})
         return service.enqueue(again.model_copy(update={"enqueued_at": time.time()}))
     if service.roster.running(name) or (snap is not None and snap.locked):
-        ours = service.roster.job(name)
+        ours = service.roster.job(name, snap)
         what = "queued" if ours is not None and ours.state == "queued" else "running"
         raise ApiError(
             409,
