@@ -20,16 +20,17 @@ Until the judge's modules are on this checkout, the judge mode says so and only 
 run (the hook is `product_judge`).
 
     python bench/claims_corpus.py                       # frozen half, both modes
-    python bench/claims_corpus.py --half fresh          # fresh half, aggregates only
-    python bench/claims_corpus.py --half unseen         # unseen half, aggregates only
-    python bench/claims_corpus.py --half dev --list     # dev half, every claim's outcome
+    python bench/claims_corpus.py --half blind          # blind half, aggregates only
+    python bench/claims_corpus.py --half unseen --list  # a tuning half, every claim's outcome
     python bench/claims_corpus.py --json out.json
-    python bench/claims_corpus.py --half unseen --write-manifest  # after adding to unseen/
+    python bench/claims_corpus.py --half blind --write-manifest  # after adding to blind/
 
-The frozen, fresh and unseen halves are held out: the bench prints only aggregate rates for
-them (`--list` is refused), so that nobody tunes a rule on their sentences. Each has a
-MANIFEST.sha256 that tests/test_claims_corpus.py checks; `--write-manifest` rewrites the
-fresh or unseen half's while documents are being added to it (the frozen half never changes).
+The frozen and blind halves are held out: the bench prints only aggregate rates for them
+(`--list` is refused), so that nobody tunes a rule on their sentences. dev, fresh and unseen
+are tuning halves (fresh and unseen were held out when written, and were used up by the
+sessions that checked rules on them). Every half but dev has a MANIFEST.sha256 that
+tests/test_claims_corpus.py checks; `--write-manifest` rewrites the blind half's while
+documents are being added to it (the others never change).
 """
 
 from __future__ import annotations
@@ -60,9 +61,9 @@ KIND_NAMES = {
     "changed_figure": "a figure changed to another of the page",
     "flipped_meaning": "figures kept, meaning flipped",
 }
-HELD_OUT = ("frozen", "fresh", "unseen")
+HELD_OUT = ("frozen", "blind")
 """Halves whose claims nobody tuning the rules may see: aggregate rates only."""
-GROWING = ("fresh", "unseen")
+GROWING = ("blind",)
 """Held-out halves whose writers add documents (and rewrite the manifest) during a session."""
 MANIFEST = "MANIFEST.sha256"
 GOALS = {"true_plain": "<= 3%", "true_careful": "<= 10%", "changed_figure": ">= 90%"}
@@ -115,9 +116,9 @@ def manifest(root: Path) -> str:
 
 def write_manifest(half: str, corpus: Path = CORPUS) -> int:
     if half not in GROWING:
-        why = "never changes" if half == "frozen" else "has no manifest"
+        why = "has no manifest" if half == "dev" else "never changes"
         print(
-            f"--write-manifest is for the fresh and unseen halves: the {half} half {why}.",
+            f"--write-manifest is for the blind half: the {half} half {why}.",
             file=sys.stderr,
         )
         return 2
@@ -299,19 +300,23 @@ def listing(outcomes: list[Outcome]) -> str:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--half", choices=("frozen", "fresh", "unseen", "dev"), default="frozen")
+    parser.add_argument(
+        "--half", choices=("frozen", "blind", "fresh", "unseen", "dev"), default="frozen"
+    )
     parser.add_argument("--mode", choices=("rules", "judge", "both"), default="both")
     parser.add_argument("--judge", choices=("all", "flagged"), default="all")
     parser.add_argument("--accuracy", type=float, default=0.85)
     parser.add_argument("--lie-rate", type=float, default=0.15)
     parser.add_argument("--seed", type=int, default=26)
     parser.add_argument("--limit", type=int, help="only the first N claims (a smoke run)")
-    parser.add_argument("--list", action="store_true", help="every claim's outcome (dev only)")
+    parser.add_argument(
+        "--list", action="store_true", help="every claim's outcome (tuning halves only)"
+    )
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument(
         "--write-manifest",
         action="store_true",
-        help="rewrite the fresh or unseen half's MANIFEST.sha256 (after adding documents), exit",
+        help="rewrite the blind half's MANIFEST.sha256 (after adding documents), exit",
     )
     return parser.parse_args(argv)
 
@@ -321,7 +326,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.write_manifest:
         return write_manifest(args.half)
     if args.list and args.half in HELD_OUT:
-        print(f"--list is for the dev half: the {args.half} half is held out.", file=sys.stderr)
+        print(
+            f"--list is for the tuning halves: the {args.half} half is held out.", file=sys.stderr
+        )
         return 2
     claims = load(args.half)[: args.limit]
     docs = len({c.row["doc"] for c in claims})

@@ -1,6 +1,6 @@
-"""The labelled corpus of real documents (issue 26, bench/corpus): the held-out halves
-(frozen, fresh, unseen) are exactly what their manifests say, every claim of every half is
-well formed and points at its page, and every complete half has its minimum size."""
+"""The labelled corpus of real documents (issue 26, bench/corpus): every half but dev is
+exactly what its manifest says, every claim of every half is well formed and points at its
+page, and every complete half has its minimum size."""
 
 from __future__ import annotations
 
@@ -22,7 +22,10 @@ CORPUS = REPO / "bench" / "corpus"
 FROZEN = CORPUS / "frozen"
 FRESH = CORPUS / "fresh"
 UNSEEN = CORPUS / "unseen"
-HELD_OUT = (FROZEN, FRESH, UNSEEN)
+BLIND = CORPUS / "blind"
+GUARDED = (FROZEN, FRESH, UNSEEN, BLIND)
+"""Halves with a manifest: the held-out ones (frozen, blind) and the two tuning halves that
+were held out when written (fresh, unseen), which never change either."""
 BENCH = REPO / "bench" / "claims_corpus.py"
 KINDS = {
     "true_plain": "supported",
@@ -36,13 +39,17 @@ SIZE = {
     "dev": (12, 100, 25),
     "fresh": (12, 100, 20),
     "unseen": (12, 100, 20),
+    "blind": (12, 100, 20),
 }
 """Per half: at least this many documents, claims, and claims of each kind."""
+BEING_WRITTEN = {"blind"}
+"""Halves whose writers are still adding documents: their size is checked once they have
+the minimum number of documents (what they hold is checked for form all along)."""
 
 
 def halves() -> list[Path]:
     """Every half: one that lost its claims fails its tests, it is not left out."""
-    return [FROZEN, FRESH, UNSEEN, CORPUS / "dev"]
+    return [FROZEN, FRESH, UNSEEN, BLIND, CORPUS / "dev"]
 
 
 def rows(half: Path) -> list[dict[str, Any]]:
@@ -73,11 +80,11 @@ def manifest_mismatch(half: Path) -> list[str]:
     return sorted(present ^ set(listed)) + sorted(changed)
 
 
-@pytest.mark.parametrize("half", HELD_OUT, ids=lambda half: half.name)
-def test_a_held_out_half_is_exactly_what_its_manifest_says(half: Path) -> None:
-    """A held-out half is measured, never edited: a changed, added or removed file fails.
-    (Adding documents to the unseen half this session: regenerate its manifest with
-    `python bench/claims_corpus.py --half unseen --write-manifest`.)"""
+@pytest.mark.parametrize("half", GUARDED, ids=lambda half: half.name)
+def test_a_guarded_half_is_exactly_what_its_manifest_says(half: Path) -> None:
+    """A guarded half is measured, never edited: a changed, added or removed file fails.
+    (Adding documents to the blind half this session: regenerate its manifest with
+    `python bench/claims_corpus.py --half blind --write-manifest`.)"""
     assert not manifest_mismatch(half), f"{half.name} corpus files differ from the manifest"
 
 
@@ -102,9 +109,13 @@ def test_every_claim_is_well_formed_and_its_passage_is_on_its_page(half: Path) -
 
 @pytest.mark.parametrize("half", halves(), ids=lambda half: half.name)
 def test_a_complete_half_has_its_minimum_size(half: Path) -> None:
-    """Documents, claims, and claims of every kind, at least SIZE's."""
+    """Documents, claims, and claims of every kind, at least SIZE's. A half still being
+    written (BEING_WRITTEN) is measured against its minimum once it has its minimum number
+    of documents; until then this test is skipped and says how far the half is."""
     n_docs, n_claims, per_kind = SIZE[half.name]
     docs = json.loads((half / "sources.json").read_text(encoding="utf-8"))
+    if half.name in BEING_WRITTEN and len(docs) < n_docs:
+        pytest.skip(f"the {half.name} half is being written: {len(docs)} of {n_docs} documents")
     claims = rows(half)
     kinds = Counter(row["kind"] for row in claims)
     assert set(kinds) == set(KINDS), kinds
@@ -114,7 +125,7 @@ def test_a_complete_half_has_its_minimum_size(half: Path) -> None:
 
 def test_no_document_is_in_two_halves() -> None:
     docs = [path.stem for half in halves() for path in (half / "pages").glob("*.txt")]
-    assert {half.name for half in halves()} == {"frozen", "fresh", "unseen", "dev"}
+    assert {half.name for half in halves()} == {"frozen", "fresh", "unseen", "blind", "dev"}
     assert not [doc for doc, n in Counter(docs).items() if n > 1]
 
 
@@ -134,7 +145,7 @@ def test_the_corpus_bench_runs_and_keeps_the_frozen_half_aggregate(tmp_path: Pat
     if results["judge"] is not None:
         assert 0.0 <= results["judge"]["passage_recall"] <= 1.0
         assert results["judge"]["voided_changed_verdict"] == 0
-    for half in ("frozen", "fresh", "unseen"):
+    for half in ("frozen", "blind"):
         refused = subprocess.run(
             [*bench, "--half", half, "--list"], capture_output=True, text=True, timeout=120
         )
@@ -170,7 +181,7 @@ def test_the_written_manifest_guards_a_half(tmp_path: Path) -> None:
 
 
 def test_write_manifest_is_for_the_halves_being_written_only() -> None:
-    for half in ("frozen", "dev"):
+    for half in ("frozen", "fresh", "unseen", "dev"):
         proc = subprocess.run(
             [sys.executable, str(BENCH), "--half", half, "--write-manifest"],
             capture_output=True,
@@ -178,15 +189,15 @@ def test_write_manifest_is_for_the_halves_being_written_only() -> None:
             timeout=120,
         )
         assert proc.returncode == 2, proc.stderr
-        assert "for the fresh and unseen halves" in proc.stderr, proc.stderr
+        assert "for the blind half" in proc.stderr, proc.stderr
     assert not manifest_mismatch(FROZEN)
 
 
-@pytest.mark.parametrize("name", ["fresh", "unseen"])
+@pytest.mark.parametrize("name", ["blind"])
 def test_write_manifest_writes_the_guard_of_a_half_being_written(
     tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """`--write-manifest` for fresh or unseen writes the manifest the guard reads (into a
+    """`--write-manifest` for the blind half writes the manifest the guard reads (into a
     scratch corpus: the real halves are not touched), and a half that is not there is one
     clear message."""
     bench = load_bench()
