@@ -254,7 +254,7 @@ def stop_escaped(record: Path) -> None:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-def test_a_process_left_inside_a_scratch_area_keeps_the_next_phase_out_of_it(
+def test_a_process_left_behind_in_a_scratch_area_writes_into_nothing_the_session_reads(
     tmp_path: Path,
 ) -> None:
     """An agent leaves a process behind that escaped its supervisor (setsid, double fork)

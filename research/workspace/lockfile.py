@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from research.core.errors import ResearchError, RunFailed, UsageError
 from research.workspace.fencing import unfenced
-from research.workspace.fsutil import atomic_write_bytes, what_is
+from research.workspace.fsutil import atomic_write_bytes, read_descriptor, what_is
 
 MAX_LOCK_BYTES = 64 * 1024
 """A bigger lock file is junk, not read further."""
@@ -149,21 +149,12 @@ def lock_file_bytes(path: Path) -> bytes | FoundLock:
             return FoundLock("not_regular", problem=not_a_file(path, "lock file"))
         raise lock_failure(path, "lock file", exc) from None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return FoundLock("not_regular", problem=not_a_file(path, "lock file"))
-        chunks: list[bytes] = []
-        size = 0
-        while size <= MAX_LOCK_BYTES:
-            chunk = os.read(fd, MAX_LOCK_BYTES + 1 - size)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
+        data = read_descriptor(fd, MAX_LOCK_BYTES)
     except OSError as exc:
         raise lock_failure(path, "lock file", exc) from None
-    finally:
-        os.close(fd)
-    return b"".join(chunks)
+    if data is None:
+        return FoundLock("not_regular", problem=not_a_file(path, "lock file"))
+    return data
 
 
 def parse_lock(data: bytes | FoundLock) -> FoundLock:
