@@ -103,12 +103,12 @@ HALF_BAND = (0.45, 0.55)
 
 _TIME_DIMENSION = "second"
 _RATE_DIMENSION = "1 / second"
-_NOT_COUNTED = (
+_NOT_A_NOUN = (
     r"(?!(?:a|an|per|every|each|the|for|in|of|on|at|to|with|by|from|and|or|than|over|under|"
     r"about|that|which|this|is|was|are|were|has|had|have)\b)"
 )
 _RATE_AFTER = re.compile(
-    rf"(?: (?P<noun>{_NOT_COUNTED}[^\W\d_][\w'-]*(?: {_NOT_COUNTED}[^\W\d_][\w'-]*)?))?"
+    rf"(?: (?P<noun>{_NOT_A_NOUN}[^\W\d_][\w'-]*(?: {_NOT_A_NOUN}[^\W\d_][\w'-]*)?))?"
     r"(?: (?:a|an|per|every|each) |/)(?P<unit>[^\W\d_]+)\b",
     re.IGNORECASE,
 )

@@ -130,12 +130,12 @@ def spell_before(text: str, lower: str) -> str:
     return text
 
 
-_NOT_COUNTED = (
+_FUNCTION_WORDS = (
     "of or and to nor is was were are be been has have had will would can could may might "
     "must shall should do does did more less fewer than as at in on by for from with into "
     "about over under per times"
 )
-_STOP = frozenset(_NOT_COUNTED.split())
+_STOP = frozenset(_FUNCTION_WORDS.split())
 _TWO = re.compile(
     r"(?<![\w-])(?P<before>\w+ )?two (?P<next>[a-z][a-z'-]*)(?: (?P<then>[a-z][a-z'-]*))?",
     re.IGNORECASE,
