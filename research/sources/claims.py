@@ -111,13 +111,13 @@ the verdict and re-exports what the engine uses.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from research.sources.bitsets import lowest, most_covered
 from research.sources.claimtext import (
     NON_FINDINGS_PREFIXES,
     REPORT_SKIPPED_PREFIXES,
@@ -253,15 +253,12 @@ def _best_run(
     still holds all the claim words the passage holds; of those, the run holding the most
     words and figures, then the shortest, then the first.
     """
-    counts: Counter[int] = Counter()
-    for stem in stems:
-        counts.update(page.postings.get(stem, ()))
-    for sentences_stating in stating:  # the sentences stating each of the claim's figures
-        counts.update(page.passages_of(sentences_stating))
-    if not counts:
+    masks = [page.posting_masks.get(stem, 0) for stem in stems]
+    masks += [page.passages_mask(s) for s in stating]  # the passages stating each figure
+    best, most = most_covered(masks)
+    if not best:
         return _NO_RUN
-    best = max(counts.values())
-    tied = sorted(pid for pid, count in counts.items() if count == best)[:MAX_TIED_PASSAGES]
+    tied = lowest(most, MAX_TIED_PASSAGES)
     sentences = page.sentences
     hits: dict[int, frozenset[str]] = {}  # sentence -> the claim stems it holds
     runs: dict[tuple[int, int], frozenset[str]] = {}
@@ -274,17 +271,37 @@ def _best_run(
                 part = hits[index] = sentences[index].stems & stems
             parts.append(part)
         _shortest_runs(first, parts, runs)
+    stated: dict[int, int] = {}
     candidates = [
         _Run(
             first=a,
             end=b,
             held=held,
-            figures=sum(holds(sentences[a:b], n) for n in numbers),
+            figures=_figures_in(sentences, a, b, numbers, stated),
             words=sum(s.words for s in sentences[a:b]),
         )
         for (a, b), held in runs.items()
     ]
     return min(candidates, key=lambda r: (-r.score, r.words, r.first))
+
+
+def _figures_in(
+    sentences: Sequence[Sentence],
+    first: int,
+    end: int,
+    numbers: Sequence[StatedNumber],
+    stated: dict[int, int],
+) -> int:
+    """How many of `numbers` sentences first..end state; `stated`: sentence -> which of
+    them it states (bit k: numbers[k]), filled in as sentences are first asked about."""
+    found = 0
+    for index in range(first, end):
+        bits = stated.get(index)
+        if bits is None:
+            one = (sentences[index],)
+            bits = stated[index] = sum(1 << k for k, n in enumerate(numbers) if holds(one, n))
+        found |= bits
+    return found.bit_count()
 
 
 def _shortest_runs(
@@ -293,16 +310,17 @@ def _shortest_runs(
     """Add to `runs` every shortest run of the passage starting at sentence `first` (its
     sentences holding `parts` of the claim's stems) that holds all the stems it holds."""
     target = len(frozenset().union(*parts))
-    stop_of: dict[int, int] = {}  # start -> end of the shortest run holding `target`
-    for start in range(len(parts)):
-        held: set[str] = set()
-        for stop in range(start, len(parts)):
-            held |= parts[stop]
-            if len(held) == target:
-                stop_of[start] = stop + 1
-                break
-    for a, b in stop_of.items():
-        if not any(stop_of.get(later, b + 1) <= b for later in range(a + 1, b)):
+    count = len(parts)
+    stops: list[int] = []  # start -> end of the shortest run holding `target`, or count + 1
+    for start in range(count):
+        held, stop = parts[start], start + 1
+        while len(held) < target and stop < count:
+            held, stop = held | parts[stop], stop + 1
+        stops.append(stop if len(held) == target else count + 1)
+    for a, b in enumerate(stops):
+        if b > count:
+            break  # no run from here on holds them all
+        if not any(stops[later] <= b for later in range(a + 1, b)):
             runs[first + a, first + b] = frozenset().union(*parts[a:b])
 
 

@@ -15,6 +15,18 @@ from research.sources.quantities import readings
 
 _Sorted = tuple[tuple[float, ...], tuple[int, ...]]
 """Sorted values and, for each, the index of its figure."""
+Sort = tuple[str, bool, str | None]
+"""What a figure is a figure of (`sort_of`)."""
+
+
+def sort_of(figure: StatedNumber) -> Sort:
+    """A figure's kind, whether it is a multiple, and its unit's dimension (None: bare):
+    figures of one sort may stand in each other's place."""
+    return (
+        figure.kind,
+        figure.multiple,
+        None if figure.quantity is None else figure.quantity.unit.dimension,
+    )
 
 
 def _sorted(pairs: list[tuple[float, int]]) -> _Sorted:
@@ -44,6 +56,8 @@ class FigureTable:
     """Value -> the sentences with a figure that may mean it (a plain figure's lookup)."""
     percents_by_value: Mapping[Value, frozenset[int]]
     """The same, of percentages only."""
+    by_sort: Mapping[Sort, frozenset[int]]
+    """Sort (`sort_of`) -> the sentences with a figure of that sort."""
 
     @classmethod
     def of(cls, sentences: Sequence[Sequence[StatedNumber]]) -> FigureTable:
@@ -67,6 +81,9 @@ class FigureTable:
                     dimensions.setdefault(dimension, []).append((figure.quantity.base, index))
         by_value: dict[Value, set[int]] = {}
         percents: dict[Value, set[int]] = {}
+        sorts: dict[Sort, set[int]] = {}
+        for index, figure in enumerate(figures):
+            sorts.setdefault(sort_of(figure), set()).add(owner[index])
         for value, indexes in exact.items():
             for index in indexes:
                 by_value.setdefault(value, set()).add(owner[index])
@@ -75,6 +92,7 @@ class FigureTable:
         return cls(
             by_value=MappingProxyType({k: frozenset(v) for k, v in by_value.items()}),
             percents_by_value=MappingProxyType({k: frozenset(v) for k, v in percents.items()}),
+            by_sort=MappingProxyType({k: frozenset(v) for k, v in sorts.items()}),
             figures=tuple(figures),
             owner=tuple(owner),
             exact=MappingProxyType({k: tuple(v) for k, v in exact.items()}),
@@ -98,6 +116,10 @@ class FigureTable:
                     low, high = min(low, number.band[0] * base), max(high, number.band[1] * base)
                 found.update(_between(table, low * (1 - 1e-9), high * (1 + 1e-9)))
         return found
+
+    def of_sort(self, number: StatedNumber) -> frozenset[int]:
+        """The sentences with a figure of the sort of `number` (`sort_of`)."""
+        return self.by_sort.get(sort_of(number), frozenset())
 
     def sentences_stating(self, number: StatedNumber) -> set[int]:
         """The sentences with a figure that may be `number` (`StatedNumber.matches`)."""

@@ -15,6 +15,7 @@ from types import MappingProxyType
 from typing import TypeVar
 from urllib.parse import urlsplit
 
+from research.sources.bitsets import mask_of
 from research.sources.figures import LINE_MARKER, StatedNumber, Value, raw_numbers, stated_number
 from research.sources.figuretable import FigureTable
 from research.sources.flips import Clause, clause_around, read_clause
@@ -68,6 +69,8 @@ class PageMemo:
     """Stem -> its weight (`slots._rarity`)."""
     near: dict[int, list[frozenset[str]]] = field(default_factory=dict)
     """Sentence -> the words next to each of its figures (`slots._near_words`)."""
+    reach: dict[str, frozenset[int]] = field(default_factory=dict)
+    """Stem -> the sentences whose context may hold it (`slots._reach`)."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -84,10 +87,14 @@ class PageIndex:
     """(first sentence, end sentence) of each window after the title block, maximal."""
     postings: Mapping[str, tuple[int, ...]]
     """Stem -> the passages that hold it."""
+    posting_masks: Mapping[str, int]
+    """The same as sets (`research.sources.bitsets`)."""
     figures: FigureTable
     """The figures of every sentence, the title block's included."""
     sentence_passages: tuple[tuple[int, ...], ...]
     """Sentence -> the passages that hold it."""
+    sentence_masks: tuple[int, ...]
+    """The same as sets (`research.sources.bitsets`)."""
     sentence_postings: Mapping[str, tuple[int, ...]]
     """Stem -> the sentences that hold it (a table row's header stems included)."""
     label_postings: Mapping[str, tuple[int, ...]]
@@ -112,6 +119,13 @@ class PageIndex:
             sentence = self.sentences[index]
             text = clause_around(sentence.norm, *sentence.numbers[figure].span)
             found = self.memo.clauses[index, figure] = (read_clause(text), stems_of(text))
+        return found
+
+    def passages_mask(self, sentences: Iterable[int]) -> int:
+        """The passages that hold any of `sentences`, as a set (`research.sources.bitsets`)."""
+        found = 0
+        for index in sentences:
+            found |= self.sentence_masks[index]
         return found
 
     def passages_of(self, sentences: Iterable[int]) -> set[int]:
@@ -319,14 +333,18 @@ def index_page(text: str) -> PageIndex:
     head = _title_block(sentences)
     passages = _passages(sentences, head)
     spans = [sentences[first:end] for first, end in passages]
+    postings = _postings(union(s.stems for s in span) for span in spans)
+    sentence_passages = _sentence_passages(len(sentences), passages)
     return PageIndex(
         sentences=sentences,
         head=head,
         head_stems=frozenset(union(s.stems for s in sentences[:head])),
         passages=tuple(passages),
-        postings=_postings(union(s.stems for s in span) for span in spans),
+        postings=postings,
+        posting_masks=MappingProxyType({k: mask_of(v) for k, v in postings.items()}),
         figures=FigureTable.of([s.numbers for s in sentences]),
-        sentence_passages=_sentence_passages(len(sentences), passages),
+        sentence_passages=sentence_passages,
+        sentence_masks=tuple(mask_of(pids) for pids in sentence_passages),
         sentence_postings=_postings(s.stems for s in sentences),
         label_postings=_postings(s.label if s.lead else () for s in sentences),
     )

@@ -654,7 +654,8 @@ def _binds(
     own = max(weights(index) for index in chosen)
     if own < share * weights.total:
         return False
-    for index in sorted(_could_hold(page, weights.words, weights.others, chosen) - set(mine)):
+    could = _could_hold(page, weights.words, weights.others, chosen) & page.figures.of_sort(number)
+    for index in sorted(could - set(mine)):  # `of_sort`: those that may list another
         if not _lists_another(page.sentences[index], number, claimed):
             continue
         if weights(index) >= own:
@@ -669,25 +670,38 @@ def _could_hold(
     alone: Collection[int],
 ) -> set[int]:
     """The sentences whose context (`_weighted`) may hold some of the claim: those holding
-    one of `words` and their neighbours, the rows their sentences introduce, those stating
-    one of the claim's `others` figures, and the other rows of the tables of `alone`."""
-    holding: set[int] = set()
+    one of `words` and their neighbours, the rows their sentences introduce (`_reach`),
+    those stating one of the claim's `others` figures, and the other rows of the tables of
+    `alone`."""
+    out: set[int] = set()
     for stem in words:
-        holding.update(page.sentence_postings[stem])
-    out = {near for index in holding for near in (index - 1, index, index + 1)}
-    out &= set(range(len(page.sentences)))
-    for index in holding:  # the rows it introduces start within a caption's reach after it
-        for row in range(index + 1, min(index + 1 + LEAD_SENTENCES, len(page.sentences))):
-            if index in page.sentences[row].lead:
-                out.add(row)
-                out.update(_introduced_with(page, row))
-                break
+        out |= _reach(page, stem)
     for figure in others:
         out.update(page.figures.sentences_stating(figure))
     for index in alone:  # the other rows of its table, which its caption introduces too
         if page.sentences[index].lead:
             out.update(_introduced_with(page, index))
     return out
+
+
+def _reach(page: PageIndex, stem: str) -> frozenset[int]:
+    """The sentences holding `stem`, their neighbours, and the rows they introduce (with
+    the other rows of those tables), worked out once per page."""
+    found = page.memo.reach.get(stem)
+    if found is not None:
+        return found
+    count = len(page.sentences)
+    holding = page.sentence_postings[stem]
+    out = {near for index in holding for near in (index - 1, index, index + 1)}
+    out &= set(range(count))
+    for index in holding:  # the rows it introduces start within a caption's reach after it
+        for row in range(index + 1, min(index + 1 + LEAD_SENTENCES, count)):
+            if index in page.sentences[row].lead:
+                out.add(row)
+                out.update(_introduced_with(page, row))
+                break
+    found = page.memo.reach[stem] = frozenset(out)
+    return found
 
 
 def _lists_another(sentence: Sentence, number: StatedNumber, claimed: frozenset[Value]) -> bool:
