@@ -1,0 +1,105 @@
+"""A claim's figure that the page nowhere states but computes, case by case (issue 26): a
+small page, a claim a careful writer would compute from it, and whether the check must
+find it SUPPORTED.
+
+Written before the changes that followed it (issue 26, session 4 of wave 4), by listing
+the readings a computation needs first (a count read as a count, not as a unit pint knows
+by another meaning, nor as a year; a date range as two dates; a fraction word only where
+it is a fraction) and the computations writers make from figures of one line of a
+listing, of two table rows a caption names, of a claim's own figure and a page's; not
+from corpus sentences. Each true claim has its near-miss twin that must still be flagged
+(anything but SUPPORTED): a wrong result of the same computation, a ratio off by more than
+the claim's hedge allows, or a figure that only unrelated parts of the page compute.
+
+`NOT_YET` lists the cases that failed when they were written (strict xfail): a change
+removes its cases from that set, never edits a case.
+"""
+
+from __future__ import annotations
+
+import pytest
+from case_tables import case_params
+
+from research.sources.claims import Support, check_claim, index_page
+
+Case = tuple[str, str, bool]
+"""(page, claim, supported)."""
+
+_CPU = (
+    "Scheduler notes\n\n"
+    "Without autogrouping the batch job received just 9% of the CPU cycles. With it, the "
+    "job got half of them."
+)
+_STORE = (
+    "Write test\n\n"
+    "Because rewrites are slow, only 5,000 of the 50,000 blobs in the store are rewritten "
+    "by the test."
+)
+_MANUAL = "Manual\n\nThe reference manual runs to 1,969 pages in print."
+_PARSERS = (
+    "Parser sizes\n\n"
+    "The new parser is much larger than the old one: 14210 lines vs 1987 lines of code."
+)
+_RATE = "Parser benchmark\n\nThe parser reads 20.52 Mfloat/s on the benchmark machine."
+_BROKER = "Broker\n\nThe broker handles 500 Messages/s on one core."
+_SURVEY_DATES = (
+    "Survey results\n\n"
+    "This post shares the results of the developer survey, conducted from September 9–23, "
+    "2024."
+)
+_NIGHTLY = "Continuous integration\n\nThe project's CI tests against nightly-2025-12-01 and stable."
+_BUGFIX = (
+    "Release schedule\n\n"
+    "Version 4 will receive bugfix updates approximately every 3 months for about 24 months."
+)
+
+READING: list[Case] = [
+    (_CPU, "Without autogrouping the batch job got roughly one CPU cycle in eleven.", True),
+    (_CPU, "Without autogrouping the batch job got roughly one CPU cycle in four.", False),
+    (_STORE, "The test rewrites only one in ten of the blobs in the store.", True),
+    (_STORE, "The test rewrites only one in four of the blobs in the store.", False),
+    (_MANUAL, "The reference manual runs to roughly two thousand pages in print.", True),
+    (_MANUAL, "The reference manual runs to roughly three thousand pages in print.", False),
+    (_PARSERS, "The new parser has about seven times as many lines of code as the old.", True),
+    (_PARSERS, "The new parser has about five times as many lines of code as the old.", False),
+    (_RATE, "The parser reads about 20.5 million floats per second on the benchmark.", True),
+    (_RATE, "The parser reads about 25 million floats per second on the benchmark.", False),
+    (_BROKER, "The broker handles 500 messages per second on one core.", True),
+    (_BROKER, "The broker handles 500 million messages per second on one core.", False),
+    (_SURVEY_DATES, "The developer survey ran from 9 to 23 September 2024.", True),
+    (_SURVEY_DATES, "The developer survey ran from 9 to 25 September 2024.", False),
+    (_SURVEY_DATES, "The developer survey closed on 23 September 2024.", True),
+    (_SURVEY_DATES, "The developer survey closed on 23 October 2024.", False),
+    (_NIGHTLY, "The project's CI tests against the nightly of 1 December 2025.", True),
+    (_NIGHTLY, "The project's CI tests against the nightly of 2 December 2025.", False),
+    (_BUGFIX, "Version 4 will receive bugfix updates roughly once a quarter.", True),
+    (_BUGFIX, "Version 4 will receive bugfix updates roughly twice a quarter.", False),
+]
+
+GROUPS: dict[str, list[Case]] = {
+    "reading": READING,
+}
+
+NOT_YET: frozenset[str] = frozenset(
+    {
+        "reading-00",
+        "reading-02",
+        "reading-04",
+        "reading-04",
+        "reading-06",
+        "reading-08",
+        "reading-12",
+        "reading-14",
+        "reading-16",
+        "reading-18",
+    }
+)
+"""Ids ("<group>-<index>") of the cases the check does not get right yet."""
+
+
+@pytest.mark.parametrize(("page", "claim", "supported"), case_params(GROUPS, NOT_YET))
+def test_a_figure_the_page_computes_is_supported_and_a_wrong_one_is_not(
+    page: str, claim: str, supported: bool
+) -> None:
+    check = check_claim(claim, index_page(page))
+    assert (check.support is Support.SUPPORTED) is supported, check
