@@ -114,6 +114,12 @@ _RATE_AFTER = re.compile(
 )
 
 
+_COUNT_PREFIXES = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}
+_PREFIXED = re.compile(r"\s?([kKMG])[a-z]{2,6}")
+"""A count with a metric prefix right before "/" ("20.52 Mfloat/s", "3 kreq/s", "1.2
+Gflop/s"): millions, thousands, billions of it."""
+
+
 def rate_unit(per: Unit) -> Unit:
     """One per `per` (a unit of time) as a rate."""
     return Unit(name=f"1 / {per.name}", dimension=_RATE_DIMENSION, factor=1 / per.factor)
@@ -129,7 +135,12 @@ def rate_after(text: str, end: int) -> Unit | None:
     per = unit_of(match.group("unit"))
     if per is None or per.dimension != _TIME_DIMENSION:
         return None
-    return rate_unit(per)
+    rate = rate_unit(per)
+    prefix = _PREFIXED.fullmatch(match.group("noun") or "")
+    if prefix is None or text[match.end("noun") : match.end("noun") + 1] != "/":
+        return rate
+    scale = _COUNT_PREFIXES[prefix.group(1)]
+    return Unit(name=f"{scale:g} {rate.name}", dimension=rate.dimension, factor=scale * rate.factor)
 
 
 def rate_token(per_second: float) -> str:

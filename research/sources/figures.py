@@ -293,11 +293,28 @@ def raw_numbers(text: str, *, claim: bool = False) -> list[RawFigure]:
     found.extend([date] if date is not None else [])
     found.extend(taken)
     _join_ranges(text, found)
+    _compared_counts(text, found)
     if not claim:
         _spaced_thousands(text, found)
     _pin(text, found, claim=claim)
     _read_quantities(text, found, claim=claim)
     return found
+
+
+_VERSUS = re.compile(r"(?:\s+[^\W\d_]+)?\s+(?:vs\.?|versus)\s+", re.IGNORECASE)
+
+
+def _compared_counts(text: str, found: list[RawFigure]) -> None:
+    """A year compared ("vs", "versus") with a figure that is no year is a count like it:
+    "23449 vs 1969 words", "14210 lines vs 1987 lines"."""
+    for first, second in zip(found, found[1:], strict=False):
+        if not _VERSUS.fullmatch(text, first.end, second.start):
+            continue
+        kinds = (first.kind, second.kind)
+        if kinds in (("year", "number"), ("number", "year")):
+            year = first if first.kind == "year" else second
+            year.kind = "number"
+            year.candidates.discard(_year_token(int(year.value)))
 
 
 def _year_token(year: int) -> str:

@@ -86,12 +86,15 @@ _RATIO = re.compile(
     rf"(?P<b>an? (?:hundred|thousand)|{_NUMBER_WORD}|\d{{1,3}}(?:,\d{{3}})+|\d+)\b(?![.,]\d)",
     re.IGNORECASE,
 )
+_FUNCTION_WORDS = r"(?:of|in|and|or|the|an?|to|for|at|on|by|with)\b"
 _NOUN_RATIO = re.compile(
-    rf"\b(?P<a>{_NUMBER_WORD}|\d+) (?P<noun>[^\W\d_]+) in (?P<every>every )?"
+    rf"\b(?P<a>{_NUMBER_WORD}|\d+) (?P<noun>(?:(?!{_FUNCTION_WORDS})[^\W\d_]+ )?[^\W\d_]+)"
+    rf" in (?P<every>every )?"
     rf"(?P<b>{_NUMBER_WORD}|\d+)\b(?![.,]\d)(?P<next> [^\W\d_]+)?",
     re.IGNORECASE,
 )
-"""A ratio around what it counts: "two packages in every three", "one user in four" (not
+"""A ratio around what it counts: "two packages in every three", "one user in four", "one
+CPU cycle in eleven" (not
 "one file in three directories": without "every", only "one" and no plural after it)."""
 _DOZEN = re.compile(rf"\b(?P<half>half )?(?P<n>{_NUMBER_WORD}|\d+) dozen\b", re.IGNORECASE)
 _FOLD = re.compile(rf"\b(?P<n>{_NUMBER_WORD}?|\d+(?:\.\d+)?)-?fold\b", re.IGNORECASE)
@@ -219,6 +222,10 @@ _PLACES = frozenset(
 """Words before "half" that name a part, not a share ("the second half of the year")."""
 
 
+_PERIOD_BEFORE = re.compile(r"\b(?:once|twice|thrice|times|every|each|per)\s+$", re.IGNORECASE)
+"""Words before "(a) quarter" that make it three months, not a fourth."""
+
+
 def _fraction(match: re.Match[str]) -> str:
     written = match.group("count")
     count = _count(written)
@@ -229,6 +236,8 @@ def _fraction(match: re.Match[str]) -> str:
         return keep + _fraction(_FRACTION.match(match.string, match.start("part")) or match)
     if match.string[max(0, match.start() - 4) : match.start()].lower() == "and ":
         return match.group(0)  # "a year and a half" not read as a noun: no share
+    if part.startswith("quarter") and _PERIOD_BEFORE.search(match.string, 0, match.start()):
+        return match.group(0)  # "once a quarter", "every quarter": a period, no share
     if count is None or (written is None and part not in ("half",)):
         return match.group(0)
     if written is None and not match.group("of"):
@@ -266,6 +275,10 @@ def _ratio(match: re.Match[str]) -> str:
 
 def _noun_ratio(match: re.Match[str]) -> str:
     a, b = _count(match.group("a")), _count(match.group("b"))
+    if a is None and " " in match.group("noun"):  # "roughly one cycle in eleven": from "one"
+        again = _NOUN_RATIO.match(match.string, match.start("noun"))
+        if again is not None and again.end() == match.end():
+            return match.group(0)[: match.start("noun") - match.start()] + _noun_ratio(again)
     after = match.group("next") or ""
     if a is None or b is None or not 0 < a < b <= 1000 or match.group("a").lower() == "a":
         return match.group(0)
@@ -406,10 +419,22 @@ def _power(match: re.Match[str]) -> str:
 _A_SCALE = re.compile(r"\ban? (?=(?:hundred|thousand|million|billion|trillion)\b)", re.I)
 
 
+_TWO_THOUSAND = re.compile(
+    r"\btwo thousand\b(?![\s-]+(?:and|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+    r"twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|"
+    r"fifty|sixty|seventy|eighty|ninety|hundred)\b)",
+    re.IGNORECASE,
+)
+"""A count of two thousand in words, no year ("roughly two thousand words"): "2,000"."""
+
+
 def _words_to_digits(text: str) -> str:
     """Number words as digits (text2num), leaving "1.5 million" to the figure reader; "a
-    million" is "one million" (text2num keeps the "a")."""
+    million" is "one million" (text2num keeps the "a"); "two thousand" is "2,000" (a count
+    in words is no year)."""
     text = _A_SCALE.sub("one ", text)
+    if "thousand" in text:
+        text = _TWO_THOUSAND.sub("2,000", text)
     out: list[str] = []
     pos = 0
     for match in _SCALED_DIGITS.finditer(text):
@@ -574,5 +599,40 @@ def _written_with_symbols(text: str) -> str:
     if "\u00b5" in text or "\u03bc" in text:
         text = _BARE_MICRO.sub(lambda m: m.group(1) + "\u00b5s", text)
     if _MONTH_OR_ISO.search(text):
+        if "-" in text:
+            text = _NAMED_ISO_DATE.sub(" ", text)
+        text = _YEARLESS.sub(r"\g<first> \g<year>\g<rest>", text)
+        text = _DAY_RANGE.sub(_day_range, text)
         text = _DATE.sub(lambda m: _canonical_date(m.group(0)), text)
     return text
+
+
+_NAMED_ISO_DATE = re.compile(r"(?<=[A-Za-z])-(?=(?:18|19|20)\d\d-(?:0[1-9]|1[0-2])-[0-3]\d\b)")
+"""The hyphen between a name and the ISO date it carries ("nightly-2025-12-01")."""
+_YEARLESS = re.compile(
+    rf"\b(?P<first>{_MONTH} [0-3]?\d|[0-3]?\d {_MONTH})(?!\d|,? (?:18|19|20)\d\d)"
+    rf"(?P<rest>[^.;\d]{{1,40}}?\b(?:{_MONTH} [0-3]?\d,?|[0-3]?\d {_MONTH}) "
+    r"(?P<year>(?:18|19|20)\d\d))\b"
+)
+"""A day without its year before another day of the same sentence with one: "opened on
+December 5 and ran until December 22, 2022" (the first is a day of 2022 too)."""
+_DAY_RANGE = re.compile(
+    rf"\b(?:(?P<month>{_MONTH}) (?P<a>[0-3]?\d)\s?(?P<sep>[-\u2013]|to|until|through)\s?"
+    r"(?P<b>[0-3]?\d),? (?P<year>(?:18|19|20)\d\d)"
+    r"|(?P<a2>[0-3]?\d)\s?(?P<sep2>[-\u2013]|to|and|until|through)\s?(?P<b2>[0-3]?\d)"
+    rf" (?P<month2>{_MONTH}),? (?P<year2>(?:18|19|20)\d\d))\b"
+)
+"""A range of days of one month: "September 9\u201323, 2024", "from 9 to 23 September 2024"."""
+
+
+def _day_range(match: re.Match[str]) -> str:
+    """Both ends of a range of days as dates: "September 9\u201323, 2024" -> "9 September
+    2024 to 23 September 2024" (the first day is as much a date as the last)."""
+    month = match.group("month") or match.group("month2")
+    year = match.group("year") or match.group("year2")
+    a, b = int(match.group("a") or match.group("a2")), int(match.group("b") or match.group("b2"))
+    if not 1 <= a < b <= 31:
+        return match.group(0)
+    sep = match.group("sep") or match.group("sep2")
+    sep = "to" if sep in ("-", "\u2013") else sep
+    return f"{a} {month} {year} {sep} {b} {month} {year}"
