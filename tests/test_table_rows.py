@@ -143,19 +143,10 @@ GROUPS: dict[str, list[Case]] = {
     "prose": PROSE,
 }
 
-NOT_YET_READ: frozenset[str] = frozenset(
-    {
-        "output-03",
-        "output-04",
-        "output-05",
-        "timing-00",
-        "timing-01",
-        "rst-03",
-        "rst-04",
-        "signals-03",
-    }
-)
-"""Ids ("<group>-<index>") of the cases the check does not get right yet."""
+NOT_YET_READ: frozenset[str] = frozenset({"signals-03"})
+"""Ids ("<group>-<index>") of the cases the check does not get right yet. signals-03 is a
+figure of the named row's other column ("On x86" names the column): a man page's table
+loses its columns' spacing, so which header word heads which column is not read."""
 
 
 @pytest.mark.parametrize(("page", "claim", "supported"), case_params(GROUPS, NOT_YET_READ))

@@ -20,6 +20,7 @@ from research.sources.figures import LINE_MARKER, StatedNumber, Value, raw_numbe
 from research.sources.figuretable import FigureTable
 from research.sources.flips import Clause, clause_around, read_clause
 from research.sources.quantities import unit_of
+from research.sources.rowlines import row_lines
 from research.sources.spelling import spell_numbers
 from research.sources.words import blank_numbers, split_sentences, stems_of
 
@@ -198,20 +199,25 @@ _TABLE_RULE = re.compile(r"\|?(?:\s*:?-{2,}:?\s*\|)+\s*:?-*:?\s*")
 _BLOCK_LINE = re.compile(r"^\s*(?:[|>#*+\u2022-]|\d+[.)]\s)")
 
 
-def _lines(text: str) -> Iterator[str]:
+def _lines(text: str) -> Iterator[tuple[str, str | None]]:
     """The page's lines, a hard-wrapped paragraph's joined into one (a line that does not
     end a sentence, followed by a line that starts in lowercase, continues it); table
-    rows, list items and headings stay lines of their own."""
+    rows, list items, headings and rows written without pipes (`rowlines`) stay lines of
+    their own. Each with its row label (`rowlines.row_lines`) or None."""
+    raws = [raw.strip() for raw in text.splitlines()]
+    labels = row_lines(raws)
     pending = ""
-    for raw in text.splitlines():
-        line = raw.strip()
+    pending_row: str | None = None
+    for line, label in zip(raws, labels, strict=True):
         if not line:
             if pending:
-                yield pending
-            pending = ""
+                yield pending, pending_row
+            pending, pending_row = "", None
             continue
         continues = (
             pending
+            and label is None
+            and pending_row is None
             and not pending.endswith((".", "!", "?", ":", "|"))
             and not _BLOCK_LINE.match(pending)
             and not _BLOCK_LINE.match(line)
@@ -221,10 +227,10 @@ def _lines(text: str) -> Iterator[str]:
             pending = f"{pending} {line}"
             continue
         if pending:
-            yield pending
-        pending = line
+            yield pending, pending_row
+        pending, pending_row = line, label
     if pending:
-        yield pending
+        yield pending, pending_row
 
 
 def _page_sentences(text: str) -> tuple[Sentence, ...]:
@@ -237,15 +243,19 @@ def _page_sentences(text: str) -> tuple[Sentence, ...]:
     header: frozenset[str] | None = None
     units: list[str | None] = []
     lead: tuple[int, ...] = ()
-    for number, line in enumerate(_lines(text)):
+    in_rows = False  # the previous line was a row written without pipes
+    for number, (line, row) in enumerate(_lines(text)):
         if not line.startswith("|"):
             header = None
         elif _TABLE_RULE.fullmatch(line):
             continue  # "|---|---|": no words, no figures; it would only push rows apart
         if line.startswith("|") and header is None:
             lead, units = _caption(out), column_units(line)
+        elif row is not None:
+            lead = lead if in_rows else _row_caption(out)
         elif not line.startswith("|"):
             lead = (len(out) - 1,) if out and out[-1].text.endswith(":") else ()
+        in_rows = row is not None
         reading = with_units(line, units) if header is not None and any(units) else None
         for piece in split_sentences(line):
             for chunk in _chunks(piece):
@@ -256,8 +266,29 @@ def _page_sentences(text: str) -> tuple[Sentence, ...]:
                 elif header:
                     label = stems_of(line.split("|")[1])
                     sentence = replace(sentence, stems=sentence.stems | header, label=label)
+                elif row is not None:
+                    sentence = replace(sentence, label=stems_of(row))
                 out.append(sentence)
     return tuple(out)
+
+
+def _row_caption(before: Sequence[Sentence]) -> tuple[int, ...]:
+    """The sentences that introduce a block of rows written without pipes (`rowlines`):
+    back over rule lines (no words), at most LEAD_SENTENCES, to a heading (included: a
+    program's output is often introduced by its command or a comment, with what introduces
+    that line in turn, "Let's time find:") or a row."""
+    first = len(before)
+    while first > 0 and not before[first - 1].stems and not before[first - 1].numbers:
+        first -= 1
+    end = first
+    while first > max(0, end - LEAD_SENTENCES):
+        previous = before[first - 1]
+        if previous.label or previous.text.startswith("|"):
+            break
+        first -= 1
+        if _title_like(previous):
+            return (*previous.lead, *range(first, end))
+    return tuple(range(first, end))
 
 
 _HEADER_UNIT = re.compile(r"[(\[]\s*([^()\[\]]{1,16}?)\s*[)\]]")

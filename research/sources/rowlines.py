@@ -1,0 +1,64 @@
+"""Lines of a page that are rows of a table written without pipes (pure: standard library and
+`research.sources.quantities`).
+
+A program's output, a reStructuredText simple table and a man page's table write one row a
+line: a label, then its figures ("strtod : 190.94 MB/s (+/- 1.6 %) 9.10 Mfloat/s",
+"monotonic() 15 ms", "SIGUSR1 10 30 16 16", "Time (mean ± σ): 11.226 s ± 0.104 s"). Such
+a line is a row of its own, never part of a hard-wrapped paragraph, and its figures belong
+to its label, as a pipe table row's belong to its first cell (`pageindex`).
+
+A row line (`row_label`): up to `MAX_LABEL_WORDS` words that do not start with a figure,
+then (after a colon, an equals sign or a space) a figure, and after that only figures,
+units and signs, at most `MAX_OTHER_WORDS` other words. It is a row only in a block: the
+line before or after it (a rule line such as "=====" between them) is one too
+(`row_lines`), so a hard-wrapped line of prose that happens to end in a figure is not.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from research.sources.quantities import unit_of
+
+MAX_LABEL_WORDS = 4
+MAX_OTHER_WORDS = 1
+"""Words after a row's first figure that are no unit ("Mfloat/s" is one)."""
+
+_ROW = re.compile(
+    r"(?P<label>[^\W\d](?:[^:=\d]|(?<=\w)\d)*?)\s*(?:[:=]\s*|\s)\s*"
+    r"(?P<values>[*~<>\u2248\u2264\u2265(+-]*\d.*)"
+)
+_WORD = re.compile(r"[^\W\d_][\w/.'-]*")
+_RULE = re.compile(r"[=\u2500\u2550_\s+-]{3,}")
+
+
+def row_label(line: str) -> str | None:
+    """The label of a row line ("strtod" of "strtod : 190.94 MB/s"), or None when the line
+    is no row line (see the module)."""
+    found = _ROW.fullmatch(line.strip())
+    if found is None:
+        return None
+    label = found.group("label").strip()
+    if len(label.split()) > MAX_LABEL_WORDS or label.endswith((".", ",")):
+        return None
+    others = [w for w in _WORD.findall(found.group("values")) if unit_of(w) is None]
+    if len(others) > MAX_OTHER_WORDS:
+        return None
+    return label
+
+
+def row_lines(lines: Sequence[str]) -> list[str | None]:
+    """For each of a page's raw lines, its row label when it is a row line next to another
+    (blank lines and rule lines between them do not count, a line of prose does), else
+    None."""
+    labels = [None if _RULE.fullmatch(line) else row_label(line) for line in lines]
+    out: list[str | None] = [None] * len(lines)
+    previous: int | None = None  # the last line that is neither blank nor a rule
+    for index, line in enumerate(lines):
+        if not line.strip() or _RULE.fullmatch(line):
+            continue
+        if previous is not None and labels[index] is not None and labels[previous] is not None:
+            out[index], out[previous] = labels[index], labels[previous]
+        previous = index
+    return out

@@ -1,0 +1,152 @@
+"""A claim's figure that a table gives to another row than the one the claim names (pure:
+standard library only).
+
+A table binds each figure to its row's label (`Sentence.label`: a pipe row's first cell, a
+row written without pipes' label, `rowlines`) and to its column. A changed figure taken
+from a table is usually the next row's, same column: "strtod parsed 225.35 MB/s" where
+the page's output says "doubleconversion : 225.35 MB/s" and "strtod : 190.94 MB/s". The
+check (`other_row`): a claim figure that the page states only in table rows, none of which
+the claim names (all the label's words among the claim's), while a row of the same table
+that the claim does name gives, in the same place, a figure of the same sort the claim
+lacks: the page gives that figure to the claim's row. Magnitudes are not compared: the
+column says the two figures are of one sort.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator, Sequence
+
+from research.sources.figures import StatedNumber, Value
+from research.sources.pageindex import LEAD_SENTENCES, PageIndex, Sentence
+from research.sources.slots import Given
+
+_SKIPPED = frozenset({"year", "label"})
+
+
+def other_row(
+    page: PageIndex,
+    stems: frozenset[str],
+    numbers: Sequence[StatedNumber],
+    stating: Sequence[Collection[int]],
+) -> Given | None:
+    """The first of the claim's figures that the page states only in rows the claim does not
+    name, with the figure a row it names gives in the same place. `stems`: the claim's
+    content words; `stating`: the sentences stating each of `numbers`."""
+    claimed = frozenset(v for n in numbers for v in n.candidates)
+    sentences = page.sentences
+    for number, mine in zip(numbers, stating, strict=True):
+        if number.kind in _SKIPPED or not mine:
+            continue
+        if any(not sentences[i].label or sentences[i].label <= stems for i in mine):
+            continue  # stated in prose too, or in a row the claim names
+        for index in sorted(mine):
+            found = _named_rival(page, index, number, stems, claimed)
+            if found is not None:
+                return found
+    return None
+
+
+def passage_row(
+    page: PageIndex,
+    run: range,
+    numbers: Sequence[StatedNumber],
+    stating: Sequence[Collection[int]],
+) -> Given | None:
+    """The first of the claim's figures stated, outside the matching passage (`run`), only
+    in rows that it does not introduce (`Sentence.lead`), while a row it does introduce
+    with the same label gives a figure of the same sort in the same place: the passage
+    describes another run of the same program ("Time (mean ± σ): 14.210 s" of the first
+    benchmark for a claim that matches the second's description)."""
+    sentences = page.sentences
+    ours = [
+        i
+        for i in range(run.stop, min(len(sentences), run.stop + 2 * LEAD_SENTENCES))
+        if sentences[i].label and not set(sentences[i].lead).isdisjoint(run)
+    ]
+    if not ours:
+        return None
+    claimed = frozenset(v for n in numbers for v in n.candidates)
+    for number, mine in zip(numbers, stating, strict=True):
+        if number.kind in _SKIPPED or not mine or not set(mine).isdisjoint(run):
+            continue
+        if any(not sentences[i].label or i in ours for i in mine):
+            continue
+        for index in sorted(mine):
+            row = sentences[index]
+            for other in ours:
+                if sentences[other].label == row.label:
+                    found = _in_place(row, number, sentences[other], claimed)
+                    if found is not None:
+                        return Given(number, found, other)
+    return None
+
+
+def _named_rival(
+    page: PageIndex,
+    index: int,
+    number: StatedNumber,
+    stems: frozenset[str],
+    claimed: frozenset[Value],
+) -> Given | None:
+    """The figure in `number`'s place in a row of `index`'s table that the claim names."""
+    row = page.sentences[index]
+    for other in _same_table(page, index):
+        label = page.sentences[other].label
+        if label and label <= stems:
+            found = _in_place(row, number, page.sentences[other], claimed)
+            if found is not None:
+                return Given(number, found, other)
+    return None
+
+
+def _in_place(
+    row: Sentence, number: StatedNumber, other: Sentence, claimed: frozenset[Value]
+) -> StatedNumber | None:
+    """The figure of row `other` in the place where `row` states `number`, when it is of the
+    same sort and the claim lacks it; rows of another shape have their figures in other
+    columns."""
+    if len(other.numbers) != len(row.numbers):
+        return None
+    for place, figure in enumerate(row.numbers):
+        theirs = other.numbers[place]
+        if (
+            number.matches(figure)
+            and _same_sort(figure, theirs)
+            and theirs.candidates.isdisjoint(claimed)
+        ):
+            return theirs
+    return None
+
+
+def _same_table(page: PageIndex, index: int) -> Iterator[int]:
+    """The other rows of `index`'s table: the rows next to it with the same introduction
+    (`Sentence.lead`) and a label, nearest first."""
+    sentences = page.sentences
+    lead = sentences[index].lead
+    sides = []
+    for step in (-1, 1):
+        side: list[int] = []
+        other = index + step
+        while 0 <= other < len(sentences) and _row_of(sentences[other], lead):
+            side.append(other)
+            other += step
+        sides.append(side)
+    before, after = sides
+    for distance in range(max(len(before), len(after))):
+        for side in (before, after):
+            if distance < len(side):
+                yield side[distance]
+
+
+def _row_of(sentence: Sentence, lead: tuple[int, ...]) -> bool:
+    return bool(sentence.label) and sentence.lead == lead
+
+
+def _same_sort(mine: StatedNumber, theirs: StatedNumber) -> bool:
+    """The same kind, a multiple only for a multiple, the same dimension when both carry a
+    unit (a bare figure for a bare one)."""
+    if mine.kind != theirs.kind or mine.multiple != theirs.multiple:
+        return False
+    if mine.quantity is None or theirs.quantity is None:
+        return mine.quantity is None and theirs.quantity is None
+    return mine.quantity.unit.dimension == theirs.quantity.unit.dimension
