@@ -1,0 +1,84 @@
+"""Which words a page gives a figure to, case by case (issue 26): a page, a claim, and whether
+the check must find it SUPPORTED.
+
+A changed figure is usually another figure of the same page, often of the very passage that
+matches the claim: the year of the sentence before ("In 2017, ... presented ... In 2018,
+... was open sourced" for a claim that it was open sourced in 2017), the count of another
+noun ("32 logical cores" and "averaged over 10 runs" for a claim of 32 runs). Written
+before the rules that read them, from the kinds of pages careful reports cite, not from
+corpus sentences. Each group has true claims (plain and careful) and twins that must stay
+flagged, and true claims whose figure a wrong reading would bind to the wrong thing: a
+multiple ("2.8x better") is no rival of a number that is part of a name ("Windows 8.1"),
+a year beside other figures is their context.
+
+`NOT_YET_READ` lists the cases that failed when the table was written (strict xfail): a
+change removes its cases from that set, never edits a case.
+"""
+
+from __future__ import annotations
+
+import pytest
+from case_tables import case_params
+
+from research.sources.claims import Support, check_claim, index_page
+
+Case = tuple[str, str, bool]
+"""(page, claim, supported)."""
+
+_HISTORY = (
+    "Cache history\n\n"
+    "Open addressing dates back to the 1950s. In 2017, engineers at Acme presented a new "
+    "cache design, dubbed Bolt. In 2018, their implementation was open sourced in the "
+    "Kestrel library. Later, other languages adopted the design.\n"
+)
+_SURVEY = (
+    "Survey results\n\n"
+    "The 2021 survey ran in March. Respondents numbered 4,000, up from 3,200 in 2020. Most "
+    "of them use the language at work.\n"
+)
+_BENCH = (
+    "Benchmarks\n\n"
+    "The test machine has 32 logical cores and 64 GiB of memory. Each benchmark ending in N "
+    "runs on all 32 logical cores in parallel. Results are averaged over 10 runs and "
+    "reported relative to the baseline. Single-threaded benchmarks use 1 of the 32 cores.\n"
+)
+_CLOCKS = (
+    "Clock notes\n\n"
+    "All figures below were measured on Windows 8.1 by the author of this note.\n\n"
+    "Other systems differ. Linux clocks are finer. The macOS clocks are finer too. This "
+    "note covers only the wall clock.\n\n"
+    "The resolution of the wall clock is 15.6 ms on Windows, so the new call is 2.8x "
+    "better than the old one.\n"
+)
+
+YEARS: list[Case] = [
+    (_HISTORY, "Acme engineers presented the Bolt cache design in 2017.", True),
+    (_HISTORY, "Bolt's implementation was open sourced in the Kestrel library in 2018.", True),
+    (_HISTORY, "Bolt's implementation was open sourced in the Kestrel library in 2017.", False),
+    (_HISTORY, "Acme engineers presented the Bolt cache design in 2018.", False),
+    (_SURVEY, "The 2021 survey had 4,000 respondents.", True),
+    (_SURVEY, "The 2021 survey had 3,200 respondents.", False),
+]
+COUNTS: list[Case] = [
+    (_BENCH, "Results are averaged over 10 runs.", True),
+    (_BENCH, "Results are the average of ten runs.", True),
+    (_BENCH, "Each parallel benchmark runs on all 32 logical cores.", True),
+    (_BENCH, "Results are averaged over 32 runs.", False),
+    (_BENCH, "Each parallel benchmark runs on all 10 logical cores.", False),
+]
+MULTIPLES: list[Case] = [
+    (_CLOCKS, "On Windows 8.1 the wall clock had a resolution of 15.6 ms.", True),
+    (_CLOCKS, "On Windows 8.1 the wall clock had a resolution of 2.8 ms.", False),
+    (_CLOCKS, "On Windows 8.1 the new call is 15.6 times better than the old one.", False),
+]
+
+GROUPS: dict[str, list[Case]] = {"years": YEARS, "counts": COUNTS, "multiples": MULTIPLES}
+
+NOT_YET_READ: frozenset[str] = frozenset({"years-02", "years-05", "multiples-00"})
+"""Ids ("<group>-<index>") of the cases the check does not get right yet."""
+
+
+@pytest.mark.parametrize(("page", "claim", "supported"), case_params(GROUPS, NOT_YET_READ))
+def test_a_figure_belongs_to_its_words(page: str, claim: str, supported: bool) -> None:
+    check = check_claim(claim, index_page(page))
+    assert (check.support is Support.SUPPORTED) is supported, check
