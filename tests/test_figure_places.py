@@ -74,8 +74,11 @@ MULTIPLES: list[Case] = [
 
 GROUPS: dict[str, list[Case]] = {"years": YEARS, "counts": COUNTS, "multiples": MULTIPLES}
 
-NOT_YET_READ: frozenset[str] = frozenset({"years-02", "years-05", "multiples-00"})
-"""Ids ("<group>-<index>") of the cases the check does not get right yet."""
+NOT_YET_READ: frozenset[str] = frozenset({"years-05"})
+"""Ids ("<group>-<index>") of the cases the check does not get right yet. years-05: the
+claim's figure is the one the page gives to the year before ("up from 3,200 in 2020"),
+and its year is the survey's, stated in the sentence before: a year beside another
+figure is left out of the slot rules (it is more often context than the point)."""
 
 
 @pytest.mark.parametrize(("page", "claim", "supported"), case_params(GROUPS, NOT_YET_READ))

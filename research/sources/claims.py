@@ -364,8 +364,8 @@ def _conflicts(
 
 
 def _rivals(mine: StatedNumber, theirs: StatedNumber) -> bool:
-    if mine.kind != theirs.kind:
-        return False
+    if mine.kind != theirs.kind or mine.multiple != theirs.multiple:
+        return False  # "2.8x better" is no rival of "Windows 8.1"
     if mine.quantity is None and theirs.quantity is None:
         return True
     if mine.quantity is None or theirs.quantity is None:

@@ -47,6 +47,7 @@ TOPIC_SHARE = 0.3
 so these rules do not count it."""
 TOPIC_MIN = 5
 _SKIPPED_KINDS = frozenset({"year", "version", "label"})
+_NAMES = frozenset({"version", "label"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,8 +187,12 @@ def given_to_others(
 ) -> Given | None:
     """The first of the claim's figures (stated on the page: `stating` gives the sentences
     for each) that the page gives to other words, with the figure it gives instead.
-    `clauses`: those of the claim's text."""
-    checked = [n for n in numbers if n.kind not in _SKIPPED_KINDS]
+    `clauses`: those of the claim's text. A year is checked only in a claim that states
+    nothing but years (it dates an event: "open sourced in 2017" where the page says "In
+    2017, ... presented ... In 2018, ... was open sourced"); beside other figures a year
+    is more often their context."""
+    skipped = _SKIPPED_KINDS if any(n.kind != "year" for n in numbers) else _NAMES
+    checked = [n for n in numbers if n.kind not in skipped]
     figures: frozenset[str] | None = None
     for number, sentences in zip(numbers, stating, strict=True):
         if number not in checked or not 0 < len(sentences) <= MAX_SLOT_SENTENCES:
