@@ -60,9 +60,8 @@ def batches(half: str) -> list[JudgeBatch]:
             passages[doc] = PassageIndex(claim.page_text, rules_pages[doc])
         check = check_claim(claim.row["claim"], rules_pages[doc], claim.source)
         items.append(batch_item(f"s{number}", check, passages[doc].best(check)))
-    answers_file = ".research/session/judge.answers.json"
     return [
-        JudgeBatch(answers_file=answers_file, items=items[i : i + BATCH_SENTENCES])
+        JudgeBatch(items=items[i : i + BATCH_SENTENCES])
         for i in range(0, len(items) - BATCH_SENTENCES + 1, BATCH_SENTENCES)
     ]
 
@@ -81,7 +80,7 @@ def answers_chars(batch: JudgeBatch) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--half", default="dev", choices=("dev", "frozen"))
+    parser.add_argument("--half", default="dev", choices=("dev", "fresh", "unseen", "frozen"))
     args = parser.parse_args(argv)
     found = batches(args.half)
     rows = []

@@ -48,6 +48,9 @@ BUDGET_CHARS = 1_800
 """The passages of one claim stop at this many characters (the first is always given)."""
 PASSAGE_CHARS = 700
 """A passage is widened only while it stays this short."""
+HEADING_CHARS = 400
+"""A passage ending in a heading goes on to the heading's first line while it stays this
+short."""
 FIGURE_WEIGHT = 1.0
 """A figure of the claim found in a sentence counts this many times its rarity."""
 PAIR_SHARE = 0.5
@@ -68,6 +71,7 @@ GAP = " \u2026 "
 _LIST_ITEM = re.compile(r"(?:[-*+\u2022]|\d+[.)])\s")
 _BLOCK_LINE = re.compile(r"(?:[|>#*+\u2022-]|\d+[.)]\s)")
 _ENDED = re.compile(r"[.!?;|]\W*$")
+_RULE = re.compile(r"[-=~*_#^+]{3,}")
 TITLE_WORDS = 6
 """A line this short (a title, a label) ends its block even when it does not end like a
 sentence."""
@@ -233,10 +237,19 @@ class PassageIndex:
 
     def _evidence_span(self, evidence: str, taken: list[Span]) -> Span | None:
         """The sentences that hold the claim check's passage (its sentences joined, cut
-        with "…"), if they are not taken already."""
-        text = _squeezed(evidence.replace("\u2026", " ")).casefold()
+        with "…"), if they are not taken already: where its longest piece is in the page's
+        text, else the first run of sentences it holds."""
+        pieces = [_squeezed(piece) for piece in evidence.split("\u2026")]
+        longest = max(pieces, key=len)
+        text = " ".join(pieces).casefold()
         if len(text) < MIN_EVIDENCE_CHARS:
             return None
+        at = self.text.find(longest) if len(longest) >= MIN_EVIDENCE_CHARS else -1
+        if at >= 0:
+            inside = [i for i, (a, b) in enumerate(self.at) if a < at + len(longest) and b > at]
+            if inside:
+                span = (inside[0], min(inside[-1] + 1, inside[0] + 4))
+                return None if _overlaps(span, taken) else span
         found = [
             i
             for i, mine in enumerate(self.squeezed)
@@ -262,7 +275,7 @@ class PassageIndex:
             end = start + 1
             value = scores[start]
             pair = end < len(scores) and self._continues(start)
-            if pair and scores[end] > 0:
+            if pair and scores[end] > 0 and not _overlaps((start, end + 1), taken):
                 end, value = end + 1, value + PAIR_SHARE * scores[end]
             if _overlaps((start, end), taken):
                 continue
@@ -284,6 +297,19 @@ class PassageIndex:
             here.words > TITLE_WORDS
             and not _ENDED.search(here.text)
             and not _BLOCK_LINE.match(after.text)
+        )
+
+    def _heading(self, index: int) -> bool:
+        """Whether sentence `index` is a heading (a short line not ended like a sentence,
+        no table row, no list item) or a heading's underline."""
+        sentence = self.sentences[index]
+        if _RULE.fullmatch(sentence.text):
+            return True
+        return (
+            sentence.words <= TITLE_WORDS
+            and self.line_start[index] == index
+            and not _ENDED.search(sentence.text)
+            and not _BLOCK_LINE.match(sentence.text)
         )
 
     def _in_list(self, index: int) -> bool:
@@ -314,7 +340,17 @@ class PassageIndex:
             and length(start, end + 1) <= PASSAGE_CHARS
         ):
             end += 1
-        if start > 0 and joins(start - 1) and length(start - 1, end) <= PASSAGE_CHARS:
+        while (  # a heading goes on to its first line (through its underline)
+            end < len(self.sentences)
+            and self._heading(end - 1)
+            and length(start, end + 1) <= HEADING_CHARS
+        ):
+            end += 1
+        if (
+            start > 0
+            and (joins(start - 1) or self._continues(start - 1))
+            and length(start - 1, end) <= PASSAGE_CHARS
+        ):
             start -= 1
         while (  # a list goes on to its last item while the passage stays short
             end < len(self.sentences)
