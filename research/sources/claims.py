@@ -95,7 +95,10 @@ A figure the page states only in table rows the claim does not name, while a row
 same table that it names gives a figure of its sort in the same place, or only in rows
 outside the matching passage while a row the passage introduces with the same label gives
 another, is given to other words too (`research.sources.rows`; rows written without pipes,
-"strtod : 190.94 MB/s", are read as rows: `research.sources.rowlines`).
+"strtod : 190.94 MB/s", are read as rows: `research.sources.rowlines`); so is a bare
+count whose noun the matching passage puts after another count the claim lacks, and the
+page never after the claim's ("averaged over 32 runs" for "32 logical cores ... averaged
+over 10 runs": `research.sources.counted`).
 The first two read a sentence with its neighbours, and leave out the page's topic words (in
 30% of its sentences), which bind no figure to a place.
 
@@ -135,6 +138,7 @@ from research.sources.claimtext import (
     unit_lines,
 )
 from research.sources.computed import derived_elsewhere, derived_here
+from research.sources.counted import counted_by_another
 from research.sources.derived import derivable
 from research.sources.figures import (
     LINE_MARKER,
@@ -616,6 +620,7 @@ def _given(page: PageIndex, parsed: _Parsed, found: _Match, run: _Run) -> Given 
         or told_the_other_way(page, where, clauses, stems, numbers)
         or other_row(page, stems, numbers, found.stating)
         or passage_row(page, passage, numbers, found.stating)
+        or counted_by_another(page, passage, parsed.norm, numbers)
     )
 
 

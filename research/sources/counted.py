@@ -1,0 +1,102 @@
+"""What a claim's bare count counts, and another count of the passage that counts it (pure:
+standard library only).
+
+A count names what it counts right after it ("averaged over 10 runs", "32 logical cores").
+A changed count is often another count of the same passage: "averaged over 32 runs" where
+the page says "runs on all 32 logical cores ... averaged over 10 runs". The check
+(`counted_by_another`): a claim's bare count (no unit), stated on the page, whose noun
+(the word after it) follows, within `NOUN_WORDS` words, another bare count of the
+matching passage that the claim lacks, while no sentence of the page puts that noun
+after the claim's figure: the page gives the other count to that noun. Unlike `slots`,
+a count the page states in many sentences is checked too: "32 cores" all over a
+benchmark page is exactly the count a writer picks up by mistake. Not read: a count
+computed from the page's figures ("120 tickets each" of 1,440 tickets by 12 engineers: it
+is no other count), nor a number right after a capitalised word, which is part of a name
+("RHEL 7").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Sequence
+
+from research.sources.figures import StatedNumber
+from research.sources.pageindex import PageIndex
+from research.sources.slots import Given
+from research.sources.words import token_stems
+
+NOUN_WORDS = 2
+"""A page's count counts one of the next this many words ("32 logical cores")."""
+_WORDS = re.compile(r"[^\W\d_][\w'-]*")
+_AFTER = re.compile(r"[^\w.;:]*")
+_NAME_BEFORE = re.compile(r"(?<=\S)\s+[A-Z][\w-]*\s*$")
+
+
+def _nouns(text: str, figure: StatedNumber, reach: int) -> frozenset[str]:
+    """The stems of up to `reach` words right after a bare count (no punctuation between)."""
+    if figure.kind != "number" or figure.quantity is not None or figure.multiple:
+        return frozenset()
+    rest = text[figure.span[1] : figure.span[1] + 60]
+    gap = _AFTER.match(rest)
+    start = gap.end() if gap else 0
+    out: set[str] = set()
+    for word in _WORDS.findall(re.split(r"[.;:,()]", rest[start:], maxsplit=1)[0])[:reach]:
+        out |= token_stems(word)
+    return frozenset(out)
+
+
+def counted_by_another(
+    page: PageIndex, passage: range, norm: str, numbers: Sequence[StatedNumber]
+) -> Given | None:
+    """The first of the claim's bare counts whose noun the matching passage (`passage`)
+    puts after another count the claim lacks, and the page never after the claim's
+    figure (see the module). `norm`: the claim's text its figures were read from."""
+    claimed = frozenset(v for n in numbers for v in n.candidates)
+    for number in numbers:
+        if _NAME_BEFORE.search(norm, 0, number.span[0]):
+            continue  # "RHEL 7": part of a name, not a count
+        noun = _nouns(norm, number, 1)
+        if not noun:
+            continue
+        stating = page.figures.sentences_stating(number)
+        if not stating:
+            continue  # computed from the page's figures ("120 tickets each"), not another's
+        rival = _rival(page, passage, number, noun, claimed)
+        if rival is not None and not _ever_counts(page, number, noun, stating):
+            return Given(number, rival[1], rival[0])
+    return None
+
+
+def _rival(
+    page: PageIndex,
+    passage: range,
+    number: StatedNumber,
+    noun: frozenset[str],
+    claimed: frozenset[object],
+) -> tuple[int, StatedNumber] | None:
+    for index in passage:
+        sentence = page.sentences[index]
+        if not noun <= sentence.stems:
+            continue
+        for figure in sentence.numbers:
+            if (
+                figure.kind == number.kind
+                and figure.candidates.isdisjoint(claimed)
+                and not number.matches(figure)
+            ):
+                if noun <= _nouns(sentence.norm, figure, NOUN_WORDS):
+                    return index, figure
+    return None
+
+
+def _ever_counts(
+    page: PageIndex, number: StatedNumber, noun: frozenset[str], stating: Collection[int]
+) -> bool:
+    """Whether a sentence of the page (of `stating`, those stating the claim's figure) puts
+    `noun` after the claim's figure."""
+    return any(
+        noun <= _nouns(page.sentences[i].norm, figure, NOUN_WORDS)
+        for i in stating
+        for figure in page.sentences[i].numbers
+        if number.matches(figure)
+    )
