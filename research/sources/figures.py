@@ -173,6 +173,17 @@ class StatedNumber:
     tokens: frozenset[str] = field(default=frozenset(), compare=False)
     """The same figure written another way (`research.sources.equivalents`: "× 3" for
     "tripled" and "rose 200%"); also among its candidates."""
+    as_float: float | None = field(default=None, init=False, repr=False, compare=False)
+    """Its value as a float, None when it is not a number (a date, a version)."""
+    band_windows: tuple[tuple[float, float], ...] = field(
+        default=(), init=False, repr=False, compare=False
+    )
+    """`windows()`, worked out once: a claim's figure is compared with many of a page's."""
+
+    def __post_init__(self) -> None:
+        number = float(self.value) if isinstance(self.value, Decimal) else None
+        object.__setattr__(self, "as_float", number)
+        object.__setattr__(self, "band_windows", tuple(self._windows()))
 
     @property
     def magnitude(self) -> float | None:
@@ -180,7 +191,7 @@ class StatedNumber:
         version or a date."""
         if self.quantity is not None:
             return self.quantity.base
-        return float(self.value) if isinstance(self.value, Decimal) else None
+        return self.as_float
 
     def matches(self, page: StatedNumber) -> bool:
         """Whether a page's figure may be this (a claim's) figure: the same value (a claim's
@@ -203,10 +214,10 @@ class StatedNumber:
                 return mine.same(theirs)
         if not self.candidates.isdisjoint(page.candidates):
             return True
-        if self.band is None or not isinstance(page.value, Decimal):
+        value = page.as_float
+        if self.band is None or value is None:
             return False
-        value = float(page.value)
-        return any(self.within(value, float(c)) for c in self.candidates if isinstance(c, Decimal))
+        return any(low <= value <= high for low, high in self.band_windows)
 
     def within(self, value: float, mine: float) -> bool:
         """Whether `value` is in this figure's hedge band around `mine` (its own value)."""
@@ -218,6 +229,9 @@ class StatedNumber:
     def windows(self) -> list[tuple[float, float]]:
         """The ranges of page values (in the figure's own terms) it may match through its
         band, one per value it may mean; none without a band."""
+        return list(self.band_windows)
+
+    def _windows(self) -> list[tuple[float, float]]:
         if self.band is None:
             return []
         low, high = self.band

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -120,20 +120,49 @@ def _near(a: float, b: float) -> bool:
     return a > 0 and b > 0 and max(a, b) <= MAGNITUDE_RATIO * min(a, b)
 
 
-def _score(
+def _held_words(
+    page: PageIndex, index: int, words: frozenset[str], number: StatedNumber
+) -> tuple[list[Sentence], int]:
+    """A sentence with its context (`_context`), and how many of `words` they hold."""
+    window = [page.sentences[i] for i in _context(page, index, number)]
+    held: set[str] = set()
+    for sentence in window:
+        held |= sentence.stems & words
+    return window, len(held)
+
+
+def _scores(
     page: PageIndex,
     index: int,
     words: frozenset[str],
     others: Sequence[StatedNumber],
     number: StatedNumber,
+    least: int,
+) -> bool:
+    """Whether a sentence holds with its context (`_context`) at least `least` of the
+    claim's `words` and other figures; the figures are looked for only when its words
+    could reach it with them."""
+    window, held = _held_words(page, index, words, number)
+    return held + len(others) >= least and held + sum(holds(window, n) for n in others) >= least
+
+
+def _best_score(
+    page: PageIndex,
+    indexes: Collection[int],
+    words: frozenset[str],
+    others: Sequence[StatedNumber],
+    number: StatedNumber,
 ) -> int:
-    """How much of the claim a sentence holds with its context (`_context`): its words,
-    and the claim's other figures."""
-    window = [page.sentences[i] for i in _context(page, index, number)]
-    held: set[str] = set()
-    for sentence in window:
-        held |= sentence.stems & words
-    return len(held) + sum(holds(window, n) for n in others)
+    """The most of the claim's `words` and other figures any of `indexes` (at least one)
+    holds with its context (`_context`); the figures are looked for only in sentences
+    whose words could get them past the most found so far."""
+    read = sorted((_held_words(page, i, words, number) for i in indexes), key=lambda r: -r[1])
+    best = -1
+    for window, held in read:
+        if held + len(others) <= best:
+            break
+        best = max(best, held + sum(holds(window, n) for n in others))
+    return best
 
 
 def _context(page: PageIndex, index: int, number: StatedNumber) -> list[int]:
@@ -159,7 +188,7 @@ def _rival(
 ) -> Given | None:
     if not words:
         return None
-    own = max(_score(page, index, words, others, number) for index in stating)
+    own = _best_score(page, stating, words, others, number)
     if own >= len(words) + len(others):
         return None  # no sentence can hold more of the claim
     least = max(1, math.ceil(MIN_RIVAL_SHARE * len(words)))
@@ -167,13 +196,14 @@ def _rival(
     counts: Counter[int] = Counter()
     for stem in words:
         counts.update(page.sentence_postings.get(stem, ()))
+    sort = page.figures.of_sort(number)  # the sentences that may give such a figure
     for index, count in sorted(counts.items()):  # page order: the same rival for any hash seed
-        if count < least or index in stating or index < page.head:
+        if count < least or index in stating or index < page.head or index not in sort:
             continue
         same = [f for f in page.sentences[index].numbers if _same_slot(number, f)]
         if not same or any(not f.candidates.isdisjoint(claimed) for f in same):
             continue  # no such figure, or one of the claim's too: a list, not a slot
-        if _score(page, index, words, others, number) > own:
+        if _scores(page, index, words, others, number, own + 1):
             return Given(number, same[0], index)
     return None
 
@@ -229,7 +259,7 @@ def anchored(
     if len(rest & _stems_of(page, mine)) < max(1, math.ceil(MIN_RIVAL_SHARE * len(rest))):
         return False
     others = [n for n in numbers if n is not number]
-    own = max(_score(page, index, rest, others, number) for index in mine)
+    own = _best_score(page, mine, rest, others, number)
     claimed = frozenset(v for n in numbers for v in n.candidates)
     nearby: set[int] = set()
     for stem in rest:
@@ -237,11 +267,11 @@ def anchored(
     for n, sentences in zip(numbers, stating, strict=True):
         if n is not number:
             nearby.update(sentences)
-    for index in nearby - set(mine):
+    for index in (nearby - set(mine)) & page.figures.of_sort(number):
         same = [f for f in page.sentences[index].numbers if _same_slot(number, f)]
         if not same or any(not f.candidates.isdisjoint(claimed) for f in same):
             continue
-        if _score(page, index, rest, others, number) >= own:
+        if _scores(page, index, rest, others, number, own):
             return False
     return True
 
@@ -517,11 +547,12 @@ def _rarity(page: PageIndex, stem: str) -> float:
 
 
 class Weights:
-    """`_weighted` for one figure of one claim (its words on the page and its other
-    figures), each sentence's weight worked out once: `bound` and `loosely_bound` weigh
-    many of the same sentences."""
+    """For one figure of one claim (its words on the page and its other figures), the
+    weight of the claim's words a sentence holds with its context (`_window`), plus one
+    rare word's weight per other claim figure it holds; each sentence's weight worked out
+    once: `bound` and `loosely_bound` weigh many of the same sentences."""
 
-    __slots__ = ("_done", "number", "others", "page", "total", "words")
+    __slots__ = ("_done", "_read", "number", "others", "page", "total", "words")
 
     def __init__(
         self,
@@ -535,35 +566,66 @@ class Weights:
         self.others = [n for n in numbers if n is not number]
         self.total = math.fsum(_rarity(page, w) for w in sorted(self.words))
         self._done: dict[int, float] = {}
+        self._read: dict[int, tuple[list[int], float]] = {}
 
     def __call__(self, index: int) -> float:
         found = self._done.get(index)
         if found is None:
-            found = self._done[index] = _weighted(
-                self.page, index, self.words, self.others, self.number
-            )
+            near, words = self._words(index)
+            window = [self.page.sentences[i] for i in near]
+            figures = sum(holds(window, n) for n in self.others)
+            found = self._done[index] = words + _figure_weight(self.page) * figures
+        return found
+
+    def reaches(self, index: int, least: float) -> bool:
+        """Whether sentence `index` weighs at least `least`; the claim's other figures are
+        looked for in it only when its words could reach it with them (`_bound`)."""
+        return self._bound(index) >= least and self(index) >= least
+
+    def most(self, indexes: Iterable[int]) -> float:
+        """What the heaviest of `indexes` weighs (of at least one), weighing them fully
+        only while their `_bound` is above the heaviest found so far."""
+        best = -math.inf
+        for bound, index in sorted(((self._bound(i), i) for i in indexes), reverse=True):
+            if bound <= best:
+                break
+            best = max(best, self(index))
+        return best
+
+    def _bound(self, index: int) -> float:
+        """What sentence `index` weighs at most: its weight, or, until that is worked out,
+        the weight of its words and of every other figure of the claim."""
+        found = self._done.get(index)
+        if found is not None:
+            return found
+        return self._words(index)[1] + _figure_weight(self.page) * len(self.others)
+
+    def _words(self, index: int) -> tuple[list[int], float]:
+        """The sentence with its context (`_window`) and the weight of its words."""
+        found = self._read.get(index)
+        if found is None:
+            near = _window(self.page, index, self.number)
+            found = self._read[index] = (near, _word_weight(self.page, near, self.words))
         return found
 
 
-def _weighted(
-    page: PageIndex,
-    index: int,
-    words: frozenset[str],
-    others: Sequence[StatedNumber],
-    number: StatedNumber,
-) -> float:
-    """The weight of the claim's words a sentence holds with its context (`_context` and
-    the sentences that introduce it), plus one rare word's weight per other claim figure
-    it holds."""
-    near = [*_context(page, index, number), *page.sentences[index].lead]
-    window = [page.sentences[i] for i in near]
+def _window(page: PageIndex, index: int, number: StatedNumber) -> list[int]:
+    """A sentence with its context (`_context`) and the sentences that introduce it."""
+    return [*_context(page, index, number), *page.sentences[index].lead]
+
+
+def _word_weight(page: PageIndex, window: Sequence[int], words: frozenset[str]) -> float:
+    """The weight of the claim's words a sentence holds with its context (`_window`)."""
     held: set[str] = set()
-    for sentence in window:
-        held |= sentence.stems & words
-    figure = math.log1p(len(page.sentences))
-    return math.fsum(_rarity(page, w) for w in sorted(held)) + figure * sum(
-        holds(window, n) for n in others
-    )
+    for index in window:
+        held |= page.sentences[index].stems & words
+    return math.fsum(_rarity(page, w) for w in sorted(held))
+
+
+def _figure_weight(page: PageIndex) -> float:
+    """What each other figure of the claim a sentence holds adds to its weight: a word
+    that one sentence of the page holds."""
+    return math.log1p(len(page.sentences))
 
 
 def bound(
@@ -576,7 +638,7 @@ def bound(
     """Whether a sentence stating a claim figure that is not in the matching passage binds
     it to the claim: one that gives no other figure of its sort the claim lacks (not a
     list) holds with its context at least BOUND_SHARE of the claim's words on the page
-    (weighted by rarity, `_weighted`), and no sentence giving a figure of that sort the
+    (weighted by rarity, `Weights`), and no sentence giving a figure of that sort the
     claim lacks, whatever its magnitude (among those holding a claim word, and the other
     rows of its table), holds as much. `mine`: the sentences stating `number`; `weights`:
     the claim's words weighed for it (`Weights`)."""
@@ -616,7 +678,7 @@ def loosely_bound(
     if not weights.words:
         return False
     least = LOOSE_SHARE * weights.total
-    if not any(weights(index) >= least for index in prose):
+    if not any(weights.reaches(index, least) for index in prose):
         return False
     return not _counts_it_elsewhere(page, number, norm, numbers)
 
@@ -656,14 +718,14 @@ def _binds(
     if not weights.words or not chosen:
         return False
     page, number = weights.page, weights.number
-    own = max(weights(index) for index in chosen)
+    own = weights.most(chosen)
     if own < share * weights.total:
         return False
     could = _could_hold(page, weights.words, weights.others, chosen) & page.figures.of_sort(number)
     for index in sorted(could - set(mine)):  # `of_sort`: those that may list another
         if not _lists_another(page.sentences[index], number, claimed):
             continue
-        if weights(index) >= own:
+        if weights.reaches(index, own):
             return False
     return True
 
@@ -674,7 +736,7 @@ def _could_hold(
     others: Sequence[StatedNumber],
     alone: Collection[int],
 ) -> set[int]:
-    """The sentences whose context (`_weighted`) may hold some of the claim: those holding
+    """The sentences whose context (`_window`) may hold some of the claim: those holding
     one of `words` and their neighbours, the rows their sentences introduce (`_reach`),
     those stating one of the claim's `others` figures, and the other rows of the tables of
     `alone`."""
