@@ -21,6 +21,7 @@ import pytest
 from case_tables import case_params
 
 from research.sources.claims import Support, check_claim, index_page
+from research.sources.namedrows import names_of
 
 Case = tuple[str, str, bool]
 """(page, claim, supported)."""
@@ -85,8 +86,106 @@ READING: list[Case] = [
     (_OPENED, "The survey opened for answers on 3 March 2022.", False),
 ]
 
+_LATENCY = (
+    "Benchmarks\n\n"
+    "Latency\n\n"
+    "small.json encoding\n\n"
+    "| Library | Median latency (milliseconds) | Operations per second |\n"
+    "|---|---|---|\n"
+    "| fastlib | 0.4 | 2500 |\n"
+    "| stdlib | 3.6 | 280 |\n\n"
+    "large.json encoding\n\n"
+    "| Library | Median latency (milliseconds) | Operations per second |\n"
+    "|---|---|---|\n"
+    "| fastlib | 12.5 | 80 |\n"
+    "| stdlib | 95.0 | 11 |"
+)
+_OUTPUT = (
+    "Parsing benchmark\n\n"
+    "The benchmark prints one line per library.\n\n"
+    "# parsing random numbers\n"
+    "volume = 2.1 MB\n"
+    "slowlib : 190.5 MB/s (+/- 1.6 %) 9.1 Mfloat/s\n"
+    "quicklib : 1040.2 MB/s (+/- 9.9 %) 49.6 Mfloat/s\n"
+    "midlib : 430.4 MB/s (+/- 2.2 %) 20.5 Mfloat/s"
+)
+_SCHEDULE = (
+    "Release schedule\n\n"
+    "The 2.4 schedule:\n\n"
+    "- 2.4.0 alpha 1: 2021-01-04\n"
+    "- 2.4.0 alpha 2: 2021-02-01\n"
+    "- 2.4.0 beta 1: 2021-05-03\n"
+    "- 2.4.0 final: 2021-10-04\n\n"
+    "Bugfix releases follow every two months."
+)
+
+NAMED_ROWS: list[Case] = [
+    (
+        _LATENCY,
+        "On large.json, stdlib's median encoding latency was 82.5 ms higher than fastlib's.",
+        True,
+    ),
+    (
+        _LATENCY,
+        "On small.json, stdlib's median encoding latency was 82.5 ms higher than fastlib's.",
+        False,
+    ),
+    (
+        _LATENCY,
+        "On large.json, stdlib's median encoding latency was 85 ms higher than fastlib's.",
+        False,
+    ),
+    (_LATENCY, "On small.json, fastlib's median encoding latency was a ninth of stdlib's.", True),
+    (
+        _LATENCY,
+        "On small.json, fastlib encoded about 7.6 times as many operations per second as stdlib.",
+        False,
+    ),
+    (
+        _OUTPUT,
+        "Parsing random numbers, quicklib ran more than five times as fast as slowlib.",
+        True,
+    ),
+    (
+        _OUTPUT,
+        "Parsing random numbers, quicklib ran more than seven times as fast as slowlib.",
+        False,
+    ),
+    (
+        _OUTPUT,
+        "Parsing random numbers, midlib ran at about 40% of quicklib's speed.",
+        True,
+    ),
+    (
+        _OUTPUT,
+        "Parsing random numbers, midlib ran at about 60% of quicklib's speed.",
+        False,
+    ),
+    (
+        _SCHEDULE,
+        "The 2.4.0 final release came about nine months after alpha 1.",
+        True,
+    ),
+    (
+        _SCHEDULE,
+        "The 2.4.0 final release came about six months after alpha 1.",
+        False,
+    ),
+    (
+        _SCHEDULE,
+        "The 2.4.0 final release came just over five months after the beta.",
+        True,
+    ),
+    (
+        _SCHEDULE,
+        "The 2.4.0 beta came just over five months after alpha 1.",
+        False,
+    ),
+]
+
 GROUPS: dict[str, list[Case]] = {
     "reading": READING,
+    "named_rows": NAMED_ROWS,
 }
 
 NOT_YET: frozenset[str] = frozenset()
@@ -99,3 +198,9 @@ def test_a_figure_the_page_computes_is_supported_and_a_wrong_one_is_not(
 ) -> None:
     check = check_claim(claim, index_page(page))
     assert (check.support is Support.SUPPORTED) is supported, check
+
+
+def test_a_row_is_named_by_a_claim_word_squashed_to_its_letters() -> None:
+    names = names_of("fast_float's parser beat canada.json's")
+    assert {"fastfloat", "canadajson", "parser"} <= names
+    assert "fastfloats" not in names

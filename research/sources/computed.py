@@ -18,7 +18,8 @@ tied to the claim:
   the neighbour repeats one of its figures: then it continues the statement, and the
   figures they do not share are paired ("0.8 per 1,000 sessions in 2022", "in 2023 it
   was 0.2 per 1,000 sessions");
-- two figures of one column of two rows of one table whose first cells the claim names.
+- two figures of one column of two rows of one table or listing that the claim names
+  (`research.sources.namedrows`), each by a word the other lacks.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from research.sources.derived import (
     is_duration,
 )
 from research.sources.figures import StatedNumber, Value
+from research.sources.namedrows import named_rows, names_of
 from research.sources.pageindex import PageIndex, Sentence
 
 DERIVING_SENTENCES = 8
@@ -47,8 +49,11 @@ NEIGHBOURS = 2
 """How many sentences away that neighbour may be (the next paragraph's first sentence)."""
 PAIRED_FIGURES = 6
 """The figures of each sentence of such a pair combined at most (the first ones)."""
-MAX_NAMED_ROWS = 4
-"""A figure is computed from the rows of one table the claim names, at most this many."""
+ROWS_PER_NAME = 2
+"""A figure is computed from the rows of one table or listing the claim names, at most this
+many per word of the claim that names them (the first)."""
+MAX_NAMED_ROWS = 64
+"""The rows a word of the claim names that are looked at, at most (the first)."""
 
 
 def derived_elsewhere(
@@ -64,7 +69,7 @@ def derived_elsewhere(
             derivable_in_sentence(number, sentences[i].numbers, cues.against(sentences[i].norm))
             for i in closest[:DERIVING_SENTENCES]
         )
-        or _derived_from_rows(page, stems, number)
+        or _derived_from_rows(page, stems, claim, number)
         or any(
             _with_neighbour(page, stems, index, number, cues)
             for index in closest[:PAIRED_SENTENCES]
@@ -157,6 +162,18 @@ def _with_neighbour(
     return False
 
 
+def _named_pairs(named: dict[int, frozenset[str]]) -> list[tuple[int, int]]:
+    """The pairs of rows (of `named`: row -> the claim's words naming it) that the claim
+    names each by a word the other lacks."""
+    rows = sorted(named.items())
+    return [
+        (a, b)
+        for i, (a, names_a) in enumerate(rows)
+        for b, names_b in rows[i + 1 :]
+        if not (names_a <= names_b or names_b <= names_a)
+    ]
+
+
 def _measures(sentence: Sentence) -> frozenset[Value]:
     """The values of a sentence's counts and percentages (not its dates: "3 May 2021" also
     means May 2021, which "17 May 2021" repeats)."""
@@ -171,27 +188,40 @@ def _unshared(sentence: Sentence, shared: frozenset[Value]) -> list[StatedNumber
     return [f for f in sentence.numbers[:PAIRED_FIGURES] if f.candidates.isdisjoint(shared)]
 
 
-def _derived_from_rows(page: PageIndex, stems: frozenset[str], number: StatedNumber) -> bool:
+def _derived_from_rows(
+    page: PageIndex, stems: frozenset[str], claim: str, number: StatedNumber
+) -> bool:
     """Whether `number` is computed (`derivable`) from two figures of one column of two
-    rows of one table whose first cells the claim names ("LZ4 HC at level 9 compresses
-    nineteen times more slowly than LZ4's default mode" from their compression speeds)."""
-    named: dict[tuple[int, ...], list[int]] = {}
-    for index in sorted({i for stem in stems for i in page.label_postings.get(stem, ())}):
-        sentence = page.sentences[index]
-        if sentence.stems & stems:  # as a sentence holding one of the claim's words
-            named.setdefault(sentence.lead, []).append(index)
-    for rows in named.values():
-        rows = rows[:MAX_NAMED_ROWS]
-        for i, a in enumerate(rows):
-            for b in rows[i + 1 :]:
-                cells = _cells(page.sentences[a])
-                for cell, y in _cells(page.sentences[b]).items():
-                    x = cells.get(cell)
-                    if x is not None and derivable(number, [x, y]):
-                        return True
+    rows of one table or listing that the claim names each by a word the other lacks ("LZ4
+    HC at level 9 compresses nineteen times more slowly than LZ4's default mode" from their
+    compression speeds; "nine months separated the first alpha from the final release" from
+    a schedule's lines), of the groups whose captions hold the most of the claim's words,
+    each weighed by how few captions hold it (`namedrows.Rows.title_weight`); at most
+    ROWS_PER_NAME rows per name and group, the first. Rows are no part and whole: a
+    percentage is a share of one of the other (`derived.Cues.share`) unless the claim names
+    a change."""
+    found = named_rows(page)
+    names = stems | names_of(claim)
+    cues = cues_of(claim)
+    cues = replace(cues, share=not (cues.rise or cues.fall or cues.complement))  # no part/whole
+    named: dict[int, dict[int, frozenset[str]]] = {}  # group -> row -> the claim's names
+    for name in names:
+        taken: Counter[int] = Counter()  # group -> rows this name took there
+        for index in found.postings.get(name, ())[:MAX_NAMED_ROWS]:
+            row = found.rows[index]
+            taken[row.group] += 1
+            if taken[row.group] <= ROWS_PER_NAME:
+                named.setdefault(row.group, {})[index] = row.names & names
+    pairs = {g: _named_pairs(rows) for g, rows in named.items()}
+    weights = {g: found.title_weight(g, stems) for g, found_pairs in pairs.items() if found_pairs}
+    best = max(weights.values(), default=0.0)
+    for group, weight in weights.items():
+        if weight < best - 1e-9:
+            continue
+        for a, b in pairs[group]:
+            cells = found.rows[a].cells
+            for cell, y in found.rows[b].cells.items():
+                x = cells.get(cell)
+                if x is not None and derivable(number, [x, y], cues):
+                    return True
     return False
-
-
-def _cells(row: Sentence) -> dict[int, StatedNumber]:
-    """A table row's figures by the column of their cell (one per cell: its last)."""
-    return {row.norm.count("|", 0, f.span[0]): f for f in row.numbers}

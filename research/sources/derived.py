@@ -111,8 +111,10 @@ def _shares_and_changes(figures: Sequence[StatedNumber], cues: Cues) -> Iterator
         return  # the passage gives its own percentage: the claim's is not computed
     for a, b in _pairs(figures, "number"):
         if a < b:
-            yield from [100 * a / b, 100 * (b - a) / b] if fall else [100 * a / b]
-        elif rise:
+            yield from (
+                [100 * a / b, 100 * (b - a) / b] if fall and not cues.share else [100 * a / b]
+            )
+        elif rise and not cues.share:
             yield 100 * (a - b) / b
 
 
@@ -229,6 +231,10 @@ class Cues:
     fall: bool = False
     """"fell", "less", "smaller": a change is counted from the larger figure (100 to 80 is
     20% less, never 25%)."""
+    share: bool = False
+    """A percentage is a share of the larger figure, never the change between them (of two
+    rows of a table, 41% of one is no "60% of" it, 59% less): set by whoever combines
+    figures that are no part and whole, when the claim names no change."""
 
     def against(self, page: str) -> Cues:
         """These cues for figures of `page` (a passage's text): no complement where the

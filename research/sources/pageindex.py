@@ -72,6 +72,8 @@ class PageMemo:
     """Sentence -> the words next to each of its figures (`slots._near_words`)."""
     reach: dict[str, frozenset[int]] = field(default_factory=dict)
     """Stem -> the sentences whose context may hold it (`slots._reach`)."""
+    rows: object = None
+    """The rows a claim may name (`namedrows.named_rows`), once built."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
