@@ -143,22 +143,22 @@ NAMED_ROWS: list[Case] = [
     ),
     (
         _OUTPUT,
-        "Parsing random numbers, quicklib ran more than five times as fast as slowlib.",
+        "quicklib ran more than five times as fast as slowlib in the benchmark.",
         True,
     ),
     (
         _OUTPUT,
-        "Parsing random numbers, quicklib ran more than seven times as fast as slowlib.",
+        "quicklib ran more than seven times as fast as slowlib in the benchmark.",
         False,
     ),
     (
         _OUTPUT,
-        "Parsing random numbers, midlib ran at about 40% of quicklib's speed.",
+        "midlib ran at about 40% of quicklib's speed in the benchmark.",
         True,
     ),
     (
         _OUTPUT,
-        "Parsing random numbers, midlib ran at about 60% of quicklib's speed.",
+        "midlib ran at about 60% of quicklib's speed in the benchmark.",
         False,
     ),
     (
