@@ -332,7 +332,7 @@ CASES: dict[str, list[tuple[list[str], str, list[str]]]] = {
     ],
 }
 
-NOT_YET = {"list-00", "pair-00"}
+NOT_YET: set[str] = set()
 
 
 @pytest.mark.parametrize(

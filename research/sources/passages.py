@@ -9,34 +9,40 @@ word on every line tells nothing; a table row also counts half the words of the 
 that introduce its table), and by the claim's figures it holds: the same quantity as the
 claim check reads it, the claim's figure as rounded as the claim writes it ("83.5
 million" for 83,499,915), or figures it is computed from (a share of two figures, a
-duration between two dates). Chosen, in order: the claim check's own passage, the best
-windows of one or two neighbouring sentences (twice), then, for each figure of the claim
-that no passage holds yet, the sentence stating it (or the one or two it is computed
-from) that holds the most of the claim's words with its neighbours (a count stated once,
-far from the words that describe it; two rows of a table), and last the best window by
-words among the sentences giving a figure of the sort of one of the claim's (where a
-changed figure was changed from).
-Each is widened while it stays short: by the next sentence, through a command's output,
-to a list's last item, and by the sentence before. Passages that touch or are one
-sentence apart are merged (a date two lines above another); a table row is shown after
-its table's header row and the sentence that introduces the table, " … " marking what is
-left out between them. Passages are given while they fit in `BUDGET_CHARS` (the first
-always).
+duration between two dates). Chosen, in order: the claim check's own passage (found
+where its text is on the page), the best windows of one or two neighbouring sentences
+(twice), then, for each figure of the claim, the two ways of stating it (a sentence, or
+the one or two it is computed from) whose sentences and their neighbours hold the most of
+the claim's words, each word counted once, when no passage holds them yet (a count stated
+twice, once with the claim's words; a count stated once, far from the words that describe
+it; two rows of a table), then for each rare word of the claim (held by at most two
+sentences: a name, a term) that no passage holds, its best sentence, and last the best
+window by words among the sentences giving a figure of the sort of one of the claim's
+(where a changed figure was changed from).
+Each is widened while it stays short: by the next sentence, through a command's output, a
+heading to its first line, to a list's last item, by the sentence before (or the line a
+wrapped sentence starts on), then by its better neighbour holding the claim's words or
+figures (two sentences in a row: the subject in one, the figure in the next). Passages
+that touch or are one sentence apart are merged (a date two lines above another); a table
+row is shown after its table's header row and the sentence that introduces the table,
+" … " marking what is left out between them. Passages are given while they fit in
+`BUDGET_CHARS` (the first always); one that does not fit is cut to its run of sentences
+that fits and holds the most of the claim's words and figures.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 
 from research.sources.claims import ClaimCheck, PageIndex, claim_numbers, index_page
 from research.sources.pageindex import Sentence, union
 from research.sources.passagefigures import Ways, claim_figures, figure_hits, of_sort
+from research.sources.passagelayout import PageLayout, Span
 from research.sources.spelling import spell_numbers
 from research.sources.words import stems_of
 
-PICKS = ("rules", "both", "both", "figures", "sort")
+PICKS = ("rules", "both", "both", "figures", "rare", "sort")
 """The order the passages are chosen in (and given in, while they fit the budget): the
 claim check's own ("rules"), the best window by words and figures ("both"; "words": by
 words alone), a passage for each figure no passage holds yet ("figures"), then the best
@@ -44,13 +50,21 @@ by words among the sentences giving a figure of the sort of one of the claim's (
 where a changed figure was changed from, or what a careful phrasing restates)."""
 FIGURE_PASSAGES = 2
 """Figures of the claim that get a passage of their own, at most."""
+FIGURE_WAYS = 2
+"""Of each, the ways of stating it (a sentence, or two it is computed from) given, at most:
+a figure stated twice, once with the claim's words."""
+RARE_SENTENCES = 2
+"""A claim's word held by at most this many sentences of the page is rare: a name, a term."""
+RARE_PASSAGES = 2
+"""Rare words of the claim that get a passage of their own, at most."""
 BUDGET_CHARS = 1_800
 """The passages of one claim stop at this many characters (the first is always given)."""
-PASSAGE_CHARS = 700
-"""A passage is widened only while it stays this short."""
-HEADING_CHARS = 400
-"""A passage ending in a heading goes on to the heading's first line while it stays this
-short."""
+CUT_CHARS = 100
+"""A passage that does not fit in what is left of the budget is cut to fit when at least
+this many characters are left."""
+NEIGHBOUR_CHARS = 400
+"""A passage takes its better neighbour (by the claim's words and figures) while it stays
+this short: two sentences in a row, the subject in one and the figure in the next."""
 FIGURE_WEIGHT = 1.0
 """A figure of the claim found in a sentence counts this many times its rarity."""
 PAIR_SHARE = 0.5
@@ -61,23 +75,10 @@ table (`Sentence.lead`)."""
 FIND_CHARS = 60
 MIN_EVIDENCE_CHARS = 12
 """A sentence of the claim check's passage is found by its first characters."""
-SHORT_WORDS = 8
-"""A line this short (a label, a heading, a table row) is read with its neighbours."""
 MERGE_GAP = 1
 """Passages this many sentences apart (or touching) are one."""
 GAP = " \u2026 "
 """Between a table's header and a row further down."""
-
-_LIST_ITEM = re.compile(r"(?:[-*+\u2022]|\d+[.)])\s")
-_BLOCK_LINE = re.compile(r"(?:[|>#*+\u2022-]|\d+[.)]\s)")
-_ENDED = re.compile(r"[.!?;|]\W*$")
-_RULE = re.compile(r"[-=~*_#^+]{3,}")
-TITLE_WORDS = 6
-"""A line this short (a title, a label) ends its block even when it does not end like a
-sentence."""
-
-Span = tuple[int, int]
-"""(first sentence, end sentence) of a passage."""
 
 
 def _squeezed(text: str) -> str:
@@ -101,13 +102,13 @@ def _located(text: str, sentences: Sequence[Sentence]) -> tuple[str, list[Span]]
     return page, found
 
 
-class PassageIndex:
+class PassageIndex(PageLayout):
     """One page read once for all the claims that cite it (the claim check's `PageIndex`
     of it, or one built here)."""
 
     def __init__(self, text: str, page: PageIndex | None = None) -> None:
         self.page = index_page(text) if page is None else page
-        self.sentences = self.page.sentences
+        super().__init__(self.page.sentences)
         self.squeezed = [_squeezed(s.text).casefold() for s in self.sentences]
         self.text, self.at = _located(text, self.sentences)
         total = max(1, len(self.sentences))
@@ -115,15 +116,6 @@ class PassageIndex:
             stem: math.log(1.0 + total / len(ids))
             for stem, ids in self.page.sentence_postings.items()
         }
-        self.line_start: list[int] = []
-        for index, sentence in enumerate(self.sentences):
-            same = index > 0 and self.sentences[index - 1].line == sentence.line
-            self.line_start.append(self.line_start[-1] if same else index)
-        self.header: list[int | None] = []
-        for index in range(len(self.sentences)):
-            in_table = self.sentences[self.line_start[index]].text.startswith("|")
-            before = self.header[-1] if index else None
-            self.header.append((index if before is None else before) if in_table else None)
         self.lead_stems = [  # a table row's: the words of the sentences introducing its table
             frozenset(union(self.sentences[i].stems for i in s.lead) if row is not None else ())
             for s, row in zip(self.sentences, self.header, strict=True)
@@ -155,14 +147,18 @@ class PassageIndex:
             return []
         claim = spell_numbers(check.claim)
         numbers = claim_numbers(claim)
-        words = self.words(stems_of(claim))
+        stems = stems_of(claim)
+        words = self.words(stems)
         holders = claim_figures(self.page, numbers, words)
         hits = figure_hits(self.page, numbers, holders)
         both = [w + FIGURE_WEIGHT * h for w, h in zip(words, hits, strict=True)]
         taken: list[Span] = []
         for pick in PICKS:
             if pick == "figures":
-                self._figure_picks(holders, words, taken)
+                self._figure_picks(holders, stems, both, taken)
+                continue
+            if pick == "rare":
+                self._rare_picks(stems, both, taken)
                 continue
             if pick == "sort":
                 sorted_ = of_sort(self.page, numbers)
@@ -173,33 +169,63 @@ class PassageIndex:
             else:
                 span = self._best_span(both if pick == "both" else words, taken)
             if span is not None:
-                taken.append(self._widen(span))
-        return self._given(taken)
+                taken.append(self._widen(span, both))
+        return self._given(taken, both)
 
-    def _figure_picks(self, holders: list[Ways], words: list[float], taken: list[Span]) -> None:
-        """For each figure of the claim no passage of `taken` holds (in any of its ways),
-        the way that holds most of the claim's words with its neighbours, up to
-        FIGURE_PASSAGES figures."""
+    def _figure_picks(
+        self, holders: list[Ways], stems: frozenset[str], scores: list[float], taken: list[Span]
+    ) -> None:
+        """For each figure of the claim, the FIGURE_WAYS ways of stating it that hold most
+        of the claim's words with their neighbours (`_cover`), those no passage of `taken`
+        holds, up to FIGURE_PASSAGES figures."""
         added = 0
         for ways in holders:
             if added >= FIGURE_PASSAGES:
                 break
-            if ways and not any(all(_inside(i, taken) for i in way) for way in ways):
-                way = max(ways, key=lambda w: sum(self._with_neighbours(words, i) for i in w))
-                added += 1
+            ranked = sorted(ways, key=lambda w: (-self._cover(stems, w), len(w)))
+            missing = [w for w in ranked[:FIGURE_WAYS] if not all(_inside(i, taken) for i in w)]
+            added += bool(missing)
+            for way in missing:
                 for index in way:
-                    if not _overlaps((index, index + 1), taken):
-                        taken.append(self._widen((index, index + 1)))
+                    if not _inside(index, taken):
+                        taken.append(self._widen((index, index + 1), scores))
 
-    def _with_neighbours(self, scores: list[float], index: int) -> float:
-        """A sentence's score and a share of its neighbours' (a row's heading, a date's
-        subject on the line before)."""
-        around = scores[max(0, index - 1) : index] + scores[index + 1 : index + 2]
-        return scores[index] + PAIR_SHARE * sum(around)
+    def _cover(self, stems: frozenset[str], way: tuple[int, ...]) -> float:
+        """The rarity of the claim's words held by the sentences of `way` and their
+        neighbours, each word once (a row's heading, a date's subject on the line before;
+        two sentences far apart do not count a word twice)."""
+        held: set[str] = set()
+        for index in way:
+            for near in range(max(0, index - 1), min(len(self.sentences), index + 2)):
+                held |= stems & (self.sentences[near].stems | self.lead_stems[near])
+        return math.fsum(self.idf.get(stem, 0.0) for stem in held)
 
-    def _given(self, taken: list[Span]) -> list[str]:
+    def _rare_picks(self, stems: frozenset[str], scores: list[float], taken: list[Span]) -> None:
+        """For each of the claim's words that at most RARE_SENTENCES sentences hold and no
+        passage of `taken` holds, rarest first, the best of those sentences by `scores`,
+        up to RARE_PASSAGES words."""
+        postings = self.page.sentence_postings
+        rare = sorted(
+            (len(postings[stem]), stem)
+            for stem in stems
+            if stem in postings and len(postings[stem]) <= RARE_SENTENCES
+        )
+        added = 0
+        for _, stem in rare:
+            if added >= RARE_PASSAGES:
+                break
+            ids = postings[stem]
+            if any(_inside(i, taken) for i in ids):
+                continue
+            best = max(ids, key=lambda i: (scores[i], -i))
+            taken.append(self._widen((best, best + 1), scores))
+            added += 1
+
+    def _given(self, taken: list[Span], scores: Sequence[float] = ()) -> list[str]:
         """The passages' texts in the order they were chosen, those that touch or are one
-        sentence apart merged, while they fit in BUDGET_CHARS."""
+        sentence apart merged, while they fit in BUDGET_CHARS; one that does not fit is
+        cut to its sentences that do and hold most of the claim's words and figures
+        (`scores`), when at least CUT_CHARS are left."""
         merged: list[tuple[int, int, int]] = []  # (rank, first, end)
         for first, end, rank in sorted((a, b, r) for r, (a, b) in enumerate(taken)):
             if merged and first <= merged[-1][2] + MERGE_GAP:
@@ -212,10 +238,27 @@ class PassageIndex:
         for _, first, end in sorted(merged):
             text = self._passage(first, end)
             if out and used + len(text) > BUDGET_CHARS:
-                continue
+                room = BUDGET_CHARS - used
+                cut = self._fit(first, end, room, scores) if room >= CUT_CHARS else None
+                if cut is None:
+                    continue
+                text = self._passage(*cut)
             out.append(text)
             used += len(text)
         return out
+
+    def _fit(self, first: int, end: int, room: int, scores: Sequence[float]) -> Span | None:
+        """The run of sentences of first..end whose passage fits in `room` characters and
+        that scores most by `scores` (none when none scores)."""
+        best: tuple[float, int, int] | None = None
+        for start in range(first, end if scores else first):
+            for stop in range(start + 1, end + 1):
+                if len(self._passage(start, stop)) > room:
+                    break
+                value = math.fsum(scores[start:stop])
+                if value > 0 and (best is None or value > best[0]):
+                    best = (value, start, stop)
+        return None if best is None else (best[1], best[2])
 
     def _passage(self, first: int, end: int) -> str:
         """The page's text of sentences first..end, a table row's after its table's header
@@ -274,7 +317,7 @@ class PassageIndex:
         for start in range(len(scores)):
             end = start + 1
             value = scores[start]
-            pair = end < len(scores) and self._continues(start)
+            pair = end < len(scores) and self.continues(start)
             if pair and scores[end] > 0 and not _overlaps((start, end + 1), taken):
                 end, value = end + 1, value + PAIR_SHARE * scores[end]
             if _overlaps((start, end), taken):
@@ -285,80 +328,19 @@ class PassageIndex:
             return None if taken else (0, 1)
         return best[1], best[2]
 
-    def _continues(self, index: int) -> bool:
-        """Whether the next sentence goes on from sentence `index`: the same line, the
-        list, table or command output a sentence ending in a colon announces, or the next
-        line after a long line that does not end like a sentence (a command and its output,
-        a line wrapped in a PDF), unless that is a list item or a table row."""
-        here, after = self.sentences[index], self.sentences[index + 1]
-        if after.line == here.line or here.text.endswith(":"):
-            return True
-        return (
-            here.words > TITLE_WORDS
-            and not _ENDED.search(here.text)
-            and not _BLOCK_LINE.match(after.text)
-        )
-
-    def _heading(self, index: int) -> bool:
-        """Whether sentence `index` is a heading (a short line not ended like a sentence,
-        no table row, no list item) or a heading's underline."""
-        sentence = self.sentences[index]
-        if _RULE.fullmatch(sentence.text):
-            return True
-        return (
-            sentence.words <= TITLE_WORDS
-            and self.line_start[index] == index
-            and not _ENDED.search(sentence.text)
-            and not _BLOCK_LINE.match(sentence.text)
-        )
-
-    def _in_list(self, index: int) -> bool:
-        """Whether sentence `index` is part of a list item (its line starts with a marker)."""
-        return bool(_LIST_ITEM.match(self.sentences[self.line_start[index]].text))
-
-    def _widen(self, span: Span) -> Span:
-        start, end = span
-        line = self.sentences[start].line
-
-        def length(a: int, b: int) -> int:
-            return sum(len(s.text) + 1 for s in self.sentences[a:b])
-
-        def joins(index: int) -> bool:
-            """A neighbour of the same line, or a short line (a label, a table row)."""
-            neighbour = self.sentences[index]
-            return neighbour.line == line or neighbour.words <= SHORT_WORDS
-
-        if (
-            end < len(self.sentences)
-            and (joins(end) or self._continues(end - 1))
-            and length(start, end + 1) <= PASSAGE_CHARS
-        ):
-            end += 1
-        while (  # a command goes on to its output
-            end < len(self.sentences)
-            and self._continues(end - 1)
-            and length(start, end + 1) <= PASSAGE_CHARS
-        ):
-            end += 1
-        while (  # a heading goes on to its first line (through its underline)
-            end < len(self.sentences)
-            and self._heading(end - 1)
-            and length(start, end + 1) <= HEADING_CHARS
-        ):
-            end += 1
-        if (
-            start > 0
-            and (joins(start - 1) or self._continues(start - 1))
-            and length(start - 1, end) <= PASSAGE_CHARS
-        ):
-            start -= 1
-        while (  # a list goes on to its last item while the passage stays short
-            end < len(self.sentences)
-            and self._in_list(end - 1)
-            and self._in_list(end)
-            and length(start, end + 1) <= PASSAGE_CHARS
-        ):
-            end += 1
+    def _widen(self, span: Span, scores: Sequence[float]) -> Span:
+        """`span` widened while it stays short (see the module), then by its better
+        neighbour with the claim's words or figures while it stays NEIGHBOUR_CHARS."""
+        start, end = self.grown(span)
+        size = sum(len(s.text) + 1 for s in self.sentences[start:end])
+        before = scores[start - 1] if start > 0 else 0.0
+        after = scores[end] if end < len(scores) else 0.0
+        if max(before, after) <= 0:
+            return start, end
+        if after >= before and size + len(self.sentences[end].text) <= NEIGHBOUR_CHARS:
+            return start, end + 1
+        if before > 0 and size + len(self.sentences[start - 1].text) <= NEIGHBOUR_CHARS:
+            return start - 1, end
         return start, end
 
 
