@@ -55,7 +55,9 @@ from research.sources.equivalents import (
 )
 from research.sources.quantities import (
     Quantity,
+    ends_of,
     hedge_before,
+    may_end_with,
     quantity,
     readings,
     step_of,
@@ -140,11 +142,12 @@ LINE_MARKER = re.compile(r"^[ \t]*(?:(?:[-*+\u2022]|\d+[.)])[ \t]+)+", re.MULTIL
 # After these it names the very thing the claim is about ("LGPL version 2.1", "page 48"):
 # such a figure must be in the supporting passage, not just somewhere on the page.
 _PINNED_BEFORE = re.compile(r"\b(version|section|level|page|table)\.?\s*$", re.IGNORECASE)
-_LABEL_BEFORE = re.compile(
-    r"\b(?:phase|round|stage|step|tier|level|grade|type|version|release|wave|category|class"
-    r"|article|section|chapter|table|figure|fig|page|no|number|series|generation)\.?\s*$",
-    re.IGNORECASE,
-)
+_LABEL_WORDS = (
+    "phase round stage step tier level grade type version release wave category class article"
+    " section chapter table figure fig page no number series generation"
+).split()
+_LABEL_BEFORE = re.compile(rf"\b(?:{'|'.join(_LABEL_WORDS)})\.?\s*$", re.IGNORECASE)
+_LABEL_ENDS = ends_of(_LABEL_WORDS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -442,7 +445,12 @@ def _kind(text: str, match: re.Match[str], part: str, value: Value, index: int, 
     if part.isdigit() and len(part) == 4 and 1800 <= value <= 2100 and not scale:
         return "year"
     before = text[max(0, match.start() - 24) : match.start()]
-    if index == 0 and not scale and _LABEL_BEFORE.search(before):
+    if (
+        index == 0
+        and not scale
+        and may_end_with(before, _LABEL_ENDS)
+        and _LABEL_BEFORE.search(before)
+    ):
         return "pinned" if _PINNED_BEFORE.search(before) else "label"
     return "number"
 

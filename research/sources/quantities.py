@@ -24,6 +24,7 @@ claim's hedge is no content word the page must hold (`hedge_before` says where i
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
@@ -71,12 +72,46 @@ HEDGES: dict[str, tuple[float, float]] = {
 """Hedge -> (low, high): the page's figure may be from low x to high x the claim's."""
 
 _SYMBOLS = frozenset({"~", "\u2248"})
+_CURRENCY = "$\u20ac\u00a3\u00a5"
 _HEDGE_BEFORE = re.compile(
     r"(?:(?<![\w-])(?P<word>"
     + "|".join(re.escape(w) for w in sorted(HEDGES, key=len, reverse=True) if w not in _SYMBOLS)
-    + r")\.?|(?P<symbol>[~\u2248]))\s*[$\u20ac\u00a3\u00a5]?\s*$",
+    + rf")\.?|(?P<symbol>[~\u2248]))\s*[{_CURRENCY}]?\s*$",
     re.IGNORECASE,
 )
+_TRAILING = _CURRENCY + "."
+
+
+def last_word(text: str) -> str:
+    """The letters `text` ends with, before any spaces, currency signs and dots, in lower
+    case ("" when it ends otherwise): a cheap test before a pattern that must end the text
+    with one of a list of words, which then ends it with that word's `last_word`."""
+    end = len(text)
+    while end and (text[end - 1].isspace() or text[end - 1] in _TRAILING):
+        end -= 1
+    start = end
+    while start and text[start - 1].isalpha():
+        start -= 1
+    return text[start:end].lower()
+
+
+def ends_of(words: Iterable[str]) -> frozenset[str] | None:
+    """The `last_word` of each of `words`, or None when one is not ASCII (a pattern's
+    letter may then match another letter in any case, which `last_word` cannot tell)."""
+    ends = frozenset(last_word(word) for word in words)
+    return ends if all(end.isascii() for end in ends) else None
+
+
+def may_end_with(text: str, ends: frozenset[str] | None) -> bool:
+    """Whether `text` may end with a word whose `last_word` is among `ends` (from
+    `ends_of`; None: it may)."""
+    if ends is None:
+        return True
+    end = last_word(text)
+    return not end.isascii() or end in ends
+
+
+_HEDGE_ENDS = ends_of(HEDGES)
 
 # Spellings pint reads as something a page rarely means after a figure ("5 in", "3 a",
 # "2 at", "10 K users", "5B dollars", "2019 as", "Python 2 has", "at 5 pm", "100,000 blobs"
@@ -251,7 +286,10 @@ HEDGE_REACH = 32
 def hedge_before(text: str, start: int) -> tuple[tuple[float, float], int] | None:
     """The band of the hedge right before the figure at `start` ("about", "more than",
     "~") and where the hedge starts, or None."""
-    match = _HEDGE_BEFORE.search(text, max(0, start - HEDGE_REACH), start)
+    reach = max(0, start - HEDGE_REACH)
+    if not may_end_with(text[reach:start], _HEDGE_ENDS):
+        return None  # no hedge ends there: the pattern need not be tried
+    match = _HEDGE_BEFORE.search(text, reach, start)
     if match is None:
         return None
     word = match.group("symbol") or match.group("word").lower()
