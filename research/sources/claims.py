@@ -16,7 +16,10 @@ exception to "the words only partly there": a passage holding every figure of th
 one of them a figure the page states in at most PINNING_SENTENCES sentences, with no other
 sentence of it giving a figure of that sort the claim lacks, is SUPPORTED from
 PINNED_COVERAGE (20%) of its words on (the figures say which passage the claim restates;
-a paraphrase changes its words).
+a paraphrase changes its words). When the passage holding the most of the claim's words
+lacks one of its figures and gives no rival, the passage holding every figure is read
+instead if it holds WEAK_COVERAGE of the words (SUPPORTED_COVERAGE without such a rare
+figure) and is SUPPORTED there (`research.sources.figurerun`: "Time (mean): 854.8 ms").
 
 Five kinds of context count as part of every passage:
 - the date the cited address gives in its path ("/2017/09/05/": `pageindex.dateline`), a
@@ -140,6 +143,7 @@ from research.sources.claimtext import (
 from research.sources.computed import derived_elsewhere, derived_here
 from research.sources.counted import counted_by_another
 from research.sources.derived import derivable
+from research.sources.figurerun import chosen_by, figure_passage
 from research.sources.figures import (
     LINE_MARKER,
     StatedNumber,
@@ -155,7 +159,7 @@ from research.sources.flips import (
     swapped,
 )
 from research.sources.pageindex import PageIndex, Sentence, dateline, holds, index_page
-from research.sources.rows import other_row, passage_row
+from research.sources.rows import named_row, other_row, passage_row
 from research.sources.slots import (
     MAX_SLOT_SENTENCES,
     Given,
@@ -444,13 +448,17 @@ def _subject(page: PageIndex, stating: Collection[int]) -> bool:
     return len(stating) >= SUBJECT_SENTENCES and min(stating) < page.head + LEAD_SENTENCES
 
 
-def _match(page: PageIndex, parsed: _Parsed, dated: Sequence[Sentence] = ()) -> _Match:
-    """The passage matching the claim and where its figures are; `dated`: the dateline the
-    cited address gives (`dateline`), context for every passage like the title block."""
+def _match(
+    page: PageIndex, parsed: _Parsed, dated: Sequence[Sentence] = (), run: _Run | None = None
+) -> _Match:
+    """The passage matching the claim (or `run`) and where its figures are; `dated`: the
+    dateline the cited address gives (`dateline`), context for every passage like the title
+    block."""
     stems, numbers = parsed.stems, parsed.numbers
     head = (*page.sentences[: page.head], *dated)  # title, publisher, date
     stating = [page.figures.sentences_stating(n) for n in numbers]
-    run = _best_run(page, stems, numbers, stating)
+    if run is None:
+        run = _best_run(page, stems, numbers, stating)
     if run.end == run.first and stems & page.head_stems:
         run = _Run(0, page.head, frozenset(), 0, 0)  # only the title block matches
     in_run = page.sentences[run.first : run.end]
@@ -558,22 +566,16 @@ def check_claim(
             coverage=0.0,
             reason=why or unavailable_reason,
         )
-    found = _match(page, parsed, dateline(source))
-    support, reason = _verdict(
-        parsed.numbers,
-        found.missing,
-        found.absent,
-        found.conflicts,
-        parsed.stems,
-        found.coverage,
-        found.matched,
-    )
-    if support in (Support.WEAK, Support.UNSUPPORTED) and _pinned_by_figures(page, parsed, found):
-        support = Support.SUPPORTED
-        share = _percent(found.coverage)
-        reason = f"every figure (one stated almost nowhere else) and {share} of the words"
+    dated = dateline(source)
+    found = _match(page, parsed, dated)
+    support, reason = _judged(page, parsed, found)
+    if support is not Support.SUPPORTED:
+        chosen = _by_figures(page, parsed, found, dated)
+        if chosen is not None:
+            found, support, reason = chosen
     run = found.run
-    row = _named_row(page, parsed, found) if support is not Support.SUPPORTED else None
+    numbers, stating = parsed.numbers, found.stating
+    row = None if support is Support.SUPPORTED else named_row(page, parsed.stems, numbers, stating)
     if row is not None:
         support, run = Support.SUPPORTED, _Run(row, row + 1, frozenset(), 0, 0)
         reason = "every figure in the table row the claim names"
@@ -602,6 +604,45 @@ def check_claim(
     )
 
 
+def _by_figures(
+    page: PageIndex, parsed: _Parsed, found: _Match, dated: Sequence[Sentence]
+) -> tuple[_Match, Support, str] | None:
+    """The match and verdict of the passage holding every figure (`figure_passage`) when
+    that passage supports the claim (see the module)."""
+    numbers = parsed.numbers
+    if found.missing or found.conflicts or not any(chosen_by(n, numbers) for n in found.elsewhere):
+        return None
+    pinnable = any(
+        n.kind not in ("year", "label", "version") and 0 < len(s) <= PINNING_SENTENCES
+        for n, s in zip(numbers, found.stating, strict=True)
+    )
+    least = (WEAK_COVERAGE if pinnable else SUPPORTED_COVERAGE) * len(parsed.stems)
+    window = figure_passage(page, parsed.stems, numbers, found.stating, least, found.matched)
+    if window is None:
+        return None
+    other = _match(page, parsed, dated, _Run(*window, 0, 0))
+    support, reason = _judged(page, parsed, other)
+    return (other, support, reason) if support is Support.SUPPORTED else None
+
+
+def _judged(page: PageIndex, parsed: _Parsed, found: _Match) -> tuple[Support, str]:
+    """The verdict on a match (`_verdict`, then `_pinned_by_figures`) and its reason."""
+    support, reason = _verdict(
+        parsed.numbers,
+        found.missing,
+        found.absent,
+        found.conflicts,
+        parsed.stems,
+        found.coverage,
+        found.matched,
+    )
+    if support in (Support.WEAK, Support.UNSUPPORTED) and _pinned_by_figures(page, parsed, found):
+        support = Support.SUPPORTED
+        share = _percent(found.coverage)
+        reason = f"every figure (one stated almost nowhere else) and {share} of the words"
+    return support, reason
+
+
 def _given(page: PageIndex, parsed: _Parsed, found: _Match, run: _Run) -> Given | None:
     """A figure of a supported claim that the page gives to other words (`slots`): checked
     in the passage and, for a figure stated only outside it (in at most MAX_SLOT_SENTENCES
@@ -622,32 +663,6 @@ def _given(page: PageIndex, parsed: _Parsed, found: _Match, run: _Run) -> Given 
         or passage_row(page, passage, numbers, found.stating)
         or counted_by_another(page, passage, parsed.norm, numbers)
     )
-
-
-def _named_row(page: PageIndex, parsed: _Parsed, found: _Match) -> int | None:
-    """A table row whose first cell the claim names (all its words) and that holds every
-    figure of the claim but its years, the only row with that first cell: the row is the
-    passage, whatever else the claim says around it ("a plain memcpy ran at 13.7 GB/s"
-    for "| memcpy | 13700 MB/s |")."""
-    figures = [n for n in parsed.numbers if n.kind != "year"]
-    if not figures or any(not s for s in found.stating):
-        return None
-    rows = set.intersection(
-        *(set(s) for n, s in zip(parsed.numbers, found.stating, strict=True) if n.kind != "year")
-    )
-    for index in sorted(rows):
-        label = page.sentences[index].label
-        if label and label <= parsed.stems and _one_row_named(page, label):
-            return index
-    return None
-
-
-def _one_row_named(page: PageIndex, label: frozenset[str]) -> bool:
-    """Whether only one table row of the page has this first cell (a tool in one table, not
-    in each of several benchmarks)."""
-    rarest = min(label, key=lambda stem: len(page.sentence_postings.get(stem, ())))
-    named = page.sentence_postings.get(rarest, ())
-    return sum(page.sentences[i].label == label for i in named) == 1
 
 
 PINNING_SENTENCES = 2

@@ -9,7 +9,8 @@ check (`other_row`): a claim figure that the page states only in table rows, non
 the claim names (all the label's words among the claim's), while a row of the same table
 that the claim does name gives, in the same place, a figure of the same sort the claim
 lacks: the page gives that figure to the claim's row. Magnitudes are not compared: the
-column says the two figures are of one sort.
+column says the two figures are of one sort. The other way round (`named_row`), the only
+row the claim names that holds all its figures is the passage the claim restates.
 """
 
 from __future__ import annotations
@@ -150,3 +151,35 @@ def _same_sort(mine: StatedNumber, theirs: StatedNumber) -> bool:
     if mine.quantity is None or theirs.quantity is None:
         return mine.quantity is None and theirs.quantity is None
     return mine.quantity.unit.dimension == theirs.quantity.unit.dimension
+
+
+def named_row(
+    page: PageIndex,
+    stems: frozenset[str],
+    numbers: Sequence[StatedNumber],
+    stating: Sequence[Collection[int]],
+) -> int | None:
+    """A table row whose first cell the claim names (all its words) and that holds every
+    figure of the claim but its years, the only row with that first cell: the row is the
+    passage, whatever else the claim says around it ("a plain memcpy ran at 13.7 GB/s"
+    for "| memcpy | 13700 MB/s |"). `stems`: the claim's content words; `stating`: the
+    sentences stating each of `numbers`."""
+    figures = [n for n in numbers if n.kind != "year"]
+    if not figures or any(not s for s in stating):
+        return None
+    rows = set.intersection(
+        *(set(s) for n, s in zip(numbers, stating, strict=True) if n.kind != "year")
+    )
+    for index in sorted(rows):
+        label = page.sentences[index].label
+        if label and label <= stems and _one_row_named(page, label):
+            return index
+    return None
+
+
+def _one_row_named(page: PageIndex, label: frozenset[str]) -> bool:
+    """Whether only one table row of the page has this first cell (a tool in one table, not
+    in each of several benchmarks)."""
+    rarest = min(label, key=lambda stem: len(page.sentence_postings.get(stem, ())))
+    named = page.sentence_postings.get(rarest, ())
+    return sum(page.sentences[i].label == label for i in named) == 1

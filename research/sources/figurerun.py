@@ -1,0 +1,150 @@
+"""The passage a claim's figures choose (pure): when the passage that holds the most of a
+claim's words lacks one of its figures, the passage that holds every figure of the claim
+is read instead, if there is one.
+
+A careful writer restates a figure in words of their own, so the passage with the most of
+the claim's words is sometimes a neighbour that describes the figure's subject ("Let's
+search my home folder") while the figure sits in a terse line after it ("Time (mean):
+854.8 ms"). Figures are rarer than words: a passage holding all of a claim's figures is
+the one it restates, and the claim check then reads that passage like any other (its
+coverage, the figures it gives instead, the slots). A figure alone, with no word of the
+claim in its sentence, the sentence before it or those introducing it (a code line, the
+next section's heading that happens to hold the number), chooses nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+
+from research.sources.figures import StatedNumber
+from research.sources.pageindex import PageIndex
+from research.sources.slots import Weights, bound_alone
+
+CONTEXT_KINDS = ("year", "date", "label")
+"""Figures that are context rather than what a passage states (a year the page gives in a
+heading): they need not be in the figure passage, unless the claim states nothing else."""
+MAX_PASSAGES = 16
+"""Passages holding every figure that are examined, at most."""
+WORDS_LEAD = 0.75
+"""The passage holding every figure of a claim is read instead of the one holding the most
+of its words only when it holds at least this share of as many of the claim's words."""
+
+
+def figure_passage(
+    page: PageIndex,
+    stems: frozenset[str],
+    numbers: Sequence[StatedNumber],
+    stating: Sequence[Collection[int]],
+    least: float,
+    matched: int,
+) -> tuple[int, int, frozenset[str]] | None:
+    """`figure_window`, when it holds (with the title block) at least `least` of the
+    claim's words and WORDS_LEAD of the `matched` words the passage holding the most of
+    them holds, and each figure it was chosen for is bound to the claim there
+    (`slots.bound_alone`: no other figure of its sort in its sentence, no parallel entry
+    giving one holding more of the claim's words)."""
+    window = figure_window(page, stems, numbers, stating)
+    if window is None:
+        return None
+    held = len(window[2] | (stems & page.head_stems))
+    if held < least or held < WORDS_LEAD * matched:
+        return None
+    inside = range(window[0], window[1])
+    for number, sentences in zip(numbers, stating, strict=True):
+        if not chosen_by(number, numbers):
+            continue
+        weights = Weights(page, number, stems, numbers)
+        chosen = [i for i in sentences if i in inside]
+        if not bound_alone(page, number, numbers, chosen, weights):
+            return None
+    return window
+
+
+def chosen_by(number: StatedNumber, numbers: Sequence[StatedNumber]) -> bool:
+    """Whether `number`, a figure of the claim stating `numbers`, is one the figure passage
+    must hold: any but the context kinds, or a date when the claim states nothing else."""
+    if number.kind not in CONTEXT_KINDS:
+        return True
+    return number.kind == "date" and all(n.kind in CONTEXT_KINDS for n in numbers)
+
+
+class _Words:
+    """The claim's words each sentence holds with the sentences introducing it, kept."""
+
+    def __init__(self, page: PageIndex, stems: frozenset[str]) -> None:
+        self.page, self.stems = page, stems
+        self.own: dict[int, frozenset[str]] = {}
+
+    def of(self, index: int) -> frozenset[str]:
+        found = self.own.get(index)
+        if found is None:
+            found = self.own[index] = self.page.sentences[index].stems & self.stems
+        return found
+
+    def held(self, first: int, end: int) -> frozenset[str]:
+        """The claim's words in sentences first..end and those introducing them."""
+        out: set[str] = set()
+        for index in range(first, end):
+            out |= self.of(index)
+            for lead in self.page.sentences[index].lead:
+                out |= self.of(lead)
+        return frozenset(out)
+
+    def worded(self, index: int) -> bool:
+        """Whether sentence `index`, the one before it or one introducing it holds a word
+        of the claim."""
+        around = (index, *self.page.sentences[index].lead, *((index - 1,) if index else ()))
+        return any(self.of(i) for i in around)
+
+
+def figure_window(
+    page: PageIndex,
+    stems: frozenset[str],
+    numbers: Sequence[StatedNumber],
+    stating: Sequence[Collection[int]],
+) -> tuple[int, int, frozenset[str]] | None:
+    """(first, end, the claim's stems held) of the passage that holds every figure of the
+    claim but its context ones (`CONTEXT_KINDS`), each in a sentence with words of the
+    claim around it, and the most of its words; cut to its shortest run that still holds
+    them. Its words include those of the sentences that introduce its sentences
+    (`Sentence.lead`: a table's caption, the line ending with a colon before an output).
+    None when no passage holds them all."""
+    need = [s for n, s in zip(numbers, stating, strict=True) if chosen_by(n, numbers)]
+    if not need or any(not s for s in need):
+        return None
+    pids = set.intersection(*(page.passages_of(s) for s in need))
+    if not pids:
+        return None
+    words = _Words(page, stems)
+    inside = {i for pid in pids for i in range(*page.passages[pid])}
+    need = [{i for i in s if i in inside and words.worded(i)} for s in need]
+    if any(not s for s in need):
+        return None
+    pids = set.intersection(*(page.passages_of(s) for s in need))
+    best: tuple[int, int, int, int, frozenset[str]] | None = None
+    for pid in sorted(pids)[:MAX_PASSAGES]:
+        first, end = page.passages[pid]
+        target = words.held(first, end)
+        first, end = _shrunk(words, first, end, need, target)
+        size = sum(s.words for s in page.sentences[first:end])
+        key = (-len(target), size, first, end, target)
+        if best is None or key[:4] < best[:4]:
+            best = key
+    return None if best is None else (best[2], best[3], best[4])
+
+
+def _shrunk(
+    words: _Words,
+    first: int,
+    end: int,
+    need: Sequence[Collection[int]],
+    target: frozenset[str],
+) -> tuple[int, int]:
+    """The shortest run of first..end (the first of the shortest) that still holds every
+    figure of `need` and the claim words `target` the passage holds."""
+    for size in range(1, end - first + 1):
+        for a in range(first, end - size + 1):
+            b = a + size
+            if all(any(a <= i < b for i in s) for s in need) and words.held(a, b) == target:
+                return a, b
+    return first, end
