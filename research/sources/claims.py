@@ -143,7 +143,7 @@ from research.sources.claimtext import (
 from research.sources.computed import derived_elsewhere, derived_here
 from research.sources.counted import counted_by_another
 from research.sources.derived import derivable
-from research.sources.figurerun import chosen_by, figure_passage
+from research.sources.figurerun import figure_passage
 from research.sources.figures import (
     LINE_MARKER,
     StatedNumber,
@@ -609,15 +609,10 @@ def _by_figures(
 ) -> tuple[_Match, Support, str] | None:
     """The match and verdict of the passage holding every figure (`figure_passage`) when
     that passage supports the claim (see the module)."""
-    numbers = parsed.numbers
-    if found.missing or found.conflicts or not any(chosen_by(n, numbers) for n in found.elsewhere):
+    if found.missing or found.conflicts:
         return None
-    pinnable = any(
-        n.kind not in ("year", "label", "version") and 0 < len(s) <= PINNING_SENTENCES
-        for n, s in zip(numbers, found.stating, strict=True)
-    )
-    least = (WEAK_COVERAGE if pinnable else SUPPORTED_COVERAGE) * len(parsed.stems)
-    window = figure_passage(page, parsed.stems, numbers, found.stating, least, found.matched)
+    least = (WEAK_COVERAGE, SUPPORTED_COVERAGE, PINNING_SENTENCES)
+    window = figure_passage(page, parsed.stems, parsed.numbers, found.stating, found, least)
     if window is None:
         return None
     other = _match(page, parsed, dated, _Run(*window, 0, 0))

@@ -14,20 +14,37 @@ next section's heading that happens to hold the number), chooses nothing.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
+from typing import Protocol
 
-from research.sources.figures import StatedNumber
-from research.sources.pageindex import PageIndex
-from research.sources.slots import Weights, bound_alone
+from research.sources.figures import StatedNumber, Value
+from research.sources.pageindex import PageIndex, Sentence
+from research.sources.slots import Weights, same_slot
 
 CONTEXT_KINDS = ("year", "date", "label")
 """Figures that are context rather than what a passage states (a year the page gives in a
 heading): they need not be in the figure passage, unless the claim states nothing else."""
 MAX_PASSAGES = 16
 """Passages holding every figure that are examined, at most."""
+PARALLEL_SENTENCES = 10
+"""Sentences either side of a figure that `bound_alone` looks at for a parallel entry
+giving another figure of its sort (the next benchmark of a list of benchmarks)."""
 WORDS_LEAD = 0.75
 """The passage holding every figure of a claim is read instead of the one holding the most
 of its words only when it holds at least this share of as many of the claim's words."""
+
+
+class Found(Protocol):
+    """What the claim check found in the passage holding the most of the claim's words."""
+
+    @property
+    def elsewhere(self) -> Sequence[StatedNumber]:
+        """The claim's figures on the page but not in that passage."""
+
+    @property
+    def matched(self) -> int:
+        """How many of the claim's words it holds (with the title block)."""
 
 
 def figure_passage(
@@ -35,19 +52,27 @@ def figure_passage(
     stems: frozenset[str],
     numbers: Sequence[StatedNumber],
     stating: Sequence[Collection[int]],
-    least: float,
-    matched: int,
+    found: Found,
+    least: tuple[float, float, int],
 ) -> tuple[int, int, frozenset[str]] | None:
-    """`figure_window`, when it holds (with the title block) at least `least` of the
-    claim's words and WORDS_LEAD of the `matched` words the passage holding the most of
-    them holds, and each figure it was chosen for is bound to the claim there
-    (`slots.bound_alone`: no other figure of its sort in its sentence, no parallel entry
-    giving one holding more of the claim's words)."""
+    """`figure_window`, when the passage holding the most of the claim's words (`found`)
+    lacks a figure the window is chosen for, and the window holds (with the title block)
+    `least[0]` of the claim's words when a figure of it the page states in at most
+    `least[2]` sentences may pin it, `least[1]` otherwise, and WORDS_LEAD of what `found`
+    holds; each figure it was chosen for must be bound to the claim there
+    (`bound_alone`)."""
+    if not any(chosen_by(n, numbers) for n in found.elsewhere):
+        return None
+    pinnable = any(
+        n.kind not in ("year", "label", "version") and 0 < len(s) <= least[2]
+        for n, s in zip(numbers, stating, strict=True)
+    )
+    share = least[0] if pinnable else least[1]
     window = figure_window(page, stems, numbers, stating)
     if window is None:
         return None
     held = len(window[2] | (stems & page.head_stems))
-    if held < least or held < WORDS_LEAD * matched:
+    if held < share * len(stems) or held < WORDS_LEAD * found.matched:
         return None
     inside = range(window[0], window[1])
     for number, sentences in zip(numbers, stating, strict=True):
@@ -148,3 +173,58 @@ def _shrunk(
             if all(any(a <= i < b for i in s) for s in need) and words.held(a, b) == target:
                 return a, b
     return first, end
+
+
+def bound_alone(
+    page: PageIndex,
+    number: StatedNumber,
+    numbers: Sequence[StatedNumber],
+    chosen: Collection[int],
+    weights: Weights,
+) -> bool:
+    """Whether one of the sentences `chosen` (some of those stating the claim's `number`)
+    binds it to the claim when figures, not words, chose the passage: it gives no other
+    figure of its sort the claim lacks (not a list, nor a line of output listing counts:
+    which of them the claim restates is for words to say; the spread after a "±" is no
+    such figure), and no sentence within PARALLEL_SENTENCES giving one that could stand
+    in its place (`slots.same_slot`) holds more of the claim's words with its context,
+    by count and by rarity (`slots.Weights`: "Benchmark 2: quickscan" over "Benchmark 1:
+    oldscan" for a claim about quickscan)."""
+    claimed = frozenset(v for n in numbers for v in n.candidates)
+    alone = [i for i in chosen if not _gives_another(page.sentences[i], number, claimed)]
+    if not alone:
+        return False
+    own = max(weights(index) for index in alone)
+    count = max(weights.count(index) for index in alone)
+    mine = page.figures.sentences_stating(number)
+    near = range(min(alone) - PARALLEL_SENTENCES, max(alone) + PARALLEL_SENTENCES + 1)
+    rivals = sorted(page.figures.of_sort(number).intersection(near) - mine)
+    return not any(
+        any(same_slot(number, f) for f in page.sentences[index].numbers)
+        and _gives_another(page.sentences[index], number, claimed)
+        and weights(index) > own
+        and weights.count(index) > count
+        for index in rivals
+    )
+
+
+def _gives_another(sentence: Sentence, number: StatedNumber, claimed: frozenset[Value]) -> bool:
+    """Whether `sentence` gives a figure of the sort of the claim's `number` (any
+    magnitude) that is none of the claim's, the spread after a "±" ("854.8 ms ± 10.0 ms")
+    aside."""
+    return any(
+        f.kind == number.kind
+        and f.multiple == number.multiple
+        and _dimension(f) == _dimension(number)
+        and f.candidates.isdisjoint(claimed)
+        and not number.matches(f)
+        and not _SPREAD.search(sentence.norm, 0, f.span[0])
+        for f in sentence.numbers
+    )
+
+
+def _dimension(figure: StatedNumber) -> object:
+    return None if figure.quantity is None else figure.quantity.unit.dimension
+
+
+_SPREAD = re.compile(r"(?:\u00b1|\+/-|\+-)\s*$")

@@ -112,6 +112,11 @@ def _same_slot(mine: StatedNumber, theirs: StatedNumber, *, lenient: bool = Fals
     return _near(a, b)
 
 
+def same_slot(mine: StatedNumber, theirs: StatedNumber) -> bool:
+    """`_same_slot`: whether a page figure could stand where the claim's does."""
+    return _same_slot(mine, theirs)
+
+
 def _plain(figure: StatedNumber) -> float | None:
     return float(figure.value) if isinstance(figure.value, Decimal) else None
 
@@ -592,6 +597,13 @@ class Weights:
             best = max(best, self(index))
         return best
 
+    def count(self, index: int) -> int:
+        """How many of the claim's words and other figures sentence `index` holds with its
+        context (`_window`), each counted once: its weight, unweighted."""
+        window = [self.page.sentences[i] for i in self._words(index)[0]]
+        held = union(sentence.stems & self.words for sentence in window)
+        return len(held) + sum(holds(window, n) for n in self.others)
+
     def _bound(self, index: int) -> float:
         """What sentence `index` weighs at most: its weight, or, until that is worked out,
         the weight of its words and of every other figure of the claim."""
@@ -647,70 +659,6 @@ def bound(
     claimed = frozenset(v for n in numbers for v in n.candidates)
     alone = [i for i in mine if not _lists_another(page.sentences[i], number, claimed)]
     return _binds(weights, claimed, (alone, mine), BOUND_SHARE)
-
-
-PARALLEL_SENTENCES = 10
-"""Sentences either side of a figure that `bound_alone` looks at for a parallel entry
-giving another figure of its sort (the next benchmark of a list of benchmarks)."""
-
-
-def bound_alone(
-    page: PageIndex,
-    number: StatedNumber,
-    numbers: Sequence[StatedNumber],
-    chosen: Collection[int],
-    weights: Weights,
-) -> bool:
-    """Whether one of the sentences `chosen` (some of those stating the claim's `number`)
-    binds it to the claim when figures, not words, chose the passage: it gives no other
-    figure of its sort the claim lacks (not a list, nor a line of output listing counts:
-    which of them the claim restates is for words to say; the spread after a "±" is no
-    such figure), and no sentence giving one holds more of the claim's words with its
-    context (weighted by rarity, as `bound` weighs them: "Benchmark 2: quickscan" over
-    "Benchmark 1: oldscan" for a claim about quickscan)."""
-    claimed = frozenset(v for n in numbers for v in n.candidates)
-    alone = [i for i in chosen if not _gives_another(page.sentences[i], number, claimed)]
-    if not alone:
-        return False
-    own = max(weights(index) for index in alone)
-    count = max(_held_count(page, index, weights) for index in alone)
-    mine = set(page.figures.sentences_stating(number))
-    near = range(min(alone) - PARALLEL_SENTENCES, max(alone) + PARALLEL_SENTENCES + 1)
-    return not any(
-        weights(index) > own
-        and _held_count(page, index, weights) > count
-        and any(_same_slot(number, f) for f in page.sentences[index].numbers)
-        and _gives_another(page.sentences[index], number, claimed)
-        for index in sorted(_could_hold(page, weights.words, weights.others, alone) - mine)
-        if index in near
-    )
-
-
-def _held_count(page: PageIndex, index: int, weights: Weights) -> int:
-    """How many of the claim's words (and other figures) a sentence holds with its context,
-    as `_weighted` reads it, unweighted."""
-    near = [*_context(page, index, weights.number), *page.sentences[index].lead]
-    window = [page.sentences[i] for i in near]
-    held = union(sentence.stems & weights.words for sentence in window)
-    return len(held) + sum(holds(window, n) for n in weights.others)
-
-
-def _gives_another(sentence: Sentence, number: StatedNumber, claimed: frozenset[Value]) -> bool:
-    """Whether `sentence` gives a figure of the sort of the claim's `number` (any
-    magnitude) that is none of the claim's, the spread after a "±" ("854.8 ms ± 10.0 ms")
-    aside."""
-    return any(
-        f.kind == number.kind
-        and f.multiple == number.multiple
-        and _dimension(f) == _dimension(number)
-        and f.candidates.isdisjoint(claimed)
-        and not number.matches(f)
-        and not _SPREAD.search(sentence.norm, 0, f.span[0])
-        for f in sentence.numbers
-    )
-
-
-_SPREAD = re.compile(r"(?:\u00b1|\+/-|\+-)\s*$")
 
 
 LOOSE_SHARE = 0.25
