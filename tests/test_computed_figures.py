@@ -65,8 +65,9 @@ _LOAD = (
 )
 _DEPENDENCIES = (
     "Security survey\n\n"
-    "One quarter of respondents said they'd learned of a vulnerability in a dependency. Among "
-    "those who use a scanner, this proportion nearly doubles, from 25% to 46%."
+    "One quarter of respondents said they'd learned of a vulnerability in a third-party "
+    "dependency. Among those who use a scanner, this proportion nearly doubles, from 25% to "
+    "46%."
 )
 _PAUSE = (
     "GC keynote\n\nWe now have an objective of 500 microseconds stop the world pause per GC cycle."
@@ -101,14 +102,14 @@ READING: list[Case] = [
     (_LOAD, "Most hash tables grow between seven tenths and eight tenths of the load.", False),
     (
         _DEPENDENCIES,
-        "Among scanner users, the share who learned of a vulnerability in a third-party "
-        "dependency was 21 percentage points higher than among all respondents.",
+        "Among those who use a scanner, the share who learned of a vulnerability in a "
+        "third-party dependency was 21 percentage points higher.",
         True,
     ),
     (
         _DEPENDENCIES,
-        "Among scanner users, the share who learned of a vulnerability in a third-party "
-        "dependency was 31 percentage points higher than among all respondents.",
+        "Among those who use a scanner, the share who learned of a vulnerability in a "
+        "third-party dependency was 31 percentage points higher.",
         False,
     ),
     (_PAUSE, "The GC objective is a stop-the-world pause of 500 microseconds per GC cycle.", True),
@@ -217,7 +218,7 @@ GROUPS: dict[str, list[Case]] = {
     "named_rows": NAMED_ROWS,
 }
 
-NOT_YET: frozenset[str] = frozenset({"reading-24", "reading-26", "reading-28"})
+NOT_YET: frozenset[str] = frozenset()
 """Ids ("<group>-<index>") of the cases the check does not get right yet."""
 
 

@@ -228,6 +228,8 @@ def unit_of(spelling: str) -> Unit | None:
         return None
     if len(first) == 1 and first not in _SHORT_OK:
         return None
+    if " per " in spelling and parts[1].isupper():
+        return None  # "per GC cycle", "per CPU": a thing counted, no unit of charge
     if spelling in _UNIT_ALIASES:
         text = _UNIT_ALIASES[spelling]
     else:

@@ -77,7 +77,7 @@ _MULTIPLES = {
 }  # fmt: skip
 _NUMBER_WORD = r"[A-Za-z]+(?:-[A-Za-z]+)?"
 _FRACTION = re.compile(
-    rf"\b(?:(?P<count>{_NUMBER_WORD}|\d+)[ -])?(?P<part>{'|'.join(_DENOMINATORS)})\b"
+    rf"\b(?:(?P<count>{_NUMBER_WORD}|\d+)[ -])?(?P<part>{'|'.join(_DENOMINATORS)})\b(?!-\w)"
     r"(?P<of>(?: of)?(?: an?)? (?P<unit>[^\W\d_][^\W\d]*(?:/[^\W\d_]+)?))?",
     re.IGNORECASE,
 )
@@ -234,7 +234,8 @@ def _fraction(match: re.Match[str]) -> str:
         # "used half the memory", "nearly half of": the word before is no count
         keep = match.group(0)[: match.start("part") - match.start()]
         return keep + _fraction(_FRACTION.match(match.string, match.start("part")) or match)
-    if match.string[max(0, match.start() - 4) : match.start()].lower() == "and ":
+    and_before = match.string[max(0, match.start() - 4) : match.start()].lower() == "and "
+    if and_before and (written is None or written.lower() in ("a", "an")):
         return match.group(0)  # "a year and a half" not read as a noun: no share
     if part.startswith("quarter") and _PERIOD_BEFORE.search(match.string, 0, match.start()):
         return match.group(0)  # "once a quarter", "every quarter": a period, no share
