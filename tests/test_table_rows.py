@@ -147,10 +147,8 @@ GROUPS: dict[str, list[Case]] = {
     "prose": PROSE,
 }
 
-NOT_YET_READ: frozenset[str] = frozenset({"signals-03", "signals-07"})
-"""Ids ("<group>-<index>") of the cases the check does not get right yet. signals-03 is a
-figure of the named row's other column ("On x86" names the column): a man page's table
-loses its columns' spacing, so which header word heads which column is not read."""
+NOT_YET_READ: frozenset[str] = frozenset()
+"""Ids ("<group>-<index>") of the cases the check does not get right yet."""
 
 
 @pytest.mark.parametrize(("page", "claim", "supported"), case_params(GROUPS, NOT_YET_READ))

@@ -94,14 +94,11 @@ sentence it restates, and nothing there contradicts it). A figure found outside 
 passage is checked like one in it for being given to other words in the sentences
 stating it, and in a parallel list two counts of the same word are rivals whatever
 their magnitudes ("zip files with 58,774 archives, and cpio files with 3,265 archives").
-A figure the page states only in table rows the claim does not name, while a row of the
-same table that it names gives a figure of its sort in the same place, or only in rows
-outside the matching passage while a row the passage introduces with the same label gives
-another, is given to other words too (`research.sources.rows`; rows written without pipes,
-"strtod : 190.94 MB/s", are read as rows: `research.sources.rowlines`); so is a bare
-count whose noun the matching passage puts after another count the claim lacks, and the
-page never after the claim's ("averaged over 32 runs" for "32 logical cores ... averaged
-over 10 runs": `research.sources.counted`).
+A figure a table gives to another row or column than the claim names is given to other
+words too (`research.sources.rows`; "strtod : 190.94 MB/s" lines are rows:
+`research.sources.rowlines`), and so is a bare count whose noun the matching passage puts
+after another count ("averaged over 32 runs" for "32 logical cores ... averaged over 10
+runs": `research.sources.counted`).
 The first two read a sentence with its neighbours, and leave out the page's topic words (in
 30% of its sentences), which bind no figure to a place.
 
@@ -159,7 +156,7 @@ from research.sources.flips import (
     swapped,
 )
 from research.sources.pageindex import PageIndex, Sentence, dateline, holds, index_page
-from research.sources.rows import named_row, other_row, passage_row
+from research.sources.rows import given_by_table, named_row
 from research.sources.slots import (
     MAX_SLOT_SENTENCES,
     Given,
@@ -654,9 +651,8 @@ def _given(page: PageIndex, parsed: _Parsed, found: _Match, run: _Run) -> Given 
     return (
         given_to_others(page, clauses, stems, numbers, found.stating)
         or told_the_other_way(page, where, clauses, stems, numbers)
-        or other_row(page, stems, numbers, found.stating)
-        or passage_row(page, passage, numbers, found.stating)
-        or counted_by_another(page, passage, parsed.norm, numbers)
+        or given_by_table(page, passage, stems, numbers, found.stating)
+        or counted_by_another(page, passage, parsed.norm, numbers, found.stating)
     )
 
 

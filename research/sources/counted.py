@@ -46,23 +46,27 @@ def _nouns(text: str, figure: StatedNumber, reach: int) -> frozenset[str]:
 
 
 def counted_by_another(
-    page: PageIndex, passage: range, norm: str, numbers: Sequence[StatedNumber]
+    page: PageIndex,
+    passage: range,
+    norm: str,
+    numbers: Sequence[StatedNumber],
+    stating: Sequence[Collection[int]],
 ) -> Given | None:
     """The first of the claim's bare counts whose noun the matching passage (`passage`)
     puts after another count the claim lacks, and the page never after the claim's
-    figure (see the module). `norm`: the claim's text its figures were read from."""
+    figure (see the module). `norm`: the claim's text its figures were read from;
+    `stating`: the sentences stating each of `numbers`."""
     claimed = frozenset(v for n in numbers for v in n.candidates)
-    for number in numbers:
+    for number, mine in zip(numbers, stating, strict=True):
+        if not mine or number.kind != "number" or number.quantity is not None:
+            continue  # computed from the page's figures ("120 tickets each"), or no count
         if _NAME_BEFORE.search(norm, 0, number.span[0]):
             continue  # "RHEL 7": part of a name, not a count
         noun = _nouns(norm, number, 1)
         if not noun:
             continue
-        stating = page.figures.sentences_stating(number)
-        if not stating:
-            continue  # computed from the page's figures ("120 tickets each"), not another's
         rival = _rival(page, passage, number, noun, claimed)
-        if rival is not None and not _ever_counts(page, number, noun, stating):
+        if rival is not None and not _ever_counts(page, number, noun, mine):
             return Given(number, rival[1], rival[0])
     return None
 

@@ -9,7 +9,7 @@ passages, stem -> sentences, and figure -> sentences.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TypeVar
@@ -20,7 +20,7 @@ from research.sources.figures import LINE_MARKER, StatedNumber, Value, raw_numbe
 from research.sources.figuretable import FigureTable
 from research.sources.flips import Clause, clause_around, read_clause
 from research.sources.quantities import unit_of
-from research.sources.rowlines import row_lines
+from research.sources.rowlines import block_header, cell_columns, row_lines, token_columns
 from research.sources.spelling import spell_numbers
 from research.sources.words import blank_numbers, split_sentences, stems_of
 
@@ -57,6 +57,9 @@ class Sentence:
     line: int = 0
     """Which of the page's lines (`_lines`: a paragraph, a table row, a list item, a
     heading) it is part of."""
+    columns: tuple[frozenset[str], ...] = ()
+    """A table row's: for each of its figures, the stems of its column's header (empty
+    when no header is known: `rowlines.cell_columns`, `rowlines.token_columns`)."""
 
 
 @dataclass(slots=True)
@@ -243,6 +246,9 @@ def _page_sentences(text: str) -> tuple[Sentence, ...]:
     (`lead`)."""
     out: list[Sentence] = []
     header: frozenset[str] | None = None
+    heading: str | None = (
+        None  # a table's header line, or a block of rows' (`rowlines.block_header`)
+    )
     units: list[str | None] = []
     lead: tuple[int, ...] = ()
     in_rows = False  # the previous line was a row written without pipes
@@ -252,10 +258,10 @@ def _page_sentences(text: str) -> tuple[Sentence, ...]:
         elif _TABLE_RULE.fullmatch(line):
             continue  # "|---|---|": no words, no figures; it would only push rows apart
         if line.startswith("|") and header is None:
-            lead, units = _caption(out), column_units(line)
-        elif row is not None:
-            lead = lead if in_rows else _row_caption(out)
-        elif not line.startswith("|"):
+            lead, units, heading = _caption(out), column_units(line), line
+        elif row is not None and not in_rows:
+            lead, heading = _row_caption(out), _row_header(out)
+        elif row is None and not line.startswith("|"):
             lead = (len(out) - 1,) if out and out[-1].text.endswith(":") else ()
         in_rows = row is not None
         reading = with_units(line, units) if header is not None and any(units) else None
@@ -268,10 +274,30 @@ def _page_sentences(text: str) -> tuple[Sentence, ...]:
                 elif header:
                     label = stems_of(line.split("|")[1])
                     sentence = replace(sentence, stems=sentence.stems | header, label=label)
+                    sentence = _with_columns(sentence, cell_columns, heading)
                 elif row is not None:
                     sentence = replace(sentence, label=stems_of(row))
+                    sentence = _with_columns(sentence, token_columns, heading)
                 out.append(sentence)
     return tuple(out)
+
+
+def _with_columns(
+    sentence: Sentence,
+    columns: Callable[[str, str, Sequence[tuple[int, int]]], tuple[str, ...]],
+    heading: str | None,
+) -> Sentence:
+    """`sentence` (a table row) with its figures' column headers read by `columns`."""
+    if not heading or not sentence.numbers:
+        return sentence
+    found = columns(heading, sentence.norm, [n.span for n in sentence.numbers])
+    return replace(sentence, columns=tuple(stems_of(c) for c in found)) if found else sentence
+
+
+def _row_header(before: Sequence[Sentence]) -> str | None:
+    """The header line of a block of rows written without pipes starting after `before`."""
+    near = before[max(0, len(before) - LEAD_SENTENCES) :]
+    return block_header([(s.text, _title_like(s), bool(s.numbers)) for s in reversed(near)])
 
 
 def _row_caption(before: Sequence[Sentence]) -> tuple[int, ...]:

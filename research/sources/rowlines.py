@@ -62,3 +62,48 @@ def row_lines(lines: Sequence[str]) -> list[str | None]:
             out[index], out[previous] = labels[index], labels[previous]
         previous = index
     return out
+
+
+MAX_HEADER_TOKENS = 12
+
+
+def cell_columns(header: str, text: str, spans: Sequence[tuple[int, int]]) -> tuple[str, ...]:
+    """For each figure of a pipe table row (`spans` in `text`, the row as read), its
+    column's header cell ("" when the row has more cells than the header)."""
+    cells = header.strip().strip("|").split("|")
+    out: list[str] = []
+    for start, _ in spans:
+        index = text.count("|", 0, start) - (1 if text.lstrip().startswith("|") else 0)
+        out.append(cells[index].strip() if 0 <= index < len(cells) else "")
+    return tuple(out)
+
+
+def token_columns(header: str, text: str, spans: Sequence[tuple[int, int]]) -> tuple[str, ...]:
+    """For each figure of a row written without pipes (`spans` in `text`), the word of the
+    header line at its place, counted in whitespace-separated tokens ("SIGUSR1 10 30"
+    under "Signal x86/ARM Alpha/": 30 is in the "Alpha/" column): a man page's table
+    loses its columns' spacing, not their order. None fits when the header has fewer
+    tokens than the row's last figure needs."""
+    tokens = header.split()
+    places = [len(text[:start].split()) for start, _ in spans]
+    if not places or max(places) >= len(tokens):
+        return ()
+    return tuple(tokens[place] for place in places)
+
+
+def block_header(lines: Sequence[tuple[str, bool, bool]]) -> str | None:
+    """The header of a block of rows written without pipes, from the lines right before it,
+    nearest first, each (text, title-like, states a figure): of the title-like lines
+    without figures up to the first line of prose (rule lines skipped), the one with the
+    most tokens (two lines "Signal x86/ARM Alpha/" and "most others SPARC": the first)."""
+    best: str | None = None
+    for text, title, figures in lines:
+        if _RULE.fullmatch(text) or not text.strip():
+            continue
+        if not title:
+            break
+        tokens = len(text.split())
+        if not figures and 2 <= tokens <= MAX_HEADER_TOKENS:
+            if best is None or tokens > len(best.split()):
+                best = text
+    return best

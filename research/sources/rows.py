@@ -9,8 +9,13 @@ check (`other_row`): a claim figure that the page states only in table rows, non
 the claim names (all the label's words among the claim's), while a row of the same table
 that the claim does name gives, in the same place, a figure of the same sort the claim
 lacks: the page gives that figure to the claim's row. Magnitudes are not compared: the
-column says the two figures are of one sort. The other way round (`named_row`), the only
-row the claim names that holds all its figures is the passage the claim restates.
+column says the two figures are of one sort. The same the other way (`other_column`): a
+figure of a row the claim names, in a column whose header it does not name, while it
+names one other column of the row, holding a figure of the same sort it lacks
+(`Sentence.columns`). And `passage_row`: a figure stated only in rows outside the
+matching passage, while a row the passage introduces, with the same label, gives another.
+The other way round (`named_row`), the only row the claim names that holds all its
+figures is the passage the claim restates.
 """
 
 from __future__ import annotations
@@ -22,6 +27,25 @@ from research.sources.pageindex import LEAD_SENTENCES, PageIndex, Sentence
 from research.sources.slots import Given
 
 _SKIPPED = frozenset({"year", "label"})
+
+
+def given_by_table(
+    page: PageIndex,
+    passage: range,
+    stems: frozenset[str],
+    numbers: Sequence[StatedNumber],
+    stating: Sequence[Collection[int]],
+) -> Given | None:
+    """`other_row`, `other_column` or `passage_row`, for a claim with a figure stated in a
+    table row (none of them reads any other)."""
+    labelled = any(page.sentences[i].label for mine in stating for i in mine)
+    if not labelled:
+        return None
+    return (
+        other_row(page, stems, numbers, stating)
+        or other_column(page, stems, numbers, stating)
+        or passage_row(page, passage, numbers, stating)
+    )
 
 
 def other_row(
@@ -79,6 +103,47 @@ def passage_row(
                     found = _in_place(row, number, sentences[other], claimed)
                     if found is not None:
                         return Given(number, found, other)
+    return None
+
+
+def other_column(
+    page: PageIndex,
+    stems: frozenset[str],
+    numbers: Sequence[StatedNumber],
+    stating: Sequence[Collection[int]],
+) -> Given | None:
+    """The first of the claim's figures stated in a row the claim names, in a column it does
+    not name, while it names another column of that row (a header's word among the claim's,
+    `Sentence.columns`) holding a figure of the same sort the claim lacks: "On x86, SIGUSR1
+    is signal 30" where 30 is its Alpha column and 10 its x86 one."""
+    claimed = frozenset(v for n in numbers for v in n.candidates)
+    for number, mine in zip(numbers, stating, strict=True):
+        if number.kind in _SKIPPED:
+            continue
+        for index in sorted(mine):
+            row = page.sentences[index]
+            if not row.columns or not row.label or not row.label <= stems:
+                continue
+            found = _named_column(row, number, stems, claimed)
+            if found is not None:
+                return Given(number, found, index)
+    return None
+
+
+def _named_column(
+    row: Sentence, number: StatedNumber, stems: frozenset[str], claimed: frozenset[Value]
+) -> StatedNumber | None:
+    named = {i for i, words in enumerate(row.columns) if words & stems}
+    places = {i for i, figure in enumerate(row.numbers) if number.matches(figure)}
+    if not named or places & named or any(i >= len(row.columns) for i in places):
+        return None  # no column named, or the figure's own; or a figure past the header
+    if len({row.columns[i] for i in named}) != 1:
+        return None  # the claim names several columns: which is its figure's is unsaid
+    for place in sorted(places):
+        for column in sorted(named):
+            theirs = row.numbers[column]
+            if _same_sort(row.numbers[place], theirs) and theirs.candidates.isdisjoint(claimed):
+                return theirs
     return None
 
 
