@@ -133,6 +133,33 @@ CASES: dict[str, list[tuple[list[str], str, list[str]]]] = {
             ["| wallclock() | 894.1 |"],
         ),
     ],
+    "rows": [
+        (  # a multiple of two rows of a program's output, one named another way
+            [
+                "fast_lib: fast number parsing",
+                "fast_lib parses numbers 4x faster than strtod on the benchmark below.",
+                *[
+                    f"In part {n} fast_lib was fast in the benchmark, parsing many numbers."
+                    for n in LETTERS[:6]
+                ],
+                "The fast_lib benchmark parses random floating-point numbers:",
+                "$ ./build/benchmarks/benchmark",
+                "# parsing random numbers in the range [0,1)",
+                "volume = 2.09808 MB",
+                "netlib : 271.18 MB/s (+/- 1.2 %) 12.93 Mfloat/s",
+                "strtod : 190.94 MB/s (+/- 1.6 %) 9.10 Mfloat/s",
+                "abseil : 430.45 MB/s (+/- 2.2 %) 20.52 Mfloat/s",
+                "fastlib : 1042.38 MB/s (+/- 9.9 %) 49.68 Mfloat/s",
+                "See the Benchmarking section for how to run the benchmarks.",
+                *[
+                    f"In part {n} fast_lib was fast in the benchmark, parsing many numbers."
+                    for n in LETTERS[6:12]
+                ],
+            ],
+            "In the benchmark, fast_lib was more than five times as fast as strtod.",
+            ["strtod : 190.94 MB/s", "fastlib : 1042.38 MB/s"],
+        ),
+    ],
     "list": [
         (  # an item far below its lead-in, among items of the same sort
             [
@@ -377,3 +404,44 @@ def test_the_claim_check_s_own_passage_comes_first() -> None:
     given = best_passages(check, page)
     head = " ".join(check.evidence.split())[:60]
     assert head in " ".join(given[0].split()), (check.evidence, given[0])
+
+
+@pytest.mark.parametrize(
+    ("lines", "claim", "item", "lead_in"),
+    [
+        (
+            [
+                "Server limits",
+                *distractors("the server limits cursors and connections"),
+                "The server enforces the following limits by default:",
+                *[f"- max_pool_{n}_buffers_per_worker_thread: {n * 100 + 100}" for n in range(30)],
+                "- max_cursors_per_connection: 64",
+                *filler("after", 6),
+            ],
+            CASES["list"][0][1],
+            "- max_cursors_per_connection: 64",
+            "The server enforces the following limits by default:",
+        ),
+        (  # row lines of a program's output, far below the line introducing them
+            [
+                "Parsers compared",
+                *distractors("the parsers read floats from a file"),
+                "Parsing random floats on the test machine, in MB/s:",
+                *[f"lib{n} : {n + 150}.18 MB/s" for n in range(40)],
+                "zeta : 430.45 MB/s",
+                *filler("after", 6),
+            ],
+            "On the test machine zeta parsed random floats at about 430 MB/s.",
+            "zeta : 430.45 MB/s",
+            "Parsing random floats on the test machine, in MB/s:",
+        ),
+    ],
+    ids=["list-item", "row-line"],
+)
+def test_a_list_item_or_a_row_far_below_its_lead_in_comes_after_it(
+    lines: list[str], claim: str, item: str, lead_in: str
+) -> None:
+    page = "\n".join(["A page", *lines])
+    given = passages(claim, page)
+    (shown,) = [p for p in given if item in p]
+    assert lead_in in shown, given

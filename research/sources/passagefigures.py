@@ -29,6 +29,9 @@ percentage) counts at least this much (a changed figure's passage has no equal f
 Ways = list[tuple[int, ...]]
 """The ways a page gives one figure of a claim: each one sentence, or two whose figures it
 is computed from."""
+BLOCK_ROWS = 60
+"""Rows of one table (or block of row lines) paired with a row holding the claim's words,
+at most."""
 NEAR_SENTENCES = 8
 """Sentences with the claim's words whose figures are combined in pairs."""
 
@@ -117,7 +120,29 @@ def derived(
         and derivable(number, [*sentences[i].numbers, *sentences[i + 1].numbers])
     ]
     pairs = combinations(sorted(near), 2)
-    return ways + [(a, b) for a, b in pairs if _computes(number, (sentences[a], sentences[b]))]
+    ways += [(a, b) for a, b in pairs if _computes(number, (sentences[a], sentences[b]))]
+    return ways + _row_pairs(page, number, worded)
+
+
+def _row_pairs(page: PageIndex, number: StatedNumber, worded: Collection[int]) -> Ways:
+    """The ways the claim's figure is computed from two rows of one table or block of row
+    lines (the same `lead`), one of them `worded`: "five times as fast as strtod" from
+    the strtod row and the fastest's, which the claim names another way."""
+    sentences = page.sentences
+    found: set[tuple[int, int]] = set()
+    for index in worded:
+        lead = sentences[index].lead
+        if not lead:
+            continue
+        first = lead[-1] + 1
+        for other in range(first, min(len(sentences), first + BLOCK_ROWS)):
+            if sentences[other].lead != lead:
+                break
+            pair = (min(index, other), max(index, other))
+            if other != index and sentences[other].numbers and pair not in found:
+                if _computes(number, (sentences[pair[0]], sentences[pair[1]])):
+                    found.add(pair)
+    return sorted(found)
 
 
 def _sort_of(figure: StatedNumber) -> tuple[str, str | None]:

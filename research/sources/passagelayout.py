@@ -26,6 +26,9 @@ TITLE_WORDS = 6
 """A line this short (a title, a label) ends its block even when it does not end like a
 sentence."""
 
+MAX_LIST = 200
+"""A list item is read with its list's lead-in at most this many sentences above it."""
+
 Span = tuple[int, int]
 """(first sentence, end sentence) of a passage."""
 
@@ -44,6 +47,25 @@ class PageLayout:
             in_table = self.sentences[self.line_start[index]].text.startswith("|")
             before = self.header[-1] if index else None
             self.header.append((index if before is None else before) if in_table else None)
+        self.intro: list[int | None] = [self._intro(i) for i in range(len(self.sentences))]
+
+    def _intro(self, index: int) -> int | None:
+        """The sentence introducing the table rows, row lines or list items sentence
+        `index` is one of: the last of its `lead`, or, for a list item, the sentence ending
+        in a colon right before its list's first item (None when there is none)."""
+        sentence = self.sentences[index]
+        if sentence.lead:
+            return sentence.lead[-1]
+        first = self.line_start[index]
+        if not _LIST_ITEM.match(self.sentences[first].text):
+            return None
+        while first > 0 and _LIST_ITEM.match(self.sentences[self.line_start[first - 1]].text):
+            first = self.line_start[first - 1]
+            if index - first > MAX_LIST:
+                return None
+        if first > 0 and self.sentences[first - 1].text.endswith(":"):
+            return first - 1
+        return None
 
     def continues(self, index: int) -> bool:
         """Whether the next sentence goes on from sentence `index`: the same line, the

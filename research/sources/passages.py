@@ -116,9 +116,10 @@ class PassageIndex(PageLayout):
             stem: math.log(1.0 + total / len(ids))
             for stem, ids in self.page.sentence_postings.items()
         }
-        self.lead_stems = [  # a table row's: the words of the sentences introducing its table
-            frozenset(union(self.sentences[i].stems for i in s.lead) if row is not None else ())
-            for s, row in zip(self.sentences, self.header, strict=True)
+        self.lead_stems = [  # a row's or list item's: the words of the sentences introducing it
+            frozenset(union(self.sentences[i].stems for i in s.lead) if s.lead else ())
+            | (self.sentences[intro].stems if intro is not None else frozenset())
+            for s, intro in zip(self.sentences, self.intro, strict=True)
         ]
 
     def caption(self, index: int) -> int | None:
@@ -262,8 +263,14 @@ class PassageIndex(PageLayout):
 
     def _passage(self, first: int, end: int) -> str:
         """The page's text of sentences first..end, a table row's after its table's header
-        row and the line before the table."""
+        row and the line before the table, a row line's or a list item's after the
+        sentence introducing its block (`intro`) when that is further up."""
         header = self.header[first]
+        intro = self.intro[first]
+        if header is None and intro is not None and intro < first:
+            if intro == first - 1:
+                return self._text(intro, end)
+            return self._text(intro, intro + 1) + GAP + self._text(first, end)
         if header is None or header == first:
             return self._text(first, end)
         caption = self.caption(first)
