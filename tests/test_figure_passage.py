@@ -48,6 +48,24 @@ SURVEY_CODE = (
     "Setup\n\n"
     "rows = load(path, limit=7412)\n"
 )
+SAMPLED = (
+    "About a third of respondents were sampled at random: everyone using the editor plugin "
+    "between June 1 - June 21st 2031 had a 10% chance of seeing a prompt for the survey"
+)
+AFTER_SAMPLED = (
+    ".\n\nThe sampled group had less experience with the language. The prompt ran in the "
+    "editor's status bar. Most people saw it once.\n\n"
+)
+FILTERED = (
+    SAMPLED + AFTER_SAMPLED + "Cleaning\n\n"
+    "We filtered out survey respondents who finished especially quickly. This left 6,214 "
+    "responses.\n"
+)
+RIVALLED = (
+    SAMPLED + ", which drew 5,990 responses" + AFTER_SAMPLED + "Reach\n\n"
+    "We filtered out survey respondents who opened the page especially quickly. Over the "
+    "three weeks, 6,214 responses came from the blog.\n"
+)
 OUTPUT = (
     "Measuring\n\n"
     "Before each release the team runs the bench-check script under valgrind on the "
@@ -84,6 +102,18 @@ FIGURE_PASSAGE: list[Case] = [
     (SURVEY, "The Zig community survey received 7,412 responses.", True),
     (SURVEY, "The Zig community survey received 1,500 responses.", False),
     (SURVEY_CODE, "The Zig community survey received 7,412 responses.", False),
+    (
+        FILTERED,
+        "After filtering out implausibly fast respondents, the June 2031 survey kept 6,214 "
+        "responses.",
+        True,
+    ),
+    (
+        RIVALLED,
+        "After filtering out implausibly fast respondents, the June 2031 survey kept 6,214 "
+        "responses.",
+        False,
+    ),
     (OUTPUT, "The sample bench-check run counted about 2.31 billion instruction references.", True),
     (
         OUTPUT,
@@ -94,14 +124,16 @@ FIGURE_PASSAGE: list[Case] = [
 
 GROUPS = {"figure_passage": FIGURE_PASSAGE}
 
-NOT_YET_READ: frozenset[str] = frozenset({"figure_passage-01", "figure_passage-08"})
+NOT_YET_READ: frozenset[str] = frozenset(
+    {"figure_passage-01", "figure_passage-08", "figure_passage-10"}
+)
 """figure_passage-01 (quickscan's time as "about 0.41 seconds"): the first benchmark's
 sentence holds more of the claim's words ("scan", "photo library") and gives 3.412 s, so
 the slot rule finds the time given to other words (`slots.given_to_others`): which
 benchmark the words describe is in its heading line, not in the paragraph before both.
-figure_passage-08 ("I refs" read as instruction references in a line of output that
+figure_passage-10 ("I refs" read as instruction references in a line of output that
 gives other counts too): words tell which of the line's counts the claim restates, and
-"I refs" is not "instruction references"; its twin -09 (the misses' count) reads the same
+"I refs" is not "instruction references"; its twin -11 (the misses' count) reads the same
 way, so the figures cannot choose that line."""
 
 
