@@ -66,6 +66,11 @@ RIVALLED = (
     "We filtered out survey respondents who opened the page especially quickly. Over the "
     "three weeks, 6,214 responses came from the blog.\n"
 )
+SHARDS = (
+    "Each shard of the cache holds 100 entries and evicts the oldest one first.\n\n"
+    "Scale\n\n"
+    "The service now answers 100,000 requests a second across all regions.\n"
+)
 OUTPUT = (
     "Measuring\n\n"
     "Before each release the team runs the bench-check script under valgrind on the "
@@ -120,13 +125,12 @@ FIGURE_PASSAGE: list[Case] = [
         "The sample bench-check run counted about 41.2 million instruction references.",
         False,
     ),
+    (SHARDS, "Each shard of the cache holds 100,000 entries and evicts the oldest first.", False),
 ]
 
 GROUPS = {"figure_passage": FIGURE_PASSAGE}
 
-NOT_YET_READ: frozenset[str] = frozenset(
-    {"figure_passage-01", "figure_passage-08", "figure_passage-10"}
-)
+NOT_YET_READ: frozenset[str] = frozenset({"figure_passage-01", "figure_passage-10"})
 """figure_passage-01 (quickscan's time as "about 0.41 seconds"): the first benchmark's
 sentence holds more of the claim's words ("scan", "photo library") and gives 3.412 s, so
 the slot rule finds the time given to other words (`slots.given_to_others`): which

@@ -606,7 +606,7 @@ def _by_figures(
 ) -> tuple[_Match, Support, str] | None:
     """The match and verdict of the passage holding every figure (`figure_passage`) when
     that passage supports the claim (see the module)."""
-    if found.missing or found.conflicts:
+    if found.missing or (found.conflicts and found.coverage >= SUPPORTED_COVERAGE):
         return None
     least = (WEAK_COVERAGE, SUPPORTED_COVERAGE, PINNING_SENTENCES)
     window = figure_passage(page, parsed.stems, parsed.numbers, found.stating, found, least)

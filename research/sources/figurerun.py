@@ -35,8 +35,28 @@ WORDS_LEAD = 0.75
 of its words only when it holds at least this share of as many of the claim's words."""
 
 
+class Span(Protocol):
+    """A run of sentences."""
+
+    @property
+    def first(self) -> int:
+        """Its first sentence."""
+
+    @property
+    def end(self) -> int:
+        """The sentence after its last."""
+
+
 class Found(Protocol):
     """What the claim check found in the passage holding the most of the claim's words."""
+
+    @property
+    def run(self) -> Span:
+        """That passage."""
+
+    @property
+    def absent(self) -> Sequence[StatedNumber]:
+        """The claim's figures outside it that count against the claim."""
 
     @property
     def elsewhere(self) -> Sequence[StatedNumber]:
@@ -59,10 +79,20 @@ def figure_passage(
     lacks a figure the window is chosen for, and the window holds (with the title block)
     `least[0]` of the claim's words when a figure of it the page states in at most
     `least[2]` sentences may pin it, `least[1]` otherwise, and WORDS_LEAD of what `found`
-    holds; each figure it was chosen for must be bound to the claim there
-    (`bound_alone`)."""
+    holds, and that passage gives no rival to a figure of the claim outside it (a figure
+    that could stand in its place, `slots.same_slot`: not the "June 1" of a passage about
+    a survey's 5,752 responses; the caller reads any figure of its kind as a rival in a
+    passage holding most of the claim's words); each figure it was chosen for must be
+    bound to the claim there (`bound_alone`)."""
     if not any(chosen_by(n, numbers) for n in found.elsewhere):
         return None
+    claimed = frozenset(v for n in numbers for v in n.candidates)
+    for sentence in page.sentences[found.run.first : found.run.end]:
+        for figure in sentence.numbers:
+            if figure.candidates.isdisjoint(claimed) and any(
+                same_slot(n, figure) for n in found.absent
+            ):
+                return None
     pinnable = any(
         n.kind not in ("year", "label", "version") and 0 < len(s) <= least[2]
         for n, s in zip(numbers, stating, strict=True)
