@@ -160,6 +160,50 @@ CASES: dict[str, list[tuple[list[str], str, list[str]]]] = {
             ["strtod : 190.94 MB/s", "fastlib : 1042.38 MB/s"],
         ),
     ],
+    "output": [
+        (  # a profiler's rows: figures first, the name last, the header far above
+            [
+                "Profiling the loop finder",
+                *distractors("the loop finder spends its samples in the runtime"),
+                "Total: 2525 samples",
+                "     flat  flat%   sum%        cum   cum%",
+                *[
+                    f"    {n + 20}  {n + 1}.2%  {n * 3 + 30}.1%     {n + 40}  {n + 2}.5%  "
+                    f"runtime.helper{n}"
+                    for n in range(14)
+                ],
+                "      98   3.9%  94.2%     1223  48.4%  main.FindLoops",
+                *filler("after", 6),
+                *distractors("the loop finder spends its samples in the runtime"),
+            ],
+            "Counting the functions it calls, main.FindLoops was on the stack in about 48% of "
+            "the samples.",
+            ["1223  48.4%  main.FindLoops"],
+        ),
+    ],
+    "terms": [
+        (  # a man page's limits: the term on a line of its own, its text below
+            [
+                "Segment limits",
+                *distractors("a shared segment has a maximum size in bytes"),
+                "The following limits on shared segment resources affect the call:",
+                *[
+                    x
+                    for n in range(6)
+                    for x in (f"SEGLIM{n}", f"Limit {n} on segments: policy dependent.")
+                ]
+                + [
+                    "SEGMAX",
+                    "Maximum size in bytes for a shared segment. Since Linux 3.16, the "
+                    "default value of this limit is ULONG_MAX - 2^24.",
+                ],
+                *distractors("a shared segment has a maximum size in bytes"),
+            ],
+            "Since Linux 3.16, SEGMAX, the largest size in bytes of a shared segment, defaults "
+            "to ULONG_MAX - 2^24.",
+            ["SEGMAX", "the default value of this limit is ULONG_MAX - 2^24."],
+        ),
+    ],
     "list": [
         (  # an item far below its lead-in, among items of the same sort
             [
