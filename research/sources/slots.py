@@ -161,7 +161,8 @@ def _best_score(
     """The most of the claim's `words` and other figures any of `indexes` (at least one)
     holds with its context (`_context`); the figures are looked for only in sentences
     whose words could get them past the most found so far."""
-    read = sorted((_held_words(page, i, words, number) for i in indexes), key=lambda r: -r[1])
+    ordered = sorted(indexes)  # ties in page order
+    read = sorted((_held_words(page, i, words, number) for i in ordered), key=lambda r: -r[1])
     best = -1
     for window, held in read:
         if held + len(others) <= best:
@@ -587,15 +588,16 @@ class Weights:
         looked for in it only when its words could reach it with them (`_bound`)."""
         return self._bound(index) >= least and self(index) >= least
 
-    def most(self, indexes: Iterable[int]) -> float:
-        """What the heaviest of `indexes` weighs (of at least one), weighing them fully
-        only while their `_bound` is above the heaviest found so far."""
+    def most(self, indexes: Iterable[int], least: float) -> float | None:
+        """What the heaviest of `indexes` weighs when that is at least `least`, else None;
+        each is weighed fully only while its `_bound` could still pass both `least` and
+        the heaviest found so far."""
         best = -math.inf
-        for bound, index in sorted(((self._bound(i), i) for i in indexes), reverse=True):
-            if bound <= best:
+        for bound, index in sorted(((self._bound(i), i) for i in indexes), key=_heaviest_first):
+            if bound <= best or bound < least:
                 break
             best = max(best, self(index))
-        return best
+        return best if best >= least else None
 
     def count(self, index: int) -> int:
         """How many of the claim's words and other figures sentence `index` holds with its
@@ -619,6 +621,11 @@ class Weights:
             near = _window(self.page, index, self.number)
             found = self._read[index] = (near, _word_weight(self.page, near, self.words))
         return found
+
+
+def _heaviest_first(item: tuple[float, int]) -> tuple[float, int]:
+    """(weight, sentence) the heaviest first, then in page order."""
+    return -item[0], item[1]
 
 
 def _window(page: PageIndex, index: int, number: StatedNumber) -> list[int]:
@@ -730,8 +737,8 @@ def _binds(
     if not weights.words or not chosen:
         return False
     page, number = weights.page, weights.number
-    own = weights.most(chosen)
-    if own < share * weights.total:
+    own = weights.most(chosen, share * weights.total)
+    if own is None:
         return False
     could = _could_hold(page, weights.words, weights.others, chosen) & page.figures.of_sort(number)
     for index in sorted(could - set(mine)):  # `of_sort`: those that may list another
