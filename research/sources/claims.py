@@ -80,16 +80,16 @@ sentence ending with a colon) and that row holds more of the claim's words the p
 lacks than any other row it introduces giving a figure of the same sort
 (`slots.introduced`: "| ripgrep | 0.082s |" under the paragraph describing the benchmark);
 nor when a sentence stating it (not a list: no other figure of its sort the claim lacks)
-holds, with its neighbours and the sentences introducing it, at least `slots.BOUND_SHARE`
+holds, with its neighbours and the sentences introducing it, at least `binding.BOUND_SHARE`
 (half) of the claim's words, each weighted by how rare it is on the page, and no sentence
 giving a figure of that sort the claim lacks (of any magnitude; the other rows of its
-table included) holds as much (`slots.bound`: a plain restatement of the sentence that
+table included) holds as much (`binding.bound`: a plain restatement of the sentence that
 states the figure, while another paragraph happens to hold more of its common words);
 nor, when the matching passage gives no figure of its sort instead, when a sentence
-stating it (not a table row) holds `slots.LOOSE_SHARE` (a quarter) of those weighted
+stating it (not a table row) holds `binding.LOOSE_SHARE` (a quarter) of those weighted
 words, unless it is a version or a label, or a bare count whose counted word ("16
 entries") the page puts after another figure of its sort and never after this one
-(`slots.loosely_bound`: a careful paraphrase matches another paragraph better than the
+(`binding.loosely_bound`: a careful paraphrase matches another paragraph better than the
 sentence it restates, and nothing there contradicts it). A figure found outside the
 passage is checked like one in it for being given to other words in the sentences
 stating it, and in a parallel list two counts of the same word are rivals whatever
@@ -125,6 +125,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from research.sources.binding import Weights, bound, loosely_bound
 from research.sources.bitsets import lowest, most_covered
 from research.sources.claimtext import (
     NON_FINDINGS_PREFIXES,
@@ -160,13 +161,10 @@ from research.sources.rows import given_by_table, named_row
 from research.sources.slots import (
     MAX_SLOT_SENTENCES,
     Given,
-    Weights,
     anchored,
-    bound,
     enumerated,
     given_to_others,
     introduced,
-    loosely_bound,
     told_the_other_way,
 )
 from research.sources.spelling import spell_numbers

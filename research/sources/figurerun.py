@@ -18,9 +18,10 @@ import re
 from collections.abc import Collection, Sequence
 from typing import Protocol
 
+from research.sources.binding import Weights
 from research.sources.figures import StatedNumber, Value
 from research.sources.pageindex import PageIndex, Sentence
-from research.sources.slots import Weights, same_slot
+from research.sources.slots import same_slot
 
 CONTEXT_KINDS = ("year", "date", "label")
 """Figures that are context rather than what a passage states (a year the page gives in a
@@ -218,7 +219,7 @@ def bound_alone(
     which of them the claim restates is for words to say; the spread after a "±" is no
     such figure), and no sentence within PARALLEL_SENTENCES giving one that could stand
     in its place (`slots.same_slot`) holds more of the claim's words with its context,
-    by count and by rarity (`slots.Weights`: "Benchmark 2: quickscan" over "Benchmark 1:
+    by count and by rarity (`binding.Weights`: "Benchmark 2: quickscan" over "Benchmark 1:
     oldscan" for a claim about quickscan)."""
     claimed = frozenset(v for n in numbers for v in n.candidates)
     alone = [i for i in chosen if not _gives_another(page.sentences[i], number, claimed)]

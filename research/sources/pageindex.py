@@ -70,11 +70,11 @@ class PageMemo:
     clauses: dict[tuple[int, int], tuple[Clause, frozenset[str]]] = field(default_factory=dict)
     """(sentence, figure) -> `PageIndex.clause_of`."""
     rarities: dict[str, float] = field(default_factory=dict)
-    """Stem -> its weight (`slots._rarity`)."""
+    """Stem -> its weight (`binding._rarity`)."""
     near: dict[int, list[frozenset[str]]] = field(default_factory=dict)
     """Sentence -> the words next to each of its figures (`slots._near_words`)."""
     reach: dict[str, frozenset[int]] = field(default_factory=dict)
-    """Stem -> the sentences whose context may hold it (`slots._reach`)."""
+    """Stem -> the sentences whose context may hold it (`binding._reach`)."""
     rows: object = None
     """The rows a claim may name (`namedrows.named_rows`), once built."""
 
