@@ -213,12 +213,76 @@ NAMED_ROWS: list[Case] = [
     ),
 ]
 
+_SOCKETS = (
+    "Socket notes\n\n"
+    "On this system, the path field is 108 bytes in size. The family field always holds "
+    "AF_UNIX.\n\n"
+    "Several calls take the address length as an argument. Each message header takes 40 "
+    "bytes and each control buffer 24 bytes.\n\n"
+    "When writing portable code, note that some implementations have a path field as short "
+    "as 92 bytes."
+)
+_QUEUES = (
+    "Queue limits\n\n"
+    "The default value for max_queues is 256. Privileged processes can exceed it.\n\n"
+    "Message sizes are limited separately. The default maximum message count is 8192.\n\n"
+    "In versions 3.5 to 3.14, the kernel imposed a hard ceiling of 1024 on the value to "
+    "which max_queues could be raised."
+)
+_RESPONSES = (
+    "Survey results\n\n"
+    "In 2022, we had 9,433 total survey completions and a completion rate of 82%. We were "
+    "pleased by the increase.\n\n"
+    "In 2022, the survey had 11,482 responses, a slight decrease of 6.4% from 2021. The "
+    "survey was shorter than before. It ran for two weeks and drew 1,200 comments."
+)
+
+APART: list[Case] = [
+    (
+        _SOCKETS,
+        "On this system the path field is 16 bytes longer than on the shortest implementations.",
+        True,
+    ),
+    (
+        _SOCKETS,
+        "On this system the path field is 12 bytes longer than on the shortest implementations.",
+        False,
+    ),
+    (
+        _SOCKETS,
+        "On this system the path field is 84 bytes longer than on the shortest implementations.",
+        False,
+    ),
+    (
+        _QUEUES,
+        "In versions 3.5 to 3.14, the default max_queues was a quarter of the hard ceiling to "
+        "which it could be raised.",
+        True,
+    ),
+    (
+        _QUEUES,
+        "In versions 3.5 to 3.14, the default max_queues was a third of the hard ceiling to "
+        "which it could be raised.",
+        False,
+    ),
+    (
+        _QUEUES,
+        "In versions 3.5 to 3.14, the default max_queues was an eighth of the hard ceiling to "
+        "which it could be raised.",
+        False,
+    ),
+    (_RESPONSES, "In 2022, 2,049 people who responded to the survey did not complete it.", True),
+    (_RESPONSES, "In 2022, 2,409 people who responded to the survey did not complete it.", False),
+    (_RESPONSES, "In 2022, 8,233 people who responded to the survey did not complete it.", False),
+]
+
 GROUPS: dict[str, list[Case]] = {
     "reading": READING,
     "named_rows": NAMED_ROWS,
+    "apart": APART,
 }
 
-NOT_YET: frozenset[str] = frozenset()
+NOT_YET: frozenset[str] = frozenset({"apart-00", "apart-03", "apart-05", "apart-06"})
 """Ids ("<group>-<index>") of the cases the check does not get right yet."""
 
 
