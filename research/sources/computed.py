@@ -52,6 +52,12 @@ PAIRED_FIGURES = 6
 ROWS_PER_NAME = 2
 """A figure is computed from the rows of one table or listing the claim names, at most this
 many per word of the claim that names them (the first)."""
+APART_SENTENCES = 6
+"""Of the sentences holding two or more of the claim's words, the most first, this many may
+lend one figure each to a pair anywhere on the page (`_apart`)."""
+APART_BAND = (0.9, 1.1)
+"""A figure computed from sentences far apart is hedged at most this much ("about", not
+"more than")."""
 MAX_NAMED_ROWS = 64
 """The rows a word of the claim names that are looked at, at most (the first)."""
 
@@ -62,7 +68,8 @@ def derived_elsewhere(
     """Whether a figure the page does not state is computed from figures tied to the
     claim's words (`claim`: its text, for its `derived.Cues`; see the module docstring)."""
     cues = cues_of(claim)
-    closest = _closest(page, stems)
+    counts = _word_counts(page, stems)
+    closest = _closest(page, stems, counts)
     sentences = page.sentences
     return (
         any(
@@ -74,6 +81,7 @@ def derived_elsewhere(
             _with_neighbour(page, stems, index, number, cues)
             for index in closest[:PAIRED_SENTENCES]
         )
+        or _apart(page, stems, number, cues, counts)
     )
 
 
@@ -103,12 +111,18 @@ def derived_here(
     return any(computed_in_sentence(number, s.numbers, cues) for s in sentences)
 
 
-def _closest(page: PageIndex, stems: frozenset[str]) -> list[int]:
-    """The sentences holding at least half of `stems` (and two), the most first, then the
-    first on the page; a table row the claim names counts its table's introduction's."""
+def _word_counts(page: PageIndex, stems: frozenset[str]) -> Counter[int]:
+    """Sentence -> how many of `stems` it holds (the sentences holding any)."""
     counts: Counter[int] = Counter()
     for stem in stems:
         counts.update(page.sentence_postings.get(stem, ()))
+    return counts
+
+
+def _closest(page: PageIndex, stems: frozenset[str], counts: Counter[int]) -> list[int]:
+    """The sentences holding at least half of `stems` (and two), the most first, then the
+    first on the page; a table row the claim names counts its table's introduction's
+    (`counts`: `_word_counts`, which this changes for such rows)."""
     least = max(2, (len(stems) + 1) // 2)
     leads: dict[tuple[int, ...], frozenset[str]] = {}  # a table's introduction's claim words
     for index in {i for stem in stems for i in page.label_postings.get(stem, ())}:
@@ -172,6 +186,47 @@ def _named_pairs(named: dict[int, frozenset[str]]) -> list[tuple[int, int]]:
         for b, names_b in rows[i + 1 :]
         if not (names_a <= names_b or names_b <= names_a)
     ]
+
+
+def _apart(
+    page: PageIndex, stems: frozenset[str], number: StatedNumber, cues: Cues, counts: Counter[int]
+) -> bool:
+    """Whether `number` (unhedged, or hedged within a tenth either way) is computed from
+    one figure each, of one kind (no count from a share of another sentence's total), of
+    two sentences, anywhere on the page, among the APART_SENTENCES
+    holding the most of the claim's words (two or more; no table row), that share a word
+    of the claim, each hold one the other lacks, and together hold at least half of them
+    ("sun_path is 108 bytes" and "some implementations have sun_path as short as 92
+    bytes", far apart, for "16 bytes longer than the shortest")."""
+    if number.band is not None and (
+        number.band[0] < APART_BAND[0] or number.band[1] > APART_BAND[1]
+    ):
+        return False
+    kinds = ("date", "year") if is_duration(number) else ("number", "percent")
+    ranked: list[tuple[int, frozenset[str]]] = []
+    for _, index in sorted((-c, i) for i, c in counts.items() if c >= 2):
+        sentence = page.sentences[index]
+        if (
+            index >= page.head
+            and not _row(sentence)
+            and any(f.kind in kinds for f in sentence.numbers)
+        ):
+            ranked.append((index, sentence.stems & stems))
+            if len(ranked) == APART_SENTENCES:
+                break
+    least = max(2, (len(stems) + 1) // 2)
+    pair_cues = replace(cues, complement=False)
+    for position, (a, words_a) in enumerate(ranked):
+        for b, words_b in ranked[position + 1 :]:
+            if len(words_a | words_b) < least or not words_a & words_b:
+                continue
+            if words_a <= words_b or words_b <= words_a:
+                continue
+            for x in page.sentences[a].numbers[:PAIRED_FIGURES]:
+                for y in page.sentences[b].numbers[:PAIRED_FIGURES]:
+                    if x.kind == y.kind and derivable(number, [x, y], pair_cues):
+                        return True
+    return False
 
 
 def _measures(sentence: Sentence) -> frozenset[Value]:
