@@ -1,0 +1,56 @@
+"""Words a report adds around what a page says (issue 26): the verbs of reporting ("saying",
+"argued", "showing") carry no content of the claim, so they do not count against the
+share of its words a passage must hold. A page snippet, a claim, and whether the check
+must find it SUPPORTED.
+
+Invented pages: the figure is stated in several sentences (so that it alone does not pin
+the passage, `claims.PINNING_SENTENCES`) and the claim restates one of them with a
+reporting verb the page does not use. Each true claim has twins that must stay flagged:
+a wrong figure, another subject the page does not name.
+
+`NOT_YET_READ` lists the cases not right yet (strict xfail): a reading fix removes its
+cases from that set, never edits a case.
+"""
+
+from __future__ import annotations
+
+import pytest
+from case_tables import case_params
+
+from research.sources.claims import Support, check_claim, index_page
+
+Case = tuple[str, str, bool]
+"""(page, claim, supported)."""
+
+SATISFIED = (
+    "Satisfaction\n\nOverall, 91% of respondents said they were satisfied.\n\n"
+    "Other\n\n91% used Linux. 91% used a laptop. 91% worked remotely.\n"
+)
+NINES = (
+    "The talk\n\nThe math says you must target 4 nines.\n\n"
+    "Later\n\nWe had 4 teams. We had 4 machines. We had 4 goals.\n"
+)
+THREE_NINES = NINES.replace("target 4 nines", "target 3 nines")
+
+REPORT_WORDS: list[Case] = [
+    (SATISFIED, "Over 90% of respondents kept saying they were satisfied.", True),
+    (SATISFIED, "Over 95% of respondents kept saying they were satisfied.", False),
+    (
+        SATISFIED,
+        "Over 90% of respondents kept saying they were satisfied with the debugger.",
+        False,
+    ),
+    (NINES, "Hudson, arguing from the math, said you must target 4 nines.", True),
+    (THREE_NINES, "Hudson, arguing from the math, said you must target 4 nines.", False),
+    (NINES, "Hudson, arguing from the math, said the pause target is 4 milliseconds.", False),
+]
+
+GROUPS = {"report_words": REPORT_WORDS}
+
+NOT_YET_READ: frozenset[str] = frozenset({"report_words-00"})
+
+
+@pytest.mark.parametrize(("page", "claim", "supported"), case_params(GROUPS, NOT_YET_READ))
+def test_reporting_verbs_are_no_content(page: str, claim: str, supported: bool) -> None:
+    check = check_claim(claim, index_page(page))
+    assert (check.support is Support.SUPPORTED) is supported, check
