@@ -2,7 +2,8 @@
 
 Words: `research.core.similarity.content_words` (lowercase, stopwords and one-letter tokens
 dropped, plurals folded), pure digits dropped, a few hedges ("approximately", "according")
-dropped, then a light stem: "-ing"/"-ed" and a final "e" removed, a doubled final
+and verbs of reporting ("said", "saying", "showed", "argued": a report's, not the page's
+content) dropped, then a light stem: "-ing"/"-ed" and a final "e" removed, a doubled final
 consonant undoubled, "y" -> "i", and the result cut to `STEM_CHARS` characters, so
 "installed"/"installation" and "increase"/"increasing" match. A careful writer's other
 words count as the page's (`SAME_WORDS`, whole words, each group one stem): a change up
@@ -62,8 +63,9 @@ has the stem of the first of its group."""
 _HEDGES = frozenset(
     {"according", "approximately", "roughly", "around", "nearly", "almost", "reportedly",
      "respectively", "percent", "cent", "percentage", "pct", "some", "circa", "approx",
-     "report", "reports", "reported", "say", "says", "said", "find", "finds", "found",
-     "show", "shows", "showed", "shown"}
+     "report", "reports", "reported", "say", "says", "said", "saying", "find", "finds",
+     "found", "finding", "show", "shows", "showed", "shown", "showing", "argue", "argues",
+     "argued", "arguing"}
 )  # fmt: skip
 
 
