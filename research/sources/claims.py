@@ -139,7 +139,6 @@ from research.sources.claimtext import (
     unit_lines,
 )
 from research.sources.computed import derived_elsewhere, derived_here
-from research.sources.counted import counted_by_another
 from research.sources.derived import derivable
 from research.sources.figurerun import figure_passage
 from research.sources.figures import (
@@ -156,16 +155,13 @@ from research.sources.flips import (
     read_clause,
     swapped,
 )
+from research.sources.given import given_elsewhere
 from research.sources.pageindex import PageIndex, Sentence, dateline, holds, index_page
-from research.sources.rows import given_by_table, named_row
+from research.sources.rows import in_named_row, named_row
 from research.sources.slots import (
-    MAX_SLOT_SENTENCES,
-    Given,
     anchored,
     enumerated,
-    given_to_others,
     introduced,
-    told_the_other_way,
 )
 from research.sources.spelling import spell_numbers
 from research.sources.words import blank_numbers, stems_of
@@ -527,6 +523,8 @@ def _absent(
     for n, s in zip(numbers, stating, strict=True):
         if n not in elsewhere or (n.kind in ("year", "date") and not dated):
             continue
+        if in_named_row(page, passage, stems, s):
+            continue  # a row the claim names, of a table the passage shows, states it
         if _conflicts(in_run, numbers, [n]):
             out.append(n)
             continue
@@ -579,7 +577,15 @@ def check_claim(
         support, reason = Support.UNSUPPORTED, f"meaning flipped: {flip}"
     focus = found.conflicts
     if support is Support.SUPPORTED:
-        given = _given(page, parsed, found, run)
+        given = given_elsewhere(
+            page,
+            parsed.clauses,
+            parsed.stems,
+            parsed.numbers,
+            found.stating,
+            found.elsewhere,
+            range(run.first, run.end),
+        )
         if given is not None:
             support, reason = Support.UNSUPPORTED, given.reason
             run = _Run(given.sentence, given.sentence + 1, frozenset(), 0, 0)
@@ -631,27 +637,6 @@ def _judged(page: PageIndex, parsed: _Parsed, found: _Match) -> tuple[Support, s
         share = _percent(found.coverage)
         reason = f"every figure (one stated almost nowhere else) and {share} of the words"
     return support, reason
-
-
-def _given(page: PageIndex, parsed: _Parsed, found: _Match, run: _Run) -> Given | None:
-    """A figure of a supported claim that the page gives to other words (`slots`): checked
-    in the passage and, for a figure stated only outside it (in at most MAX_SLOT_SENTENCES
-    sentences: one stated more often is context), in the sentences stating it."""
-    clauses, stems, numbers = parsed.clauses, parsed.stems, parsed.numbers
-    passage = range(run.first, run.end)
-    stated = {
-        i
-        for n, sentences in zip(numbers, found.stating, strict=True)
-        if n in found.elsewhere and len(sentences) <= MAX_SLOT_SENTENCES
-        for i in sentences
-    }
-    where = [*passage, *sorted(stated - set(passage))]
-    return (
-        given_to_others(page, clauses, stems, numbers, found.stating)
-        or told_the_other_way(page, where, clauses, stems, numbers)
-        or given_by_table(page, passage, stems, numbers, found.stating)
-        or counted_by_another(page, passage, parsed.norm, numbers, found.stating)
-    )
 
 
 PINNING_SENTENCES = 2

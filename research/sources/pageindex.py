@@ -105,6 +105,8 @@ class PageIndex:
     """Stem -> the sentences that hold it (a table row's header stems included)."""
     label_postings: Mapping[str, tuple[int, ...]]
     """Stem -> the table rows with a `lead` whose first cell (`Sentence.label`) holds it."""
+    labelled: frozenset[int] = frozenset()
+    """The table rows with a label (`Sentence.label`)."""
     memo: PageMemo = field(default_factory=PageMemo, repr=False)
     """What claims have asked of its sentences and words."""
 
@@ -406,6 +408,7 @@ def index_page(text: str) -> PageIndex:
         sentence_masks=tuple(mask_of(pids) for pids in sentence_passages),
         sentence_postings=_postings(s.stems for s in sentences),
         label_postings=_postings(s.label if s.lead else () for s in sentences),
+        labelled=frozenset(i for i, s in enumerate(sentences) if s.label),
     )
 
 

@@ -38,8 +38,7 @@ def given_by_table(
 ) -> Given | None:
     """`other_row`, `other_column` or `passage_row`, for a claim with a figure stated in a
     table row (none of them reads any other)."""
-    labelled = any(page.sentences[i].label for mine in stating for i in mine)
-    if not labelled:
+    if all(page.labelled.isdisjoint(mine) for mine in stating):
         return None
     return (
         other_row(page, stems, numbers, stating)
@@ -62,7 +61,7 @@ def other_row(
     for number, mine in zip(numbers, stating, strict=True):
         if number.kind in _SKIPPED or not mine:
             continue
-        if any(not sentences[i].label or sentences[i].label <= stems for i in mine):
+        if not page.labelled.issuperset(mine) or any(sentences[i].label <= stems for i in mine):
             continue  # stated in prose too, or in a row the claim names
         for index in sorted(mine):
             found = _named_rival(page, index, number, stems, claimed)
@@ -77,11 +76,12 @@ def passage_row(
     numbers: Sequence[StatedNumber],
     stating: Sequence[Collection[int]],
 ) -> Given | None:
-    """The first of the claim's figures stated, outside the matching passage (`run`), only
-    in rows that it does not introduce (`Sentence.lead`), while a row it does introduce
-    with the same label gives a figure of the same sort in the same place: the passage
-    describes another run of the same program ("Time (mean ± σ): 14.210 s" of the first
-    benchmark for a claim that matches the second's description)."""
+    """The first of the claim's figures stated only in rows that the matching passage
+    (`run`) does not introduce (`Sentence.lead`; they may be in it, the last rows of the
+    table before its caption), while a row it does introduce with the same label gives a
+    figure of the same sort in the same place: the passage describes another run of the
+    same program ("Time (mean ± σ): 14.210 s" of the first benchmark for a claim that
+    matches the second's description)."""
     sentences = page.sentences
     ours = [
         i
@@ -92,10 +92,13 @@ def passage_row(
         return None
     claimed = frozenset(v for n in numbers for v in n.candidates)
     for number, mine in zip(numbers, stating, strict=True):
-        if number.kind in _SKIPPED or not mine or not set(mine).isdisjoint(run):
+        if number.kind in _SKIPPED or not mine:
             continue
-        if any(not sentences[i].label or i in ours for i in mine):
-            continue
+        if any(
+            i not in page.labelled or i in ours or not set(sentences[i].lead).isdisjoint(run)
+            for i in mine
+        ):
+            continue  # stated in prose too, or in a row the passage introduces
         for index in sorted(mine):
             row = sentences[index]
             for other in ours:
@@ -120,9 +123,9 @@ def other_column(
     for number, mine in zip(numbers, stating, strict=True):
         if number.kind in _SKIPPED:
             continue
-        for index in sorted(mine):
+        for index in sorted(page.labelled.intersection(mine)):
             row = page.sentences[index]
-            if not row.columns or not row.label or not row.label <= stems:
+            if not row.columns or not row.label <= stems:
                 continue
             found = _named_column(row, number, stems, claimed)
             if found is not None:
@@ -248,3 +251,25 @@ def _one_row_named(page: PageIndex, label: frozenset[str]) -> bool:
     rarest = min(label, key=lambda stem: len(page.sentence_postings.get(stem, ())))
     named = page.sentence_postings.get(rarest, ())
     return sum(page.sentences[i].label == label for i in named) == 1
+
+
+def in_named_row(
+    page: PageIndex, passage: range, stems: frozenset[str], mine: Collection[int]
+) -> bool:
+    """Whether a claim figure stated outside the matching passage (`passage`) is stated in a
+    table row the claim names (all its label's words), of a table the passage introduces or
+    holds a row of, and no other row of that table has the label: the row binds the figure
+    to the claim, whatever another row of the passage gives ("| json | 17 |" below "|
+    orjson | 0 |" for a claim about json's 17). `mine`: the sentences stating the figure."""
+    sentences = page.sentences
+    for index in sorted(page.labelled.intersection(mine)):
+        row = sentences[index]
+        if not row.lead or not row.label <= stems:
+            continue
+        if any(sentences[i].label == row.label for i in _same_table(page, index)):
+            continue  # rows told apart by figures only ("zlib -1", "zlib -6")
+        if not set(row.lead).isdisjoint(passage) or any(
+            sentences[i].lead == row.lead for i in passage
+        ):
+            return True
+    return False
