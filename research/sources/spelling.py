@@ -194,6 +194,27 @@ _COUNTED_A = re.compile(
     r"(?<!half )(?<!of )\ban? (?=(?:fortnight|decade|century|millennium)\b)", re.IGNORECASE
 )
 """Units that "a" counts one of: "a fortnight", "a decade" (not "a week later")."""
+# Cheap tests that the text holds what a costly pattern needs before it is tried (each is
+# true of any text the pattern matches): most sentences hold none of these.
+_COMPOUND_HINT = re.compile(r"\d [^\W\d_]+,? (?:and )?\d")
+_DOT_DIGIT = re.compile(r"\.\d")
+_DIGIT_E = re.compile(r"\d[eE][+-]?\d")
+_NUMERIC_DATE_HINT = re.compile(r"\d[./][0-3]?\d[./](?:18|19|20)\d\d")
+_CLOCK_HINT = re.compile(r"\d[hm]\d")
+_A_TIME_HINT = re.compile(r" an? (?:second|minute|hour|day|week|month|year)")
+_MULTIPLE_STEMS = ("doubl", "twice", "tripl", "trebl", "quadrupl")
+_COUNTED_UNITS = ("fortnight", "decade", "century", "millennium")
+_ASCII_FOLDS = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
+"""The letters beyond ASCII that an ASCII letter of a pattern matches when case is ignored."""
+
+
+def _holds_any(text: str, words: tuple[str, ...]) -> bool:
+    """Whether `text` may hold one of `words` (lower case ASCII) in any case, as a pattern
+    that ignores case would find it."""
+    folded = text.lower() if text.isascii() else text.translate(_ASCII_FOLDS).lower()
+    return any(word in folded for word in words)
+
+
 _SUB_UNIT = re.compile(r"\bsub-(?P<unit>[a-z]+)\b", re.IGNORECASE)
 """An upper bound written as a prefix: "sub-millisecond", "sub-second"."""
 _DAY_PROBES = (datetime(2000, 1, 1), datetime(2000, 1, 2))
@@ -534,11 +555,11 @@ def _units_in_words(text: str, lower: str) -> str:
     """ "two minutes", "8m30s", "sub-millisecond", "a fortnight" as figures with units."""
     if "one " in lower or "two " in lower or "zero " in lower:
         text = _SMALL_UNIT.sub(_small_unit, text)
-    if "m" in lower:
+    if "m" in lower and _CLOCK_HINT.search(text):
         text = _CLOCK.sub(_clock, text)
     if "sub-" in lower:
         text = _SUB_UNIT.sub(_sub_unit, text)
-    if "a " in lower:
+    if "a " in lower and _holds_any(text, _COUNTED_UNITS):
         text = _COUNTED_A.sub("1 ", text)
     return text
 
@@ -561,7 +582,7 @@ def spell_numbers(text: str) -> str:
         if " to one" in lower:
             text = _TO_ONE.sub(_to_one, text)
         text = _units_in_words(text, lower)
-        if " a " in lower or " an " in lower:
+        if (" a " in lower or " an " in lower) and _A_TIME_HINT.search(text):
             text = _A_TIME.sub(_a_time, text)
         if "half a" in lower:
             text = _HALF_A.sub(_half_a, text)
@@ -575,7 +596,7 @@ def spell_numbers(text: str) -> str:
             text = _BASIS_POINTS.sub(_basis_points, text)
         if "magnitude" in lower:
             text = _MAGNITUDE.sub(_magnitude, text)
-        if _MULTIPLE.search(text):
+        if _holds_any(text, _MULTIPLE_STEMS):
             text = _MULTIPLE.sub(lambda m: f"{_MULTIPLES[m.group(0).lower()]}\u00d7", text)
         text = spell_after(_words_to_digits(text), lower)
     return _written_with_symbols(text)
@@ -584,14 +605,15 @@ def spell_numbers(text: str) -> str:
 def _written_with_symbols(text: str) -> str:
     """Powers ("2^32"), fractions in digits ("7/8"), two durations in a row and dates as
     figures."""
-    text = _COMPOUND.sub(_compound, text)
-    if "." in text:
+    if _COMPOUND_HINT.search(text):
+        text = _COMPOUND.sub(_compound, text)
+    if _DOT_DIGIT.search(text):
         text = _LEADING_POINT.sub("0.", text)
-    if "e" in text or "E" in text or "10" in text:
+    if "^" in text or "**" in text or _DIGIT_E.search(text):
         text = _EXPONENT.sub(_exponent, text)
     if ":" in text:
         text = _CLOCK_TIME.sub(_clock_time, text)
-    if "." in text or "/" in text:
+    if _NUMERIC_DATE_HINT.search(text):
         text = _NUMERIC_DATE.sub(_numeric_date, text)
     if "^" in text or "**" in text:
         text = _POWER.sub(_power, text)
