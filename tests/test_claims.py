@@ -210,6 +210,25 @@ def test_percent_kinds_years_and_ranges() -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "kinds"),
+    [
+        pytest.param("at most 4 %TAG directives", ["number"], marks=pytest.mark.xfail(strict=True)),
+        pytest.param("allows 2 %YAML lines", ["number"], marks=pytest.mark.xfail(strict=True)),
+        pytest.param("prints 5 %d fields", ["number"], marks=pytest.mark.xfail(strict=True)),
+        ("12 % of users", ["percent"]),
+        ("rose 12 %, then fell", ["percent"]),
+        ("12% of users", ["percent"]),
+        ("the 99.99%ile latency", ["percent"]),
+    ],
+    ids=lambda v: v if isinstance(v, str) else None,
+)
+def test_a_spaced_percent_sign_before_a_word_is_a_directive(text: str, kinds: list[str]) -> None:
+    """'four %TAG directives': a "%" after a space and before a letter starts a directive or
+    a format ("%d"), not a percentage; one right after the figure ("99.99%ile") still is."""
+    assert [n.kind for n in claim_numbers(text)] == kinds
+
+
+@pytest.mark.parametrize(
     ("page", "claim"),
     [
         ("Sales reached 1,200 units.", "1200 units were sold"),
