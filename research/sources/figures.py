@@ -9,7 +9,9 @@ Figures (`claim_numbers`): digits, with
   glued single letters "1.2k", "1.2M", "3.5b", which may also be a unit (metres), so they
   match either reading ("64K" also its binary reading, 65,536);
 - percentages "12%", "12 %", "12 percent", "12 per cent", "12 pct", "0.25 percentage
-  points"; a percentage in a claim must be a percentage on the page;
+  points"; a percentage in a claim must be a percentage on the page; a "%" after a space
+  and before a letter starts a directive or a format ("four %TAG directives", "%d"), no
+  percentage;
 - ranges lend their scale or percent sign to their first figure ("1.2-1.5 million",
   "10 to 12%"), and "2019/20" also means 2020;
 - no sign: "-5%" and "5%" are the same figure ("fell 5%" is how pages say it);
@@ -74,8 +76,9 @@ _NOT_LETTER = r"(?![^\W\d_])"
 _NUMBER = re.compile(
     rf"(?<![\w.,{_SEP}])(?P<glued>(?<=[^\W\d_][-\u2010\u2011]))?"
     rf"(?P<body>\d+(?:[.,{_SEP}]\d+)*)"
-    rf"(?:(?P<pct>[ {_SEP}-]?(?:%|per[ -]?cent(?:age[ -]points?)?{_NOT_LETTER}"
-    rf"|pct{_NOT_LETTER}|percentage[ -]points?{_NOT_LETTER}))"
+    rf"(?:(?P<pct>[ {_SEP}-]?(?:(?<=\d)%|%{_NOT_LETTER}"
+    rf"|per[ -]?cent(?:age[ -]points?)?{_NOT_LETTER}|pct{_NOT_LETTER}"
+    rf"|percentage[ -]points?{_NOT_LETTER}))"
     rf"|[ {_SEP}]?(?P<word>thousand|million|billion|trillion|mln|mn|bn|tn){_NOT_LETTER}"
     rf"|(?P<letter>[kmbKMB]){_NOT_LETTER})?"
     r"(?P<tail>[^\W\d_]*)"
