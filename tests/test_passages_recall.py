@@ -18,7 +18,7 @@ import pytest
 from case_tables import case_params
 from helpers import passages
 
-from research.sources.claims import check_claim, index_page
+from research.sources.claims import Support, check_claim, index_page
 from research.sources.judging import normalised, quote_on_page
 from research.sources.passages import BUDGET_CHARS, best_passages
 
@@ -489,3 +489,16 @@ def test_a_list_item_or_a_row_far_below_its_lead_in_comes_after_it(
     given = passages(claim, page)
     (shown,) = [p for p in given if item in p]
     assert lead_in in shown, given
+
+
+def test_a_sentence_the_rules_flag_gets_every_passage_a_supported_one_would_and_more() -> None:
+    """The judge's answer decides a flagged sentence: it is shown one more window by the
+    sentence's words and figures, never fewer passages' text."""
+    lines, claim, _ = CASES["figure"][0]
+    page = "\n".join(["A page", *lines])
+    check = check_claim(claim, index_page(page))
+    supported = best_passages(check.model_copy(update={"support": Support.SUPPORTED}), page)
+    flagged = best_passages(check.model_copy(update={"support": Support.WEAK}), page)
+    joined = " ".join(" ".join(flagged).split())
+    assert all(" ".join(p.split()) in joined for p in supported)
+    assert sum(map(len, flagged)) > sum(map(len, supported))

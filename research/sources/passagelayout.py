@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from research.sources.pageindex import Sentence
 
-PASSAGE_CHARS = 700
+PASSAGE_CHARS = 350
 """A passage is widened only while it stays this short."""
 HEADING_CHARS = 400
 """A passage ending in a heading goes on to the heading's first line while it stays this

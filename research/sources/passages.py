@@ -35,7 +35,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from research.sources.claims import ClaimCheck, PageIndex, claim_numbers, index_page
+from research.sources.claims import (
+    ClaimCheck,
+    PageIndex,
+    Support,
+    claim_numbers,
+    index_page,
+)
 from research.sources.pageindex import Sentence, union
 from research.sources.passagefigures import Ways, claim_figures, figure_hits, of_sort
 from research.sources.passagelayout import PageLayout, Span
@@ -48,6 +54,9 @@ claim check's own ("rules"), the best window by words and figures ("both"; "word
 words alone), a passage for each figure no passage holds yet ("figures"), then the best
 by words among the sentences giving a figure of the sort of one of the claim's ("sort":
 where a changed figure was changed from, or what a careful phrasing restates)."""
+FLAGGED_PICKS = ("both",)
+"""Chosen last for a claim the rules flagged (the judge's answer decides it): one more
+window by words and figures."""
 FIGURE_PASSAGES = 2
 """Figures of the claim that get a passage of their own, at most."""
 FIGURE_WAYS = 2
@@ -62,7 +71,7 @@ BUDGET_CHARS = 1_800
 CUT_CHARS = 100
 """A passage that does not fit in what is left of the budget is cut to fit when at least
 this many characters are left."""
-NEIGHBOUR_CHARS = 400
+NEIGHBOUR_CHARS = 250
 """A passage takes its better neighbour (by the claim's words and figures) while it stays
 this short: two sentences in a row, the subject in one and the figure in the next."""
 FIGURE_WEIGHT = 1.0
@@ -154,7 +163,8 @@ class PassageIndex(PageLayout):
         hits = figure_hits(self.page, numbers, holders)
         both = [w + FIGURE_WEIGHT * h for w, h in zip(words, hits, strict=True)]
         taken: list[Span] = []
-        for pick in PICKS:
+        flagged = check.support is not Support.SUPPORTED
+        for pick in PICKS + FLAGGED_PICKS if flagged else PICKS:
             if pick == "figures":
                 self._figure_picks(holders, stems, both, taken)
                 continue
