@@ -282,7 +282,7 @@ GROUPS: dict[str, list[Case]] = {
     "apart": APART,
 }
 
-NOT_YET: frozenset[str] = frozenset({"apart-00", "apart-05", "apart-06"})
+NOT_YET: frozenset[str] = frozenset({"apart-05", "apart-06"})
 """Ids ("<group>-<index>") of the cases the check does not get right yet."""
 
 

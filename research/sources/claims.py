@@ -138,7 +138,7 @@ from research.sources.claimtext import (
     rewrite_report_citations,
     unit_lines,
 )
-from research.sources.computed import derived_elsewhere, derived_here
+from research.sources.computed import computed_elsewhere, derived_here
 from research.sources.derived import derivable
 from research.sources.figurerun import figure_passage
 from research.sources.figures import (
@@ -453,7 +453,7 @@ def _match(
     if run.end == run.first and stems & page.head_stems:
         run = _Run(0, page.head, frozenset(), 0, 0)  # only the title block matches
     in_run = page.sentences[run.first : run.end]
-    matched = len(run.held | (stems & page.head_stems))
+    lent: list[frozenset[str]] = []  # words of sentences far off a figure is computed from
     derived = [
         n
         for n, s in zip(numbers, stating, strict=True)
@@ -462,9 +462,10 @@ def _match(
         and (
             derived_here(n, (*head, *in_run), parsed.norm, stems)
             or enumerated(page, parsed.norm, n)
-            or (not s and derived_elsewhere(page, stems, parsed.norm, n))
+            or (not s and computed_elsewhere(page, stems, parsed.norm, n, lent))
         )
     ]
+    matched = len(run.held.union(stems & page.head_stems, *lent))
     missing = [
         n
         for n, s in zip(numbers, stating, strict=True)

@@ -64,25 +64,43 @@ MAX_NAMED_ROWS = 64
 
 def derived_elsewhere(
     page: PageIndex, stems: frozenset[str], claim: str, number: StatedNumber
-) -> bool:
+) -> frozenset[str] | None:
     """Whether a figure the page does not state is computed from figures tied to the
-    claim's words (`claim`: its text, for its `derived.Cues`; see the module docstring)."""
+    claim's words (`claim`: its text, for its `derived.Cues`; see the module docstring):
+    None when it is not, else the claim's words (`stems`) that the sentences it is computed
+    from hold when they are far from each other (two rows a claim names, or `_apart`'s two
+    sentences: their words are not one passage's, yet the claim restates them)."""
     cues = cues_of(claim)
     counts = _word_counts(page, stems)
     closest = _closest(page, stems, counts)
     sentences = page.sentences
-    return (
-        any(
-            derivable_in_sentence(number, sentences[i].numbers, cues.against(sentences[i].norm))
-            for i in closest[:DERIVING_SENTENCES]
-        )
-        or _derived_from_rows(page, stems, claim, number)
-        or any(
-            _with_neighbour(page, stems, index, number, cues)
-            for index in closest[:PAIRED_SENTENCES]
-        )
-        or _apart(page, stems, number, cues, counts)
-    )
+    if any(
+        derivable_in_sentence(number, sentences[i].numbers, cues.against(sentences[i].norm))
+        for i in closest[:DERIVING_SENTENCES]
+    ):
+        return frozenset()
+    lent = _derived_from_rows(page, stems, claim, number)
+    if lent is not None:
+        return lent
+    if any(
+        _with_neighbour(page, stems, index, number, cues) for index in closest[:PAIRED_SENTENCES]
+    ):
+        return frozenset()
+    return _apart(page, stems, number, cues, counts)
+
+
+def computed_elsewhere(
+    page: PageIndex,
+    stems: frozenset[str],
+    claim: str,
+    number: StatedNumber,
+    lent: list[frozenset[str]],
+) -> bool:
+    """`derived_elsewhere` as a test, adding the claim's words it lends to `lent`."""
+    found = derived_elsewhere(page, stems, claim, number)
+    if found is not None:
+        lent.append(found)
+    return found is not None
 
 
 def derived_here(
@@ -190,18 +208,18 @@ def _named_pairs(named: dict[int, frozenset[str]]) -> list[tuple[int, int]]:
 
 def _apart(
     page: PageIndex, stems: frozenset[str], number: StatedNumber, cues: Cues, counts: Counter[int]
-) -> bool:
+) -> frozenset[str] | None:
     """Whether `number` (unhedged, or hedged within a tenth either way) is computed from
     one figure each, of one kind (no count from a share of another sentence's total), of
-    two sentences, anywhere on the page, among the APART_SENTENCES
-    holding the most of the claim's words (two or more; no table row), that share a word
-    of the claim, each hold one the other lacks, and together hold at least half of them
-    ("sun_path is 108 bytes" and "some implementations have sun_path as short as 92
-    bytes", far apart, for "16 bytes longer than the shortest")."""
+    two sentences, anywhere on the page, among the APART_SENTENCES holding the most of the
+    claim's words (two or more; no table row), that share a word of the claim, each hold
+    one the other lacks, and together hold at least half of them ("sun_path is 108 bytes"
+    and "some implementations have sun_path as short as 92 bytes", far apart, for "16
+    bytes longer than the shortest"): the claim's words they hold, or None."""
     if number.band is not None and (
         number.band[0] < APART_BAND[0] or number.band[1] > APART_BAND[1]
     ):
-        return False
+        return None
     kinds = ("date", "year") if is_duration(number) else ("number", "percent")
     ranked: list[tuple[int, frozenset[str]]] = []
     for _, index in sorted((-c, i) for i, c in counts.items() if c >= 2):
@@ -225,8 +243,8 @@ def _apart(
             for x in page.sentences[a].numbers[:PAIRED_FIGURES]:
                 for y in page.sentences[b].numbers[:PAIRED_FIGURES]:
                     if x.kind == y.kind and derivable(number, [x, y], pair_cues):
-                        return True
-    return False
+                        return words_a | words_b
+    return None
 
 
 def _measures(sentence: Sentence) -> frozenset[Value]:
@@ -245,8 +263,9 @@ def _unshared(sentence: Sentence, shared: frozenset[Value]) -> list[StatedNumber
 
 def _derived_from_rows(
     page: PageIndex, stems: frozenset[str], claim: str, number: StatedNumber
-) -> bool:
-    """Whether `number` is computed (`derivable`) from two figures of one column of two
+) -> frozenset[str] | None:
+    """The claim's words the two rows and their group's title hold (None if none) when
+    `number` is computed (`derivable`) from two figures of one column of two
     rows of one table or listing that the claim names each by a word the other lacks ("LZ4
     HC at level 9 compresses nineteen times more slowly than LZ4's default mode" from their
     compression speeds; "nine months separated the first alpha from the final release" from
@@ -278,5 +297,7 @@ def _derived_from_rows(
             for cell, y in found.rows[b].cells.items():
                 x = cells.get(cell)
                 if x is not None and derivable(number, [x, y], cues):
-                    return True
-    return False
+                    rows = (found.rows[a].sentence, found.rows[b].sentence)
+                    held = stems & found.titles[group]
+                    return held.union(*(page.sentences[i].stems & stems for i in rows))
+    return None

@@ -38,6 +38,8 @@ class Row:
     """One row: its group, its names, and its figures by column."""
 
     group: int
+    sentence: int
+    """The sentence it is (or is part of)."""
     names: frozenset[str]
     cells: Mapping[int, StatedNumber]
     """Column -> figure: a table cell's (its last figure), a listing line's figures in order."""
@@ -128,7 +130,7 @@ def _table_rows(
             continue
         cells = {sentence.norm.count("|", 0, f.span[0]): f for f in sentence.numbers}
         label = sentence.text.split("|")[1]
-        rows.append(Row(len(titles) - 1, sentence.label | names_of(label), cells))
+        rows.append(Row(len(titles) - 1, index, sentence.label | names_of(label), cells))
 
 
 _COLON = re.compile(r"\s?:\s+")
@@ -172,5 +174,5 @@ def _listing_rows(
         for label, figures in segments:
             names = names_of(label)
             if names and figures:
-                rows.append(Row(len(titles) - 1, names, dict(enumerate(figures))))
+                rows.append(Row(len(titles) - 1, index, names, dict(enumerate(figures))))
         last = index if len(segments) == 1 else -LISTING_GAP - 2
