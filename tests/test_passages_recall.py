@@ -204,6 +204,44 @@ CASES: dict[str, list[tuple[list[str], str, list[str]]]] = {
             ["SEGMAX", "the default value of this limit is ULONG_MAX - 2^24."],
         ),
     ],
+    "tables": [
+        (  # a ratio of two rows of a pipe table, the claim naming one row another way
+            [
+                "Speed tests",
+                *distractors("the formatting library was fast at printing numbers"),
+                "The time to print 2,000,000 random numbers, best of three runs:",
+                "| Library | Method | Run Time, s |",
+                "|---|---|---|",
+                "| libc | printf | 0.91 |",
+                "| libc++ | std::ostream | 2.49 |",
+                "| qfmt 9.1 | qfmt::print | 0.74 |",
+                "| Boost Format 1.80 | boost::format | 6.26 |",
+                "| Folly Format | folly::format | 1.87 |",
+                *distractors("the formatting library was fast at printing numbers"),
+            ],
+            "Printing random numbers, qfmt was about 3.4 times as fast as std::ostream.",
+            ["| libc++ | std::ostream | 2.49 |", "| qfmt 9.1 | qfmt::print | 0.74 |"],
+        ),
+        (  # a row of a file format's header table: offset, size and what it holds
+            [
+                "The database header",
+                *distractors("the database file begins with a header of fixed size"),
+                "The first 100 bytes of the database file comprise the database file header:",
+                "| Offset | Size | Description |",
+                "|---|---|---|",
+                "| 0 | 16 | The header string. |",
+                "| 16 | 2 | The database page size in bytes. A power of two between 512 and "
+                "32768, or 1 for 65536. |",
+                "| 18 | 1 | File format write version. 1 for legacy; 2 for WAL. |",
+                "| 19 | 1 | File format read version. 1 for legacy; 2 for WAL. |",
+                "| 20 | 1 | Bytes of unused reserved space at the end of each page. |",
+                *[f"| {n} | 4 | Field {n} of the header. |" for n in range(24, 96, 4)],
+                *distractors("the database page size is chosen when the database file is made"),
+            ],
+            "The database page size is stored in a 2-byte field at offset 16 of the header.",
+            ["| 16 | 2 | The database page size in bytes."],
+        ),
+    ],
     "list": [
         (  # an item far below its lead-in, among items of the same sort
             [
@@ -368,6 +406,26 @@ CASES: dict[str, list[tuple[list[str], str, list[str]]]] = {
             ],
             "Legacy .rpk files made up less than 0.1% of all the files uploaded to the index.",
             ["out a total of 662,544"],
+        ),
+        (  # a difference of two figures three sentences apart in one paragraph
+            [
+                "Survey participation",
+                *[
+                    f"In part {n} we saw that {n}0 people who responded to the survey used "
+                    f"the language at work for {n}1 hours."
+                    for n in range(1, 10)
+                ],
+                "Participation. In 2031 the survey had 11,482 responses, from 120 countries. "
+                "We thank everyone who took part. The survey took about 15 minutes. Of the "
+                "responses, 9,433 were complete.",
+                *[
+                    f"In part {n} we saw that {n}0 people who responded to the survey used "
+                    f"the language at home for {n}2 hours."
+                    for n in range(1, 10)
+                ],
+            ],
+            "In 2031, 2,049 people who responded to the survey did not complete it.",
+            ["In 2031 the survey had 11,482 responses", "Of the responses, 9,433 were complete."],
         ),
         (  # a figure inside a long table read as one line
             [
