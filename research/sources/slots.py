@@ -419,6 +419,9 @@ def told_the_other_way(
     norm = clauses.text
     checked = [n for n in numbers if n.kind not in _SKIPPED_KINDS]
     claimed = frozenset(v for n in numbers for v in n.candidates)
+    # a figure the claim states in another unit or rounded ("about 1.02 GB" for
+    # "1,024,512,000 bytes") is the claim's too, not a rival
+    converted = [n for n in numbers if n.quantity is not None or n.band is not None]
     figures = stems_of(" ".join(n.text for n in numbers))
     shared = [i for i in run if len(page.sentences[i].numbers) > 1]
     spans = sorted(n.span for n in numbers)
@@ -434,6 +437,7 @@ def told_the_other_way(
                 for i, f in enumerate(sentence.numbers)
                 if (_same_slot(number, f, lenient=True) or _same_noun(sentence, mine, i))
                 and f.candidates.isdisjoint(claimed)
+                and not any(other.matches(f) for other in converted)
             ]
             if not mine or not rivals:
                 continue
