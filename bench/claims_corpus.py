@@ -168,6 +168,14 @@ def quote_of(page: str, decisive: str) -> str:
     return page[start:end].strip()
 
 
+def clipped(passage: str, limit: int = 1_000) -> str:
+    """A passage as a quote the judge may give: whole, or its words up to `limit`
+    characters (judging.MAX_QUOTE_CHARS; the prompt asks for at most two sentences)."""
+    if len(passage) <= limit:
+        return passage
+    return passage[: passage.rfind(" ", 0, limit + 1)].rstrip()
+
+
 def scripted_answer(
     claim: Claim, given: list[str], rng: random.Random, accuracy: float, lie_rate: float
 ) -> tuple[str, str]:
@@ -179,7 +187,7 @@ def scripted_answer(
     if lies:
         return ("says" if says else "opposite"), claim.row["claim"]
     if not holds(given, claim.row["passage"]):
-        return "not_said", (given[0] if given else "")
+        return "not_said", clipped(given[0] if given else "")
     return ("says" if says else "opposite"), quote_of(claim.page_text, claim.row["passage"])
 
 

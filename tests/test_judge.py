@@ -5,6 +5,7 @@ flagged sentence supported, and a quote must be on the page."""
 from __future__ import annotations
 
 import itertools
+import json
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from helpers import passages
 from research.core.budget import TimeBudget
 from research.sources.claims import ClaimCheck, Support, check_claim, index_page
 from research.sources.judging import (
+    MAX_QUOTE_CHARS,
     Answer,
     JudgeItem,
     Judgement,
@@ -169,6 +171,17 @@ def test_malformed_answers_are_none_and_unknown_ids_are_dropped() -> None:
         batch,
     )
     assert found is not None and set(found) == {"s1"} and found["s1"].answer is Answer.SAYS
+    # One malformed judgement (a quote longer than any a judge is asked for) leaves only its
+    # own sentence to the rules, not the whole batch.
+    long_quote = json.dumps("x" * (MAX_QUOTE_CHARS + 1))
+    found = read_answers(
+        '{"judgements": [{"id": "s1", "answer": "says", "quote": ' + long_quote + "},"
+        ' {"id": "s2", "answer": "opposite", "quote": "r"}]}',
+        batch,
+    )
+    assert found is not None and set(found) == {"s2"}
+    assert read_answers('{"judgements": [3, "s1"]}', batch) is None
+    assert read_answers('{"judgements": []}', batch) == {}
 
 
 def test_the_passages_hold_the_decisive_sentence_verbatim() -> None:

@@ -82,11 +82,12 @@ class Judgement(BaseModel):
 
 
 class JudgeAnswers(BaseModel):
-    """The file the judge writes beside the batch."""
+    """The file the judge writes beside the batch: its judgements are read one by one (a
+    malformed one, say a quote over MAX_QUOTE_CHARS, leaves only its sentence unanswered)."""
 
     model_config = ConfigDict(extra="ignore")
 
-    judgements: list[Judgement] = Field(max_length=500)
+    judgements: list[object] = Field(max_length=500)
 
 
 Decider = Literal["rules", "judge"]
@@ -199,9 +200,10 @@ def batch_item(ident: str, check: ClaimCheck, passages: list[str]) -> JudgeItem:
 
 
 def read_answers(text: str | None, batch: Sequence[JudgeItem]) -> dict[str, Judgement] | None:
-    """The judgements of a batch by item id, or None when the file is missing or malformed
-    (the rules then decide every sentence of the batch). Unknown ids are dropped; of two
-    answers for one id the first counts."""
+    """The judgements of a batch by item id, or None when the file is missing or malformed,
+    or holds judgements of which none is well formed (the rules then decide every sentence
+    of the batch). A malformed judgement and an unknown id are dropped (the rules decide
+    that sentence); of two answers for one id the first counts."""
     if text is None:
         return None
     try:
@@ -210,7 +212,13 @@ def read_answers(text: str | None, batch: Sequence[JudgeItem]) -> dict[str, Judg
         return None
     ids = {item.id for item in batch}
     found: dict[str, Judgement] = {}
-    for judgement in answers.judgements:
+    valid = 0
+    for raw in answers.judgements:
+        try:
+            judgement = Judgement.model_validate(raw)
+        except ValueError:
+            continue
+        valid += 1
         if judgement.id in ids:
             found.setdefault(judgement.id, judgement)
-    return found
+    return None if answers.judgements and not valid else found
