@@ -237,6 +237,14 @@ _RESPONSES = (
     "survey was shorter than before. It ran for two weeks and drew 1,200 comments."
 )
 
+_DISK = (
+    "Disk usage\n\n"
+    "On a desktop test machine the archive file is 1,024,512,000 bytes and the photo "
+    "directory uses 1,228,800,000 bytes, about 20% more. The test was repeated three "
+    "times.\n\n"
+    "The backup server holds 3,000,000,000 bytes of logs and 2,895,712,000 bytes of mail."
+)
+
 APART: list[Case] = [
     (
         _SOCKETS,
@@ -274,6 +282,24 @@ APART: list[Case] = [
     (_RESPONSES, "In 2022, 2,049 people who responded to the survey did not complete it.", True),
     (_RESPONSES, "In 2022, 2,409 people who responded to the survey did not complete it.", False),
     (_RESPONSES, "In 2022, 8,233 people who responded to the survey did not complete it.", False),
+    (
+        _DISK,
+        "Keeping the photos as separate files on disk took 204,288,000 bytes more than the "
+        "archive file.",
+        True,
+    ),
+    (
+        _DISK,
+        "Keeping the photos as separate files on disk took 204,388,000 bytes more than the "
+        "archive file.",
+        False,
+    ),
+    (
+        _DISK,
+        "Keeping the photos as separate files on disk took 104,288,000 bytes more than the "
+        "archive file.",
+        False,
+    ),
 ]
 
 GROUPS: dict[str, list[Case]] = {
@@ -282,7 +308,7 @@ GROUPS: dict[str, list[Case]] = {
     "apart": APART,
 }
 
-NOT_YET: frozenset[str] = frozenset({"apart-05", "apart-06"})
+NOT_YET: frozenset[str] = frozenset({"apart-05", "apart-06", "apart-09"})
 """Ids ("<group>-<index>") of the cases the check does not get right yet."""
 
 
