@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
+from decimal import Decimal
 
 from research.sources.derived import (
     Cues,
@@ -39,6 +40,7 @@ from research.sources.derived import (
 from research.sources.figures import StatedNumber, Value
 from research.sources.namedrows import named_rows, names_of
 from research.sources.pageindex import PageIndex, Sentence
+from research.sources.quantities import step_of
 
 DERIVING_SENTENCES = 8
 """A figure nowhere on the page may be computed from the figures of one of this many
@@ -215,12 +217,16 @@ def _apart(
     claim's words (two or more; no table row), that share a word of the claim, each hold
     one the other lacks, and together hold at least half of them ("sun_path is 108 bytes"
     and "some implementations have sun_path as short as 92 bytes", far apart, for "16
-    bytes longer than the shortest"): the claim's words they hold, or None."""
+    bytes longer than the shortest"), or, for a `_precise` figure, from two figures of
+    one of the PRECISE_SENTENCES holding the most of them ("204,288,000 bytes more" from a
+    sentence holding 1,228,800,000 and 1,024,512,000 bytes and three of the claim's eleven
+    words): the claim's words they hold, or None."""
     if number.band is not None and (
         number.band[0] < APART_BAND[0] or number.band[1] > APART_BAND[1]
     ):
         return None
     kinds = ("date", "year") if is_duration(number) else ("number", "percent")
+    precise = _precise(number)
     ranked: list[tuple[int, frozenset[str]]] = []
     for _, index in sorted((-c, i) for i, c in counts.items() if c >= 2):
         sentence = page.sentences[index]
@@ -230,12 +236,19 @@ def _apart(
             and any(f.kind in kinds for f in sentence.numbers)
         ):
             ranked.append((index, sentence.stems & stems))
-            if len(ranked) == APART_SENTENCES:
+            if len(ranked) == (PRECISE_SENTENCES if precise else APART_SENTENCES):
                 break
     least = max(2, (len(stems) + 1) // 2)
     pair_cues = replace(cues, complement=False)
-    for position, (a, words_a) in enumerate(ranked):
-        for b, words_b in ranked[position + 1 :]:
+    if precise:
+        for index, words in ranked:
+            figures = page.sentences[index].numbers[:PAIRED_FIGURES]
+            if any(
+                derivable(number, [f for f in figures if f.kind == k], pair_cues) for k in kinds
+            ):
+                return words
+    for position, (a, words_a) in enumerate(ranked[:APART_SENTENCES]):
+        for b, words_b in ranked[position + 1 : APART_SENTENCES]:
             if len(words_a | words_b) < least or not words_a & words_b:
                 continue
             if words_a <= words_b or words_b <= words_a:
@@ -245,6 +258,23 @@ def _apart(
                     if x.kind == y.kind and derivable(number, [x, y], pair_cues):
                         return words_a | words_b
     return None
+
+
+PRECISE = 1e-3
+"""A figure written to within this share of itself (four significant digits or more,
+unhedged) is a coincidence of almost no pair of a page's figures."""
+
+
+PRECISE_SENTENCES = 40
+"""For a `_precise` figure, this many of the sentences holding two or more of the claim's
+words may each compute it from two of their own figures."""
+
+
+def _precise(number: StatedNumber) -> bool:
+    """Whether `number` is unhedged and written to within PRECISE of itself."""
+    if number.band is not None or not isinstance(number.value, Decimal) or not number.value:
+        return False
+    return step_of(number.text, number.value) <= Decimal(PRECISE) * abs(number.value)
 
 
 def _measures(sentence: Sentence) -> frozenset[Value]:
