@@ -156,6 +156,7 @@ from research.sources.flips import (
     swapped,
 )
 from research.sources.given import given_elsewhere
+from research.sources.names import glued_name
 from research.sources.pageindex import PageIndex, Sentence, dateline, holds, index_page
 from research.sources.rows import in_named_row, named_row
 from research.sources.slots import (
@@ -469,7 +470,10 @@ def _match(
     missing = [
         n
         for n, s in zip(numbers, stating, strict=True)
-        if not s and n not in derived and not holds(dated, n)
+        if not s
+        and n not in derived
+        and not holds(dated, n)
+        and not glued_name(page, parsed.norm, n)  # "Visual Studio 2017" for "vs2017"
     ]
     elsewhere = [
         n
