@@ -228,6 +228,34 @@ def test_a_spaced_percent_sign_before_a_word_is_a_directive(text: str, kinds: li
     assert [n.kind for n in claim_numbers(text)] == kinds
 
 
+RANGE_PAGE = "Adding real-time signals widened the signal set from 32 to 64 bits."
+
+
+@pytest.mark.parametrize(
+    ("page", "claim", "supported"),
+    [
+        pytest.param(
+            RANGE_PAGE,
+            "Real-time signals widened the signal set from four bytes to eight.",
+            True,
+            marks=pytest.mark.xfail(strict=True),
+        ),
+        (RANGE_PAGE, "Real-time signals widened the signal set from four bytes to sixteen.", False),
+        (
+            RANGE_PAGE,
+            "Real-time signals widened the signal set from four bytes to 8 fields.",
+            False,
+        ),
+        ("The set grew from 4 bytes to 8 fields.", "The set grew from 4 bytes to 8 fields.", True),
+    ],
+)
+def test_a_range_lends_its_first_unit_to_a_bare_end(page: str, claim: str, supported: bool) -> None:
+    """'from four bytes to eight.': the bare end of a range whose start has a unit, with
+    nothing after it that it counts, has that unit too ("to 8 fields" counts fields)."""
+    check = check_claim(claim, index_page(page))
+    assert (check.support is Support.SUPPORTED) is supported, check
+
+
 @pytest.mark.parametrize(
     ("page", "claim"),
     [
