@@ -234,12 +234,7 @@ RANGE_PAGE = "Adding real-time signals widened the signal set from 32 to 64 bits
 @pytest.mark.parametrize(
     ("page", "claim", "supported"),
     [
-        pytest.param(
-            RANGE_PAGE,
-            "Real-time signals widened the signal set from four bytes to eight.",
-            True,
-            marks=pytest.mark.xfail(strict=True),
-        ),
+        (RANGE_PAGE, "Real-time signals widened the signal set from four bytes to eight.", True),
         (RANGE_PAGE, "Real-time signals widened the signal set from four bytes to sixteen.", False),
         (
             RANGE_PAGE,

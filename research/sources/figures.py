@@ -576,7 +576,8 @@ def _scale_rounding(raw: RawFigure) -> tuple[float, float] | None:
 
 def _lend_units(text: str, found: list[RawFigure]) -> None:
     """In a list or range of figures whose last one has a unit ("0.01, 0.004, or 0.001
-    seconds", "5 to 10 km"), the others have it too."""
+    seconds", "5 to 10 km"), the others have it too; a range whose first has one and
+    whose bare second counts nothing ("from four bytes to eight.") lends it forward."""
     for index in range(len(found) - 2, -1, -1):
         first, second = found[index], found[index + 1]
         unit = second.quantity.unit if second.quantity else None
@@ -588,8 +589,21 @@ def _lend_units(text: str, found: list[RawFigure]) -> None:
             and _LIST_JOIN.fullmatch(text, first.end, second.start)
         ):
             first.quantity = quantity(first.value, first.text, unit)
+    for first, second in zip(found, found[1:], strict=False):
+        if (
+            first.quantity is not None
+            and second.quantity is None
+            and second.kind == "number"
+            and isinstance(second.value, Decimal)
+            and _RANGE_JOIN.fullmatch(text, max(first.end, first.blank_end), second.start)
+            and _NO_NOUN.match(text, second.end)
+        ):
+            second.quantity = quantity(second.value, second.text, first.quantity.unit)
 
 
+_NO_NOUN = re.compile(r"\s*(?:[^\w\s]|$)")
+"""After a range's bare second figure: nothing it counts ("from 4 bytes to 8.", not "from
+4 bytes to 8 fields")."""
 _DECADE_BEFORE = re.compile(r"(?:\bthe|\bearly|\blate|\bmid-?|')\s*$", re.IGNORECASE)
 
 
