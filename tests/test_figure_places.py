@@ -67,6 +67,13 @@ _BUILDS = (
     "| appveyor / vs2017 / Release | 101.5 |\n"
     "| appveyor / vs2019 / Debug | 6.4 |\n"
 )
+_WINDOWS = (
+    "Clock notes\n\n"
+    "All figures below were measured on Windows 8.1 by the author of this note.\n\n"
+    "Other systems differ. Linux clocks are finer. The macOS clocks are finer too. Each "
+    "test ran 3 times per clock.\n\n"
+    "The resolution of time.time() is 15.6 ms on Windows.\n"
+)
 _CLOCKS = (
     "Clock notes\n\n"
     "All figures below were measured on Windows 8.1 by the author of this note.\n\n"
@@ -97,6 +104,8 @@ NOUNS: list[Case] = [
     (_RUNS, "Results of the suite are averaged over 32 runs.", False),
     (_SUPPORT, "Maintenance support for RHEL 7 ends in June 2024.", True),
     (_SUPPORT, "Maintenance support for RHEL 7 ends in June 2025.", False),
+    (_WINDOWS, "On Windows 8.1, time.time() had a resolution of 15.6 ms.", True),
+    (_WINDOWS, "On Windows 8.2, time.time() had a resolution of 15.6 ms.", False),
 ]
 UNITS: list[Case] = [
     (
@@ -134,7 +143,7 @@ GROUPS: dict[str, list[Case]] = {
     "multiples": MULTIPLES,
 }
 
-NOT_YET_READ: frozenset[str] = frozenset({"years-05", "units-02"})
+NOT_YET_READ: frozenset[str] = frozenset({"years-05", "units-02", "nouns-05"})
 """Ids ("<group>-<index>") of the cases the check does not get right yet. years-05: the
 claim's figure is the one the page gives to the year before ("up from 3,200 in 2020"),
 and its year is the survey's, stated in the sentence before: a year beside another
