@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from types import MappingProxyType
 from typing import TypeVar
 from urllib.parse import urlsplit
@@ -435,9 +436,16 @@ def dateline(address: str) -> tuple[Sentence, ...]:
         return ()
     year, month, day = found.groups()
     if month is None:
-        return (_sentence(year),)
+        return (_date_sentence(year),)
     text = f"{year}-{month}-{day}" if day else f"{year}-{month}"
-    return (_sentence(year), _sentence(text))
+    return (_date_sentence(year), _date_sentence(text))
+
+
+@lru_cache(maxsize=1024)
+def _date_sentence(text: str) -> Sentence:
+    """A date of a cited address read as a sentence (immutable), once: the claims citing
+    an address each ask for its date."""
+    return _sentence(text)
 
 
 def holds(run: Sequence[Sentence], number: StatedNumber) -> bool:
