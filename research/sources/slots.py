@@ -203,8 +203,9 @@ def _rival(
     for stem in words:
         counts.update(page.sentence_postings.get(stem, ()))
     sort = page.figures.of_sort(number)  # the sentences that may give such a figure
-    for index, count in sorted(counts.items()):  # page order: the same rival for any hash seed
-        if count < least or index in stating or index < page.head or index not in sort:
+    held = sorted(i for i, count in counts.items() if count >= least)
+    for index in held:  # page order: the same rival for any hash seed
+        if index in stating or index < page.head or index not in sort:
             continue
         same = [f for f in page.sentences[index].numbers if _same_slot(number, f)]
         if not same or any(not f.candidates.isdisjoint(claimed) for f in same):
@@ -418,20 +419,23 @@ def told_the_other_way(
     a claim of about 500 bdist_dmg files). `clauses`: those of the claim's text."""
     norm = clauses.text
     checked = [n for n in numbers if n.kind not in _SKIPPED_KINDS]
+    shared = [i for i in run if len(page.sentences[i].numbers) > 1]
+    if not checked or not shared:
+        return None
     claimed = frozenset(v for n in numbers for v in n.candidates)
     # a figure the claim states in another unit or rounded ("about 1.02 GB" for
     # "1,024,512,000 bytes") is the claim's too, not a rival
     converted = [n for n in numbers if n.quantity is not None or n.band is not None]
     figures = stems_of(" ".join(n.text for n in numbers))
-    shared = [i for i in run if len(page.sentences[i].numbers) > 1]
     spans = sorted(n.span for n in numbers)
     beside: list[frozenset[str]] = []  # the claim's words next to each figure, when needed
     near = page.memo.near
-    for number in checked if shared else ():
-        words = _words_of(clauses, stems, number, len(checked) > 1, figures)
+    for number in checked:
         for index in shared:
             sentence = page.sentences[index]
             mine = [i for i, f in enumerate(sentence.numbers) if number.matches(f)]
+            if not mine:
+                continue
             rivals = [
                 i
                 for i, f in enumerate(sentence.numbers)
@@ -439,7 +443,7 @@ def told_the_other_way(
                 and f.candidates.isdisjoint(claimed)
                 and not any(other.matches(f) for other in converted)
             ]
-            if not mine or not rivals:
+            if not rivals:
                 continue
             tied = _attached_words(sentence) if "(" in sentence.norm else []
             if not any(t is not None for t in tied):
@@ -455,6 +459,7 @@ def told_the_other_way(
                         number, sentence.numbers[_closest(sentence, found, next_to_mine)], index
                     )
                 continue
+            words = _words_of(clauses, stems, number, len(checked) > 1, figures)
             own = max(len((tied[i] or set()) & words) for i in mine)
             for i in rivals:
                 if len((tied[i] or set()) & words) > own:
