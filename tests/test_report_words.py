@@ -1,5 +1,6 @@
 """Words a report adds around what a page says (issue 26): the verbs of reporting ("saying",
-"argued", "showing") carry no content of the claim, so they do not count against the
+"argued", "showing") and of having ("carries", "holds", "contains", where the page's
+"has" is a stopword) carry no content of the claim, so they do not count against the
 share of its words a passage must hold. A page snippet, a claim, and whether the check
 must find it SUPPORTED.
 
@@ -45,9 +46,29 @@ REPORT_WORDS: list[Case] = [
     (NINES, "Hudson, arguing from the math, said the pause target is 4 milliseconds.", False),
 ]
 
-GROUPS = {"report_words": REPORT_WORDS}
+GROUP_WORD = (
+    "Groups\n\nEach group has a 64-bit control word for metadata.\n\n"
+    "Layout\n\nThe design came from Google. It was first presented in 2017. "
+    "A probe reads 64 bits. The hash keeps 64 bits. The table uses 64 buckets.\n"
+)
+CORPUS = (
+    "Corpus\n\nThese are our performance benchmarks. We have a corpus of 200 or 300 "
+    "benchmarks.\n\nLater\n\nThe Go team saw 200 regressions. We fixed 200 bugs. We wrote "
+    "200 tests.\n"
+)
 
-NOT_YET_READ: frozenset[str] = frozenset()
+HAVING: list[Case] = [
+    (GROUP_WORD, "Each group in a Swiss table carries an 8-byte control word of metadata.", True),
+    (GROUP_WORD, "Each group in a Swiss table carries a 4-byte control word of metadata.", False),
+    (GROUP_WORD, "Each bucket in a Swiss table carries an 8-byte lock word of metadata.", False),
+    (CORPUS, "The Go team's performance benchmark corpus holds a few hundred benchmarks.", True),
+    (CORPUS, "The Go team's performance benchmark corpus holds a few dozen benchmarks.", False),
+    (CORPUS, "The Go team's performance dashboard holds a few hundred graphs.", False),
+]
+
+GROUPS = {"report_words": REPORT_WORDS, "having": HAVING}
+
+NOT_YET_READ: frozenset[str] = frozenset({"having-00"})
 
 
 @pytest.mark.parametrize(("page", "claim", "supported"), case_params(GROUPS, NOT_YET_READ))
