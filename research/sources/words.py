@@ -3,7 +3,8 @@
 Words: `research.core.similarity.content_words` (lowercase, stopwords and one-letter tokens
 dropped, plurals folded), pure digits dropped, a few hedges ("approximately", "according")
 and verbs of reporting ("said", "saying", "showed", "argued": a report's, not the page's
-content) dropped, then a light stem: "-ing"/"-ed" and a final "e" removed, a doubled final
+content) and of having ("carries", "holds", "contains": the page's "has" is a stopword)
+dropped, then a light stem: "-ing"/"-ed" and a final "e" removed, a doubled final
 consonant undoubled, "y" -> "i", and the result cut to `STEM_CHARS` characters, so
 "installed"/"installation" and "increase"/"increasing" match. A careful writer's other
 words count as the page's (`SAME_WORDS`, whole words, each group one stem): a change up
@@ -65,7 +66,8 @@ _HEDGES = frozenset(
      "respectively", "percent", "cent", "percentage", "pct", "some", "circa", "approx",
      "report", "reports", "reported", "say", "says", "said", "saying", "find", "finds",
      "found", "finding", "show", "shows", "showed", "shown", "showing", "argue", "argues",
-     "argued", "arguing"}
+     "argued", "arguing", "carry", "carries", "carried", "carrying", "hold", "holds",
+     "held", "holding", "contain", "contains", "contained", "containing"}
 )  # fmt: skip
 
 
