@@ -168,6 +168,18 @@ PROSE: list[Case] = [
     ),
 ]
 
+_WRAPPED = (
+    "Release schedule\n\n"
+    "Release 3.11 will receive security fixes for five years after its final release, until\n"
+    "October 2027.\n"
+    "Features for 3.11\n"
+    "Faster startup and better error messages.\n"
+)
+PROSE += [
+    (_WRAPPED, "Release 3.11 will receive security fixes until October 2027.", True),
+    (_WRAPPED, "Release 3.11 will receive security fixes until October 2028.", False),
+]
+
 GROUPS: dict[str, list[Case]] = {
     "output": OUTPUT,
     "timing": TIMING,
