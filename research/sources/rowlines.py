@@ -9,7 +9,8 @@ to its label, as a pipe table row's belong to its first cell (`pageindex`).
 
 A row line (`row_label`): up to `MAX_LABEL_WORDS` words that do not start with a figure,
 then (after a colon, an equals sign or a space) a figure, and after that only figures,
-units and signs, at most `MAX_OTHER_WORDS` other words. It is a row only in a block: the
+units and signs, at most `MAX_OTHER_WORDS` other words, and no sentence's end (a period).
+It is a row only in a block: the
 line before or after it (a rule line such as "=====" between them) is one too
 (`row_lines`), so a hard-wrapped line of prose that happens to end in a figure is not.
 """
@@ -36,7 +37,10 @@ _RULE = re.compile(r"[=\u2500\u2550_\s+-]{3,}")
 def row_label(line: str) -> str | None:
     """The label of a row line ("strtod" of "strtod : 190.94 MB/s"), or None when the line
     is no row line (see the module)."""
-    found = _ROW.fullmatch(line.strip())
+    text = line.strip()
+    if text.endswith((".", "!", "?")):
+        return None  # the end of a sentence ("... until\nOctober 2027."), not a row
+    found = _ROW.fullmatch(text)
     if found is None:
         return None
     label = found.group("label").strip()
