@@ -461,9 +461,9 @@ def _match(
         if not holds(in_run, n)
         and not holds(head, n)
         and (
-            derived_here(n, (*head, *in_run), parsed.norm, stems)
+            derived_here(n, (*head, *in_run), parsed.norm, stems, numbers)
             or enumerated(page, parsed.norm, n)
-            or (not s and computed_elsewhere(page, stems, parsed.norm, n, lent))
+            or (not s and computed_elsewhere(page, stems, parsed.norm, n, lent, numbers))
         )
     ]
     matched = len(run.held.union(stems & page.head_stems, *lent))

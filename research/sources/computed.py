@@ -39,6 +39,7 @@ from research.sources.derived import (
 )
 from research.sources.figures import StatedNumber, Value
 from research.sources.namedrows import named_rows, names_of
+from research.sources.ownfigures import base_of, part_of, share_with
 from research.sources.pageindex import PageIndex, Sentence
 from research.sources.quantities import step_of
 
@@ -65,13 +66,21 @@ MAX_NAMED_ROWS = 64
 
 
 def derived_elsewhere(
-    page: PageIndex, stems: frozenset[str], claim: str, number: StatedNumber
+    page: PageIndex,
+    stems: frozenset[str],
+    claim: str,
+    number: StatedNumber,
+    others: Sequence[StatedNumber] = (),
 ) -> frozenset[str] | None:
     """Whether a figure the page does not state is computed from figures tied to the
     claim's words (`claim`: its text, for its `derived.Cues`; see the module docstring):
     None when it is not, else the claim's words (`stems`) that the sentences it is computed
     from hold when they are far from each other (two rows a claim names, or `_apart`'s two
-    sentences: their words are not one passage's, yet the claim restates them)."""
+    sentences: their words are not one passage's, yet the claim restates them). A share or
+    multiple of another of the claim's figures (`others`) as `_with_own` computes it."""
+    own = _with_own(page, stems, claim, number, others)
+    if own is not None or base_of(number, others, claim) is not None:
+        return own
     cues = cues_of(claim)
     counts = _word_counts(page, stems)
     closest = _closest(page, stems, counts)
@@ -97,16 +106,21 @@ def computed_elsewhere(
     claim: str,
     number: StatedNumber,
     lent: list[frozenset[str]],
+    others: Sequence[StatedNumber] = (),
 ) -> bool:
     """`derived_elsewhere` as a test, adding the claim's words it lends to `lent`."""
-    found = derived_elsewhere(page, stems, claim, number)
+    found = derived_elsewhere(page, stems, claim, number, others)
     if found is not None:
         lent.append(found)
     return found is not None
 
 
 def derived_here(
-    number: StatedNumber, sentences: Sequence[Sentence], claim: str, stems: frozenset[str]
+    number: StatedNumber,
+    sentences: Sequence[Sentence],
+    claim: str,
+    stems: frozenset[str],
+    others: Sequence[StatedNumber] = (),
 ) -> bool:
     """Whether `number` is computed (`derivable`) from the figures of `sentences` (the
     matching passage and the title block), a complement only where they do not say "not"
@@ -114,7 +128,16 @@ def derived_here(
     `derivable_in_sentence` computes it (a quotient, a sum, a change the claim names). A
     duration only between dates (or years) of sentences holding the claim's words when
     they give two: "four years after the project began" is not the years of a logo and of
-    Windows support in the sentences between."""
+    Windows support in the sentences between. A share or multiple of another of the
+    claim's figures (`others`) only as `ownfigures` reads it ("65% of the 557,686,925": a
+    figure of the passage over 557,686,925, nothing else)."""
+    base = base_of(number, others, claim)
+    figures = [f for s in sentences for f in s.numbers]
+    if base is not None:
+        return share_with(number, base, figures, base=True)
+    part = part_of(number, others, claim)
+    if part is not None and share_with(number, part, figures, base=False):
+        return True
     cues = cues_of(claim)
     if is_duration(number):
         worded = [s for s in sentences if s.stems & stems]
@@ -129,6 +152,45 @@ def derived_here(
     ):
         return True
     return any(computed_in_sentence(number, s.numbers, cues) for s in sentences)
+
+
+OWN_SENTENCES = 2
+"""A share of the claim's own figure is computed in this many of the sentences stating it
+(those holding the most of the claim's words) and their neighbours."""
+
+
+def _with_own(
+    page: PageIndex,
+    stems: frozenset[str],
+    claim: str,
+    number: StatedNumber,
+    others: Sequence[StatedNumber],
+) -> frozenset[str] | None:
+    """The claim's words held where `number` is a share or multiple of another of the
+    claim's figures (`ownfigures`), or None: with a figure of a sentence stating that
+    figure, or of the sentence before or after it that holds a word of the claim it lacks
+    ("a solid 5% reduction ..." and "... far from the 20% improvement cited in the Clang
+    documentation" for "the 5% cut is a quarter of the improvement cited in Clang's
+    documentation")."""
+    base = base_of(number, others, claim)
+    own = base or part_of(number, others, claim)
+    if own is None:
+        return None
+    sentences = page.sentences
+    stating = sorted(
+        page.figures.sentences_stating(own), key=lambda i: (-len(sentences[i].stems & stems), i)
+    )
+    for index in stating[:OWN_SENTENCES]:
+        mine = sentences[index].stems
+        near = [
+            i
+            for i in (index - 1, index + 1)
+            if page.head <= i < len(sentences) and (sentences[i].stems & stems) - mine
+        ]
+        for i in (index, *near):
+            if share_with(number, own, sentences[i].numbers, base=base is not None):
+                return (mine | sentences[i].stems) & stems
+    return None
 
 
 def _word_counts(page: PageIndex, stems: frozenset[str]) -> Counter[int]:

@@ -29,7 +29,7 @@ ROUNDING (5%) of it ("ten years" is not 8).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 from decimal import Decimal
@@ -351,6 +351,16 @@ def computed_in_sentence(number: StatedNumber, figures: Sequence[StatedNumber], 
         _per_units_and_totals(figures, number, cues), _sentence_changes(figures, number, cues)
     )
     return any(low <= value <= high for value in derived)
+
+
+def within(number: StatedNumber, values: Iterable[float]) -> bool:
+    """Whether one of `values` (in base units) is a claim's figure, within its hedge's band
+    or, without one, its rounding (see the module docstring)."""
+    bounds = _range(number)
+    if bounds is None:
+        return False
+    low, high = _in_base(number, bounds)
+    return any(low <= value <= high for value in values)
 
 
 def is_duration(number: StatedNumber) -> bool:

@@ -115,12 +115,13 @@ _HEDGE_ENDS = ends_of(HEDGES)
 
 # Spellings pint reads as something a page rarely means after a figure ("5 in", "3 a",
 # "2 at", "10 K users", "5B dollars", "2019 as", "Python 2 has", "at 5 pm", "100,000 blobs"
-# (a slinch), "one cycle in eleven" (a turn)), and the computing sizes pint spells otherwise.
+# (a slinch), "one cycle in eleven" (a turn), "361,828,925 rd" (reads, no rutherfords)), and the
+# computing sizes pint spells otherwise.
 _NOT_UNITS = frozenset(
     """in a at are point points quarter quarters b B K k M pint pints cup
     cups bar bars turn turns line lines hand hands degree degrees count counts percent ppm
     ppb x times fold ha mil gal tons ton as am pm me he has ca rc cd pt dr gr ct sr au pc ly
-    mi blob blobs cycle cycles""".split()
+    mi rd blob blobs cycle cycles""".split()
 )
 _UNIT_ALIASES = {
     "KB": "kilobyte", "kb": "kilobit", "Kb": "kilobit", "Mb": "megabit", "Gb": "gigabit",
