@@ -58,6 +58,24 @@ def _singular(word: str) -> str:
 
 def content_words(text: str) -> set[str]:
     """The distinct content words of `text` (lowercased, stopwords and 1-char tokens removed)."""
+    tokens = distinct_tokens(text) - STOPWORDS
+    words = {_singular(t) if t[-1] == "s" else t for t in tokens if len(t) > 1}
+    words -= STOPWORDS
+    return words
+
+
+def content_word(token: str) -> str | None:
+    """What `content_words` makes of one of a text's `distinct_tokens`: the content word,
+    or None (a stopword, a one-character token)."""
+    if token in STOPWORDS or len(token) <= 1:
+        return None
+    word = _singular(token) if token[-1] == "s" else token
+    return None if word in STOPWORDS else word
+
+
+def distinct_tokens(text: str) -> set[str]:
+    """The distinct tokens of `text`, lowercased, split at anything not a letter or digit
+    (`content_words` keeps those that are content words)."""
     # Deduplicate before the per-word work: long notes repeat most of their words.
     if text.isascii():
         tokens = set(text.translate(_ASCII_FOLD).split())
@@ -67,10 +85,7 @@ def content_words(text: str) -> set[str]:
         odd = {token for token in tokens if not token.isalnum()}
         tokens -= odd
         tokens.update(part for token in odd for part in _NON_ALNUM.split(token) if part)
-    tokens -= STOPWORDS
-    words = {_singular(t) if t[-1] == "s" else t for t in tokens if len(t) > 1}
-    words -= STOPWORDS
-    return words
+    return tokens
 
 
 def jaccard(a: set[str] | frozenset[str], b: set[str] | frozenset[str]) -> float:

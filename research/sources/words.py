@@ -29,7 +29,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from research.core.similarity import content_words
+from research.core.similarity import content_word, distinct_tokens
 from research.sources.figures import RawFigure
 
 STEM_CHARS = 6
@@ -103,8 +103,18 @@ def stems_of(text: str) -> frozenset[str]:
     if ("up" in text or "down" in text) and ("peed" in text or "low" in text):
         text = _JOINED.sub(r"\1\2", text)
     return frozenset(
-        _stem(word) for word in content_words(text) if not word.isdigit() and word not in _HEDGES
+        stem for token in distinct_tokens(text) if (stem := _token_stem(token)) is not None
     )
+
+
+@lru_cache(maxsize=65536)
+def _token_stem(token: str) -> str | None:
+    """The stem of one of a text's tokens (`distinct_tokens`), or None for no content word,
+    a figure or a hedge: `content_words` and `_stem` in one step, cached."""
+    word = content_word(token)
+    if word is None or word.isdigit() or word in _HEDGES:
+        return None
+    return _stem(word)
 
 
 @lru_cache(maxsize=65536)
