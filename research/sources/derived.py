@@ -372,6 +372,8 @@ def is_duration(number: StatedNumber) -> bool:
 def derivable(number: StatedNumber, figures: Sequence[StatedNumber], cues: Cues = NO_CUES) -> bool:
     """Whether a claim's figure is computed from `figures` (see the module docstring); the
     complement of a percentage ("63% did not" from "37% did") only when `cues` say so."""
+    if not figures:
+        return False  # nothing to compute it from
     bounds = _range(number)
     if bounds is None or number.kind not in ("number", "percent"):
         return False

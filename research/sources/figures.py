@@ -185,19 +185,16 @@ class StatedNumber:
         default=(), init=False, repr=False, compare=False
     )
     """`windows()`, worked out once: a claim's figure is compared with many of a page's."""
+    magnitude: float | None = field(default=None, init=False, repr=False, compare=False)
+    """The figure as a float in base units (its unit's, if it has one), or None for a
+    version or a date."""
 
     def __post_init__(self) -> None:
         number = float(self.value) if isinstance(self.value, Decimal) else None
         object.__setattr__(self, "as_float", number)
+        base = self.quantity.base if self.quantity is not None else number
+        object.__setattr__(self, "magnitude", base)
         object.__setattr__(self, "band_windows", tuple(self._windows()))
-
-    @property
-    def magnitude(self) -> float | None:
-        """The figure as a float in base units (its unit's, if it has one), or None for a
-        version or a date."""
-        if self.quantity is not None:
-            return self.quantity.base
-        return self.as_float
 
     def matches(self, page: StatedNumber) -> bool:
         """Whether a page's figure may be this (a claim's) figure: the same value (a claim's
