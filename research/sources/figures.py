@@ -516,11 +516,27 @@ def _read_quantities(text: str, found: list[RawFigure], *, claim: bool) -> None:
     _lend_units(text, found)
 
 
+NEAR_REACH = 0.15
+"""How far past (or short of) its figure a hedge such as "just over" reaches at most."""
+
+
+def _near_band(band: tuple[float, float], raw: RawFigure) -> tuple[float, float]:
+    """A hedge just past or short of a figure ("just over 2%") reaches half a unit of its
+    last digit, where that is more than its tenth, up to NEAR_REACH (2.24%, not 2.4%;
+    "just under 3%": 2.6%; "just under 1,000 MB" is no 700 MB, "just over two hours" no
+    2:21:09)."""
+    low, high = band
+    if not isinstance(raw.value, Decimal) or raw.value <= 0 or (low < 1.0) == (high > 1.0):
+        return band
+    reach = min(NEAR_REACH, float(step_of(raw.text, raw.value) / raw.value))
+    return (low, max(high, 1 + reach)) if low == 1.0 else (min(low, 1 - reach), high)
+
+
 def _hedge(text: str, raw: RawFigure) -> None:
     """A claim's figure after a hedge gets its band, unless the hedge names a group's
     boundary ("children under 15": exact, `equivalents.boundary`)."""
     hedge = hedge_before(text, raw.start)
-    raw.band = hedge[0] if hedge else _scale_rounding(raw)
+    raw.band = _near_band(hedge[0], raw) if hedge else _scale_rounding(raw)
     raw.blank_start = hedge[1] if hedge else raw.start
     if hedge is not None and isinstance(raw.value, Decimal) and boundary(text, hedge[1], hedge[0]):
         raw.band = None
