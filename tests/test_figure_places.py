@@ -85,6 +85,12 @@ _SCHEDULE = (
     "releases are planned.\n\n"
     "- 3.9.9 final: 2021-08-17\n"
 )
+_ADOPTION = (
+    "Survey results\n\n"
+    "We also found that about a quarter of respondents had begun using the new API in their "
+    "code (26%), including 14% who said they are already using it in production services. "
+    "Most others plan to try it this year.\n"
+)
 _CLOCKS = (
     "Clock notes\n\n"
     "All figures below were measured on Windows 8.1 by the author of this note.\n\n"
@@ -146,6 +152,22 @@ VERSIONS: list[Case] = [
     (_SCHEDULE, "The last bugfix release of Python 3.9, 3.9.8, came out on 2021-08-17.", False),
     (_SCHEDULE, "The security release 3.9.9 came out on 2021-06-27.", False),
 ]
+PARENTHESES: list[Case] = [
+    (
+        _ADOPTION,
+        "About one in seven respondents said they were already using the new API in "
+        "production services.",
+        True,
+    ),
+    (_ADOPTION, "About a quarter of respondents had begun using the new API in their code.", True),
+    (_ADOPTION, "About one in seven respondents had begun using the new API in their code.", False),
+    (
+        _ADOPTION,
+        "About a quarter of respondents said they were already using the new API in "
+        "production services.",
+        False,
+    ),
+]
 MULTIPLES: list[Case] = [
     (_CLOCKS, "On Windows 8.1 the wall clock had a resolution of 15.6 ms.", True),
     (_CLOCKS, "On Windows 8.1 the wall clock had a resolution of 2.8 ms.", False),
@@ -159,10 +181,13 @@ GROUPS: dict[str, list[Case]] = {
     "units": UNITS,
     "names": NAMES,
     "versions": VERSIONS,
+    "parentheses": PARENTHESES,
     "multiples": MULTIPLES,
 }
 
-NOT_YET_READ: frozenset[str] = frozenset({"years-05", "units-02", "versions-00"})
+NOT_YET_READ: frozenset[str] = frozenset(
+    {"years-05", "units-02", "versions-00", "parentheses-00", "parentheses-03"}
+)
 """Ids ("<group>-<index>") of the cases the check does not get right yet. years-05: the
 claim's figure is the one the page gives to the year before ("up from 3,200 in 2020"),
 and its year is the survey's, stated in the sentence before: a year beside another
