@@ -194,7 +194,11 @@ and its year is the survey's, stated in the sentence before: a year beside anoth
 figure is left out of the slot rules (it is more often context than the point). units-02
 swaps the two figures of one clause: the claim states both, so neither is a rival of the
 other any more (that reading flagged units-00, a true claim whose paraphrase shares a word
-with the other figure's); a flipped meaning, left to the judge."""
+with the other figure's); a flipped meaning, left to the judge. parentheses-00: the words
+after "14%" hold as many of the claim's as the parenthesis ties to 26% ("it" stands for
+"the new API"), and a tie goes to the parenthesis; parentheses-03: the rival (14%) is
+outside parentheses, so only the words next to it could tell, and "about a quarter" is
+stated there too."""
 
 
 @pytest.mark.parametrize(("page", "claim", "supported"), case_params(GROUPS, NOT_YET_READ))

@@ -317,6 +317,9 @@ def _attached_words(sentence: Sentence) -> list[set[str] | None]:
 
 NEAR_WORDS = 6
 """A figure of a page sentence belongs to up to this many words on either side of it."""
+CLAUSE_WORDS = 20
+"""A figure outside parentheses, in a sentence where a parenthesis ties another to words,
+has up to this many words on either side (`told_the_other_way`)."""
 CLAIM_NEAR_WORDS = 2
 """The claim's words next to its figure: up to this many content words on either side."""
 _WORD = re.compile(r"[^\W\d_][\w'-]*")
@@ -460,10 +463,37 @@ def told_the_other_way(
                     )
                 continue
             words = _words_of(clauses, stems, number, len(checked) > 1, figures)
-            own = max(len((tied[i] or set()) & words) for i in mine)
-            for i in rivals:
-                if len((tied[i] or set()) & words) > own:
-                    return Given(number, sentence.numbers[i], index)
+            tie = _tied_rival(sentence, tied, mine, rivals, words)
+            if tie is not None:
+                return Given(number, sentence.numbers[tie], index)
+    return None
+
+
+def _tied_rival(
+    sentence: Sentence,
+    tied: Sequence[set[str] | None],
+    mine: Sequence[int],
+    rivals: Sequence[int],
+    words: frozenset[str],
+) -> int | None:
+    """The rival a parenthesis ties to more of the claim's `words` than the claim's own
+    figure holds: a figure in parentheses has the words it is tied to, one outside them the
+    words of its clause up to the next figure (`CLAUSE_WORDS`), which must hold strictly
+    more ("including 14% who said ... in production" against "using it in their code
+    (26%)"; not "250 (the default) or 1000, yielding a jiffies value" for a default of
+    1000)."""
+    free: list[frozenset[str]] = []
+    best, outside = -1, False
+    for i in mine:
+        held = tied[i]
+        if held is None:
+            free = free or _near_words(sentence.norm, sentence.numbers, CLAUSE_WORDS)
+            held, outside = set(free[i]), True
+        best = max(best, len(held & words))
+    for i in rivals:
+        theirs = len((tied[i] or set()) & words)
+        if theirs > best or (outside and theirs and theirs >= best):
+            return i
     return None
 
 
