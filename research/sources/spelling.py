@@ -243,6 +243,8 @@ _PLACES = frozenset(
 """Words before "half" that name a part, not a share ("the second half of the year")."""
 
 
+_EVERY_QUARTER = re.compile(r"\b(?:once (?:a|per|every) quarter|every quarter)\b", re.I)
+"""A period of a quarter of a year: "every 3 months", as a page writes it."""
 _PERIOD_BEFORE = re.compile(r"\b(?:once|twice|thrice|times|every|each|per)\s+$", re.IGNORECASE)
 """Words before "(a) quarter" that make it three months, not a fourth."""
 
@@ -540,6 +542,13 @@ def _magnitude(match: re.Match[str]) -> str:
     return f"of the order of {10**count}\u00d7"
 
 
+def _fractions(text: str, lower: str) -> str:
+    """ "once a quarter" as "every 3 months", then fractions as shares."""
+    if "quarter" in lower:
+        text = _EVERY_QUARTER.sub("every 3 months", text)
+    return _FRACTION.sub(_fraction, text)
+
+
 def _ratios(text: str, lower: str) -> str:
     text = _RATIO.sub(_ratio, text)
     return _NOUN_RATIO.sub(_noun_ratio, text) if " in " in lower else text
@@ -587,7 +596,7 @@ def spell_numbers(text: str) -> str:
         if "half a" in lower:
             text = _HALF_A.sub(_half_a, text)
         if _FRACTION_WORD.search(lower):
-            text = _FRACTION.sub(_fraction, text)
+            text = _fractions(text, lower)
         if " in " in lower or " of every " in lower or " out of " in lower:
             text = _ratios(text, lower)
         if " a " in lower or " an " in lower:
