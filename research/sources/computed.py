@@ -39,7 +39,7 @@ from research.sources.derived import (
 )
 from research.sources.figures import StatedNumber, Value
 from research.sources.namedrows import named_rows, names_of
-from research.sources.ownfigures import base_of, part_of, share_with
+from research.sources.ownfigures import base_of, converted, part_of, share_with
 from research.sources.pageindex import PageIndex, Sentence
 from research.sources.quantities import step_of
 
@@ -77,7 +77,10 @@ def derived_elsewhere(
     None when it is not, else the claim's words (`stems`) that the sentences it is computed
     from hold when they are far from each other (two rows a claim names, or `_apart`'s two
     sentences: their words are not one passage's, yet the claim restates them). A share or
-    multiple of another of the claim's figures (`others`) as `_with_own` computes it."""
+    multiple of another of the claim's figures (`others`) as `_with_own` computes it; a
+    quantity that is another of them in the unit the claim names (`ownfigures.converted`)."""
+    if converted(number, others, claim):
+        return frozenset()
     own = _with_own(page, stems, claim, number, others)
     if own is not None or base_of(number, others, claim) is not None:
         return own

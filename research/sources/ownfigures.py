@@ -10,7 +10,9 @@ A writer who gives both figures of a computation says which is which:
   part (`part_of`); the share is it over a page's percentage (5% of 20%).
 
 `share_with` computes the claim's figure from that own figure and the page's figures of
-its kind and dimension, within the claim's precision (`derived.within`).
+its kind and dimension, within the claim's precision (`derived.within`). `converted` finds
+a claim's quantity to be another of its figures in the unit it names ("given in
+nanoseconds, must be less than 2^63, a bound of roughly 290 years").
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from collections.abc import Iterator, Sequence
 
 from research.sources.derived import within
 from research.sources.figures import StatedNumber
+from research.sources.quantities import unit_of
 
 _OF_BASE = re.compile(r"\s*(?:times\s+)?(?:of\s+)?(?:the|all(?: the)?|its|their)?\s*")
 """Between a share or multiple and its base: " of the ", " times the ", " of "."""
@@ -97,3 +100,28 @@ def share_with(
     (`base`), or `own` over one of them."""
     scale = 100.0 if number.kind == "percent" else 1.0
     return within(number, (scale * r for r in _ratios(own, figures, base=base)))
+
+
+_IN_UNIT = re.compile(r"\b(?:in|as)\s+([^\W\d_]+)")
+"""The unit a claim says its figures are in: "given in nanoseconds"."""
+
+
+def converted(number: StatedNumber, others: Sequence[StatedNumber], claim: str) -> bool:
+    """Whether a quantity `number` is another, bare, figure of the claim in the unit the
+    claim says it is in ("given in nanoseconds, must be less than 2^63, a bound of roughly
+    290 years": 2^63 ns is 292 years), within `number`'s precision: the claim's own
+    conversion."""
+    if number.quantity is None:
+        return False
+    dimension = number.quantity.unit.dimension
+    factors = [
+        unit.factor
+        for word in _IN_UNIT.findall(claim)
+        if (unit := unit_of(word)) is not None and unit.dimension == dimension
+    ]
+    bare = [
+        o.magnitude
+        for o in others
+        if o is not number and o.kind == "number" and o.quantity is None and o.magnitude
+    ]
+    return within(number, (value * factor for value in bare for factor in factors))
