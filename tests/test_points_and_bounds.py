@@ -143,11 +143,6 @@ GROUPS: dict[str, list[Case]] = {"points": POINTS, "bounds": BOUNDS}
 
 NOT_YET: frozenset[str] = frozenset(
     {
-        "points-13",
-        "points-19",
-        "points-20",
-        "points-21",
-        "points-22",
         "bounds-02",
         "bounds-11",
         "bounds-16",

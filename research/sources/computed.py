@@ -41,6 +41,7 @@ from research.sources.figures import StatedNumber, Value
 from research.sources.namedrows import named_rows, names_of
 from research.sources.ownfigures import base_of, converted, part_of, share_with
 from research.sources.pageindex import PageIndex, Sentence
+from research.sources.points import is_points, points_between
 from research.sources.quantities import step_of
 
 DERIVING_SENTENCES = 8
@@ -88,7 +89,7 @@ def derived_elsewhere(
     counts = _word_counts(page, stems)
     closest = _closest(page, stems, counts)
     sentences = page.sentences
-    if any(
+    if not is_points(number) and any(
         derivable_in_sentence(number, sentences[i].numbers, cues.against(sentences[i].norm))
         for i in closest[:DERIVING_SENTENCES]
     ):
@@ -96,6 +97,8 @@ def derived_elsewhere(
     lent = _derived_from_rows(page, stems, claim, number)
     if lent is not None:
         return lent
+    if is_points(number):
+        return _points_near(page, stems, number, closest)
     if any(
         _with_neighbour(page, stems, index, number, cues) for index in closest[:PAIRED_SENTENCES]
     ):
@@ -141,6 +144,8 @@ def derived_here(
     part = part_of(number, others, claim)
     if part is not None and share_with(number, part, figures, base=False):
         return True
+    if is_points(number):
+        return points_between(number, sentences, stems)
     cues = cues_of(claim)
     if is_duration(number):
         worded = [s for s in sentences if s.stems & stems]
@@ -194,6 +199,20 @@ def _with_own(
             if share_with(number, own, sentences[i].numbers, base=base is not None):
                 return (mine | sentences[i].stems) & stems
     return None
+
+
+def _points_near(
+    page: PageIndex, stems: frozenset[str], number: StatedNumber, closest: Sequence[int]
+) -> frozenset[str] | None:
+    """A difference in percentage points (`points.points_between`) of two percentages of
+    the DERIVING_SENTENCES closest sentences and the NEIGHBOURS of the PAIRED_SENTENCES
+    closest: frozenset() when it is one, else None."""
+    near = set(closest[:DERIVING_SENTENCES])
+    for anchor in closest[:PAIRED_SENTENCES]:
+        start = max(page.head, anchor - NEIGHBOURS)
+        near.update(range(start, min(len(page.sentences), anchor + NEIGHBOURS + 1)))
+    chosen = [page.sentences[i] for i in sorted(near)]
+    return frozenset() if points_between(number, chosen, stems) else None
 
 
 def _word_counts(page: PageIndex, stems: frozenset[str]) -> Counter[int]:

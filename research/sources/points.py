@@ -1,0 +1,122 @@
+"""A claim's difference in percentage points ("trailed AWS by 20 percentage points") computed
+from two percentages of the page (pure: standard library only), only when they are the two
+the claim compares, not any two percentages that happen to lie that far apart:
+- neither is itself a change ("up 4% on last year", "an increase of 19%", "12% more"): a
+  share less a change is no difference of two shares;
+- they are one series: next to each other in one sentence, joined by "from", "to",
+  "versus", "compared", "against" or an arrow ("31.5% of respondents, up from 27.6%";
+  "from 25% → 46%"); or
+- each is beside a word of the claim that the other's words lack: the words from the
+  figure to the clause's edge (a comma, a semicolon, "while", "but") or to the sentence's
+  next or previous percentage, on one side of it (after it, "58% develop on Linux, 27% on
+  macOS"; or before it, "satisfaction with AWS was 77%", "Azure was lower (57%)"), the
+  same side for two figures of one sentence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+from research.sources.derived import within
+from research.sources.figures import StatedNumber
+from research.sources.pageindex import Sentence
+from research.sources.words import stems_of
+
+_BREAK = re.compile(r"[;:.!?]\s|,(?!\d)|\s(?:while|whereas|but)\s", re.I)
+_LINK = re.compile(r"\b(?:from|to|versus|vs|against|compared)\b|\u2192|->", re.I)
+LINK_WORDS = 8
+"""Two figures of a series are at most this many words apart ("44.5% of respondents use
+the nightly toolchain, up from 39.1%")."""
+_CHANGE_BEFORE = re.compile(
+    r"(?:\b(?:up|down|rose|fell|grew|gained|lost|jumped|climbed|dropped|declined|increased"
+    r"|decreased|increase|decrease|growth|rise|fall|drop|gain|decline|jump)(?:\s+(?:by|of))?"
+    r"|\+)\s*$",
+    re.I,
+)
+_CHANGE_AFTER = re.compile(
+    r"\s*(?:more|less|fewer|higher|lower|increase|decrease|growth|rise|drop|gain|decline"
+    r"|jump|year[- ]over[- ]year|yoy)\b",
+    re.I,
+)
+
+
+def is_points(number: StatedNumber) -> bool:
+    """Whether a claim's figure is a difference in percentage points."""
+    return number.kind == "percent" and "point" in number.text.lower()
+
+
+@dataclass(frozen=True, slots=True)
+class _Level:
+    """A percentage of the page that is no change, with the words on each side of it."""
+
+    value: float
+    sentence: int
+    order: int
+    """Its place among the sentence's percentages."""
+    before: frozenset[str]
+    after: frozenset[str]
+    linked: bool
+    """Joined to the sentence's previous percentage as one series."""
+
+
+def _levels(sentences: Sequence[Sentence]) -> Iterator[_Level]:
+    for index, sentence in enumerate(sentences):
+        text = sentence.norm
+        shares = [
+            f
+            for f in sentence.numbers
+            if f.kind == "percent"
+            and f.as_float is not None
+            and 0 <= f.as_float <= 100  # a share or a rate ("41% in 2022": no 2022%)
+            and "point" not in f.text.lower()
+        ]
+        shares.sort(key=lambda f: f.span)
+        for order, figure in enumerate(shares):
+            start, end = figure.span
+            left = shares[order - 1].span[1] if order else 0
+            right = shares[order + 1].span[0] if order + 1 < len(shares) else len(text)
+            before, after = text[left:start], text[end:right]
+            if _CHANGE_BEFORE.search(before) or _CHANGE_AFTER.match(after):
+                continue
+            cut = [m.end() for m in _BREAK.finditer(before)]
+            after_end = next((m.start() for m in _BREAK.finditer(after)), len(after))
+            linked = (
+                bool(order) and len(before.split()) <= LINK_WORDS and bool(_LINK.search(before))
+            )
+            yield _Level(
+                value=figure.as_float or 0.0,
+                sentence=index,
+                order=order,
+                before=stems_of(before[cut[-1] if cut else 0 :]),
+                after=stems_of(after[:after_end]),
+                linked=linked,
+            )
+
+
+def _own(mine: frozenset[str], theirs: frozenset[str], stems: frozenset[str]) -> bool:
+    """Whether each side holds a word of the claim (`stems`) that the other lacks."""
+    return bool((mine & stems) - theirs) and bool((theirs & stems) - mine)
+
+
+def _paired(a: _Level, b: _Level, stems: frozenset[str]) -> bool:
+    if a.sentence == b.sentence:
+        if b.order == a.order + 1 and b.linked:
+            return True
+        return _own(a.before, b.before, stems) or _own(a.after, b.after, stems)
+    return any(_own(x, y, stems) for x in (a.before, a.after) for y in (b.before, b.after))
+
+
+def points_between(
+    number: StatedNumber, sentences: Sequence[Sentence], stems: frozenset[str]
+) -> bool:
+    """Whether a claim's difference in percentage points (`is_points`) is the difference
+    of two percentages of `sentences` that are the two the claim (its words: `stems`)
+    compares (see the module docstring)."""
+    levels = list(_levels(sentences))
+    return any(
+        within(number, [abs(a.value - b.value)]) and _paired(a, b, stems)
+        for a, b in combinations(levels, 2)
+    )
