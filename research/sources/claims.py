@@ -138,7 +138,7 @@ from research.sources.claimtext import (
     rewrite_report_citations,
     unit_lines,
 )
-from research.sources.computed import computed_elsewhere, derived_here
+from research.sources.computed import computed_elsewhere, derived_here, rows_next_to
 from research.sources.derived import derivable
 from research.sources.figurerun import figure_passage
 from research.sources.figures import (
@@ -455,13 +455,14 @@ def _match(
         run = _Run(0, page.head, frozenset(), 0, 0)  # only the title block matches
     in_run = page.sentences[run.first : run.end]
     lent: list[frozenset[str]] = []  # words of sentences far off a figure is computed from
+    context = (*head, *in_run, *rows_next_to(page, run.first, run.end, stems))
     derived = [
         n
         for n, s in zip(numbers, stating, strict=True)
         if not holds(in_run, n)
         and not holds(head, n)
         and (
-            derived_here(n, (*head, *in_run), parsed.norm, stems, numbers)
+            derived_here(n, context, parsed.norm, stems, numbers)
             or enumerated(page, parsed.norm, n)
             or (not s and computed_elsewhere(page, stems, parsed.norm, n, lent, numbers))
         )

@@ -121,6 +121,29 @@ def computed_elsewhere(
     return found is not None
 
 
+NEXT_ROWS = 2
+"""Rows of a table right before or after the passage that it may compute with, at most."""
+
+
+def rows_next_to(
+    page: PageIndex, first: int, end: int, stems: frozenset[str]
+) -> tuple[Sentence, ...]:
+    """The rows of the table right before sentence `first` or right after `end` (a
+    passage's) whose first cell the claim names (at most NEXT_ROWS of each): what "in the
+    above benchmark, passing -n increases the times to 1.664s for ripgrep" changes ("added
+    about 0.6 seconds" from ripgrep's row's 1.042s)."""
+    sentences = page.sentences
+    out: list[Sentence] = []
+    for start, step in ((first - 1, -1), (end, 1)):
+        index, taken = start, 0
+        while page.head <= index < len(sentences) and sentences[index].label and taken < NEXT_ROWS:
+            if sentences[index].label & stems:
+                out.append(sentences[index])
+                taken += 1
+            index += step
+    return tuple(out)
+
+
 def derived_here(
     number: StatedNumber,
     sentences: Sequence[Sentence],
