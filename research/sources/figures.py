@@ -194,7 +194,8 @@ class StatedNumber:
         object.__setattr__(self, "as_float", number)
         base = self.quantity.base if self.quantity is not None else number
         object.__setattr__(self, "magnitude", base)
-        object.__setattr__(self, "band_windows", tuple(self._windows()))
+        if self.band is not None:  # else no windows, the default
+            object.__setattr__(self, "band_windows", tuple(self._windows()))
 
     def matches(self, page: StatedNumber) -> bool:
         """Whether a page's figure may be this (a claim's) figure: the same value (a claim's
