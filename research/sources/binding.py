@@ -71,7 +71,10 @@ class Weights:
 
     def reaches(self, index: int, least: float) -> bool:
         """Whether sentence `index` weighs at least `least`; the claim's other figures are
-        looked for in it only when its words could reach it with them (`_bound`)."""
+        looked for in it only when its words fall short of it and could reach it with them
+        (`_bound`)."""
+        if index not in self._done and self._words(index)[1] >= least:
+            return True  # its figures only add to that
         return self._bound(index) >= least and self(index) >= least
 
     def most(self, indexes: Iterable[int], least: float) -> float | None:

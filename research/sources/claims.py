@@ -537,11 +537,11 @@ def _absent(
         if _subject(page, s) or _dated_next_door(n, s, run):
             continue
         weights = Weights(page, n, stems, numbers)
-        if not (
-            anchored(page, n, rest, numbers, stating)
-            or introduced(page, n, passage, rest, numbers, s)
-            or bound(page, n, numbers, s, weights)
+        if not (  # each is pure: the cheapest, and the most often true, asked first
+            introduced(page, n, passage, rest, numbers, s)
             or loosely_bound(page, n, parsed.norm, numbers, s, weights)
+            or anchored(page, n, rest, numbers, stating)
+            or bound(page, n, numbers, s, weights)
         ):
             out.append(n)
     return out
