@@ -135,6 +135,22 @@ _LEVELS = (
     "| deflate -6 | 3.10 | 36 MB/s |\n"
     "| deflate -9 | 3.13 | 12 MB/s |\n"
 )
+_SERIALIZE = (
+    "Serialization\n\n"
+    "Latency of serializing the sample document, and invalid JSON inputs each library let "
+    "through:\n\n"
+    "| Library | compact (ms) | pretty (ms) | invalid JSON accepted |\n"
+    "|---|---|---|---|\n"
+    "| fastjson | 0.02 | 0.01 | 0 |\n"
+    "| json | 0.54 | 0.13 | 17 |\n"
+)
+COLUMNS: list[Case] = [
+    (_SERIALIZE, "fastjson serialized the sample document in 0.02 ms as compact output.", True),
+    (_SERIALIZE, "Pretty-printing the sample, json took 0.13 ms.", True),
+    (_SERIALIZE, "fastjson accepted 0 invalid JSON inputs, json 17.", True),
+    (_SERIALIZE, "fastjson serialized the sample document in 0.01 ms as compact output.", False),
+    (_SERIALIZE, "Pretty-printing the sample, json took 0.54 ms.", False),
+]
 TABLES: list[Case] = [
     (_TWO_TABLES, "Serializing a list of integers, stdjson took 611 ms.", True),
     (_TWO_TABLES, "Serializing a list of integers, fastjson took 52 ms against 611 ms.", True),
@@ -187,10 +203,11 @@ GROUPS: dict[str, list[Case]] = {
     "pipe": PIPE,
     "signals": SIGNALS,
     "tables": TABLES,
+    "columns": COLUMNS,
     "prose": PROSE,
 }
 
-NOT_YET_READ: frozenset[str] = frozenset()
+NOT_YET_READ: frozenset[str] = frozenset({"columns-04"})
 """Ids ("<group>-<index>") of the cases the check does not get right yet."""
 
 
