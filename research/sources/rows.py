@@ -116,32 +116,52 @@ def other_column(
     stating: Sequence[Collection[int]],
 ) -> Given | None:
     """The first of the claim's figures stated in a row the claim names, in a column it does
-    not name, while it names another column of that row (a header's word among the claim's,
-    `Sentence.columns`) holding a figure of the same sort the claim lacks: "On x86, SIGUSR1
-    is signal 30" where 30 is its Alpha column and 10 its x86 one."""
+    not name, while it names another column of that row (the one whose header's words the
+    claim holds the most of, `Sentence.columns`) holding a figure of the same sort the
+    claim lacks, and no row it names states it in the column it names: "On x86, SIGUSR1 is
+    signal 30" where 30 is its Alpha number and 10 its x86 one; "compact ms" names
+    "compact (ms)" rather than "pretty (ms)"."""
     claimed = frozenset(v for n in numbers for v in n.candidates)
     for number, mine in zip(numbers, stating, strict=True):
         if number.kind in _SKIPPED:
             continue
+        found: Given | None = None
         for index in sorted(page.labelled.intersection(mine)):
             row = page.sentences[index]
             if not row.columns or not row.label <= stems:
                 continue
-            found = _named_column(row, number, stems, claimed)
-            if found is not None:
-                return Given(number, found, index)
+            named, places = _named_columns(row, number, stems)
+            if places & named:
+                found = None  # a row it names states it where it says
+                break
+            if found is None and named:
+                theirs = _in_column(row, places, named, claimed)
+                found = None if theirs is None else Given(number, theirs, index)
+        if found is not None:
+            return found
     return None
 
 
-def _named_column(
-    row: Sentence, number: StatedNumber, stems: frozenset[str], claimed: frozenset[Value]
-) -> StatedNumber | None:
-    named = {i for i, words in enumerate(row.columns) if words & stems}
+def _named_columns(
+    row: Sentence, number: StatedNumber, stems: frozenset[str]
+) -> tuple[set[int], set[int]]:
+    """(the columns of `row` the claim names: those whose header's words, other than the
+    row's label's, it holds the most of, when they have one header; the places where `row`
+    states `number`)."""
+    told = stems - row.label  # the words naming the row do not name a column
+    held = [len(words & told) for words in row.columns]
+    most = max(held, default=0)
+    named = {i for i, count in enumerate(held) if count == most and count}
     places = {i for i, figure in enumerate(row.numbers) if number.matches(figure)}
-    if not named or places & named or any(i >= len(row.columns) for i in places):
-        return None  # no column named, or the figure's own; or a figure past the header
-    if len({row.columns[i] for i in named}) != 1:
-        return None  # the claim names several columns: which is its figure's is unsaid
+    if len({row.columns[i] for i in named}) != 1 or any(i >= len(row.columns) for i in places):
+        named = set()  # several headers named as much, or a figure past the header
+    return named, places
+
+
+def _in_column(
+    row: Sentence, places: set[int], named: set[int], claimed: frozenset[Value]
+) -> StatedNumber | None:
+    """The figure of a named column of `row` of the sort of the claim's (at `places`)."""
     for place in sorted(places):
         for column in sorted(named):
             theirs = row.numbers[column]
