@@ -100,12 +100,26 @@ TIMING: list[Case] = [
     ),
     (_TIMING, "Without following links, the slow tool needed 14.210 s on average.", False),
 ]
+_RST_NS = (
+    "Clock resolution\n\n"
+    "Resolution of each clock, measured in Python on the test machine:\n\n"
+    "=========== ==========\n"
+    "Function Resolution\n"
+    "=========== ==========\n"
+    "monotonic() 81 ns\n"
+    "monotonic_ns() 84 ns\n"
+    "perf_counter() 82 ns\n"
+    "=========== ==========\n"
+)
 RST: list[Case] = [
     (_RST, "On the test machine, slow_clock() had a resolution of 16 ms.", True),
     (_RST, "fast_clock() had a resolution of 20 nanoseconds on the test machine.", True),
     (_RST, "cpu_clock() had a resolution of about 16 ms on the test machine.", True),
     (_RST, "fast_clock() had a resolution of 16 ms on the test machine.", False),
     (_RST, "On the test machine, cpu_clock() had a resolution of 20 ns.", False),
+    (_RST_NS, "On the test machine, monotonic_ns() had a resolution of 84 ns.", True),
+    (_RST_NS, "On the test machine, monotonic() had a resolution of 81 ns.", True),
+    (_RST_NS, "On the test machine, monotonic_ns() had a resolution of 81 ns.", False),
 ]
 PIPE: list[Case] = [
     (_PIPE, "On the server, the gcc Release build took 12.9 seconds.", True),

@@ -57,11 +57,10 @@ def other_row(
     name, with the figure a row it names gives in the same place. `stems`: the claim's
     content words; `stating`: the sentences stating each of `numbers`."""
     claimed = frozenset(v for n in numbers for v in n.candidates)
-    sentences = page.sentences
     for number, mine in zip(numbers, stating, strict=True):
         if number.kind in _SKIPPED or not mine:
             continue
-        if not page.labelled.issuperset(mine) or any(sentences[i].label <= stems for i in mine):
+        if not page.labelled.issuperset(mine) or any(_names(page, i, stems) for i in mine):
             continue  # stated in prose too, or in a row the claim names
         for index in sorted(mine):
             found = _named_rival(page, index, number, stems, claimed)
@@ -180,12 +179,23 @@ def _named_rival(
     """The figure in `number`'s place in a row of `index`'s table that the claim names."""
     row = page.sentences[index]
     for other in _same_table(page, index):
-        label = page.sentences[other].label
-        if label and label <= stems:
+        if _names(page, other, stems):
             found = _in_place(row, number, page.sentences[other], claimed)
             if found is not None:
                 return Given(number, found, other)
     return None
+
+
+def _names(page: PageIndex, index: int, stems: frozenset[str]) -> bool:
+    """Whether the claim (its `stems`) names row `index`: all its label's words, and no row
+    of its table with more words that the claim names too ("monotonic_ns()" names that
+    row, not "monotonic()", whose words it also holds)."""
+    label = page.sentences[index].label
+    if not label or not label <= stems:
+        return False
+    return not any(
+        label < page.sentences[other].label <= stems for other in _same_table(page, index)
+    )
 
 
 def _in_place(
@@ -284,7 +294,7 @@ def in_named_row(
     sentences = page.sentences
     for index in sorted(page.labelled.intersection(mine)):
         row = sentences[index]
-        if not row.lead or not row.label <= stems:
+        if not row.lead or not _names(page, index, stems):
             continue
         if any(sentences[i].label == row.label for i in _same_table(page, index)):
             continue  # rows told apart by figures only ("zlib -1", "zlib -6")
