@@ -141,13 +141,7 @@ BOUNDS: list[Case] = [
 
 GROUPS: dict[str, list[Case]] = {"points": POINTS, "bounds": BOUNDS}
 
-NOT_YET: frozenset[str] = frozenset(
-    {
-        "bounds-02",
-        "bounds-11",
-        "bounds-16",
-    }
-)
+NOT_YET: frozenset[str] = frozenset({})
 """Ids ("<group>-<index>") of the cases the check does not get right yet."""
 
 

@@ -56,10 +56,15 @@ from research.sources.equivalents import (
     upper_boundary,
 )
 from research.sources.quantities import (
+    REACHES,
     Quantity,
+    bound_meets,
+    claim_side,
     ends_of,
     hedge_before,
     may_end_with,
+    negated,
+    page_bound,
     quantity,
     readings,
     step_of,
@@ -179,6 +184,14 @@ class StatedNumber:
     tokens: frozenset[str] = field(default=frozenset(), compare=False)
     """The same figure written another way (`research.sources.equivalents`: "× 3" for
     "tripled" and "rose 200%"); also among its candidates."""
+    bound: int = field(default=0, compare=False)
+    """A page's figure after a bound (`quantities.page_bound`): +1 "more than 50%", -1
+    "under 2%" or "up to 50%", 0 none."""
+    reach: bool = field(default=False, compare=False)
+    """A claim's figure after a reach ("up to 50%": `quantities.REACHES`)."""
+    side: int = field(default=0, compare=False)
+    """A claim's figure after a hedge: the side of it the hedge puts the true value
+    (`quantities.claim_side`: +1 "more than", -1 "under", "nearly", 0 "about" or none)."""
     as_float: float | None = field(default=None, init=False, repr=False, compare=False)
     """Its value as a float, None when it is not a number (a date, a version)."""
     band_windows: tuple[tuple[float, float], ...] = field(
@@ -204,6 +217,8 @@ class StatedNumber:
         same figure written another way (a token of `research.sources.equivalents`)."""
         if self.tokens and not self.tokens.isdisjoint(page.candidates):
             return True
+        if page.bound and not self.meets_bound(page):
+            return False
         if self.kind == "percent" and page.kind != "percent":
             return False
         if self.multiple and not page.multiple:
@@ -222,6 +237,13 @@ class StatedNumber:
         if self.band is None or value is None:
             return False
         return any(low <= value <= high for low, high in self.band_windows)
+
+    def meets_bound(self, page: StatedNumber) -> bool:
+        """Whether this (a claim's) figure's hedge may be read from a page's figure given
+        its bound (`quantities.bound_meets`)."""
+        mine, theirs = self.magnitude, page.magnitude
+        ratio = theirs / mine if mine and theirs is not None else 1.0
+        return bound_meets(page.bound, self.side, self.reach, ratio)
 
     def within(self, value: float, mine: float) -> bool:
         """Whether `value` is in this figure's hedge band around `mine` (its own value)."""
@@ -289,6 +311,9 @@ class RawFigure:
     """Where its blank starts when not at `start`: at a claim's hedge ("more than"),
     which is no content word either; -1: at `start`."""
     tokens: set[str] = field(default_factory=set)
+    bound: int = 0
+    reach: bool = False
+    side: int = 0
 
 
 def raw_numbers(text: str, *, claim: bool = False) -> list[RawFigure]:
@@ -504,6 +529,8 @@ def _read_quantities(text: str, found: list[RawFigure], *, claim: bool) -> None:
             continue
         if claim:
             _hedge(text, raw)
+        else:
+            _page_bound(text, raw)
         times = _multiple(text, raw.start, raw.end) if raw.kind == "number" else None
         raw.multiple = times is not None
         if times is not None:
@@ -543,6 +570,18 @@ def _hedge(text: str, raw: RawFigure) -> None:
         raw.band = None
         token = upper_boundary(hedge[0], raw.value)
         raw.tokens.update([token] if token else [])
+    elif hedge is not None:
+        raw.reach = text[hedge[1] : hedge[1] + 16].lower().startswith(REACHES)
+        raw.side = claim_side(text, hedge[1], hedge[0])
+
+
+def _page_bound(text: str, raw: RawFigure) -> None:
+    """A page's figure after a bound ("up to 50%", "more than 50%") is bounded
+    (`quantities.page_bound`), unless the bound names a group's boundary ("children under
+    15") or is negated ("don't add up to 100%", "never more than 100": read as written)."""
+    hedge = hedge_before(text, raw.start)
+    if hedge is not None and not boundary(text, hedge[1], hedge[0]):
+        raw.bound = 0 if negated(text, hedge[1]) else page_bound(hedge[0])
 
 
 def _equivalents(text: str, raw: RawFigure, *, claim: bool) -> None:
@@ -704,6 +743,9 @@ def stated_number(raw: RawFigure) -> StatedNumber:
         kind=raw.kind,
         candidates=frozenset(raw.candidates),
         band=raw.band,
+        bound=raw.bound,
+        reach=raw.reach,
+        side=raw.side,
         quantity=raw.quantity,
         multiple=raw.multiple,
         span=(raw.start, raw.end),

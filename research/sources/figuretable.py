@@ -135,7 +135,10 @@ class FigureTable:
             percent = number.kind == "percent"
             for window in number.windows():
                 for index in _between(self.numbers, *window):
-                    if not percent or self.figures[index].kind == "percent":
+                    figure = self.figures[index]
+                    if (not percent or figure.kind == "percent") and (
+                        not figure.bound or number.meets_bound(figure)
+                    ):
                         found.add(self.owner[index])
         for index in self._candidates(number):
             owner = self.owner[index]

@@ -286,6 +286,81 @@ HEDGE_REACH = 32
 """How many characters before a figure are looked at for its hedge."""
 
 
+REACHES = ("up to", "a maximum of")
+"""Upper bounds that say the figure reaches them, not only that it stays below: "cuts build
+times by up to 50%" says some builds are cut by 50%."""
+REACH_ROUNDING = 0.95
+"""A claim's reach restates a page's upper bound when the page's is at least this share of
+it (and no more than it)."""
+
+
+def hedge_side(band: tuple[float, float]) -> int:
+    """Which side of its figure a hedge puts the true value: +1 at or above ("more than",
+    "just over"), -1 at or below ("under", "up to", "nearly"), 0 either ("about")."""
+    low, high = band
+    if low >= 1.0 and high > 1.0:
+        return 1
+    if high <= 1.0 and low < 1.0:
+        return -1
+    return 0
+
+
+def page_bound(band: tuple[float, float]) -> int:
+    """A page's hedge read as a bound: +1 a lower bound ("more than 50%", "at least 50%":
+    past it by any amount), -1 an upper bound ("under 2%", "up to 50%"), 0 no bound (an
+    approximation, "about", "nearly", "just over": the page's figure is read as written)."""
+    low, high = band
+    if low == 1.0 and high >= 1.5:
+        return 1
+    if high == 1.0 and low <= 0.2:
+        return -1
+    return 0
+
+
+_NEGATED = re.compile(r"(?:\b(?:not|never|no)\b|n't)[^.,;:]{0,24}$", re.IGNORECASE)
+
+
+def claim_side(text: str, hedge_start: int, band: tuple[float, float]) -> int:
+    """`hedge_side` of a claim's hedge starting at `hedge_start`, the other way when a
+    negation comes shortly before it ("never holds more than 100": at or below 100)."""
+    side = hedge_side(band)
+    if side and negated(text, hedge_start):
+        return -side
+    return side
+
+
+def negated(text: str, hedge_start: int) -> bool:
+    """Whether a negation comes shortly before the hedge starting at `hedge_start`."""
+    return _NEGATED.search(text, max(0, hedge_start - 32), hedge_start) is not None
+
+
+def bound_meets(bound: int, side: int, reach: bool, ratio: float) -> bool:
+    """Whether a claim's figure (`side`: its hedge's `claim_side`, 0 without a hedge;
+    `reach`: its hedge is one of `REACHES`) may be read from a page's figure that the page
+    bounds (`bound`: `page_bound`; `ratio`: the page's figure over the claim's). A bound on
+    the page is a bound:
+
+    | page's figure | claim's hedge | the page's figure P, the claim's C |
+    |---|---|---|
+    | no bound | any | P in C's band (`HEDGES`) or rounding |
+    | any | none, or "about" | P in C's band or rounding |
+    | upper ("up to 50%") | a reach ("up to") | P is C: not "up to 60%" |
+    | upper | upper or below ("under") | P in C's band: "under 60%" |
+    | upper | above ("more than") | never |
+    | lower ("over 50%") | below ("up to", "nearly") | never |
+    | lower | above ("at least") | P in C's band: "over 40%" |
+
+    A claim without a hedge ("cuts build times by 50%" for "by up to 50%") drops the page's
+    bound; the figure is the page's, and what the bound says is the judge's to weigh."""
+    if not bound or not side:
+        return True
+    if side == -bound:
+        return False
+    if reach and bound < 0:
+        return REACH_ROUNDING - 1e-9 <= ratio <= 1.0 + 1e-9
+    return True
+
+
 def hedge_before(text: str, start: int) -> tuple[tuple[float, float], int] | None:
     """The band of the hedge right before the figure at `start` ("about", "more than",
     "~") and where the hedge starts, or None."""
