@@ -24,6 +24,7 @@ tied to the claim:
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
@@ -43,6 +44,33 @@ from research.sources.ownfigures import base_of, converted, part_of, share_with
 from research.sources.pageindex import PageIndex, Sentence
 from research.sources.points import is_points, points_between
 from research.sources.quantities import step_of
+
+_PLUS = re.compile(r"\s*\+\s*")
+
+
+def with_sums(sentence: Sentence) -> Sequence[StatedNumber]:
+    """A sentence's figures and the sums of two bare counts it writes out ("the initial
+    refcount were thus 2^30 + 2^29"), a figure it states without its digits."""
+    numbers = sentence.numbers
+    if "+" not in sentence.norm:
+        return numbers
+    sums = [
+        StatedNumber(
+            text=f"{a.text} + {b.text}",
+            value=a.value + b.value,
+            kind="number",
+            candidates=frozenset({a.value + b.value}),
+            span=(a.span[0], b.span[1]),
+        )
+        for a, b in zip(numbers, numbers[1:], strict=False)
+        if a.kind == b.kind == "number"
+        and a.quantity is None is b.quantity
+        and isinstance(a.value, Decimal)
+        and isinstance(b.value, Decimal)
+        and _PLUS.fullmatch(sentence.norm, a.span[1], b.span[0])
+    ]
+    return (*numbers, *sums)
+
 
 DERIVING_SENTENCES = 8
 """A figure nowhere on the page may be computed from the figures of one of this many
@@ -90,7 +118,7 @@ def derived_elsewhere(
     closest = _closest(page, stems, counts)
     sentences = page.sentences
     if not is_points(number) and any(
-        derivable_in_sentence(number, sentences[i].numbers, cues.against(sentences[i].norm))
+        derivable_in_sentence(number, with_sums(sentences[i]), cues.against(sentences[i].norm))
         for i in closest[:DERIVING_SENTENCES]
     ):
         return frozenset()
@@ -178,7 +206,7 @@ def derived_here(
                 break
     if derivable(
         number,
-        [f for s in sentences for f in s.numbers],
+        [f for s in sentences for f in with_sums(s)],
         cues.against(" ".join(s.norm for s in sentences)),
     ):
         return True
