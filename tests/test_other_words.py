@@ -255,6 +255,21 @@ BOUNDS: list[Case] = [
     (_BELOW, "Memory use rose above 5% in 2023.", False),
 ]
 
+_MEMORY = (
+    "Memory report\n\n"
+    "The relative memory use depends on how much code is hot. The break even point, where "
+    "the memory used by the old build is the same as for the new one, is 70%. Experiments "
+    "show that 25% of the code can be specialized.\n"
+)
+_UPLOADS = "Upload report\n\nMost maintainers used the web form in 2024. Few used the API."
+
+INFLECTIONS: list[Case] = [
+    (_MEMORY, "The old and new builds use the same memory when 70% of the code is hot.", True),
+    (_MEMORY, "The old and new builds use the same memory when 25% of the code is hot.", False),
+    (_UPLOADS, "Most maintainers were using the web form in 2024.", True),
+    (_UPLOADS, "Most maintainers use the web form in 2024.", True),
+]
+
 GROUPS: dict[str, list[Case]] = {
     "direction": DIRECTION,
     "speed": SPEED,
@@ -264,6 +279,7 @@ GROUPS: dict[str, list[Case]] = {
     "report": REPORT,
     "users": USERS,
     "bounds": BOUNDS,
+    "inflections": INFLECTIONS,
 }
 
 NOT_YET_READ: frozenset[str] = frozenset({"nouns-09", "nouns-10", "users-00", "users-02"})
