@@ -48,7 +48,7 @@ SAME_WORDS: tuple[tuple[str, ...], ...] = (
     ("developer", "programmer"),
     ("organization", "organisation", "company"),
     ("common", "commonly", "popular", "widespread", "prevalent"),
-    ("use", "usage"),
+    ("use", "usage", "used", "using", "uses"),
     ("start", "started", "starting", "begin", "began", "begun", "beginning"),
     ("release", "released", "releasing", "ship", "shipped", "shipping"),
     ("month", "monthly"),
