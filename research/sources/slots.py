@@ -177,9 +177,10 @@ def _context(page: PageIndex, index: int, number: StatedNumber) -> list[int]:
     next row of a table), so "This corresponds to 82.5%" is read with the sentence
     before it."""
     out = [index]
+    sort = page.figures.of_sort(number)  # the sentences that may give such a figure
     for near in (index - 1, index + 1):
-        if page.head <= near < len(page.sentences) and not any(
-            _same_slot(number, f) for f in page.sentences[near].numbers
+        if page.head <= near < len(page.sentences) and (
+            near not in sort or not any(_same_slot(number, f) for f in page.sentences[near].numbers)
         ):
             out.append(near)
     return out
