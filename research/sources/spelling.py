@@ -441,6 +441,7 @@ def _power(match: re.Match[str]) -> str:
 
 
 _A_SCALE = re.compile(r"\ban? (?=(?:hundred|thousand|million|billion|trillion)\b)", re.I)
+_SCALE_NAMES = ("hundred", "thousand", "million", "billion", "trillion")
 
 
 _TWO_THOUSAND = re.compile(
@@ -456,6 +457,8 @@ def _words_to_digits(text: str) -> str:
     """Number words as digits (text2num), leaving "1.5 million" to the figure reader; "a
     million" is "one million" (text2num keeps the "a"); "two thousand" is "2,000" (a count
     in words is no year)."""
+    if not _holds_any(text, _SCALE_NAMES):  # no scale word: one reading of the whole text
+        return alpha2digit(text, "en") if text else ""
     text = _A_SCALE.sub("one ", text)
     if "thousand" in text:
         text = _TWO_THOUSAND.sub("2,000", text)
