@@ -413,6 +413,8 @@ def _dates(text: str, *, claim: bool) -> list[RawFigure]:
     """The dates of `text` as `spell_numbers` writes them ("3 March 2021", "March 2021"),
     each one figure; a page's day also gives its month and year, and its month its year."""
     out: list[RawFigure] = []
+    if not any(month in text for month in _MONTHS):
+        return out  # the pattern needs a month's name
     for match in _DATE.finditer(text):
         year, month = int(match.group("year")), _MONTHS.index(match.group("month")) + 1
         day = match.group("day")
