@@ -158,6 +158,7 @@ from research.sources.flips import (
 from research.sources.given import given_elsewhere
 from research.sources.names import glued_name
 from research.sources.pageindex import PageIndex, Sentence, dateline, holds, index_page
+from research.sources.paragraphs import lent_by_later
 from research.sources.rows import in_named_row, named_row
 from research.sources.slots import (
     anchored,
@@ -237,6 +238,8 @@ class _Run:
     figures: int
     """How many of the claim's figures its sentences hold."""
     words: int
+    cut: bool = False
+    """Cut short of a later paragraph that gave the claim words (`_own_paragraphs`)."""
 
     @property
     def score(self) -> int:
@@ -453,6 +456,9 @@ def _match(
         run = _best_run(page, stems, numbers, stating)
     if run.end == run.first and stems & page.head_stems:
         run = _Run(0, page.head, frozenset(), 0, 0)  # only the title block matches
+    cut = lent_by_later(page.sentences, stems, numbers, stating, run.first, run.end, run.held)
+    if cut is not None:  # a later paragraph lent it words: they are its own figure's
+        run = _Run(run.first, cut[0], cut[1], run.figures, cut[2], cut=True)
     in_run = page.sentences[run.first : run.end]
     lent: list[frozenset[str]] = []  # words of sentences far off a figure is computed from
     context = (*head, *in_run, *rows_next_to(page, run.first, run.end, stems))
@@ -658,6 +664,8 @@ def _pinned_by_figures(page: PageIndex, parsed: _Parsed, found: _Match) -> bool:
     say which passage the claim restates, and the words only need to be partly there."""
     if found.missing or found.absent or found.conflicts or found.coverage < PINNED_COVERAGE:
         return False
+    if found.run.cut:
+        return False  # a later paragraph gave the claim words its figure's passage lacks
     pins = [
         (n, s)
         for n, s in zip(parsed.numbers, found.stating, strict=True)
