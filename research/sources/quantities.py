@@ -361,6 +361,12 @@ def bound_meets(bound: int, side: int, reach: bool, ratio: float) -> bool:
     return True
 
 
+def ends_with_hedge(text: str) -> bool:
+    """Whether `text` ends with a hedge (`HEDGES`: "nearly", "more than", "~"), as a whole
+    word, before any spaces and currency sign."""
+    return may_end_with(text, _HEDGE_ENDS) and _HEDGE_BEFORE.search(text) is not None
+
+
 def hedge_before(text: str, start: int) -> tuple[tuple[float, float], int] | None:
     """The band of the hedge right before the figure at `start` ("about", "more than",
     "~") and where the hedge starts, or None."""

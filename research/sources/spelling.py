@@ -59,7 +59,7 @@ from functools import lru_cache
 from dateutil import parser as dateparser  # type: ignore[import-untyped]
 from text_to_num import alpha2digit, text2num  # type: ignore[import-untyped]
 
-from research.sources.quantities import HEDGES, unit_of
+from research.sources.quantities import HEDGES, ends_with_hedge, unit_of
 from research.sources.wordcounts import spell_after, spell_before
 
 APPROX = "about"
@@ -156,10 +156,6 @@ _DATE = re.compile(
     rf"|{_MONTH},? (?:18|19|20)\d\d\b)"
 )
 _WORDS = re.compile(r"[A-Za-z]")
-_HEDGE_END = re.compile(
-    "(?:" + "|".join(re.escape(h) for h in sorted(HEDGES, key=len, reverse=True)) + r")$",
-    re.IGNORECASE,
-)
 _FRACTION_WORD = re.compile("|".join(_DENOMINATORS))
 _MONTH_OR_ISO = re.compile(rf"{_MONTH}|\d{{4}}[-/]\d\d")
 _NUMERIC_DATE = re.compile(
@@ -275,7 +271,7 @@ def _fraction(match: re.Match[str]) -> str:
         return f"{APPROX} {value:.6g} {unit}"
     rest = match.group("of") or ""
     share = _share(value * 100)
-    if _HEDGE_END.search(match.string[max(0, match.start() - 16) : match.start()].rstrip()):
+    if ends_with_hedge(match.string[max(0, match.start() - 16) : match.start()]):
         share = share.removeprefix(f"{APPROX} ")  # "nearly half": the writer's own hedge
     return share + rest
 
@@ -363,7 +359,7 @@ def _hedged_one(match: re.Match[str]) -> str:
     hour": a unit of time or data after a hedge is one of it (not "a second attempt")."""
     before = match.string[max(0, match.start() - 12) : match.start()] + match.group("hedge")
     unit = unit_of(match.group("unit").split("/")[0].split(" per ")[0])
-    if _HEDGE_END.search(before) is None or unit is None or unit.dimension not in _MEASURES:
+    if not ends_with_hedge(before) or unit is None or unit.dimension not in _MEASURES:
         return match.group(0)
     return f"{match.group('hedge')} 1 {match.group('unit')}"
 
