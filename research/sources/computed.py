@@ -40,7 +40,15 @@ from research.sources.derived import (
 )
 from research.sources.figures import StatedNumber, Value
 from research.sources.namedrows import named_rows, names_of
-from research.sources.ownfigures import base_of, converted, part_of, share_with
+from research.sources.ownfigures import (
+    base_of,
+    converted,
+    counted_words,
+    left_over,
+    part_of,
+    share_with,
+    taken_from,
+)
 from research.sources.pageindex import PageIndex, Sentence
 from research.sources.points import is_points, points_between
 from research.sources.quantities import step_of
@@ -195,6 +203,8 @@ def derived_here(
     part = part_of(number, others, claim)
     if part is not None and share_with(number, part, figures, base=False):
         return True
+    if _left_in(number, sentences, claim, others):
+        return True
     if is_points(number):
         return points_between(number, sentences, stems)
     cues = cues_of(claim)
@@ -234,7 +244,7 @@ def _with_own(
     base = base_of(number, others, claim)
     own = base or part_of(number, others, claim)
     if own is None:
-        return None
+        return _left_over(page, stems, claim, number, others)
     sentences = page.sentences
     stating = sorted(
         page.figures.sentences_stating(own), key=lambda i: (-len(sentences[i].stems & stems), i)
@@ -264,6 +274,77 @@ def _points_near(
         near.update(range(start, min(len(page.sentences), anchor + NEIGHBOURS + 1)))
     chosen = [page.sentences[i] for i in sorted(near)]
     return frozenset() if points_between(number, chosen, stems) else None
+
+
+def _near_own(page: PageIndex, stems: frozenset[str], own: StatedNumber) -> list[list[int]]:
+    """For each of the OWN_SENTENCES sentences stating `own` holding the most of the claim's
+    words: it, and the sentence before or after it that holds a word of the claim it
+    lacks."""
+    sentences = page.sentences
+    stating = sorted(
+        page.figures.sentences_stating(own), key=lambda i: (-len(sentences[i].stems & stems), i)
+    )
+    out: list[list[int]] = []
+    for index in stating[:OWN_SENTENCES]:
+        mine = sentences[index].stems
+        out.append(
+            [index]
+            + [
+                i
+                for i in (index - 1, index + 1)
+                if page.head <= i < len(sentences) and (sentences[i].stems & stems) - mine
+            ]
+        )
+    return out
+
+
+def _left_in(
+    number: StatedNumber, sentences: Sequence[Sentence], claim: str, others: Sequence[StatedNumber]
+) -> bool:
+    """Whether `number` is left over once another of the claim's counts, which `sentences`
+    state, is taken from a count of the same thing of one of them (`ownfigures.left_over`)."""
+    taken = taken_from(number, others, claim)
+    if not taken:
+        return False
+    counted = counted_words(claim, number)
+    text = " ".join(s.norm.lower() for s in sentences)
+    return any(
+        (written.lower() in text.split() or written in text)
+        and left_over(number, value, s.numbers, s.norm, counted)
+        for value, written in taken
+        for s in sentences
+    )
+
+
+def _left_over(
+    page: PageIndex,
+    stems: frozenset[str],
+    claim: str,
+    number: StatedNumber,
+    others: Sequence[StatedNumber],
+) -> frozenset[str] | None:
+    """The claim's words held where `number` is left over once another of the claim's
+    counts, which the sentence or the one after it states, is taken from a count of the
+    same thing (`ownfigures.left_over`) in one of the APART_SENTENCES holding the most of
+    the claim's words, or None."""
+    taken = taken_from(number, others, claim)
+    if not taken:
+        return None
+    counted = counted_words(claim, number)
+    sentences = page.sentences
+    ranked = [
+        i
+        for _, i in sorted((-c, i) for i, c in _word_counts(page, stems).items() if c >= 2)
+        if i >= page.head and sentences[i].numbers and not _row(sentences[i])
+    ]
+    for index in ranked[:APART_SENTENCES]:
+        sentence = sentences[index]
+        near = " ".join(s.norm.lower() for s in sentences[index : index + 2])
+        for value, written in taken:
+            stated = written.lower() in near.split() or written in near
+            if stated and left_over(number, value, sentence.numbers, sentence.norm, counted):
+                return sentence.stems & stems
+    return None
 
 
 def _word_counts(page: PageIndex, stems: frozenset[str]) -> Counter[int]:

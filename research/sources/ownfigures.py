@@ -12,7 +12,10 @@ A writer who gives both figures of a computation says which is which:
 `share_with` computes the claim's figure from that own figure and the page's figures of
 its kind and dimension, within the claim's precision (`derived.within`). `converted` finds
 a claim's quantity to be another of its figures in the unit it names ("given in
-nanoseconds, must be less than 2^63, a bound of roughly 290 years").
+nanoseconds, must be less than 2^63, a bound of roughly 290 years"); `left_over` a count
+the claim says is left once another of its counts is taken from a page's count of the same
+thing ("reserves two of them, programs have 31 of the kernel's real-time signals left":
+33 different real-time signals less two; not the 32 of "numbered 32 to 64").
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from collections.abc import Iterator, Sequence
 from research.sources.derived import within
 from research.sources.figures import StatedNumber
 from research.sources.quantities import unit_of
+from research.sources.words import stems_of
 
 _OF_BASE = re.compile(r"\s*(?:times\s+)?(?:of\s+)?(?:the|all(?: the)?|its|their)?\s*")
 """Between a share or multiple and its base: " of the ", " times the ", " of "."""
@@ -125,3 +129,71 @@ def converted(number: StatedNumber, others: Sequence[StatedNumber], claim: str) 
         if o is not number and o.kind == "number" and o.quantity is None and o.magnitude
     ]
     return within(number, (value * factor for value in bare for factor in factors))
+
+
+_LEFT = re.compile(
+    r"\b(?:left|remain(?:s|ed|ing)?|the rest|spare|free|available|unused|leaving)\b", re.I
+)
+"""A count left over: "have 31 of them left", "the remaining 31"."""
+_COUNTED = re.compile(r"[\s,]*((?:[^\W\d_][\w'-]*\s+){0,4}?[^\W\d_][\w'-]*)")
+NOUN_WORDS = 5
+"""The words after a count that may name what it counts ("33 different real-time
+signals", "31 of the kernel's real-time signals")."""
+
+
+def counted_words(text: str, figure: StatedNumber) -> frozenset[str]:
+    """The stems of up to NOUN_WORDS words right after a count, up to punctuation: what it
+    counts."""
+    after = text[figure.span[1] :]
+    words = re.split(r"[,.;:()\[\]]", after, maxsplit=1)[0].split()[:NOUN_WORDS]
+    return stems_of(" ".join(words))
+
+
+_SMALL = {"one": 1.0, "two": 2.0}
+_SMALL_WORD = re.compile(r"\b(one|two)\b", re.IGNORECASE)
+"""Counts text2num leaves in words ("reserves two of them")."""
+
+
+def taken_from(
+    number: StatedNumber, others: Sequence[StatedNumber], claim: str
+) -> list[tuple[float, str]]:
+    """The claim's bare counts (value, as written) that a bare count `number` is left over
+    from when they are taken away, when the claim says it is left ("reserves two of them,
+    programs have 31 ... left": two); "one" and "two" in words too."""
+    if number.kind != "number" or number.quantity is not None or number.multiple:
+        return []
+    if not _LEFT.search(claim):
+        return []
+    out = [
+        (o.magnitude, o.text)
+        for o in others
+        if o is not number
+        and o.kind == "number"
+        and o.quantity is None
+        and not o.multiple
+        and o.magnitude
+    ]
+    words = (m.group(1).lower() for m in _SMALL_WORD.finditer(claim))
+    return out + [(_SMALL[word], word) for word in words]
+
+
+def left_over(
+    number: StatedNumber,
+    taken: float,
+    figures: Sequence[StatedNumber],
+    text: str,
+    counted: frozenset[str],
+) -> bool:
+    """Whether `number` is a count of `figures` (of a sentence whose text is `text`) that
+    counts what the claim's `number` counts (`counted`), less `taken`."""
+    if not counted:
+        return False
+    totals = [
+        f.magnitude - taken
+        for f in figures
+        if f.kind == "number"
+        and f.quantity is None
+        and f.magnitude
+        and counted & counted_words(text, f)
+    ]
+    return within(number, totals)
