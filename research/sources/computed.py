@@ -121,6 +121,9 @@ def derived_elsewhere(
     own = _with_own(page, stems, claim, number, others)
     if own is not None or base_of(number, others, claim) is not None:
         return own
+    lent = _derived_from_rows(page, stems, claim, number)
+    if lent is not None:
+        return lent  # rows the claim names: before any sentence computing it by chance
     cues = cues_of(claim)
     counts = _word_counts(page, stems)
     closest = _closest(page, stems, counts)
@@ -130,9 +133,6 @@ def derived_elsewhere(
         for i in closest[:DERIVING_SENTENCES]
     ):
         return frozenset()
-    lent = _derived_from_rows(page, stems, claim, number)
-    if lent is not None:
-        return lent
     if is_points(number):
         return _points_near(page, stems, number, closest)
     if any(
