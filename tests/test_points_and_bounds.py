@@ -17,6 +17,9 @@ half" for "less than 50%"), but not overstate the page's maximum ("up to 60%" fo
 50%"), nor bound it the other way ("more than 40%" for "up to 50%", "under 60%" for
 "more than 50%", "nearly 50%" for "more than 50%").
 
+`QUOTES`: a judge's quote holds a claim's difference in percentage points only as the
+check reads it on a page (`claims.quote_holds_quantity`).
+
 `NOT_YET` lists the cases that failed when the table was written (strict xfail): a change
 removes its cases from that set, never edits a case.
 """
@@ -26,7 +29,7 @@ from __future__ import annotations
 import pytest
 from case_tables import case_params
 
-from research.sources.claims import Support, check_claim, index_page
+from research.sources.claims import Support, check_claim, index_page, quote_holds_quantity
 
 Case = tuple[str, str, bool]
 """(page, claim, supported)."""
@@ -149,3 +152,33 @@ NOT_YET: frozenset[str] = frozenset({})
 def test_points_and_bounds(page: str, claim: str, supported: bool) -> None:
     check = check_claim(claim, index_page(page))
     assert (check.support is Support.SUPPORTED) is supported, check
+
+
+_OS_QUOTE = "Of the respondents, 58% develop on Linux, 27% on macOS and 15% on Windows."
+
+QUOTES: list[Case] = [
+    (_OS_QUOTE, "Linux was used by 43 percentage points more respondents than Windows.", True),
+    (_OS_QUOTE, "macOS was used by 43 percentage points more respondents than Windows.", False),
+    (
+        "Type checkers are used by 62% of projects, an increase of 19% over 2023.",
+        "Type checker use rose 43 percentage points over 2023.",
+        False,
+    ),
+    (
+        "This year 44.5% of respondents use the nightly toolchain, up from 39.1% last year.",
+        "The share of respondents on the nightly toolchain rose 5.4 percentage points.",
+        True,
+    ),
+]
+
+NOT_YET_QUOTED: frozenset[str] = frozenset({"quotes-01", "quotes-02"})
+"""Ids ("quotes-<index>") of the quotes not read right yet."""
+
+
+@pytest.mark.parametrize(
+    ("quote", "claim", "held"), case_params({"quotes": QUOTES}, NOT_YET_QUOTED)
+)
+def test_a_quote_holds_points_only_of_the_compared_percentages(
+    quote: str, claim: str, held: bool
+) -> None:
+    assert quote_holds_quantity(quote, claim) is held
