@@ -171,7 +171,7 @@ QUOTES: list[Case] = [
     ),
 ]
 
-NOT_YET_QUOTED: frozenset[str] = frozenset({"quotes-01", "quotes-02"})
+NOT_YET_QUOTED: frozenset[str] = frozenset()
 """Ids ("quotes-<index>") of the quotes not read right yet."""
 
 

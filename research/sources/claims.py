@@ -139,7 +139,6 @@ from research.sources.claimtext import (
     unit_lines,
 )
 from research.sources.computed import computed_elsewhere, derived_here, rows_next_to
-from research.sources.derived import derivable
 from research.sources.figurerun import figure_passage
 from research.sources.figures import (
     LINE_MARKER,
@@ -159,6 +158,7 @@ from research.sources.given import given_elsewhere
 from research.sources.names import glued_name
 from research.sources.pageindex import PageIndex, Sentence, dateline, holds, index_page
 from research.sources.paragraphs import lent_by_later
+from research.sources.points import derivable_as_read
 from research.sources.rows import in_named_row, named_row
 from research.sources.slots import (
     anchored,
@@ -688,7 +688,8 @@ def quote_holds_quantity(quote: str, claim: str, *figures: str) -> bool:
     the claim states none of a given figure, or no figure at all. Equal as the check
     compares figures: the same value (or within the claim's marked rounding), a percentage
     only as a percentage. The claim is parsed and the quote indexed once for all figures."""
-    numbers = _parse(claim).numbers
+    parsed = _parse(claim)
+    numbers = parsed.numbers
     if figures:
         if not set(figures) <= {n.text for n in numbers}:
             return False
@@ -696,8 +697,9 @@ def quote_holds_quantity(quote: str, claim: str, *figures: str) -> bool:
     if not numbers:
         return False
     page = index_page(quote)
-    stated = [f for sentence in page.sentences for f in sentence.numbers]
-    return all(page.states(n) or derivable(n, stated) for n in numbers)
+    return all(
+        page.states(n) or derivable_as_read(n, page.sentences, parsed.stems) for n in numbers
+    )
 
 
 def _first_match(

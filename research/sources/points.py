@@ -20,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-from research.sources.derived import within
+from research.sources.derived import derivable, within
 from research.sources.figures import StatedNumber
 from research.sources.pageindex import Sentence
 from research.sources.words import stems_of
@@ -120,3 +120,14 @@ def points_between(
         within(number, [abs(a.value - b.value)]) and _paired(a, b, stems)
         for a, b in combinations(levels, 2)
     )
+
+
+def derivable_as_read(
+    number: StatedNumber, sentences: Sequence[Sentence], stems: frozenset[str]
+) -> bool:
+    """Whether a claim's figure (its words: `stems`) is computed from the figures of
+    `sentences` (`derived.derivable`), a difference in percentage points only as
+    `points_between` reads it."""
+    if is_points(number):
+        return points_between(number, sentences, stems)
+    return derivable(number, [f for s in sentences for f in s.numbers])
