@@ -36,6 +36,7 @@ from decimal import Decimal
 from functools import lru_cache
 from itertools import chain, permutations
 
+from research.sources import casefold
 from research.sources.figures import StatedNumber
 from research.sources.quantities import step_of
 
@@ -255,7 +256,7 @@ def cues_of(claim: str) -> Cues:
     return Cues(
         complement=bool(_COMPLEMENT.search(claim)),
         per_unit=bool(_PER_UNIT.search(claim)),
-        per_time=_SECONDS[per_time.group(1).lower()] if per_time else 0.0,
+        per_time=_SECONDS[casefold.key(per_time.group(1))] if per_time else 0.0,
         total=bool(_TOTAL.search(claim)),
         rise=bool(_RISE.search(claim)),
         fall=bool(_FALL.search(claim)),

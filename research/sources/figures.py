@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TypeAlias
 
+from research.sources import casefold
 from research.sources.equivalents import (
     boundary,
     multiple_tokens,
@@ -380,7 +381,7 @@ def _quarters(text: str, *, claim: bool) -> list[RawFigure]:
     out: list[RawFigure] = []
     for match in _QUARTER.finditer(text):
         year = int(match.group("year"))
-        quarter = int(match.group("q") or _NTH[match.group("nth").lower()])
+        quarter = int(match.group("q") or _NTH[casefold.key(match.group("nth"))])
         key = f"{year:04d}-Q{quarter}"
         candidates: set[Value] = {key}
         if claim:
@@ -488,7 +489,7 @@ def _figures_of(text: str, match: re.Match[str]) -> list[RawFigure]:
     tail = match.group("tail")
     pairs = _body_values(match.group("body"))
     scale_word = match.group("word") or match.group("letter")
-    scale = _SCALES[scale_word.lower()] if scale_word else None
+    scale = _SCALES[casefold.key(scale_word)] if scale_word else None
     written = match.group(0)[: match.end() - match.start() - len(tail)].strip()
     out: list[RawFigure] = []
     for index, (part, value) in enumerate(pairs):

@@ -30,6 +30,8 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
+from research.sources import casefold
+
 HEDGES: dict[str, tuple[float, float]] = {
     # approximately: within a tenth either way
     "about": (0.9, 1.1), "around": (0.9, 1.1), "roughly": (0.9, 1.1),
@@ -376,7 +378,7 @@ def hedge_before(text: str, start: int) -> tuple[tuple[float, float], int] | Non
     match = _HEDGE_BEFORE.search(text, reach, start)
     if match is None:
         return None
-    word = match.group("symbol") or match.group("word").lower()
+    word = match.group("symbol") or casefold.key(match.group("word"))
     return HEDGES[word], match.start()
 
 

@@ -59,6 +59,7 @@ from functools import lru_cache
 from dateutil import parser as dateparser  # type: ignore[import-untyped]
 from text_to_num import alpha2digit, text2num  # type: ignore[import-untyped]
 
+from research.sources import casefold
 from research.sources.quantities import HEDGES, ends_with_hedge, unit_of
 from research.sources.wordcounts import spell_after, spell_before
 
@@ -200,14 +201,12 @@ _CLOCK_HINT = re.compile(r"\d[hm]\d")
 _A_TIME_HINT = re.compile(r" an? (?:second|minute|hour|day|week|month|year)")
 _MULTIPLE_STEMS = ("doubl", "twice", "tripl", "trebl", "quadrupl")
 _COUNTED_UNITS = ("fortnight", "decade", "century", "millennium")
-_ASCII_FOLDS = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
-"""The letters beyond ASCII that an ASCII letter of a pattern matches when case is ignored."""
 
 
 def _holds_any(text: str, words: tuple[str, ...]) -> bool:
     """Whether `text` may hold one of `words` (lower case ASCII) in any case, as a pattern
     that ignores case would find it."""
-    folded = text.lower() if text.isascii() else text.translate(_ASCII_FOLDS).lower()
+    folded = casefold.key(text)
     return any(word in folded for word in words)
 
 
@@ -223,7 +222,7 @@ def _count(word: str | None) -> int | None:
     if word.isdigit():
         return int(word)
     try:
-        return int(text2num(word.lower(), "en"))
+        return int(text2num(casefold.key(word), "en"))
     except ValueError:
         return None
 
@@ -248,7 +247,7 @@ _PERIOD_BEFORE = re.compile(r"\b(?:once|twice|thrice|times|every|each|per)\s+$",
 def _fraction(match: re.Match[str]) -> str:
     written = match.group("count")
     count = _count(written)
-    part = match.group("part").lower()
+    part = casefold.key(match.group("part"))
     if count is None and part == "half" and written.lower() not in _PLACES:
         # "used half the memory", "nearly half of": the word before is no count
         keep = match.group(0)[: match.start("part") - match.start()]
@@ -386,7 +385,7 @@ def _small_unit(match: re.Match[str]) -> str:
     unit = match.group("unit")
     if unit.lower() != "times" and unit_of(unit) is None:
         return match.group(0)
-    return f"{_SMALL[match.group('n').lower()]} {unit}"
+    return f"{_SMALL[casefold.key(match.group('n'))]} {unit}"
 
 
 def _clock(match: re.Match[str]) -> str:
@@ -605,7 +604,7 @@ def spell_numbers(text: str) -> str:
         if "magnitude" in lower:
             text = _MAGNITUDE.sub(_magnitude, text)
         if _holds_any(text, _MULTIPLE_STEMS):
-            text = _MULTIPLE.sub(lambda m: f"{_MULTIPLES[m.group(0).lower()]}\u00d7", text)
+            text = _MULTIPLE.sub(lambda m: f"{_MULTIPLES[casefold.key(m.group(0))]}\u00d7", text)
         text = spell_after(_words_to_digits(text), lower)
     return _written_with_symbols(text)
 

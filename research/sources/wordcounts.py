@@ -34,6 +34,8 @@ from __future__ import annotations
 
 import re
 
+from research.sources import casefold
+
 _TIME_UNITS = r"(?:second|minute|hour|day|week|fortnight|month|quarter|year)s?"
 _TIMES = re.compile(
     rf"\b(?P<n>twice|thrice)(?= (?:a|an|per|every|each) {_TIME_UNITS}\b)", re.IGNORECASE
@@ -77,18 +79,18 @@ _DEGREES = re.compile(
 
 def _vague(match: re.Match[str]) -> str:
     """ "thousands of" -> "several 1000", "tens of thousands of" -> "several 10000"."""
-    size = _VAGUE_SIZE[match.group("many").lower()]
+    size = _VAGUE_SIZE[casefold.key(match.group("many"))]
     tens = match.group("tens")
     if tens is not None:
         if size < 1000:
             return match.group(0)  # "hundreds of dozens of": no count
-        size *= _TENS[tens.lower()]
+        size *= _TENS[casefold.key(tens)]
     return f"{VAGUE_HEDGE} {2 * size:,}"  # "2,000": no year
 
 
 def _several(match: re.Match[str]) -> str:
     """ "several thousand", "a few hundred" -> "several 2000", "several 200"."""
-    return f"{VAGUE_HEDGE} {2 * _SCALE_SIZE[match.group('scale').lower()]:,}"
+    return f"{VAGUE_HEDGE} {2 * _SCALE_SIZE[casefold.key(match.group('scale'))]:,}"
 
 
 def _hyphen_scale(match: re.Match[str]) -> str:
@@ -108,7 +110,7 @@ def spell_before(text: str, lower: str) -> str:
     """`text` with the counts, rates and changes above written for text2num and the figure
     reader (`lower`: `text` in lower case, to run only the rewrites whose words are there)."""
     if "twice" in lower or "thrice" in lower:
-        text = _TIMES.sub(lambda m: _TIMES_COUNT[m.group("n").lower()], text)
+        text = _TIMES.sub(lambda m: _TIMES_COUNT[casefold.key(m.group("n"))], text)
     if "every other" in lower:
         text = _EVERY_OTHER.sub(lambda m: f"every 2 {m.group('unit')}s", text)
     if "factor of" in lower:
