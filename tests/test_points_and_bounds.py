@@ -15,7 +15,9 @@ name. Each true claim has twins: a wrong difference, and a difference with such 
 table): the claim may restate it ("up to 50%" and "as much as 50%" for "up to 50%", "under
 half" for "less than 50%"), but not overstate the page's maximum ("up to 60%" for "up to
 50%"), nor bound it the other way ("more than 40%" for "up to 50%", "under 60%" for
-"more than 50%", "nearly 50%" for "more than 50%").
+"more than 50%", "nearly 50%" for "more than 50%"). `NEGATED` (added with the rule): a
+negated bound is read the other way in a claim ("never holds more than 40") and not read
+as a bound on a page ("don't add up to 100%").
 
 `QUOTES`: a judge's quote holds a claim's difference in percentage points only as the
 check reads it on a page (`claims.quote_holds_quantity`).
@@ -142,7 +144,20 @@ BOUNDS: list[Case] = [
     (_ERRORS, "Up to 3% of requests to the gateway failed during the migration.", False),
 ]
 
-GROUPS: dict[str, list[Case]] = {"points": POINTS, "bounds": BOUNDS}
+_SHARES = (
+    "Survey notes\n\n"
+    "Respondents could pick several languages, so the shares don't add up to 100%. "
+    "Each release holds no more than 40 changes."
+)
+
+NEGATED: list[Case] = [
+    (_SHARES, "The shares don't add up to 100%, since respondents could pick several.", True),
+    (_SHARES, "Each release never holds more than 40 changes.", True),
+    (_SHARES, "Each release holds at least 40 changes.", False),
+    (_SHARES, "Each release holds up to 50 changes.", False),
+]
+
+GROUPS: dict[str, list[Case]] = {"points": POINTS, "bounds": BOUNDS, "negated": NEGATED}
 
 NOT_YET: frozenset[str] = frozenset({})
 """Ids ("<group>-<index>") of the cases the check does not get right yet."""
