@@ -11,7 +11,9 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from research.sources.claims import index_page
 from research.sources.fetch import FetchPolicy, fetch_sources
+from research.sources.pageindex import PageIndex
 from research.sources.store import SnapshotStore
 from research.sources.verification import PageCache, best_check
 
@@ -87,3 +89,26 @@ def test_the_fixture_through_fetch_store_and_check(tmp_path: Path) -> None:
     assert flagged("number_changed") >= 0.90, shown
     assert flagged("unrelated") >= 0.90, shown
     assert 1 - flagged("supported") >= 0.95, shown
+
+
+def test_a_page_the_rules_fail_on_leaves_its_sentence_unverifiable_saying_so() -> None:
+    """An exception inside the rules (a bug met on an unseen page; here a page index whose
+    sentences cannot be read) is no crash of the run: the sentence is unverifiable, and
+    the reason says the check failed on that page."""
+
+    class Unreadable(PageIndex):
+        def __getattribute__(self, name: str) -> object:
+            if name == "sentences":
+                raise KeyError("unreadable")
+            return super().__getattribute__(name)
+
+    page = index_page("The trial measured heat pumps in 120 homes over two winters.")
+    broken = Unreadable.__new__(Unreadable)
+    for name in PageIndex.__dataclass_fields__:
+        object.__setattr__(broken, name, getattr(page, name))
+    url = "https://example.org/trial"
+    ok = best_check("The trial measured 120 homes.", [url], lambda _: page, {})
+    assert ok.support.value == "supported"
+    failed = best_check("The trial measured 120 homes.", [url], lambda _: broken, {})
+    assert failed.support.value == "unverifiable"
+    assert "automatic check failed on this page (KeyError)" in failed.reason

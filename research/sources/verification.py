@@ -171,8 +171,7 @@ def best_check(
     one page that says it)."""
     best: ClaimCheck | None = None
     for location in locations:
-        page = pages(location)
-        check = check_claim(claim, page, location, unavailable_reason=_why_none(location, records))
+        check = _checked(claim, pages(location), location, records)
         if best is None or (_RANK[check.support], check.coverage) > (
             _RANK[best.support],
             best.coverage,
@@ -181,6 +180,18 @@ def best_check(
     if best is None:
         return check_claim(claim, None, "", unavailable_reason="it cites no source")
     return best
+
+
+def _checked(
+    claim: str, page: PageIndex | None, location: str, records: Mapping[str, SourceRecord]
+) -> ClaimCheck:
+    """The claim against one page; a page the rules fail on (a bug, met on a page nobody
+    tried) leaves the sentence unverifiable, saying so, instead of ending the run."""
+    try:
+        return check_claim(claim, page, location, unavailable_reason=_why_none(location, records))
+    except Exception as exc:  # noqa: BLE001 - the page is untrusted text; the run goes on
+        why = f"the automatic check failed on this page ({type(exc).__name__}): read it yourself"
+        return check_claim(claim, None, location, unavailable_reason=why)
 
 
 def _why_none(location: str, records: Mapping[str, SourceRecord]) -> str:
