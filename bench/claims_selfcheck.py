@@ -14,7 +14,11 @@ row) becomes a claim made automatically, in three ways:
   parentheses and addresses are skipped. This is the easy case of a changed figure (the
   sentence itself is the matching passage), so its rate is an upper bound on what the
   labelled halves show; a swap is not always wrong (a page
-  may say the same of two subjects), so it is no goal either.
+  may say the same of two subjects), so it is no goal either;
+- invented: the same count or percentage times 0.7 and times 1.3, at its own precision
+  ("1,234" as "864" and "1,604", "45.2%" as "31.6%" and "58.8%"), a figure found nowhere
+  on the page, should be flagged: how often a figure the writer made up gets past the
+  rules (what a computation from the page's figures lets through shows here first).
 
 No claim of any half is read, so every half may be run; only counts are printed.
 
@@ -26,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import decimal
 import random
 import re
 import sys
@@ -72,10 +77,33 @@ def reformatted(text: str) -> Iterator[tuple[str, str]]:
         yield "date written out", f"{day.day} {day:%B} {day.year}"
 
 
+_PLAIN_FIGURE = re.compile(r"(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(\s?%)?")
+KINDS = ("self", "reformatted", "swapped", "invented")
+
+
+def invented(text: str) -> Iterator[str]:
+    """A plain count or percentage times 0.7 and 1.3, written at its own precision (a
+    year, zero, a run of more than 15 digits and other figures: nothing)."""
+    found = _PLAIN_FIGURE.fullmatch(text)
+    if found is None:
+        return
+    whole, fraction, percent = found.group(1), found.group(2) or "", found.group(3) or ""
+    digits = whole.replace(",", "")
+    if len(digits) + len(fraction) > 15:  # an identifier, not a figure (and past Decimal's 28)
+        return
+    if (len(digits) == 4 and not fraction and 1900 <= int(digits) <= 2100) or not int(digits):
+        return
+    places = decimal.Decimal(1).scaleb(-(len(fraction) - 1)) if fraction else decimal.Decimal(1)
+    for factor in ("0.7", "1.3"):
+        value = (decimal.Decimal(digits + fraction) * decimal.Decimal(factor)).quantize(places)
+        yield (f"{value:,}" if "," in whole else f"{value}") + percent
+
+
 def run_half(half: str, show: bool) -> dict[str, Counter[str]]:
-    tally: dict[str, Counter[str]] = {k: Counter() for k in ("self", "reformatted", "swapped")}
+    tally: dict[str, Counter[str]] = {k: Counter() for k in KINDS}
     for path in sorted((REPO / "bench" / "corpus" / half / "pages").glob("*.txt")):
-        page = index_page(path.read_text(encoding="utf-8"))
+        page_text = path.read_text(encoding="utf-8")
+        page = index_page(page_text)
         sentences = prose(page)
         pool: dict[object, list[tuple[int, str]]] = {}
         for index, sentence in enumerate(sentences):
@@ -86,7 +114,37 @@ def run_half(half: str, show: bool) -> dict[str, Counter[str]]:
                     pool.setdefault(key, []).append((index, text))
         for index, sentence in enumerate(sentences):
             _one(page, sentence, index, pool, tally, show and half == "dev", path.stem)
+            _invent(page, page_text, sentence, tally, show and half == "dev", path.stem)
     return tally
+
+
+def _invent(
+    page: PageIndex,
+    text: str,
+    sentence: Sentence,
+    tally: dict[str, Counter[str]],
+    show: bool,
+    doc: str,
+) -> None:
+    """One count or percentage of the sentence (chosen as `_one` chooses its swap, by a
+    generator of its own) made up: found nowhere on the page, it should be flagged."""
+    if _NOISE.search(sentence.text):
+        return
+    counts = [f for f in sentence.numbers if f.kind in ("number", "percent") and not f.multiple]
+    if not counts:
+        return
+    rng = random.Random(zlib.crc32(f"{doc}\n{sentence.text}".encode()))
+    start, end = rng.choice(counts).span
+    norm = sentence.norm
+    for made_up in invented(norm[start:end]):
+        if made_up in text:
+            continue
+        got = check_claim(norm[:start] + made_up + norm[end:], page).support
+        if got is Support.UNVERIFIABLE:
+            continue
+        tally["invented"]["wrong" if got is Support.SUPPORTED else "right"] += 1
+        if show and got is Support.SUPPORTED:
+            print(f"invented {doc}: {norm[:start]}[{made_up}]{norm[end:]} -> supported"[:200])
 
 
 def _one(
@@ -133,12 +191,15 @@ def main() -> int:
     parser.add_argument("--half", choices=HALVES)
     parser.add_argument("--show", action="store_true", help="print each failure (dev only)")
     args = parser.parse_args()
-    print("| half | as written: supported | reformatted: supported | swapped: flagged |")
-    print("|---|---|---|---|")
+    print(
+        "| half | as written: supported | reformatted: supported | swapped: flagged "
+        "| invented: flagged |"
+    )
+    print("|---|---|---|---|---|")
     for half in (args.half,) if args.half else HALVES:
         tally = run_half(half, args.show)
         cells = []
-        for kind in ("self", "reformatted", "swapped"):
+        for kind in KINDS:
             right, total = tally[kind]["right"], sum(tally[kind].values())
             cells.append(f"{right}/{total} ({100 * right / max(total, 1):.0f}%)")
         print(f"| {half} | " + " | ".join(cells) + " |")

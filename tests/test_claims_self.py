@@ -100,3 +100,20 @@ def test_the_label_free_bench_runs_and_every_sentence_supports_itself() -> None:
     written = row.split("|")[2].strip().split()[0]
     right, total = map(int, written.split("/"))
     assert total > 300 and right == total, row
+
+
+def test_the_label_free_bench_makes_up_figures_at_their_own_precision() -> None:
+    """The "invented" column's figures: times 0.7 and 1.3, written as the page writes the
+    original (thousands separator, decimals, a percent sign); no year, zero or identifier."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "bench" / "claims_selfcheck.py"
+    spec = importlib.util.spec_from_file_location("claims_selfcheck", path)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert list(bench.invented("1,234")) == ["864", "1,604"]
+    assert list(bench.invented("45.2%")) == ["31.6%", "58.8%"]
+    assert list(bench.invented("12 %")) == ["8 %", "16 %"]
+    assert list(bench.invented("2021")) == list(bench.invented("0")) == []
+    assert list(bench.invented("1234567890123456")) == list(bench.invented("3.5x")) == []
