@@ -1,0 +1,129 @@
+"""A figure read with its neighbour's unit or its neighbour's change word (issue 26), case by
+case. Written before the rules that mend them; invented sentences, not from the corpus.
+
+`SERIES`: a range or list of bare figures lends the percent sign of its last one ("from 41
+to 53%", "between 10 and 12%"), but a year inside a series of percentages keeps its own
+reading: in "rose from 41% in 2022 to 53% in 2023" there is no 2022%, so nothing may be
+computed from it ("about 2,000%", "a 49-fold rise", "fell 97%"). The true claims read the
+series as written.
+
+`FLIPS`: a change word is compared, for a flipped meaning, with the page's change word
+about the same figure: "Version 3.2 cut memory use by 10%" says nothing about which way
+startup time went in version 3.2, which a later sentence of the passage gives ("improved
+by 6%"). Each true claim has twins that flip what the page does say ("raised memory use",
+"startup time fell").
+
+`READINGS`: the kind each figure of a text is read as, the year inside a series and the
+bare figures a range's percent sign reaches.
+
+`NOT_YET` lists the cases that failed when the table was written (strict xfail): a change
+removes its cases from that set, never edits a case.
+"""
+
+from __future__ import annotations
+
+import pytest
+from case_tables import case_params
+
+from research.sources.claims import Support, check_claim, index_page
+from research.sources.figures import claim_numbers
+
+Case = tuple[str, str, bool]
+"""(page, claim, supported)."""
+
+_ADOPTION = (
+    "Adoption report\n\n"
+    "Team use of the tool rose from 41% in 2022 to 53% in 2023. Most teams run it in CI."
+)
+_BUILDS = (
+    "Build report\n\n"
+    "Between 10 and 12% of nightly builds failed in 2024. Most failures were flaky tests."
+)
+
+SERIES: list[Case] = [
+    (_ADOPTION, "In 2022, 41% of teams used the tool.", True),
+    (_ADOPTION, "Team use of the tool reached 53% in 2023.", True),
+    (_ADOPTION, "Team use of the tool grew by 12 percentage points between 2022 and 2023.", True),
+    (_ADOPTION, "Team use of the tool rose by about 29% between 2022 and 2023.", True),
+    (_ADOPTION, "About 2,000% of teams used the tool.", False),
+    (_ADOPTION, "Team use of the tool stood at about 2,000%.", False),
+    (_ADOPTION, "Team use of the tool rose by about 4,800%.", False),
+    (_ADOPTION, "Team use of the tool grew about 49-fold.", False),
+    (_ADOPTION, "Team use of the tool fell 97%.", False),
+    (_ADOPTION, "Team use of the tool rose from 41% in 2021 to 53% in 2023.", False),
+    (_BUILDS, "In 2024, at least 10% of nightly builds failed.", True),
+    (_BUILDS, "Up to 12% of nightly builds failed in 2024.", True),
+    (_BUILDS, "Between 12 and 14% of nightly builds failed in 2024.", False),
+]
+
+_RELEASE = (
+    "Release notes\n\n"
+    "Version 3.2 cut memory use by 10%. It also ships a new parser.\n\n"
+    "Startup time improved by 6%, measured on Windows and Linux."
+)
+_CHANGELOG = (
+    "Changelog\n\n"
+    "Version 2.0 reduced the binary size by 18%. The installer is new.\n\n"
+    "Build times grew by 7% on macOS, which the team is investigating."
+)
+_REVIEW = (
+    "Project review\n\n"
+    "In 2023 the team cut its build time by 30%. Test coverage of the team's code rose to "
+    "85%, and reviews now take a day."
+)
+
+FLIPS: list[Case] = [
+    (_RELEASE, "In version 3.2 startup time improved by 6% on Windows.", True),
+    (_RELEASE, "Version 3.2 cut memory use by 10%.", True),
+    (_RELEASE, "In version 3.2 startup time fell by 6% on Windows.", False),
+    (_RELEASE, "Version 3.2 raised memory use by 10%.", False),
+    (_RELEASE, "Version 3.2 increased memory use.", False),
+    (_RELEASE, "In version 3.2 startup time improved by 6% and memory use rose by 10%.", False),
+    (_CHANGELOG, "Build times grew by 7% on macOS in version 2.0.", True),
+    (_CHANGELOG, "Build times shrank by 7% on macOS in version 2.0.", False),
+    (_CHANGELOG, "Version 2.0 increased the binary size by 18%.", False),
+    (_CHANGELOG, "Version 2.0 increased the binary size.", False),
+    (_REVIEW, "In 2023, test coverage of the team's code rose to 85%.", True),
+    (_REVIEW, "In 2023, test coverage of the team's code fell to 85%.", False),
+    (_REVIEW, "In 2023 the team raised its build time by 30%.", False),
+    (_REVIEW, "In 2023 the team increased its build time.", False),
+]
+
+GROUPS: dict[str, list[Case]] = {"series": SERIES, "flips": FLIPS}
+
+NOT_YET: frozenset[str] = frozenset(
+    {"series-04", "series-05", "series-06", "series-07", "series-08", "flips-00", "flips-06"}
+)
+
+
+@pytest.mark.parametrize(("page", "claim", "supported"), case_params(GROUPS, NOT_YET))
+def test_neighbour_figures(page: str, claim: str, supported: bool) -> None:
+    check = check_claim(claim, index_page(page))
+    assert (check.support is Support.SUPPORTED) is supported, check
+
+
+READINGS: list[tuple[str, list[str]]] = [
+    ("Use rose from 41% in 2022 to 53% in 2023.", ["percent", "year", "percent", "year"]),
+    ("Use went up from 7% in 2019 to 13%.", ["percent", "year", "percent"]),
+    ("Use went from 41 to 53% of teams.", ["percent", "percent"]),
+    ("Between 10 and 12% of builds failed.", ["percent", "percent"]),
+    ("10-12% of builds failed in 2024.", ["percent", "percent", "year"]),
+    ("From 2019 to 2023, use rose 45%.", ["year", "year", "percent"]),
+]
+NOT_YET_READ: frozenset[str] = frozenset({"read-00", "read-01"})
+
+
+@pytest.mark.parametrize(
+    ("text", "kinds"),
+    [
+        pytest.param(
+            text,
+            kinds,
+            id=f"read-{index:02d}",
+            marks=[pytest.mark.xfail(strict=True)] if f"read-{index:02d}" in NOT_YET_READ else [],
+        )
+        for index, (text, kinds) in enumerate(READINGS)
+    ],
+)
+def test_figure_kinds(text: str, kinds: list[str]) -> None:
+    assert [n.kind for n in claim_numbers(text)] == kinds
