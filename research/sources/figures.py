@@ -690,13 +690,14 @@ def _spaced_thousands(text: str, found: list[RawFigure]) -> None:
 
 
 def _join_ranges(text: str, found: list[RawFigure]) -> None:
-    """Ranges lend their scale or percent sign to their first figure; "2019/20" is 2020 too."""
+    """Ranges lend their scale or percent sign to their first figure; "2019/20" is 2020 too.
+    A year keeps its reading: "from 41% in 2022 to 53%" holds no 2022%."""
     for first, second in zip(found, found[1:], strict=False):
         between = text[first.end : second.start]
         bare = first.scale is None and first.kind in ("number", "year")
         if bare and _RANGE_JOIN.fullmatch(between) and isinstance(first.value, Decimal):
             if second.kind == "percent":
-                first.kind = "percent"
+                first.kind = "percent" if first.kind == "number" else first.kind
             elif second.scale is not None:
                 scaled = first.value.scaleb(second.scale)
                 first.candidates = {scaled, first.value}

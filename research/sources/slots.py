@@ -334,7 +334,8 @@ def _near_words(
     `reach` words (content words only, if `content`) on either side, not past another
     figure or a clause break (; : parentheses, "while", "but"); two figures of the same
     sort with no content word but a unit between them ("from 30% to 45%", "every two
-    months for 18 months") share their words."""
+    months for 18 months", past the years that date them: "from 41% in 2022 to 53%") share
+    their words."""
     figures = sorted(figures, key=lambda f: f.span)
     spans = [f.span for f in figures]
     gaps = [text[: spans[0][0]] if spans else ""]
@@ -350,11 +351,18 @@ def _near_words(
 
     near = [side(gaps[i], True) | side(gaps[i + 1], False) for i in range(len(spans))]
     for i in range(len(spans) - 1):
-        if _same_slot(figures[i], figures[i + 1], lenient=True) and not any(
-            token_stems(t) and unit_of(t) is None for t in _WORD.findall(gaps[i + 1])
+        j = i + 1  # past the years that date a series ("from 41% in 2022 to 53% in 2023")
+        while j < len(spans) - 1 and figures[j].kind in _DATING and figures[i].kind not in _DATING:
+            j += 1
+        if _same_slot(figures[i], figures[j], lenient=True) and not any(
+            token_stems(t) and unit_of(t) is None
+            for t in _WORD.findall(text[spans[i][1] : spans[j][0]])
         ):
-            near[i] = near[i + 1] = near[i] | near[i + 1]
+            near[i] = near[j] = near[i] | near[j]
     return near
+
+
+_DATING = frozenset({"year", "date"})
 
 
 _NEXT_WORD = re.compile(r"[^\w]*([^\W\d_][\w'-]*)")
