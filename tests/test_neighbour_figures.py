@@ -51,6 +51,8 @@ SERIES: list[Case] = [
     (_ADOPTION, "Team use of the tool grew about 49-fold.", False),
     (_ADOPTION, "Team use of the tool fell 97%.", False),
     (_ADOPTION, "Team use of the tool rose from 41% in 2021 to 53% in 2023.", False),
+    (_ADOPTION, "Team use of the tool rose by 1,981 percentage points.", False),
+    (_ADOPTION, "Team use of the tool fell by 1,969 percentage points.", False),
     (_BUILDS, "In 2024, at least 10% of nightly builds failed.", True),
     (_BUILDS, "Up to 12% of nightly builds failed in 2024.", True),
     (_BUILDS, "Between 12 and 14% of nightly builds failed in 2024.", False),

@@ -70,7 +70,6 @@ def _levels(sentences: Sequence[Sentence]) -> Iterator[_Level]:
             for f in sentence.numbers
             if f.kind == "percent"
             and f.as_float is not None
-            and 0 <= f.as_float <= 100  # a share or a rate ("41% in 2022": no 2022%)
             and "point" not in f.text.lower()
         ]
         shares.sort(key=lambda f: f.span)
