@@ -68,9 +68,7 @@ def _levels(sentences: Sequence[Sentence]) -> Iterator[_Level]:
         shares = [
             f
             for f in sentence.numbers
-            if f.kind == "percent"
-            and f.as_float is not None
-            and "point" not in f.text.lower()
+            if f.kind == "percent" and f.as_float is not None and "point" not in f.text.lower()
         ]
         shares.sort(key=lambda f: f.span)
         for order, figure in enumerate(shares):
