@@ -13,6 +13,7 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 
 from research.sources.figures import StatedNumber, Value
+from research.sources.figuretable import same_sort
 from research.sources.pageindex import LEAD_SENTENCES, PageIndex, Sentence, holds, union
 from research.sources.slots import (
     _SKIPPED_KINDS,
@@ -287,14 +288,4 @@ def _reach(page: PageIndex, stem: str) -> frozenset[int]:
 def _lists_another(sentence: Sentence, number: StatedNumber, claimed: frozenset[Value]) -> bool:
     """Whether a sentence stating `number` also gives a figure of its sort the claim lacks
     (a list: which figure is the claim's is for `told_the_other_way` to say)."""
-    return any(
-        f.kind == number.kind
-        and f.multiple == number.multiple
-        and _dimension(f) == _dimension(number)
-        and f.candidates.isdisjoint(claimed)
-        for f in sentence.numbers
-    )
-
-
-def _dimension(figure: StatedNumber) -> object:
-    return None if figure.quantity is None else figure.quantity.unit.dimension
+    return any(same_sort(f, number) and f.candidates.isdisjoint(claimed) for f in sentence.numbers)

@@ -148,6 +148,7 @@ from research.sources.figures import (
     raw_numbers,
     stated_number,
 )
+from research.sources.figuretable import same_sort
 from research.sources.flips import (
     Clauses,
     flipped_clauses,
@@ -355,25 +356,15 @@ def _evidence(page: PageIndex, run: _Run, focus: Sequence[str] = ()) -> str:
 def _conflicts(
     run: Sequence[Sentence], numbers: Sequence[StatedNumber], absent: Sequence[StatedNumber]
 ) -> list[str]:
-    """Figures of the run, of the same kind as an absent claim figure (and of its unit's
-    dimension when both carry a unit: 3.3 GHz is no rival of 0.41 s), that the claim lacks."""
+    """Figures of the run of the sort of an absent claim figure (`figuretable.same_sort`: 3.3
+    GHz is no rival of 0.41 s, "2.8x better" none of "Windows 8.1"), that the claim lacks."""
     claimed = frozenset(v for n in numbers for v in n.candidates)
     out: dict[str, None] = {}
     for sentence in run:
         for number in sentence.numbers:
-            if number.candidates.isdisjoint(claimed) and any(_rivals(a, number) for a in absent):
+            if number.candidates.isdisjoint(claimed) and any(same_sort(a, number) for a in absent):
                 out[number.text] = None
     return list(out)
-
-
-def _rivals(mine: StatedNumber, theirs: StatedNumber) -> bool:
-    if mine.kind != theirs.kind or mine.multiple != theirs.multiple:
-        return False  # "2.8x better" is no rival of "Windows 8.1"
-    if mine.quantity is None and theirs.quantity is None:
-        return True
-    if mine.quantity is None or theirs.quantity is None:
-        return False
-    return mine.quantity.unit.dimension == theirs.quantity.unit.dimension
 
 
 def _percent(share: float) -> str:

@@ -20,6 +20,7 @@ from typing import Protocol
 
 from research.sources.binding import Weights
 from research.sources.figures import StatedNumber, Value
+from research.sources.figuretable import same_sort
 from research.sources.pageindex import PageIndex, Sentence
 from research.sources.slots import same_slot
 
@@ -244,18 +245,12 @@ def _gives_another(sentence: Sentence, number: StatedNumber, claimed: frozenset[
     magnitude) that is none of the claim's, the spread after a "±" ("854.8 ms ± 10.0 ms")
     aside."""
     return any(
-        f.kind == number.kind
-        and f.multiple == number.multiple
-        and _dimension(f) == _dimension(number)
+        same_sort(f, number)
         and f.candidates.isdisjoint(claimed)
         and not number.matches(f)
         and not _SPREAD.search(sentence.norm, 0, f.span[0])
         for f in sentence.numbers
     )
-
-
-def _dimension(figure: StatedNumber) -> object:
-    return None if figure.quantity is None else figure.quantity.unit.dimension
 
 
 _SPREAD = re.compile(r"(?:\u00b1|\+/-|\+-)\s*$")

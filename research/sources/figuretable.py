@@ -29,6 +29,17 @@ def sort_of(figure: StatedNumber) -> Sort:
     )
 
 
+def same_sort(mine: StatedNumber, theirs: StatedNumber) -> bool:
+    """Whether two figures are of one sort (`sort_of`), without building either's: the same
+    kind, a multiple only for a multiple, the same dimension when both carry a unit (a bare
+    figure for a bare one)."""
+    if mine.kind != theirs.kind or mine.multiple != theirs.multiple:
+        return False
+    if mine.quantity is None or theirs.quantity is None:
+        return mine.quantity is None and theirs.quantity is None
+    return mine.quantity.unit.dimension == theirs.quantity.unit.dimension
+
+
 def _sorted(pairs: list[tuple[float, int]]) -> _Sorted:
     pairs.sort()
     return tuple(v for v, _ in pairs), tuple(i for _, i in pairs)

@@ -16,6 +16,7 @@ import re
 from collections.abc import Collection, Sequence
 
 from research.sources.figures import StatedNumber
+from research.sources.figuretable import sort_of
 from research.sources.pageindex import Sentence
 
 _CONTINUES = re.compile(
@@ -46,12 +47,6 @@ def own_paragraphs_end(sentences: Sequence[Sentence], first: int, end: int, last
     return end
 
 
-def _sort(figure: StatedNumber) -> tuple[str, bool, str | None]:
-    """What a figure measures: its kind, whether a multiple, its unit's dimension."""
-    dimension = figure.quantity.unit.dimension if figure.quantity else None
-    return figure.kind, figure.multiple, dimension
-
-
 def lent_by_later(
     sentences: Sequence[Sentence],
     stems: frozenset[str],
@@ -74,7 +69,7 @@ def lent_by_later(
     if cut == end:
         return None
     kept = frozenset().union(*(s.stems & stems for s in sentences[first:cut]))
-    sorts = {_sort(n) for n in numbers}
-    if kept == held or not any(_sort(f) in sorts for s in sentences[cut:end] for f in s.numbers):
+    sorts = {sort_of(n) for n in numbers}
+    if kept == held or not any(sort_of(f) in sorts for s in sentences[cut:end] for f in s.numbers):
         return None
     return cut, kept, sum(s.words for s in sentences[first:cut])

@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator, Sequence
 
 from research.sources.figures import StatedNumber, Value
+from research.sources.figuretable import same_sort
 from research.sources.pageindex import LEAD_SENTENCES, PageIndex, Sentence
 from research.sources.slots import Given
 
@@ -164,7 +165,7 @@ def _in_column(
     for place in sorted(places):
         for column in sorted(named):
             theirs = row.numbers[column]
-            if _same_sort(row.numbers[place], theirs) and theirs.candidates.isdisjoint(claimed):
+            if same_sort(row.numbers[place], theirs) and theirs.candidates.isdisjoint(claimed):
                 return theirs
     return None
 
@@ -210,7 +211,7 @@ def _in_place(
         theirs = other.numbers[place]
         if (
             number.matches(figure)
-            and _same_sort(figure, theirs)
+            and same_sort(figure, theirs)
             and theirs.candidates.isdisjoint(claimed)
         ):
             return theirs
@@ -239,16 +240,6 @@ def _same_table(page: PageIndex, index: int) -> Iterator[int]:
 
 def _row_of(sentence: Sentence, lead: tuple[int, ...]) -> bool:
     return bool(sentence.label) and sentence.lead == lead
-
-
-def _same_sort(mine: StatedNumber, theirs: StatedNumber) -> bool:
-    """The same kind, a multiple only for a multiple, the same dimension when both carry a
-    unit (a bare figure for a bare one)."""
-    if mine.kind != theirs.kind or mine.multiple != theirs.multiple:
-        return False
-    if mine.quantity is None or theirs.quantity is None:
-        return mine.quantity is None and theirs.quantity is None
-    return mine.quantity.unit.dimension == theirs.quantity.unit.dimension
 
 
 def named_row(
