@@ -10,9 +10,13 @@ to its label, as a pipe table row's belong to its first cell (`pageindex`).
 A row line (`row_label`): up to `MAX_LABEL_WORDS` words that do not start with a figure,
 then (after a colon, an equals sign or a space) a figure, and after that only figures,
 units and signs, at most `MAX_OTHER_WORDS` other words, and no sentence's end (a period).
-It is a row only in a block: the
-line before or after it (a rule line such as "=====" between them) is one too
-(`row_lines`), so a hard-wrapped line of prose that happens to end in a figure is not.
+It is a row only in a block: the line before or after it (a rule line such as "====="
+between them) is one too (`row_lines`), so a hard-wrapped line of prose that happens to
+end in a figure is not.
+
+A row's figures also know their column's header (`Sentence.columns`): a pipe table's
+header cell (`cell_columns`); for rows written without pipes, the token at the figure's
+place (`token_columns`) in the header line right above the block (`block_header`).
 """
 
 from __future__ import annotations

@@ -15,7 +15,9 @@ names one other column of the row, holding a figure of the same sort it lacks
 (`Sentence.columns`). And `passage_row`: a figure stated only in rows outside the
 matching passage, while a row the passage introduces, with the same label, gives another.
 The other way round (`named_row`), the only row the claim names that holds all its
-figures is the passage the claim restates.
+figures is the passage the claim restates; and a figure stated outside the matching
+passage in a row the claim names, whose label no other row of its table has, of a table
+the passage introduces or holds a row of, is bound to the claim (`in_named_row`).
 """
 
 from __future__ import annotations
