@@ -187,8 +187,9 @@ _MAGNITUDE = re.compile(
 """A factor of ten: "an order of magnitude", "two orders of magnitude"."""
 _BASIS_POINTS = re.compile(r"(?<![\w.,])(?P<n>\d+(?:\.\d+)?) basis points?\b", re.IGNORECASE)
 """A change of a rate in hundredths of a percentage point: "25 basis points"."""
+_COUNTED_UNITS = ("fortnight", "decade", "century", "millennium")
 _COUNTED_A = re.compile(
-    r"(?<!half )(?<!of )\ban? (?=(?:fortnight|decade|century|millennium)\b)", re.IGNORECASE
+    rf"(?<!half )(?<!of )\ban? (?=(?:{'|'.join(_COUNTED_UNITS)})\b)", re.IGNORECASE
 )
 """Units that "a" counts one of: "a fortnight", "a decade" (not "a week later")."""
 # Cheap tests that the text holds what a costly pattern needs before it is tried (each is
@@ -200,7 +201,6 @@ _NUMERIC_DATE_HINT = re.compile(r"\d[./][0-3]?\d[./](?:18|19|20)\d\d")
 _CLOCK_HINT = re.compile(r"\d[hm]\d")
 _A_TIME_HINT = re.compile(r" an? (?:second|minute|hour|day|week|month|year)")
 _MULTIPLE_STEMS = ("doubl", "twice", "tripl", "trebl", "quadrupl")
-_COUNTED_UNITS = ("fortnight", "decade", "century", "millennium")
 
 
 def _holds_any(text: str, words: tuple[str, ...]) -> bool:
@@ -435,8 +435,8 @@ def _power(match: re.Match[str]) -> str:
     return str(value - 1 if match.group("minus") else value)
 
 
-_A_SCALE = re.compile(r"\ban? (?=(?:hundred|thousand|million|billion|trillion)\b)", re.I)
 _SCALE_NAMES = ("hundred", "thousand", "million", "billion", "trillion")
+_A_SCALE = re.compile(rf"\ban? (?=(?:{'|'.join(_SCALE_NAMES)})\b)", re.I)
 
 
 _TWO_THOUSAND = re.compile(
