@@ -7,14 +7,15 @@ or unverifiable, and the share flagged (anything but supported), in two modes:
 - rules: the rules alone;
 - judge: the rules, then a scripted judge through the product's own decision function
   (`research.sources.judging.decide`) on the passages the product's passage selector
-  (`research.sources.passages.best_passages`) would send. The scripted judge is right
-  `--accuracy` of the time (seeded, per claim), and a `--lie-rate` share of its answers
-  quote text that is not on the page (the sentence under test itself). It answers "says"
-  (true claims) or "opposite" (the others) when right, the other way round when wrong; it
-  quotes the decisive passage when a passage it was given holds it, and otherwise can only
-  say "not_said" with a quote of what it was given. Also measured: voided judgements and
-  whether any voided one changed a verdict (it must not), and passage recall, the share of
-  claims whose decisive passage is inside the passages given to the judge.
+  (`research.sources.passages.PassageIndex`, one a page as VERIFY builds it) would send.
+  The scripted judge is right `--accuracy` of the time (seeded, per claim), and a
+  `--lie-rate` share of its answers quote text that is not on the page (the sentence under
+  test itself). It answers "says" (true claims) or "opposite" (the others) when right, the
+  other way round when wrong; it quotes the decisive passage when a passage it was given
+  holds it, and otherwise can only say "not_said" with a quote of what it was given. Also
+  measured: voided judgements and whether any voided one changed a verdict (it must not),
+  and passage recall, the share of claims whose decisive passage is inside the passages
+  given to the judge.
 
 Until the judge's modules are on this checkout, the judge mode says so and only the rules
 run (the hook is `product_judge`).
@@ -142,7 +143,7 @@ def product_judge() -> tuple[ModuleType, ModuleType] | None:
     needed = ("decide", "Judgement", "Answer", "normalised")
     if not all(hasattr(judging, name) for name in needed):
         return None
-    return (judging, passages) if hasattr(passages, "best_passages") else None
+    return (judging, passages) if hasattr(passages, "PassageIndex") else None
 
 
 def squeezed(text: str) -> str:
@@ -215,10 +216,14 @@ def run_judge(
     judging, passages = modules
     judged = []
     normal_pages: dict[str, str] = {}
+    indexes: dict[str, Any] = {}  # one PassageIndex a page, as VERIFY reads it
     for done in outcomes:
         claim = done.claim
         rng = random.Random(f"{seed}:{claim.row['id']}")
-        given = list(passages.best_passages(done.rules, claim.page_text))
+        doc = claim.row["doc"]
+        if doc not in indexes:
+            indexes[doc] = passages.PassageIndex(claim.page_text)
+        given = list(indexes[doc].best(done.rules))
         recalled = holds(given, claim.row["passage"])
         if mode == "flagged" and done.rules.support is Support.SUPPORTED:
             judged.append(Outcome(claim, done.rules, done.rules.support, recalled=recalled))
