@@ -370,6 +370,24 @@ CASES: dict[str, list[tuple[list[str], str, list[str]]]] = {
             "fastlib parsed about 2.4 times as many bytes per second as zeta.",
             ["zeta : 430.45 MB/s"],
         ),
+        (  # a rare word alone in a short sentence, far from the claim's other words: only the
+            # rare word's own pick gives it (the windows by words and figures go elsewhere)
+            [
+                "Datagram sockets",
+                *distractors("datagram sockets on a local domain limit the size of datagrams"),
+                "Local domain sockets do not support out-of-band data.",
+                "The SO_TXBUF socket option does have an effect for local domain sockets.",
+                *filler("mid", 5),
+                "The SO_RXBUF option is ignored.",
+                *distractors("datagram sockets on a local domain limit the size of datagrams"),
+                "For local domain datagram sockets, the SO_TXBUF value limits the size of "
+                "outgoing datagrams: the doubled option value less 32 bytes of overhead.",
+                *distractors("datagram sockets on a local domain limit the size of datagrams", 3),
+            ],
+            "For local domain datagram sockets, SO_RXBUF limits the size of datagrams, less "
+            "32 bytes of overhead, while SO_TXBUF has no effect.",
+            ["The SO_RXBUF option is ignored."],
+        ),
     ],
     "figure": [
         (  # a figure stated twice; the claim's words are with the second
