@@ -12,7 +12,7 @@ import math
 import re
 from collections.abc import Collection, Iterable, Sequence
 
-from research.sources.figures import StatedNumber, Value
+from research.sources.figures import StatedNumber, Value, claimed_values
 from research.sources.figuretable import same_sort
 from research.sources.pageindex import LEAD_SENTENCES, PageIndex, Sentence, holds, union
 from research.sources.slots import (
@@ -153,7 +153,7 @@ def bound(
     the claim's words weighed for it (`Weights`)."""
     if number.kind in _SKIPPED_KINDS:
         return False
-    claimed = frozenset(v for n in numbers for v in n.candidates)
+    claimed = claimed_values(numbers)
     alone = [i for i in mine if not _lists_another(page.sentences[i], number, claimed)]
     return _binds(weights, claimed, (alone, mine), BOUND_SHARE)
 
@@ -205,7 +205,7 @@ def _counts_it_elsewhere(
     counted = _counted_in(norm, number)
     if counted is None or _CLAUSE_END.match(norm, number.span[1]):
         return False
-    claimed = frozenset(v for n in numbers for v in n.candidates)
+    claimed = claimed_values(numbers)
     given = False
     holding = set().union(*(page.sentence_postings.get(stem, ()) for stem in counted))
     for index in sorted(holding):

@@ -145,6 +145,7 @@ from research.sources.figures import (
     StatedNumber,
     claim_numbers,
     claim_text,
+    claimed_values,
     raw_numbers,
     stated_number,
 )
@@ -358,7 +359,7 @@ def _conflicts(
 ) -> list[str]:
     """Figures of the run of the sort of an absent claim figure (`figuretable.same_sort`: 3.3
     GHz is no rival of 0.41 s, "2.8x better" none of "Windows 8.1"), that the claim lacks."""
-    claimed = frozenset(v for n in numbers for v in n.candidates)
+    claimed = claimed_values(numbers)
     out: dict[str, None] = {}
     for sentence in run:
         for number in sentence.numbers:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 
-from research.sources.figures import StatedNumber
+from research.sources.figures import StatedNumber, claimed_values
 from research.sources.pageindex import PageIndex
 from research.sources.slots import Given
 from research.sources.words import token_stems
@@ -56,7 +56,7 @@ def counted_by_another(
     puts after another count the claim lacks, and the page never after the claim's
     figure (see the module). `norm`: the claim's text its figures were read from;
     `stating`: the sentences stating each of `numbers`."""
-    claimed = frozenset(v for n in numbers for v in n.candidates)
+    claimed = claimed_values(numbers)
     for number, mine in zip(numbers, stating, strict=True):
         if not mine or number.kind != "number" or number.quantity is not None:
             continue  # computed from the page's figures ("120 tickets each"), or no count

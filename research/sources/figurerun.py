@@ -19,7 +19,7 @@ from collections.abc import Collection, Sequence
 from typing import Protocol
 
 from research.sources.binding import Weights
-from research.sources.figures import StatedNumber, Value
+from research.sources.figures import StatedNumber, Value, claimed_values
 from research.sources.figuretable import same_sort
 from research.sources.pageindex import PageIndex, Sentence
 from research.sources.slots import same_slot
@@ -88,7 +88,7 @@ def figure_passage(
     bound to the claim there (`bound_alone`)."""
     if not any(chosen_by(n, numbers) for n in found.elsewhere):
         return None
-    claimed = frozenset(v for n in numbers for v in n.candidates)
+    claimed = claimed_values(numbers)
     for sentence in page.sentences[found.run.first : found.run.end]:
         for figure in sentence.numbers:
             if figure.candidates.isdisjoint(claimed) and any(
@@ -222,7 +222,7 @@ def bound_alone(
     in its place (`slots.same_slot`) holds more of the claim's words with its context,
     by count and by rarity (`binding.Weights`: "Benchmark 2: quickscan" over "Benchmark 1:
     oldscan" for a claim about quickscan)."""
-    claimed = frozenset(v for n in numbers for v in n.candidates)
+    claimed = claimed_values(numbers)
     alone = [i for i in chosen if not _gives_another(page.sentences[i], number, claimed)]
     if not alone:
         return False

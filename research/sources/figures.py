@@ -41,6 +41,7 @@ Figures (`claim_numbers`): digits, with
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TypeAlias
@@ -267,6 +268,12 @@ class StatedNumber:
             for c in self.candidates
             if isinstance(c, Decimal)
         ]
+
+
+def claimed_values(numbers: Iterable[StatedNumber]) -> frozenset[Value]:
+    """Every value any of `numbers` may stand for: a page figure none of them matches is
+    one the claim lacks."""
+    return frozenset(v for n in numbers for v in n.candidates)
 
 
 def _body_values(body: str) -> list[tuple[str, Value]]:

@@ -17,7 +17,14 @@ from typing import TypeVar
 from urllib.parse import urlsplit
 
 from research.sources.bitsets import mask_of
-from research.sources.figures import LINE_MARKER, StatedNumber, Value, raw_numbers, stated_number
+from research.sources.figures import (
+    LINE_MARKER,
+    StatedNumber,
+    Value,
+    claimed_values,
+    raw_numbers,
+    stated_number,
+)
 from research.sources.figuretable import FigureTable
 from research.sources.flips import Clause, clause_around, read_clause
 from research.sources.quantities import unit_of
@@ -168,7 +175,7 @@ def _sentence(text: str, line: int = 0, reading: str | None = None) -> Sentence:
         words=len(text.split()),
         stems=stems_of(blank_numbers(norm, raw)),
         numbers=numbers,
-        values=frozenset(v for n in numbers for v in n.candidates),
+        values=claimed_values(numbers),
         percents=frozenset(
             v for n in numbers for v in n.candidates if n.kind == "percent" or v in n.tokens
         ),

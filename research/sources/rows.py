@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Sequence
 
-from research.sources.figures import StatedNumber, Value
+from research.sources.figures import StatedNumber, Value, claimed_values
 from research.sources.figuretable import same_sort
 from research.sources.pageindex import LEAD_SENTENCES, PageIndex, Sentence
 from research.sources.slots import Given
@@ -59,7 +59,7 @@ def other_row(
     """The first of the claim's figures that the page states only in rows the claim does not
     name, with the figure a row it names gives in the same place. `stems`: the claim's
     content words; `stating`: the sentences stating each of `numbers`."""
-    claimed = frozenset(v for n in numbers for v in n.candidates)
+    claimed = claimed_values(numbers)
     for number, mine in zip(numbers, stating, strict=True):
         if number.kind in _SKIPPED or not mine:
             continue
@@ -92,7 +92,7 @@ def passage_row(
     ]
     if not ours:
         return None
-    claimed = frozenset(v for n in numbers for v in n.candidates)
+    claimed = claimed_values(numbers)
     for number, mine in zip(numbers, stating, strict=True):
         if number.kind in _SKIPPED or not mine:
             continue
@@ -123,7 +123,7 @@ def other_column(
     claim lacks, and no row it names states it in the column it names: "On x86, SIGUSR1 is
     signal 30" where 30 is its Alpha number and 10 its x86 one; "compact ms" names
     "compact (ms)" rather than "pretty (ms)"."""
-    claimed = frozenset(v for n in numbers for v in n.candidates)
+    claimed = claimed_values(numbers)
     for number, mine in zip(numbers, stating, strict=True):
         if number.kind in _SKIPPED:
             continue

@@ -27,7 +27,7 @@ from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from research.sources.figures import StatedNumber
+from research.sources.figures import StatedNumber, claimed_values
 from research.sources.flips import Clauses
 from research.sources.pageindex import PageIndex, Sentence, holds
 from research.sources.quantities import unit_of
@@ -199,7 +199,7 @@ def _rival(
     if own >= len(words) + len(others):
         return None  # no sentence can hold more of the claim
     least = max(1, math.ceil(MIN_RIVAL_SHARE * len(words)))
-    claimed = frozenset(v for n in (number, *others) for v in n.candidates)
+    claimed = claimed_values((number, *others))
     counts: Counter[int] = Counter()
     for stem in words:
         counts.update(page.sentence_postings.get(stem, ()))
@@ -268,7 +268,7 @@ def anchored(
         return False
     others = [n for n in numbers if n is not number]
     own = _best_score(page, mine, rest, others, number)
-    claimed = frozenset(v for n in numbers for v in n.candidates)
+    claimed = claimed_values(numbers)
     nearby: set[int] = set()
     for stem in rest:
         nearby.update(page.sentence_postings.get(stem, ()))
@@ -434,7 +434,7 @@ def told_the_other_way(
     shared = [i for i in run if len(page.sentences[i].numbers) > 1]
     if not checked or not shared:
         return None
-    claimed = frozenset(v for n in numbers for v in n.candidates)
+    claimed = claimed_values(numbers)
     # a figure the claim states in another unit or rounded ("about 1.02 GB" for
     # "1,024,512,000 bytes") is the claim's too, not a rival
     converted = [n for n in numbers if n.quantity is not None or n.band is not None]
@@ -551,7 +551,7 @@ def introduced(
     |" for a claim about ripgrep). `mine`: the sentences stating `number`."""
     if number.kind in _SKIPPED_KINDS:
         return False
-    claimed = frozenset(v for n in numbers for v in n.candidates)
+    claimed = claimed_values(numbers)
     sentences = page.sentences
     for index in mine:
         lead = sentences[index].lead

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from research.sources.figures import StatedNumber
+from research.sources.figures import StatedNumber, claimed_values
 from research.sources.pageindex import PageIndex, Sentence
 from research.sources.slots import Given
 
@@ -34,7 +34,7 @@ def other_version(
     versions = [n for n in numbers if n.kind == "version"]
     if not versions:
         return None
-    claimed = frozenset(v for n in numbers for v in n.candidates)
+    claimed = claimed_values(numbers)
     sentences = page.sentences
     for number, mine in zip(numbers, stating, strict=True):
         if number.kind not in _SORTS or not mine:
