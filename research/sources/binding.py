@@ -16,11 +16,11 @@ from research.sources.figures import StatedNumber, Value, claimed_values
 from research.sources.figuretable import same_sort
 from research.sources.pageindex import LEAD_SENTENCES, PageIndex, Sentence, holds, union
 from research.sources.slots import (
-    _SKIPPED_KINDS,
-    _context,
-    _counted,
-    _counted_in,
-    _introduced_with,
+    SKIPPED_KINDS,
+    counted_after,
+    counted_in,
+    introduced_with,
+    sentence_context,
 )
 
 BOUND_SHARE = 0.5
@@ -119,8 +119,8 @@ def _heaviest_first(item: tuple[float, int]) -> tuple[float, int]:
 
 
 def _window(page: PageIndex, index: int, number: StatedNumber) -> list[int]:
-    """A sentence with its context (`_context`) and the sentences that introduce it."""
-    return [*_context(page, index, number), *page.sentences[index].lead]
+    """A sentence with its context (`sentence_context`) and the sentences that introduce it."""
+    return [*sentence_context(page, index, number), *page.sentences[index].lead]
 
 
 def _word_weight(page: PageIndex, window: Sequence[int], words: frozenset[str]) -> float:
@@ -151,7 +151,7 @@ def bound(
     claim lacks, whatever its magnitude (among those holding a claim word, and the other
     rows of its table), holds as much. `mine`: the sentences stating `number`; `weights`:
     the claim's words weighed for it (`Weights`)."""
-    if number.kind in _SKIPPED_KINDS:
+    if number.kind in SKIPPED_KINDS:
         return False
     claimed = claimed_values(numbers)
     alone = [i for i in mine if not _lists_another(page.sentences[i], number, claimed)]
@@ -202,7 +202,7 @@ def _counts_it_elsewhere(
     a figure of its sort the claim lacks, and never after the claim's figure. A figure
     followed by a comma, colon, semicolon or period counts nothing ("On Windows 8.1,
     time.time() ...")."""
-    counted = _counted_in(norm, number)
+    counted = counted_in(norm, number)
     if counted is None or _CLAUSE_END.match(norm, number.span[1]):
         return False
     claimed = claimed_values(numbers)
@@ -211,7 +211,7 @@ def _counts_it_elsewhere(
     for index in sorted(holding):
         sentence = page.sentences[index]
         for i, figure in enumerate(sentence.numbers):
-            if _counted(sentence, i) != counted:
+            if counted_after(sentence, i) != counted:
                 continue
             if number.matches(figure):
                 return False
@@ -261,7 +261,7 @@ def _could_hold(
         out.update(page.figures.sentences_stating(figure))
     for index in alone:  # the other rows of its table, which its caption introduces too
         if page.sentences[index].lead:
-            out.update(_introduced_with(page, index))
+            out.update(introduced_with(page, index))
     return out
 
 
@@ -279,7 +279,7 @@ def _reach(page: PageIndex, stem: str) -> frozenset[int]:
         for row in range(index + 1, min(index + 1 + LEAD_SENTENCES, count)):
             if index in page.sentences[row].lead:
                 out.add(row)
-                out.update(_introduced_with(page, row))
+                out.update(introduced_with(page, row))
                 break
     found = page.memo.reach[stem] = frozenset(out)
     return found

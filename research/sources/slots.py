@@ -12,7 +12,7 @@ the page gives that figure to the claim's words: the claim is not supported.
 
 Years, versions, numbered names and figures the page states in more than
 `MAX_SLOT_SENTENCES` sentences are left out (they are context or the page's subject more
-often than they are the point); a rival figure must be of the same sort (`_same_slot`);
+often than they are the point); a rival figure must be of the same sort (`same_slot`);
 and a sentence that also states another of the claim's figures of that kind is no rival (a
 list of several figures is not one slot). Only a claim the other rules find supported is
 checked: a weak one is already flagged.
@@ -46,7 +46,7 @@ TOPIC_SHARE = 0.3
 `TOPIC_MIN` of them) is its topic ("rust" on a Rust survey): it binds no figure to a slot,
 so these rules do not count it."""
 TOPIC_MIN = 5
-_SKIPPED_KINDS = frozenset({"year", "version", "label"})
+SKIPPED_KINDS = frozenset({"year", "version", "label"})
 _NAMES = frozenset({"version", "label"})
 
 
@@ -89,7 +89,7 @@ def _slot_words(page: PageIndex, words: frozenset[str]) -> frozenset[str]:
     return frozenset(w for w in words if len(page.sentence_postings.get(w, ())) < least)
 
 
-def _same_slot(mine: StatedNumber, theirs: StatedNumber, *, lenient: bool = False) -> bool:
+def same_slot(mine: StatedNumber, theirs: StatedNumber, *, lenient: bool = False) -> bool:
     """Whether a page figure could stand where the claim's does: the same kind, a multiple
     only for a multiple, the same dimension when both carry a unit (a bare figure only for
     a bare one, unless `lenient`: within one sentence a list writes its unit once, "100,
@@ -112,11 +112,6 @@ def _same_slot(mine: StatedNumber, theirs: StatedNumber, *, lenient: bool = Fals
     return _near(a, b)
 
 
-def same_slot(mine: StatedNumber, theirs: StatedNumber) -> bool:
-    """`_same_slot`: whether a page figure could stand where the claim's does."""
-    return _same_slot(mine, theirs)
-
-
 def _plain(figure: StatedNumber) -> float | None:
     return float(figure.value) if isinstance(figure.value, Decimal) else None
 
@@ -128,8 +123,8 @@ def _near(a: float, b: float) -> bool:
 def _held_words(
     page: PageIndex, index: int, words: frozenset[str], number: StatedNumber
 ) -> tuple[list[Sentence], int]:
-    """A sentence with its context (`_context`), and how many of `words` they hold."""
-    window = [page.sentences[i] for i in _context(page, index, number)]
+    """A sentence with its context (`sentence_context`), and how many of `words` they hold."""
+    window = [page.sentences[i] for i in sentence_context(page, index, number)]
     held: set[str] = set()
     for sentence in window:
         held |= sentence.stems & words
@@ -144,7 +139,7 @@ def _scores(
     number: StatedNumber,
     least: int,
 ) -> bool:
-    """Whether a sentence holds with its context (`_context`) at least `least` of the
+    """Whether a sentence holds with its context (`sentence_context`) at least `least` of the
     claim's `words` and other figures; the figures are looked for only when its words
     could reach it with them."""
     window, held = _held_words(page, index, words, number)
@@ -159,7 +154,7 @@ def _best_score(
     number: StatedNumber,
 ) -> int:
     """The most of the claim's `words` and other figures any of `indexes` (at least one)
-    holds with its context (`_context`); the figures are looked for only in sentences
+    holds with its context (`sentence_context`); the figures are looked for only in sentences
     whose words could get them past the most found so far."""
     ordered = sorted(indexes)  # ties in page order
     read = sorted((_held_words(page, i, words, number) for i in ordered), key=lambda r: -r[1])
@@ -171,7 +166,7 @@ def _best_score(
     return best
 
 
-def _context(page: PageIndex, index: int, number: StatedNumber) -> list[int]:
+def sentence_context(page: PageIndex, index: int, number: StatedNumber) -> list[int]:
     """A sentence and its neighbours outside the title block that give no figure of the
     sort of `number` (one that does is a slot of its own: the next line of a list, the
     next row of a table), so "This corresponds to 82.5%" is read with the sentence
@@ -180,7 +175,7 @@ def _context(page: PageIndex, index: int, number: StatedNumber) -> list[int]:
     sort = page.figures.of_sort(number)  # the sentences that may give such a figure
     for near in (index - 1, index + 1):
         if page.head <= near < len(page.sentences) and (
-            near not in sort or not any(_same_slot(number, f) for f in page.sentences[near].numbers)
+            near not in sort or not any(same_slot(number, f) for f in page.sentences[near].numbers)
         ):
             out.append(near)
     return out
@@ -208,7 +203,7 @@ def _rival(
     for index in held:  # page order: the same rival for any hash seed
         if index in stating or index < page.head or index not in sort:
             continue
-        same = [f for f in page.sentences[index].numbers if _same_slot(number, f)]
+        same = [f for f in page.sentences[index].numbers if same_slot(number, f)]
         if not same or any(not f.candidates.isdisjoint(claimed) for f in same):
             continue  # no such figure, or one of the claim's too: a list, not a slot
         if _scores(page, index, words, others, number, own + 1):
@@ -229,7 +224,7 @@ def given_to_others(
     nothing but years (it dates an event: "open sourced in 2017" where the page says "In
     2017, ... presented ... In 2018, ... was open sourced"); beside other figures a year
     is more often their context."""
-    skipped = _SKIPPED_KINDS if any(n.kind != "year" for n in numbers) else _NAMES
+    skipped = SKIPPED_KINDS if any(n.kind != "year" for n in numbers) else _NAMES
     checked = [n for n in numbers if n.kind not in skipped]
     figures: frozenset[str] | None = None
     for number, sentences in zip(numbers, stating, strict=True):
@@ -262,7 +257,7 @@ def anchored(
     and the claim's other figures). `stating`: the sentences stating each of `numbers`."""
     mine = next(s for n, s in zip(numbers, stating, strict=True) if n is number)
     rest = _slot_words(page, rest)
-    if number.kind in _SKIPPED_KINDS or not rest or not mine:
+    if number.kind in SKIPPED_KINDS or not rest or not mine:
         return False
     if len(rest & _stems_of(page, mine)) < max(1, math.ceil(MIN_RIVAL_SHARE * len(rest))):
         return False
@@ -276,7 +271,7 @@ def anchored(
         if n is not number:
             nearby.update(sentences)
     for index in (nearby - set(mine)) & page.figures.of_sort(number):
-        same = [f for f in page.sentences[index].numbers if _same_slot(number, f)]
+        same = [f for f in page.sentences[index].numbers if same_slot(number, f)]
         if not same or any(not f.candidates.isdisjoint(claimed) for f in same):
             continue
         if _scores(page, index, rest, others, number, own):
@@ -354,7 +349,7 @@ def _near_words(
         j = i + 1  # past the years that date a series ("from 41% in 2022 to 53% in 2023")
         while j < len(spans) - 1 and figures[j].kind in _DATING and figures[i].kind not in _DATING:
             j += 1
-        if _same_slot(figures[i], figures[j], lenient=True) and not any(
+        if same_slot(figures[i], figures[j], lenient=True) and not any(
             token_stems(t) and unit_of(t) is None
             for t in _WORD.findall(text[spans[i][1] : spans[j][0]])
         ):
@@ -368,12 +363,14 @@ _DATING = frozenset({"year", "date"})
 _NEXT_WORD = re.compile(r"[^\w]*([^\W\d_][\w'-]*)")
 
 
-def _counted(sentence: Sentence, index: int) -> frozenset[str] | None:
+def counted_after(sentence: Sentence, index: int) -> frozenset[str] | None:
     """The word right after a bare count, what it counts ("58,774 sdists")."""
-    return _counted_in(sentence.norm, sentence.numbers[index])
+    return counted_in(sentence.norm, sentence.numbers[index])
 
 
-def _counted_in(text: str, figure: StatedNumber) -> frozenset[str] | None:
+def counted_in(text: str, figure: StatedNumber) -> frozenset[str] | None:
+    """The stems of the word after a bare count in `text`, skipping what is not a word
+    between them; None for a figure that is no bare count, or with no word after it."""
     if figure.kind != "number" or figure.quantity is not None:
         return None
     after = _NEXT_WORD.match(text, figure.span[1])
@@ -385,8 +382,8 @@ def _same_noun(sentence: Sentence, mine: Sequence[int], rival: int) -> bool:
     """Whether a sentence's `rival` count counts what one of the claim's figures there
     counts: a parallel list ("X with 444,338 sdists, Y with 58,774 sdists, Z with 3,265
     sdists") whose items may differ by more than `MAGNITUDE_RATIO`."""
-    theirs = _counted(sentence, rival)
-    return theirs is not None and any(_counted(sentence, i) == theirs for i in mine)
+    theirs = counted_after(sentence, rival)
+    return theirs is not None and any(counted_after(sentence, i) == theirs for i in mine)
 
 
 _ITEM_BREAK = re.compile(r"[,;]|\s(?:and|or)\s")
@@ -430,7 +427,7 @@ def told_the_other_way(
     next to them (`_next_to_another`: "~500 bdist_msi files and ~50 bdist_dmg files" for
     a claim of about 500 bdist_dmg files). `clauses`: those of the claim's text."""
     norm = clauses.text
-    checked = [n for n in numbers if n.kind not in _SKIPPED_KINDS]
+    checked = [n for n in numbers if n.kind not in SKIPPED_KINDS]
     shared = [i for i in run if len(page.sentences[i].numbers) > 1]
     if not checked or not shared:
         return None
@@ -451,7 +448,7 @@ def told_the_other_way(
             rivals = [
                 i
                 for i, f in enumerate(sentence.numbers)
-                if (_same_slot(number, f, lenient=True) or _same_noun(sentence, mine, i))
+                if (same_slot(number, f, lenient=True) or _same_noun(sentence, mine, i))
                 and f.candidates.isdisjoint(claimed)
                 and not any(other.matches(f) for other in converted)
             ]
@@ -549,7 +546,7 @@ def introduced(
     same sort the claim lacks: the figure is where the passage points ("| ripgrep |
     0.082s |" under the paragraph that describes the benchmark; not "| hypergrep | 0.167s
     |" for a claim about ripgrep). `mine`: the sentences stating `number`."""
-    if number.kind in _SKIPPED_KINDS:
+    if number.kind in SKIPPED_KINDS:
         return False
     claimed = claimed_values(numbers)
     sentences = page.sentences
@@ -562,9 +559,9 @@ def introduced(
             continue
         rivals = (
             other
-            for other in _introduced_with(page, index)
+            for other in introduced_with(page, index)
             if any(
-                _same_slot(number, f, lenient=True) and f.candidates.isdisjoint(claimed)
+                same_slot(number, f, lenient=True) and f.candidates.isdisjoint(claimed)
                 for f in sentences[other].numbers
             )
         )
@@ -573,7 +570,7 @@ def introduced(
     return False
 
 
-def _introduced_with(page: PageIndex, index: int) -> Iterator[int]:
+def introduced_with(page: PageIndex, index: int) -> Iterator[int]:
     """The other sentences next to `index` that the same sentences introduce (the other
     rows of its table)."""
     lead = page.sentences[index].lead
