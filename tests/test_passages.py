@@ -13,6 +13,7 @@ from research.sources.claims import check_claim, index_page
 from research.sources.judging import normalised, quote_on_page
 from research.sources.passages import (
     BUDGET_CHARS,
+    CUT_CHARS,
     FIGURE_PASSAGES,
     FIGURE_WAYS,
     FLAGGED_PICKS,
@@ -213,6 +214,28 @@ def test_passages_one_sentence_apart_are_merged_and_stay_within_the_budget() -> 
         most = len(PICKS + FLAGGED_PICKS) - 2 + 2 * FIGURE_PASSAGES * FIGURE_WAYS + RARE_PASSAGES
         assert 1 <= len(given) <= most
         assert len(given) == 1 or sum(len(p) for p in given) <= BUDGET_CHARS
+
+
+def test_a_passage_that_does_not_fit_is_cut_to_its_best_run_that_does() -> None:
+    """What is left of the budget, when at least CUT_CHARS, holds the run of the passage's
+    sentences that fits and scores most; with no sentence scoring, the passage is left out."""
+    page = "\n".join(
+        f"Line {n} of the notes says something long enough to fill about a hundred characters here."
+        for n in range(40)
+    )
+    index = PassageIndex(page)
+    first = next(end for end in range(1, 40) if len(index._passage(0, end)) > BUDGET_CHARS - 300)
+    taken = [(0, first), (first + 5, first + 12)]
+    room = BUDGET_CHARS - len(index._passage(0, first))
+    assert CUT_CHARS <= room < len(index._passage(*taken[1]))
+    scores = [0.0] * 40
+    scores[first + 8] = 1.0
+    scores[first + 9] = 2.0
+    given = index._given(taken, scores)
+    assert given[0] == index._passage(0, first) and len(given) == 2
+    assert index._passage(first + 8, first + 10) in given[1] and len(given[1]) <= room
+    assert given[1] in index._passage(*taken[1])
+    assert index._given(taken, [0.0] * 40) == [index._passage(0, first)]
 
 
 def test_the_claim_checks_own_index_of_the_page_is_used() -> None:
