@@ -19,14 +19,15 @@ Sort = tuple[str, bool, str | None]
 """What a figure is a figure of (`sort_of`)."""
 
 
+def dimension_of(figure: StatedNumber) -> str | None:
+    """The dimension of a figure's unit (None: a bare figure)."""
+    return None if figure.quantity is None else figure.quantity.unit.dimension
+
+
 def sort_of(figure: StatedNumber) -> Sort:
-    """A figure's kind, whether it is a multiple, and its unit's dimension (None: bare):
+    """A figure's kind, whether it is a multiple, and its unit's dimension (`dimension_of`):
     figures of one sort may stand in each other's place."""
-    return (
-        figure.kind,
-        figure.multiple,
-        None if figure.quantity is None else figure.quantity.unit.dimension,
-    )
+    return figure.kind, figure.multiple, dimension_of(figure)
 
 
 def same_sort(mine: StatedNumber, theirs: StatedNumber) -> bool:

@@ -25,6 +25,7 @@ from collections.abc import Iterator, Sequence
 
 from research.sources.derived import within
 from research.sources.figures import StatedNumber
+from research.sources.figuretable import dimension_of
 from research.sources.quantities import unit_of
 from research.sources.words import stems_of
 
@@ -79,10 +80,6 @@ def part_of(
     return before[-1]
 
 
-def _dimension(figure: StatedNumber) -> str | None:
-    return figure.quantity.unit.dimension if figure.quantity else None
-
-
 def _ratios(own: StatedNumber, figures: Sequence[StatedNumber], *, base: bool) -> Iterator[float]:
     """figure / own (`base`) or own / figure, of the figures of own's kind and dimension."""
     mine = own.magnitude
@@ -90,7 +87,7 @@ def _ratios(own: StatedNumber, figures: Sequence[StatedNumber], *, base: bool) -
         return
     for figure in figures:
         theirs = figure.magnitude
-        if figure.kind != own.kind or _dimension(figure) != _dimension(own) or not theirs:
+        if figure.kind != own.kind or dimension_of(figure) != dimension_of(own) or not theirs:
             continue
         if figure.multiple:
             continue

@@ -20,6 +20,7 @@ from itertools import combinations
 
 from research.sources.derived import DAY, derivable
 from research.sources.figures import StatedNumber
+from research.sources.figuretable import dimension_of
 from research.sources.pageindex import PageIndex, Sentence
 from research.sources.quantities import step_of
 
@@ -145,19 +146,15 @@ def _row_pairs(page: PageIndex, number: StatedNumber, worded: Collection[int]) -
     return sorted(found)
 
 
-def _sort_of(figure: StatedNumber) -> tuple[str, str | None]:
-    """What sort of figure it is: its kind (a number, a percentage, a year, a date, ...)
-    and its unit's dimension."""
-    return figure.kind, figure.quantity.unit.dimension if figure.quantity else None
-
-
 def of_sort(page: PageIndex, numbers: Sequence[StatedNumber]) -> set[int]:
-    """The sentences giving a figure of the sort of one of `numbers` (`_sort_of`)."""
-    sorts = {_sort_of(n) for n in numbers}
+    """The sentences giving a figure of the kind and dimension of one of `numbers`, a
+    multiple or not (`figuretable.sort_of` but for the multiple)."""
+    sorts = {(n.kind, dimension_of(n)) for n in numbers}
     return {
         index
-        for index, sentence in enumerate(page.sentences)
-        if any(_sort_of(f) in sorts for f in sentence.numbers)
+        for (kind, _, dimension), found in page.figures.by_sort.items()
+        if (kind, dimension) in sorts
+        for index in found
     }
 
 
