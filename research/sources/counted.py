@@ -11,8 +11,7 @@ after the claim's figure: the page gives the other count to that noun. Unlike `s
 a count the page states in many sentences is checked too: "32 cores" all over a
 benchmark page is exactly the count a writer picks up by mistake. Not read: a count
 computed from the page's figures ("120 tickets each" of 1,440 tickets by 12 engineers: it
-is no other count), nor a number right after a capitalised word, which is part of a name
-("RHEL 7").
+is no other count), nor a number that is part of a name ("RHEL 7", `names.after_name`).
 """
 
 from __future__ import annotations
@@ -21,6 +20,7 @@ import re
 from collections.abc import Collection, Sequence
 
 from research.sources.figures import StatedNumber, claimed_values
+from research.sources.names import after_name
 from research.sources.pageindex import PageIndex
 from research.sources.slots import Given
 from research.sources.words import token_stems
@@ -29,7 +29,6 @@ NOUN_WORDS = 2
 """A page's count counts one of the next this many words ("32 logical cores")."""
 _WORDS = re.compile(r"[^\W\d_][\w'-]*")
 _AFTER = re.compile(r"[^\w.;:]*")
-_NAME_BEFORE = re.compile(r"(?<=\S)\s+[A-Z][\w-]*\s*$")
 
 
 def _nouns(text: str, figure: StatedNumber, reach: int) -> frozenset[str]:
@@ -60,7 +59,7 @@ def counted_by_another(
     for number, mine in zip(numbers, stating, strict=True):
         if not mine or number.kind != "number" or number.quantity is not None:
             continue  # computed from the page's figures ("120 tickets each"), or no count
-        if _NAME_BEFORE.search(norm, 0, number.span[0]):
+        if after_name(norm, number):
             continue  # "RHEL 7": part of a name, not a count
         noun = _nouns(norm, number, 1)
         if not noun:
