@@ -150,12 +150,8 @@ from research.sources.figures import (
     stated_number,
 )
 from research.sources.figuretable import same_sort
-from research.sources.flips import (
-    Clauses,
-    flipped_clauses,
-    read_clause,
-    swapped,
-)
+from research.sources.flipcheck import meaning_flip
+from research.sources.flips import Clauses
 from research.sources.given import given_elsewhere
 from research.sources.names import glued_name
 from research.sources.pageindex import PageIndex, Sentence, dateline, holds, index_page
@@ -576,7 +572,7 @@ def check_claim(
     if row is not None:
         support, run = Support.SUPPORTED, _Run(row, row + 1, frozenset(), 0, 0)
         reason = "every figure in the table row the claim names"
-    flip = _meaning_flip(parsed, page, range(run.first, run.end))
+    flip = meaning_flip(parsed.numbers, parsed.clauses, page, range(run.first, run.end))
     if flip is not None and support in (Support.SUPPORTED, Support.WEAK):
         support, reason = Support.UNSUPPORTED, f"meaning flipped: {flip}"
     focus = found.conflicts
@@ -692,58 +688,6 @@ def quote_holds_quantity(quote: str, claim: str, *figures: str) -> bool:
     return all(
         page.states(n) or derivable_as_read(n, page.sentences, parsed.stems) for n in numbers
     )
-
-
-def _first_match(
-    sentence: Sentence, number: StatedNumber, taken: Collection[int] = ()
-) -> int | None:
-    """Which figure of `sentence` states `number`, or None: the first of its kind with its
-    very value, else the first it `matches` (within a hedge's band: "less than 100" is not
-    read as the sentence's 27% when the sentence also says 100); one not `taken` by an
-    earlier figure of the claim when there is one (a claim saying 100 twice)."""
-    if not holds((sentence,), number):
-        return None
-    stated = sentence.numbers
-    exact = [
-        i
-        for i, figure in enumerate(stated)
-        if figure.kind == number.kind and not number.candidates.isdisjoint(figure.candidates)
-    ]
-    near = exact or [i for i, figure in enumerate(stated) if number.matches(figure)]
-    return next((i for i in near if i not in taken), near[0] if near else None)
-
-
-def _matches(sentence: Sentence, numbers: Sequence[StatedNumber]) -> list[int | None]:
-    """`_first_match` of each of the claim's figures, in the claim's order."""
-    out: list[int | None] = []
-    for number in numbers:
-        out.append(_first_match(sentence, number, [i for i in out if i is not None]))
-    return out
-
-
-def _meaning_flip(parsed: _Parsed, page: PageIndex, run: range) -> str | None:
-    """How the claim turns around what the passage (`run`) says about the figures they
-    share: the opposite direction, a negation, or figures given to each other's subjects.
-    Each figure is compared in the first sentence stating it, the sentences holding most of
-    the claim's figures first."""
-    mine: list[frozenset[str]] = []
-    theirs: list[frozenset[str]] = []
-    hits = {i: _matches(page.sentences[i], parsed.numbers) for i in run}
-    order = sorted(run, key=lambda i: -sum(hit is not None for hit in hits[i]))
-    for position, number in enumerate(parsed.numbers):
-        found = next(((i, hit) for i in order if (hit := hits[i][position]) is not None), None)
-        if found is None:
-            continue
-        claim_clause, claim_stems = parsed.clauses.around(number.span)
-        page_clause, page_stems = page.clause_of(*found)
-        why = flipped_clauses(read_clause(claim_clause), page_clause)
-        if why is not None:
-            return why
-        mine.append(claim_stems)
-        theirs.append(page_stems)
-    if len(mine) >= 2 and swapped(mine, theirs):
-        return "the page gives these figures to each other's subjects"
-    return None
 
 
 def _listed(numbers: Sequence[StatedNumber]) -> str:

@@ -80,6 +80,14 @@ def clause_around(
     "whereas", "but", "compared with"); `breaks`: `clause_breaks(text)`, if known. A
     clause without a content word ("In 2023, compile times fell") is read with the clause
     it introduces (or, last in its text, the one before it): that one says what happened."""
+    left, right = clause_span(text, start, end, breaks)
+    return text[left:right]
+
+
+def clause_span(
+    text: str, start: int, end: int, breaks: Sequence[tuple[int, int]] | None = None
+) -> tuple[int, int]:
+    """Where `clause_around`'s clause is in `text`."""
     if breaks is None:
         breaks = clause_breaks(text)
     left = max((b for _, b in breaks if b <= start), default=0)
@@ -93,7 +101,7 @@ def clause_around(
         elif left > 0:
             before = next(a for a, b in breaks if b == left)
             left = max((b for _, b in breaks if b <= before), default=0)
-    return text[left:right]
+    return left, right
 
 
 class Clauses:
@@ -190,14 +198,15 @@ def _negated_word(rest: str) -> str:
     return next((t for t in _TOKEN.findall(rest) if token_stems(t) and not t.endswith("ly")), "")
 
 
-def flipped_clauses(mine: Clause, theirs: Clause) -> str | None:
+def flipped_clauses(mine: Clause, theirs: Clause, *, changes: bool = True) -> str | None:
     """How the claim's clause turns the page's around, or None (clauses read by
-    `read_clause`)."""
+    `read_clause`); `changes`: whether their changes (direction, speed) are about the same
+    figure and so compared (`research.sources.flipcheck`)."""
     axes = (
         (mine.direction, theirs.direction, _UP, _DOWN),
         (mine.speed, theirs.speed, _FAST, _SLOW),
     )
-    for my_way, their_way, up, down in axes:
+    for my_way, their_way, up, down in axes if changes else ():
         if my_way and their_way and my_way != their_way:
             words = sorted(theirs.words & (up if their_way > 0 else down))
             return f"the page says {words[0]!r} where the claim says the opposite"
