@@ -5,7 +5,9 @@ case. Written before the rules that mend them; invented sentences, not from the 
 to 53%", "between 10 and 12%"), but a year inside a series of percentages keeps its own
 reading: in "rose from 41% in 2022 to 53% in 2023" there is no 2022%, so nothing may be
 computed from it ("about 2,000%", "a 49-fold rise", "fell 97%"). The true claims read the
-series as written.
+series as written. A list of bare figures ending in a percentage is a list of percentages
+("41, 46 and 53%", "3, 4 or 5%"); a figure before a comma that ends no list is not ("Of the
+500, 41% said yes").
 
 `FLIPS`: a change word is compared, for a flipped meaning, with the page's change word
 about the same figure: "Version 3.2 cut memory use by 10%" says nothing about which way
@@ -40,6 +42,13 @@ _BUILDS = (
     "Between 10 and 12% of nightly builds failed in 2024. Most failures were flaky tests."
 )
 
+_SURVEYS = (
+    "Survey notes\n\n"
+    "Team use of the tool stood at 41, 46 and 53% in the three surveys. Most teams run it in CI."
+)
+_TRIAL = "Trial report\n\nError rates of 3, 4 or 5% were common in the trial. None was higher."
+_ASKED = "Poll\n\nOf the 500 developers asked, 41% said yes. The rest said no."
+
 SERIES: list[Case] = [
     (_ADOPTION, "In 2022, 41% of teams used the tool.", True),
     (_ADOPTION, "Team use of the tool reached 53% in 2023.", True),
@@ -56,6 +65,13 @@ SERIES: list[Case] = [
     (_BUILDS, "In 2024, at least 10% of nightly builds failed.", True),
     (_BUILDS, "Up to 12% of nightly builds failed in 2024.", True),
     (_BUILDS, "Between 12 and 14% of nightly builds failed in 2024.", False),
+    (_SURVEYS, "Team use of the tool stood at 41% in the first survey.", True),
+    (_SURVEYS, "Team use of the tool stood at 53% in the third survey.", True),
+    (_SURVEYS, "Team use of the tool stood at 44% in the first survey.", False),
+    (_TRIAL, "Error rates of 4% were common in the trial.", True),
+    (_TRIAL, "Error rates of 6% were common in the trial.", False),
+    (_ASKED, "Of the 500 developers asked, 41% said yes.", True),
+    (_ASKED, "Of the 500 developers asked, 500% said yes.", False),
 ]
 
 _RELEASE = (
@@ -112,7 +128,7 @@ SUBJECTS: list[Case] = [
 
 GROUPS: dict[str, list[Case]] = {"series": SERIES, "flips": FLIPS, "subjects": SUBJECTS}
 
-NOT_YET: frozenset[str] = frozenset()
+NOT_YET: frozenset[str] = frozenset({"series-15", "series-18"})
 
 
 @pytest.mark.parametrize(("page", "claim", "supported"), case_params(GROUPS, NOT_YET))
@@ -128,8 +144,14 @@ READINGS: list[tuple[str, list[str]]] = [
     ("Between 10 and 12% of builds failed.", ["percent", "percent"]),
     ("10-12% of builds failed in 2024.", ["percent", "percent", "year"]),
     ("From 2019 to 2023, use rose 45%.", ["year", "year", "percent"]),
+    ("Use stood at 41, 46 and 53% in the surveys.", ["percent", "percent", "percent"]),
+    ("Error rates of 3, 4 or 5% were common.", ["percent", "percent", "percent"]),
+    ("On 1, 2 and 4 cores, use rose 10, 20 and 35%.", ["number"] * 3 + ["percent"] * 3),
+    ("Of those 500, 41% said yes.", ["number", "percent"]),
+    ("Of the 500, 41% and 20% said yes.", ["number", "percent", "percent"]),
+    ("In 2021, 2022 and 2023, 41% used it.", ["year", "year", "year", "percent"]),
 ]
-NOT_YET_READ: frozenset[str] = frozenset()
+NOT_YET_READ: frozenset[str] = frozenset({"read-06", "read-07", "read-08"})
 
 
 @pytest.mark.parametrize(
