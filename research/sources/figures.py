@@ -344,6 +344,8 @@ def raw_numbers(text: str, *, claim: bool = False) -> list[RawFigure]:
     found.extend([date] if date is not None else [])
     found.extend(taken)
     _join_ranges(text, found)
+    if "%" in text or "per" in text:
+        _percent_lists(text, found)
     _compared_counts(text, found)
     if not claim:
         _spaced_thousands(text, found)
@@ -719,6 +721,24 @@ def _join_ranges(text: str, found: list[RawFigure]) -> None:
         ):
             century = int(first.value) // 100 * 100
             second.candidates.add(Decimal(century + int(second.text)))
+
+
+_LIST_LAST = re.compile(r"\s*,?\s+(?:or|and)\s+")
+_LIST_COMMA = re.compile(r"\s*,\s*")
+
+
+def _percent_lists(text: str, found: list[RawFigure]) -> None:
+    """A list of bare figures ending in a percentage is a list of percentages ("41, 46 and
+    53%", "3, 4 or 5%"): back from the written percentage through "and"/"or", then through
+    commas only to a figure that took the sign so ("Of the 500, 41% and 20%": 500 is none)."""
+    for index in range(len(found) - 2, -1, -1):
+        first, second = found[index], found[index + 1]
+        if first.kind != "number" or first.scale is not None or second.kind != "percent":
+            continue
+        lent = not any(mark in second.text for mark in "%pP")
+        join = _LIST_COMMA if lent else _LIST_LAST
+        if join.fullmatch(text, first.end, second.start):
+            first.kind = "percent"
 
 
 def without_references(text: str) -> str:
