@@ -9,7 +9,6 @@ says when a figure is given to other words; this module, when it belongs to the 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Collection, Iterable, Sequence
 
 from research.sources.figures import StatedNumber, Value, claimed_values
@@ -192,18 +191,14 @@ def loosely_bound(
     return not _counts_it_elsewhere(page, number, norm, numbers)
 
 
-_CLAUSE_END = re.compile(r"\s*[,;:.]")
-
-
 def _counts_it_elsewhere(
     page: PageIndex, number: StatedNumber, norm: str, numbers: Sequence[StatedNumber]
 ) -> bool:
     """Whether the page puts what the claim's bare count counts (the word after it) after
-    a figure of its sort the claim lacks, and never after the claim's figure. A figure
-    followed by a comma, colon, semicolon or period counts nothing ("On Windows 8.1,
-    time.time() ...")."""
+    a figure of its sort the claim lacks, and never after the claim's figure (`counted_in`;
+    `counted.counted_by_another` is the same rule for the matching passage's counts)."""
     counted = counted_in(norm, number)
-    if counted is None or _CLAUSE_END.match(norm, number.span[1]):
+    if not counted:
         return False
     claimed = claimed_values(numbers)
     given = False

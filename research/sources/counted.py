@@ -16,32 +16,15 @@ is no other count), nor a number that is part of a name ("RHEL 7", `names.after_
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Sequence
 
 from research.sources.figures import StatedNumber, claimed_values
 from research.sources.names import after_name
 from research.sources.pageindex import PageIndex
-from research.sources.slots import Given
-from research.sources.words import token_stems
+from research.sources.slots import Given, counted_in
 
 NOUN_WORDS = 2
 """A page's count counts one of the next this many words ("32 logical cores")."""
-_WORDS = re.compile(r"[^\W\d_][\w'-]*")
-_AFTER = re.compile(r"[^\w.;:]*")
-
-
-def _nouns(text: str, figure: StatedNumber, reach: int) -> frozenset[str]:
-    """The stems of up to `reach` words right after a bare count (no punctuation between)."""
-    if figure.kind != "number" or figure.quantity is not None or figure.multiple:
-        return frozenset()
-    rest = text[figure.span[1] : figure.span[1] + 60]
-    gap = _AFTER.match(rest)
-    start = gap.end() if gap else 0
-    out: set[str] = set()
-    for word in _WORDS.findall(re.split(r"[.;:,()]", rest[start:], maxsplit=1)[0])[:reach]:
-        out |= token_stems(word)
-    return frozenset(out)
 
 
 def counted_by_another(
@@ -61,7 +44,7 @@ def counted_by_another(
             continue  # computed from the page's figures ("120 tickets each"), or no count
         if after_name(norm, number):
             continue  # "RHEL 7": part of a name, not a count
-        noun = _nouns(norm, number, 1)
+        noun = counted_in(norm, number, 1)
         if not noun:
             continue
         rival = _rival(page, passage, number, noun, claimed)
@@ -87,7 +70,7 @@ def _rival(
                 and figure.candidates.isdisjoint(claimed)
                 and not number.matches(figure)
             ):
-                if noun <= _nouns(sentence.norm, figure, NOUN_WORDS):
+                if noun <= counted_in(sentence.norm, figure, NOUN_WORDS):
                     return index, figure
     return None
 
@@ -98,7 +81,7 @@ def _ever_counts(
     """Whether a sentence of the page (of `stating`, those stating the claim's figure) puts
     `noun` after the claim's figure."""
     return any(
-        noun <= _nouns(page.sentences[i].norm, figure, NOUN_WORDS)
+        noun <= counted_in(page.sentences[i].norm, figure, NOUN_WORDS)
         for i in stating
         for figure in page.sentences[i].numbers
         if number.matches(figure)

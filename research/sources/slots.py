@@ -360,22 +360,36 @@ def _near_words(
 _DATING = frozenset({"year", "date"})
 
 
-_NEXT_WORD = re.compile(r"[^\w]*([^\W\d_][\w'-]*)")
+_GAP = re.compile(r"[^\w.;:,]*")
+_CLAUSE_END = re.compile(r"[.;:,()]")
+_NOUN = re.compile(r"[^\W\d_][\w'-]*")
+_ONE_NOUN = re.compile(r"[^\w.;:,]*(?:[\d_]|[^\w.;:,()])*([^\W\d_][\w'-]*)")
+"""`counted_in` for one word: the gap, then what is no word and ends no clause, then the word."""
 
 
-def counted_after(sentence: Sentence, index: int) -> frozenset[str] | None:
-    """The word right after a bare count, what it counts ("58,774 sdists")."""
+def counted_after(sentence: Sentence, index: int) -> frozenset[str]:
+    """What a sentence's bare count counts (`counted_in`, one word: "58,774 sdists")."""
     return counted_in(sentence.norm, sentence.numbers[index])
 
 
-def counted_in(text: str, figure: StatedNumber) -> frozenset[str] | None:
-    """The stems of the word after a bare count in `text`, skipping what is not a word
-    between them; None for a figure that is no bare count, or with no word after it."""
-    if figure.kind != "number" or figure.quantity is not None:
-        return None
-    after = _NEXT_WORD.match(text, figure.span[1])
-    stems = token_stems(after.group(1)) if after else frozenset()
-    return stems or None
+def counted_in(text: str, figure: StatedNumber, reach: int = 1) -> frozenset[str]:
+    """The stems of up to `reach` words right after a bare count in `text` (a number with
+    no unit, not a multiple), within 60 characters and before the clause ends: what it
+    counts ("58,774 sdists", "32 logical cores"). Empty for no bare count, and for one the
+    clause ends after ("On Windows 8.1, time.time() ...": a comma, colon, semicolon or
+    period first)."""
+    if figure.kind != "number" or figure.quantity is not None or figure.multiple:
+        return frozenset()
+    end = figure.span[1]
+    if reach == 1:  # the same reading in one match: most counts are read for one word
+        one = _ONE_NOUN.match(text, end, end + 60)
+        return token_stems(one.group(1)) if one else frozenset()
+    gap = _GAP.match(text, end, end + 60)
+    rest = text[gap.end() if gap else end : end + 60]
+    out: set[str] = set()
+    for word in _NOUN.findall(_CLAUSE_END.split(rest, maxsplit=1)[0])[:reach]:
+        out |= token_stems(word)
+    return frozenset(out)
 
 
 def _same_noun(sentence: Sentence, mine: Sequence[int], rival: int) -> bool:
@@ -383,7 +397,7 @@ def _same_noun(sentence: Sentence, mine: Sequence[int], rival: int) -> bool:
     counts: a parallel list ("X with 444,338 sdists, Y with 58,774 sdists, Z with 3,265
     sdists") whose items may differ by more than `MAGNITUDE_RATIO`."""
     theirs = counted_after(sentence, rival)
-    return theirs is not None and any(counted_after(sentence, i) == theirs for i in mine)
+    return bool(theirs) and any(counted_after(sentence, i) == theirs for i in mine)
 
 
 _ITEM_BREAK = re.compile(r"[,;]|\s(?:and|or)\s")
