@@ -101,13 +101,29 @@ def passage_row(
             for i in mine
         ):
             continue  # stated in prose too, or in a row the passage introduces
-        for index in sorted(mine):
-            row = sentences[index]
-            for other in ours:
-                if sentences[other].label == row.label:
-                    found = _in_place(row, number, sentences[other], claimed)
-                    if found is not None:
-                        return Given(number, found, other)
+        given = _same_label_row(page, number, mine, ours, claimed)
+        if given is not None:
+            return given
+    return None
+
+
+def _same_label_row(
+    page: PageIndex,
+    number: StatedNumber,
+    mine: Collection[int],
+    ours: Sequence[int],
+    claimed: frozenset[Value],
+) -> Given | None:
+    """The first row of `ours` (those the passage introduces) with the label of a row of
+    `mine` (those stating `number`) that gives a figure of its sort in its place."""
+    sentences = page.sentences
+    for index in sorted(mine):
+        row = sentences[index]
+        for other in ours:
+            if sentences[other].label == row.label:
+                found = _in_place(row, number, sentences[other], claimed)
+                if found is not None:
+                    return Given(number, found, other)
     return None
 
 

@@ -27,7 +27,7 @@ from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from research.sources.figures import StatedNumber, claimed_values
+from research.sources.figures import StatedNumber, Value, claimed_values
 from research.sources.flips import Clauses
 from research.sources.pageindex import PageIndex, Sentence, holds
 from research.sources.quantities import unit_of
@@ -452,41 +452,62 @@ def told_the_other_way(
     figures = stems_of(" ".join(n.text for n in numbers))
     spans = sorted(n.span for n in numbers)
     beside: list[frozenset[str]] = []  # the claim's words next to each figure, when needed
-    near = page.memo.near
     for number in checked:
         for index in shared:
             sentence = page.sentences[index]
             mine = [i for i, f in enumerate(sentence.numbers) if number.matches(f)]
-            if not mine:
-                continue
-            rivals = [
-                i
-                for i, f in enumerate(sentence.numbers)
-                if (same_slot(number, f, lenient=True) or _same_noun(sentence, mine, i))
-                and f.candidates.isdisjoint(claimed)
-                and not any(other.matches(f) for other in converted)
-            ]
+            rivals = _rivals(sentence, number, mine, claimed, converted) if mine else []
             if not rivals:
                 continue
             tied = _attached_words(sentence) if "(" in sentence.norm else []
-            if not any(t is not None for t in tied):
-                if sentence.text.startswith("|"):
-                    continue  # a row's cells belong to its first cell and its header
-                if index not in near:
-                    near[index] = _near_words(sentence.norm, sentence.numbers, NEAR_WORDS)
+            if any(t is not None for t in tied):
+                words = _words_of(clauses, stems, number, len(checked) > 1, figures)
+                tie = _tied_rival(sentence, tied, mine, rivals, words)
+                if tie is not None:
+                    return Given(number, sentence.numbers[tie], index)
+            elif not sentence.text.startswith("|"):  # a row's cells: its first cell's, header's
                 beside = beside or _near_words(norm, numbers, CLAIM_NEAR_WORDS, content=True)
                 next_to_mine = beside[spans.index(number.span)]
-                found = [i for i in rivals if _next_to_another(near[index], mine, i, next_to_mine)]
+                found = _next_to_rivals(page, index, mine, rivals, next_to_mine)
                 if found:
                     return Given(
                         number, sentence.numbers[_closest(sentence, found, next_to_mine)], index
                     )
-                continue
-            words = _words_of(clauses, stems, number, len(checked) > 1, figures)
-            tie = _tied_rival(sentence, tied, mine, rivals, words)
-            if tie is not None:
-                return Given(number, sentence.numbers[tie], index)
     return None
+
+
+def _rivals(
+    sentence: Sentence,
+    number: StatedNumber,
+    mine: Sequence[int],
+    claimed: frozenset[Value],
+    converted: Sequence[StatedNumber],
+) -> list[int]:
+    """The figures of `sentence` that could stand where the claim's `number` (its `mine`)
+    does, of the same sort or counting the same noun, that the claim lacks in any unit."""
+    return [
+        i
+        for i, f in enumerate(sentence.numbers)
+        if (same_slot(number, f, lenient=True) or _same_noun(sentence, mine, i))
+        and f.candidates.isdisjoint(claimed)
+        and not any(other.matches(f) for other in converted)
+    ]
+
+
+def _next_to_rivals(
+    page: PageIndex,
+    index: int,
+    mine: Sequence[int],
+    rivals: Sequence[int],
+    next_to_mine: frozenset[str],
+) -> list[int]:
+    """The `rivals` of sentence `index` next to the claim's words (`_next_to_another`),
+    the words next to its figures read once per page (`page.memo.near`)."""
+    near = page.memo.near
+    if index not in near:
+        sentence = page.sentences[index]
+        near[index] = _near_words(sentence.norm, sentence.numbers, NEAR_WORDS)
+    return [i for i in rivals if _next_to_another(near[index], mine, i, next_to_mine)]
 
 
 def _tied_rival(
