@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from research.sources.figures import claim_numbers, claim_text, without_references
+from research.sources.linemarks import LIST_MARK
 from research.sources.registry import (
     _CITATION,
     _FENCE,
@@ -33,7 +34,7 @@ class Claim:
     """Findings: normalised URLs or file:<path>; report sentences: citation ids ("3", "5")."""
 
 
-_LIST_ITEM = re.compile(r"^\s*(?:[-*+\u2022]|\d+[.)])\s+")  # a bullet too, unlike the registry's
+_LIST_ITEM = re.compile(rf"^\s*{LIST_MARK}\s+")  # a bullet too, unlike the registry's
 _TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _SOURCE_WRAPPER = re.compile(
     r"[(\[]\s*(?:sources?|refs?|references?|via|see)\s*:[^()\[\]]*(?:\([^()]*\)[^()\[\]]*)*[)\]]",

@@ -57,6 +57,7 @@ from research.sources.equivalents import (
     rate_token,
     upper_boundary,
 )
+from research.sources.linemarks import LIST_MARK
 from research.sources.quantities import (
     REACHES,
     Quantity,
@@ -147,7 +148,7 @@ def _multiple(text: str, start: int, end: int) -> re.Match[str] | None:
     return None
 
 
-LINE_MARKER = re.compile(r"^[ \t]*(?:(?:[-*+\u2022]|\d+[.)])[ \t]+)+", re.MULTILINE)
+LINE_MARKER = re.compile(rf"^[ \t]*(?:{LIST_MARK}[ \t]+)+", re.MULTILINE)
 # A figure right after one of these words names something ("phase 3", "round 5").
 # After these it names the very thing the claim is about ("LGPL version 2.1", "page 48"):
 # such a figure must be in the supporting passage, not just somewhere on the page.

@@ -27,6 +27,7 @@ from research.sources.figures import (
 )
 from research.sources.figuretable import FigureTable
 from research.sources.flips import Clause, clause_around, read_clause
+from research.sources.linemarks import BLOCK_MARK
 from research.sources.quantities import unit_of
 from research.sources.rowlines import block_header, cell_columns, row_lines, token_columns
 from research.sources.spelling import spell_numbers
@@ -211,7 +212,7 @@ def _postings(groups: Iterable[Iterable[T]]) -> Mapping[T, tuple[int, ...]]:
 
 
 _TABLE_RULE = re.compile(r"\|?(?:\s*:?-{2,}:?\s*\|)+\s*:?-*:?\s*")
-_BLOCK_LINE = re.compile(r"^\s*(?:[|>#*+\u2022-]|\d+[.)]\s)")
+_BLOCK_LINE = re.compile(rf"^\s*{BLOCK_MARK}")
 
 
 def _lines(text: str) -> Iterator[tuple[str, str | None]]:

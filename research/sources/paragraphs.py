@@ -17,6 +17,7 @@ from collections.abc import Collection, Sequence
 
 from research.sources.figures import StatedNumber
 from research.sources.figuretable import sort_of
+from research.sources.linemarks import SENTENCE_ENDS
 from research.sources.pageindex import Sentence
 
 _CONTINUES = re.compile(
@@ -25,12 +26,11 @@ _CONTINUES = re.compile(
     r"|they|their|there|here|such|both|each|either|neither|same)\b",
     re.IGNORECASE,
 )
-_FINISHED = (".", "!", "?")
 
 
 def _continues(before: Sentence, after: Sentence) -> bool:
     """Whether the line of `after` continues the paragraph `before` ends."""
-    if not before.text.rstrip().endswith(_FINISHED):
+    if not before.text.rstrip().endswith(SENTENCE_ENDS):
         return True  # a heading, a row, a line ending with a colon: not a finished paragraph
     text = after.text.lstrip()
     return text[:1].islower() or _CONTINUES.match(text) is not None

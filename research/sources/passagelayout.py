@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from research.sources.linemarks import BLOCK_MARK, LIST_MARK, RULE
 from research.sources.pageindex import Sentence
 
 PASSAGE_CHARS = 350
@@ -18,10 +19,9 @@ HEADING_CHARS = 400
 short."""
 SHORT_WORDS = 8
 """A line this short (a label, a heading, a table row) is read with its neighbours."""
-_LIST_ITEM = re.compile(r"(?:[-*+\u2022]|\d+[.)])\s")
-_BLOCK_LINE = re.compile(r"(?:[|>#*+\u2022-]|\d+[.)]\s)")
+_LIST_ITEM = re.compile(rf"{LIST_MARK}\s")
+_BLOCK_LINE = re.compile(BLOCK_MARK)
 _ENDED = re.compile(r"[.!?;|]\W*$")
-_RULE = re.compile(r"[-=~*_#^+]{3,}")
 TITLE_WORDS = 6
 """A line this short (a title, a label) ends its block even when it does not end like a
 sentence."""
@@ -85,7 +85,7 @@ class PageLayout:
         """Whether sentence `index` is a heading (a short line not ended like a sentence,
         no table row, no list item) or a heading's underline."""
         sentence = self.sentences[index]
-        if _RULE.fullmatch(sentence.text):
+        if RULE.fullmatch(sentence.text):
             return True
         return (
             sentence.words <= TITLE_WORDS

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from research.sources.linemarks import RULE_WITH_SPACES, SENTENCE_ENDS
 from research.sources.quantities import unit_of
 
 MAX_LABEL_WORDS = 4
@@ -35,14 +36,13 @@ _ROW = re.compile(
     r"(?P<values>[*~<>\u2248\u2264\u2265(+-]*\d.*)"
 )
 _WORD = re.compile(r"[^\W\d_][\w/.'-]*")
-_RULE = re.compile(r"[=\u2500\u2550_\s+-]{3,}")
 
 
 def row_label(line: str) -> str | None:
     """The label of a row line ("strtod" of "strtod : 190.94 MB/s"), or None when the line
     is no row line (see the module)."""
     text = line.strip()
-    if text.endswith((".", "!", "?")):
+    if text.endswith(SENTENCE_ENDS):
         return None  # the end of a sentence ("... until\nOctober 2027."), not a row
     found = _ROW.fullmatch(text)
     if found is None:
@@ -60,11 +60,11 @@ def row_lines(lines: Sequence[str]) -> list[str | None]:
     """For each of a page's raw lines, its row label when it is a row line next to another
     (blank lines and rule lines between them do not count, a line of prose does), else
     None."""
-    labels = [None if _RULE.fullmatch(line) else row_label(line) for line in lines]
+    labels = [None if RULE_WITH_SPACES.fullmatch(line) else row_label(line) for line in lines]
     out: list[str | None] = [None] * len(lines)
     previous: int | None = None  # the last line that is neither blank nor a rule
     for index, line in enumerate(lines):
-        if not line.strip() or _RULE.fullmatch(line):
+        if not line.strip() or RULE_WITH_SPACES.fullmatch(line):
             continue
         if previous is not None and labels[index] is not None and labels[previous] is not None:
             out[index], out[previous] = labels[index], labels[previous]
@@ -106,7 +106,7 @@ def block_header(lines: Sequence[tuple[str, bool, bool]]) -> str | None:
     most tokens (two lines "Signal x86/ARM Alpha/" and "most others SPARC": the first)."""
     best: str | None = None
     for text, title, figures in lines:
-        if _RULE.fullmatch(text) or not text.strip():
+        if RULE_WITH_SPACES.fullmatch(text) or not text.strip():
             continue
         if not title:
             break
