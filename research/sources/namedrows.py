@@ -22,6 +22,7 @@ from types import MappingProxyType
 
 from research.sources.figures import StatedNumber
 from research.sources.pageindex import PageIndex, Sentence
+from research.sources.rowlines import cell_index
 from research.sources.words import stems_of
 
 LISTING_GAP = 2
@@ -128,7 +129,7 @@ def _table_rows(
             titles.append(_title(sentences, index) | sentence.stems)  # with its header's
         if not sentence.label:
             continue
-        cells = {sentence.norm.count("|", 0, f.span[0]): f for f in sentence.numbers}
+        cells = {cell_index(sentence.norm, f.span[0]): f for f in sentence.numbers}
         label = sentence.text.split("|")[1]
         rows.append(Row(len(titles) - 1, index, sentence.label | names_of(label), cells))
 

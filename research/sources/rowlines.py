@@ -81,9 +81,15 @@ def cell_columns(header: str, text: str, spans: Sequence[tuple[int, int]]) -> tu
     cells = header.strip().strip("|").split("|")
     out: list[str] = []
     for start, _ in spans:
-        index = text.count("|", 0, start) - (1 if text.lstrip().startswith("|") else 0)
+        index = cell_index(text, start)
         out.append(cells[index].strip() if 0 <= index < len(cells) else "")
     return tuple(out)
+
+
+def cell_index(text: str, start: int) -> int:
+    """The cell of a pipe table row (`text`, the row as read) that `start` is in, the
+    first cell 0 whether or not the row opens with a pipe."""
+    return text.count("|", 0, start) - (1 if text.lstrip().startswith("|") else 0)
 
 
 def token_columns(header: str, text: str, spans: Sequence[tuple[int, int]]) -> tuple[str, ...]:

@@ -23,11 +23,12 @@ the passage introduces or holds a row of, is bound to the claim (`in_named_row`)
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Sequence
+from itertools import zip_longest
 
 from research.sources.figures import StatedNumber, Value, claimed_values
 from research.sources.figuretable import same_sort
 from research.sources.pageindex import LEAD_SENTENCES, PageIndex, Sentence
-from research.sources.slots import Given
+from research.sources.slots import Given, same_lead_side
 
 _SKIPPED = frozenset({"year", "label"})
 
@@ -238,26 +239,10 @@ def _in_place(
 
 def _same_table(page: PageIndex, index: int) -> Iterator[int]:
     """The other rows of `index`'s table: the rows next to it with the same introduction
-    (`Sentence.lead`) and a label, nearest first."""
-    sentences = page.sentences
-    lead = sentences[index].lead
-    sides = []
-    for step in (-1, 1):
-        side: list[int] = []
-        other = index + step
-        while 0 <= other < len(sentences) and _row_of(sentences[other], lead):
-            side.append(other)
-            other += step
-        sides.append(side)
-    before, after = sides
-    for distance in range(max(len(before), len(after))):
-        for side in (before, after):
-            if distance < len(side):
-                yield side[distance]
-
-
-def _row_of(sentence: Sentence, lead: tuple[int, ...]) -> bool:
-    return bool(sentence.label) and sentence.lead == lead
+    (`Sentence.lead`) and a label (`slots.same_lead_side`), nearest first."""
+    before, after = (same_lead_side(page, index, step, labelled=True) for step in (-1, 1))
+    for pair in zip_longest(before, after):
+        yield from (other for other in pair if other is not None)
 
 
 def named_row(

@@ -607,10 +607,24 @@ def introduced(
 
 def introduced_with(page: PageIndex, index: int) -> Iterator[int]:
     """The other sentences next to `index` that the same sentences introduce (the other
-    rows of its table)."""
-    lead = page.sentences[index].lead
+    rows of its table), those before it then those after it, nearest first."""
     for step in (-1, 1):
-        other = index + step
-        while 0 <= other < len(page.sentences) and page.sentences[other].lead == lead:
-            yield other
-            other += step
+        yield from same_lead_side(page, index, step)
+
+
+def same_lead_side(
+    page: PageIndex, index: int, step: int, *, labelled: bool = False
+) -> Iterator[int]:
+    """The sentences on one side of `index` (`step`: -1 before it, 1 after it), nearest
+    first, while the same sentences introduce them (`Sentence.lead`) and, if `labelled`,
+    while they have a label (a table's rows)."""
+    sentences = page.sentences
+    lead = sentences[index].lead
+    other = index + step
+    while (
+        0 <= other < len(sentences)
+        and sentences[other].lead == lead
+        and (not labelled or sentences[other].label)
+    ):
+        yield other
+        other += step
