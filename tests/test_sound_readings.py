@@ -39,6 +39,7 @@ _GAIN = (
     "Team use of the tool rose from 41% to 53%, a gain of 12 percentage points. Most teams "
     "run it in CI."
 )
+_TAIL = "GC notes\n\nA 99%ile pause of 10ms is the target for every service we run."
 _COUNTED = "Build report\n\nOf the 250 nightly builds, 12 failed in 2024. Most were flaky."
 
 COUNTS: list[Case] = [
@@ -55,6 +56,9 @@ COUNTS: list[Case] = [
     (_GAIN, "12 teams used the tool.", False),
     (_COUNTED, "In 2024, 12 of the 250 nightly builds failed.", True),
     (_COUNTED, "In 2024, 12% of the 250 nightly builds failed.", False),
+    # added with the rule: a percentile is no count either
+    (_TAIL, "A 99 percentile pause of 10ms is the target for every service.", True),
+    (_TAIL, "A pause of 10ms is the target for 99 services.", False),
 ]
 
 _STARTUP = "Release notes\n\nVersion 3.2 improved startup time by 6%. It also ships a new parser."
@@ -118,11 +122,6 @@ GROUPS: dict[str, list[Case]] = {"counts": COUNTS, "axes": AXES, "pairs": PAIRS}
 
 NOT_YET: frozenset[str] = frozenset(
     {
-        "counts-02",
-        "counts-03",
-        "counts-04",
-        "counts-07",
-        "counts-10",
         "axes-02",
         "axes-03",
         "axes-04",

@@ -156,7 +156,7 @@ from research.sources.given import given_elsewhere
 from research.sources.names import glued_name
 from research.sources.pageindex import PageIndex, Sentence, dateline, holds, index_page
 from research.sources.paragraphs import lent_by_later
-from research.sources.points import derivable_as_read
+from research.sources.points import counts_things, derivable_as_read
 from research.sources.rows import in_named_row, named_row
 from research.sources.slots import (
     anchored,
@@ -385,7 +385,7 @@ def _parse(claim: str) -> _Parsed:
     text = claim_text(claim)
     norm = spell_numbers(LINE_MARKER.sub(" ", text))
     raw = raw_numbers(norm, claim=True)
-    numbers = [stated_number(r) for r in raw]
+    numbers = [stated_number(r, count=counts_things(norm, r)) for r in raw]
     return _Parsed(text, norm, numbers, stems_of(blank_numbers(norm, raw)), Clauses(norm))
 
 

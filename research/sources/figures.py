@@ -195,6 +195,8 @@ class StatedNumber:
     side: int = field(default=0, compare=False)
     """A claim's figure after a hedge: the side of it the hedge puts the true value
     (`quantities.claim_side`: +1 "more than", -1 "under", "nearly", 0 "about" or none)."""
+    count: bool = field(default=False, compare=False)
+    """A claim's bare figure that counts things (`points.counts_things`): no percentage."""
     as_float: float | None = field(default=None, init=False, repr=False, compare=False)
     """Its value as a float, None when it is not a number (a date, a version)."""
     band_windows: tuple[tuple[float, float], ...] = field(
@@ -222,8 +224,9 @@ class StatedNumber:
             return True
         if page.bound and not self.meets_bound(page):
             return False
-        if self.kind == "percent" and page.kind != "percent":
-            return False
+        percent = self.kind == "percent"
+        if (percent or self.count) and (page.kind == "percent") != percent:
+            return False  # a percentage only as a percentage, a count never as one
         if self.multiple and not page.multiple:
             return False  # "seven to one" is no count of seven things
         mine, theirs = self.quantity, page.quantity
@@ -768,7 +771,7 @@ def claim_numbers(text: str) -> list[StatedNumber]:
     return [stated_number(raw) for raw in raw_numbers(_clean_for_numbers(text), claim=True)]
 
 
-def stated_number(raw: RawFigure) -> StatedNumber:
+def stated_number(raw: RawFigure, *, count: bool = False) -> StatedNumber:
     return StatedNumber(
         text=raw.text,
         value=_normal(raw.value),
@@ -782,6 +785,7 @@ def stated_number(raw: RawFigure) -> StatedNumber:
         multiple=raw.multiple,
         span=(raw.start, raw.end),
         tokens=frozenset(raw.tokens),
+        count=count,
     )
 
 

@@ -68,6 +68,8 @@ class FigureTable:
     """Value -> the sentences with a figure that may mean it (a plain figure's lookup)."""
     percents_by_value: Mapping[Value, frozenset[int]]
     """The same, of percentages only."""
+    counts_by_value: Mapping[Value, frozenset[int]]
+    """The same, of figures that are no percentage (a claim's count: `StatedNumber.count`)."""
     by_sort: Mapping[Sort, frozenset[int]]
     """Sort (`sort_of`) -> the sentences with a figure of that sort."""
 
@@ -93,17 +95,22 @@ class FigureTable:
                     dimensions.setdefault(dimension, []).append((figure.quantity.base, index))
         by_value: dict[Value, set[int]] = {}
         percents: dict[Value, set[int]] = {}
+        counts: dict[Value, set[int]] = {}
         sorts: dict[Sort, set[int]] = {}
         for index, figure in enumerate(figures):
             sorts.setdefault(sort_of(figure), set()).add(owner[index])
         for value, indexes in exact.items():
             for index in indexes:
                 by_value.setdefault(value, set()).add(owner[index])
-                if figures[index].kind == "percent" or value in figures[index].tokens:
+                token = value in figures[index].tokens
+                if figures[index].kind == "percent" or token:
                     percents.setdefault(value, set()).add(owner[index])
+                if figures[index].kind != "percent" or token:
+                    counts.setdefault(value, set()).add(owner[index])
         return cls(
             by_value=MappingProxyType({k: frozenset(v) for k, v in by_value.items()}),
             percents_by_value=MappingProxyType({k: frozenset(v) for k, v in percents.items()}),
+            counts_by_value=MappingProxyType({k: frozenset(v) for k, v in counts.items()}),
             by_sort=MappingProxyType({k: frozenset(v) for k, v in sorts.items()}),
             figures=tuple(figures),
             owner=tuple(owner),
@@ -138,17 +145,19 @@ class FigureTable:
         found: set[int] = set()
         if number.quantity is None and number.band is None and not number.multiple:
             pool = self.percents_by_value if number.kind == "percent" else self.by_value
+            pool = self.counts_by_value if number.count else pool
             for value in number.candidates:
                 found.update(pool.get(value, ()))
             return found
         if number.quantity is None and not number.multiple:
             # a bare figure with a band: a page figure in its window matches it when it is a
             # percentage like it (`StatedNumber.matches`, without a call per figure)
-            percent = number.kind == "percent"
+            percent = number.kind == "percent"  # a count's is none (`StatedNumber.count`)
+            kinds = (True,) if percent else (False,) if number.count else (True, False)
             for window in number.windows():
                 for index in _between(self.numbers, *window):
                     figure = self.figures[index]
-                    if (not percent or figure.kind == "percent") and (
+                    if (figure.kind == "percent") in kinds and (
                         not figure.bound or number.meets_bound(figure)
                     ):
                         found.add(self.owner[index])

@@ -57,6 +57,8 @@ class Sentence:
     """Every value its figures may mean (a fast path for `holds`)."""
     percents: frozenset[Value]
     """The same, of its percentages."""
+    counts: frozenset[Value]
+    """The same, of its figures that are no percentage (and every figure's `tokens`)."""
     label: frozenset[str] = frozenset()
     """A table row's (not its header's) first cell's stems: what its figures belong to."""
     lead: tuple[int, ...] = ()
@@ -179,6 +181,9 @@ def _sentence(text: str, line: int = 0, reading: str | None = None) -> Sentence:
         values=claimed_values(numbers),
         percents=frozenset(
             v for n in numbers for v in n.candidates if n.kind == "percent" or v in n.tokens
+        ),
+        counts=frozenset(
+            v for n in numbers for v in n.candidates if n.kind != "percent" or v in n.tokens
         ),
         line=line,
     )
@@ -461,5 +466,7 @@ def holds(run: Sequence[Sentence], number: StatedNumber) -> bool:
     if number.quantity is None and number.band is None and not number.multiple:
         if number.kind == "percent":
             return any(not number.candidates.isdisjoint(s.percents) for s in run)
+        if number.count:
+            return any(not number.candidates.isdisjoint(s.counts) for s in run)
         return any(not number.candidates.isdisjoint(s.values) for s in run)
     return any(number.matches(figure) for sentence in run for figure in sentence.numbers)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from research.sources.derived import derivable, within
-from research.sources.figures import StatedNumber
+from research.sources.figures import RawFigure, StatedNumber
 from research.sources.pageindex import Sentence
 from research.sources.words import stems_of
 
@@ -41,6 +41,20 @@ _CHANGE_AFTER = re.compile(
     r"|jump|year[- ]over[- ]year|yoy)\b",
     re.I,
 )
+
+
+_NO_COUNT_AFTER = re.compile(
+    r"\s*(?:(?:percentage\s+|%\s*)?(?:points?|pts?|pp)|(?:th\s+)?percentiles?)\b", re.I
+)
+
+
+def counts_things(norm: str, raw: RawFigure) -> bool:
+    """Whether a claim's figure (`raw`, read from `norm`) is a bare count, which a page's
+    percentage never is ("12 nightly builds failed" is no "12% of nightly builds"), unless
+    "points" follows it (a difference of two percentages: "gained 12 points") or
+    "percentile" ("the 99 percentile" for "the 99%ile")."""
+    bare = raw.kind == "number" and raw.quantity is None and not raw.multiple
+    return bare and not raw.tokens and not _NO_COUNT_AFTER.match(norm, raw.end)
 
 
 def is_points(number: StatedNumber) -> bool:
