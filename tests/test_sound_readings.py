@@ -122,15 +122,7 @@ GROUPS: dict[str, list[Case]] = {"counts": COUNTS, "axes": AXES, "pairs": PAIRS}
 
 NOT_YET: frozenset[str] = frozenset(
     {
-        "axes-02",
-        "axes-03",
-        "axes-04",
         "axes-06",
-        "axes-07",
-        "axes-08",
-        "axes-11",
-        "axes-13",
-        "axes-14",
         "pairs-01",
         "pairs-02",
         "pairs-04",

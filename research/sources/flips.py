@@ -25,6 +25,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from research.sources import merits
 from research.sources.words import stems_of, token_stems
 
 _UP = frozenset(
@@ -54,6 +55,8 @@ _BOUND_CUES = frozenset(
     "than up least most above below over under capped limited maximum minimum".split()
 )
 _SPEED = _FAST | _SLOW
+_MERIT_WORDS = merits.BETTER | merits.WORSE | _SPEED | _UP | _DOWN
+"""The words a clause says better or worse with (`merits`)."""
 _JOINED = re.compile(r"\b(speed|slow)(?:ed)?[- ](up|down)\b")
 _NEGATION = frozenset({"not", "no", "never", "cannot"})
 _NEGATOR = re.compile(r"\b(?:not|no|never|cannot)\b|n't\b")
@@ -145,6 +148,9 @@ class Clause:
     """The first content word after its negation ("" when none)."""
     text: str = ""
     """The clause as read (its words are compared only when it is negated)."""
+    merit: int = 0
+    """+1 when it says only that a measure got better, -1 only worse, else 0
+    (`research.sources.merits`: "improved", "6% slower", "cut latency")."""
 
 
 def _way(words: frozenset[str], up: frozenset[str], down: frozenset[str]) -> int:
@@ -170,15 +176,21 @@ def read_clause(clause: str) -> Clause:
     bound = _bound_way(bounds)
     if negation is not None and bound:  # "never holds more than 100": at most 100
         bound, negation = -bound, None
+    speed = _way(words, _FAST, _SLOW) if words & _SPEED else 0
+    merit = 0
+    if not words.isdisjoint(merits.CUES) or speed:
+        change = _way(changes - merits.BETTER, _UP, _DOWN)
+        merit = merits.merit(lower, words, change, speed)
     return Clause(
         words,
         _way(changes, _UP, _DOWN),
         negation is not None,
-        speed=_way(words, _FAST, _SLOW) if words & _SPEED else 0,
+        speed=speed,
         bound=bound,
         bounds=tuple(bounds),
         negates=_negated_word(rest[negation.end() :]) if negation else "",
         text=clause,
+        merit=merit,
     )
 
 
@@ -205,6 +217,7 @@ def flipped_clauses(mine: Clause, theirs: Clause, *, changes: bool = True) -> st
     axes = (
         (mine.direction, theirs.direction, _UP, _DOWN),
         (mine.speed, theirs.speed, _FAST, _SLOW),
+        (mine.merit, theirs.merit, _MERIT_WORDS, _MERIT_WORDS),
     )
     for my_way, their_way, up, down in axes if changes else ():
         if my_way and their_way and my_way != their_way:
