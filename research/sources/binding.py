@@ -11,12 +11,12 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Iterable, Sequence
 
+from research.sources.counted import another_count
 from research.sources.figures import StatedNumber, Value, claimed_values
 from research.sources.figuretable import same_sort
 from research.sources.pageindex import LEAD_SENTENCES, PageIndex, Sentence, holds, union
 from research.sources.slots import (
     SKIPPED_KINDS,
-    counted_after,
     counted_in,
     introduced_with,
     sentence_context,
@@ -194,24 +194,16 @@ def loosely_bound(
 def _counts_it_elsewhere(
     page: PageIndex, number: StatedNumber, norm: str, numbers: Sequence[StatedNumber]
 ) -> bool:
-    """Whether the page puts what the claim's bare count counts (the word after it) after
-    a figure of its sort the claim lacks, and never after the claim's figure (`counted_in`;
-    `counted.counted_by_another` is the same rule for the matching passage's counts)."""
+    """Whether the page puts what the claim's bare count counts (`counted_in`, one word)
+    right after a figure of its kind the claim lacks, and never after the claim's figure:
+    `counted.another_count` asked of every sentence holding the word (`counted_by_another`
+    asks it of the matching passage, reading two words after the page's counts)."""
     counted = counted_in(norm, number)
     if not counted:
         return False
+    holding = sorted(set().union(*(page.sentence_postings.get(stem, ()) for stem in counted)))
     claimed = claimed_values(numbers)
-    given = False
-    holding = set().union(*(page.sentence_postings.get(stem, ()) for stem in counted))
-    for index in sorted(holding):
-        sentence = page.sentences[index]
-        for i, figure in enumerate(sentence.numbers):
-            if counted_after(sentence, i) != counted:
-                continue
-            if number.matches(figure):
-                return False
-            given = given or (figure.kind == number.kind and figure.candidates.isdisjoint(claimed))
-    return given
+    return another_count(page, holding, number, counted, claimed, holding, reach=1) is not None
 
 
 def _binds(

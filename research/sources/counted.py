@@ -16,9 +16,9 @@ is no other count), nor a number that is part of a name ("RHEL 7", `names.after_
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
-from research.sources.figures import StatedNumber, claimed_values
+from research.sources.figures import StatedNumber, Value, claimed_values
 from research.sources.names import after_name
 from research.sources.pageindex import PageIndex
 from research.sources.slots import Given, counted_in
@@ -47,20 +47,41 @@ def counted_by_another(
         noun = counted_in(norm, number, 1)
         if not noun:
             continue
-        rival = _rival(page, passage, number, noun, claimed)
-        if rival is not None and not _ever_counts(page, number, noun, mine):
+        rival = another_count(page, passage, number, noun, claimed, mine)
+        if rival is not None:
             return Given(number, rival[1], rival[0])
     return None
 
 
-def _rival(
+def another_count(
     page: PageIndex,
-    passage: range,
+    scope: Iterable[int],
     number: StatedNumber,
     noun: frozenset[str],
-    claimed: frozenset[object],
+    claimed: frozenset[Value],
+    stating: Collection[int],
+    reach: int = NOUN_WORDS,
 ) -> tuple[int, StatedNumber] | None:
-    for index in passage:
+    """The first figure of the sentences `scope` (and the sentence) that counts `noun`
+    (`counted_in`, within `NOUN_WORDS` words), of the kind of the claim's `number`, that
+    the claim lacks (`claimed`), when no sentence of `stating` (those stating the claim's
+    figure) puts `noun` after the claim's figure: the page gives the claim's count's noun
+    to another count."""
+    rival = _rival(page, scope, number, noun, claimed, reach)
+    if rival is None or _ever_counts(page, number, noun, stating, reach):
+        return None
+    return rival
+
+
+def _rival(
+    page: PageIndex,
+    scope: Iterable[int],
+    number: StatedNumber,
+    noun: frozenset[str],
+    claimed: frozenset[Value],
+    reach: int,
+) -> tuple[int, StatedNumber] | None:
+    for index in scope:
         sentence = page.sentences[index]
         if not noun <= sentence.stems:
             continue
@@ -70,18 +91,22 @@ def _rival(
                 and figure.candidates.isdisjoint(claimed)
                 and not number.matches(figure)
             ):
-                if noun <= counted_in(sentence.norm, figure, NOUN_WORDS):
+                if noun <= counted_in(sentence.norm, figure, reach):
                     return index, figure
     return None
 
 
 def _ever_counts(
-    page: PageIndex, number: StatedNumber, noun: frozenset[str], stating: Collection[int]
+    page: PageIndex,
+    number: StatedNumber,
+    noun: frozenset[str],
+    stating: Collection[int],
+    reach: int,
 ) -> bool:
     """Whether a sentence of the page (of `stating`, those stating the claim's figure) puts
     `noun` after the claim's figure."""
     return any(
-        noun <= counted_in(page.sentences[i].norm, figure, NOUN_WORDS)
+        noun <= counted_in(page.sentences[i].norm, figure, reach)
         for i in stating
         for figure in page.sentences[i].numbers
         if number.matches(figure)
