@@ -6,9 +6,13 @@ from __future__ import annotations
 
 import re
 
-LIST_MARK = r"(?:[-*+\u2022]|\d+[.)])"
+BULLETS = r"\-*+\u2022"
+"""The characters a list item's bullet is (escaped to stand anywhere in a character set)."""
+NUMBERED = r"\d+[.)]"
+"""A numbered list item's number ("2.", "3)")."""
+LIST_MARK = rf"(?:[{BULLETS}]|{NUMBERED})"
 """A list item's marker: a bullet, or a number with a period or parenthesis ("2.", "3)")."""
-BLOCK_MARK = r"(?:[|>#*+\u2022-]|\d+[.)]\s)"
+BLOCK_MARK = rf"(?:[|>#{BULLETS}]|{NUMBERED}\s)"
 """What a line of a block starts with: a table row, a quote, a heading, a list item."""
 _RULE_MARKS = r"-=~*_#^+\u2500\u2550"
 RULE = re.compile(rf"[{_RULE_MARKS}]{{3,}}")

@@ -17,11 +17,11 @@ from collections.abc import Collection, Sequence
 
 from research.sources.figures import StatedNumber
 from research.sources.figuretable import sort_of
-from research.sources.linemarks import SENTENCE_ENDS
+from research.sources.linemarks import BULLETS, NUMBERED, SENTENCE_ENDS
 from research.sources.pageindex import Sentence
 
 _CONTINUES = re.compile(
-    r"[-*\u2022|(\[]|\d+[.)]\s"
+    rf"[{BULLETS}|(\[]|{NUMBERED}\s"
     r"|(?:and|but|or|nor|so|yet|also|then|while|whereas|which|this|these|that|those|it|its"
     r"|they|their|there|here|such|both|each|either|neither|same)\b",
     re.IGNORECASE,
