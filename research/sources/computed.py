@@ -59,7 +59,7 @@ _PLUS = re.compile(r"\s*\+\s*")
 def with_sums(sentence: Sentence) -> Sequence[StatedNumber]:
     """A sentence's figures and the sums of two bare counts it writes out ("the initial
     refcount were thus 2^30 + 2^29"), a figure it states without its digits."""
-    numbers = sentence.numbers
+    numbers = sentence.inputs()
     if "+" not in sentence.norm:
         return numbers
     sums = [
@@ -197,7 +197,7 @@ def derived_here(
     claim's figures (`others`) only as `ownfigures` reads it ("65% of the 557,686,925": a
     figure of the passage over 557,686,925, nothing else)."""
     base = base_of(number, others, claim)
-    figures = [f for s in sentences for f in s.numbers]
+    figures = [f for s in sentences for f in s.inputs()]
     if base is not None:
         return share_with(number, base, figures, base=True)
     part = part_of(number, others, claim)
@@ -220,7 +220,7 @@ def derived_here(
         cues.against(" ".join(s.norm for s in sentences)),
     ):
         return True
-    return any(computed_in_sentence(number, s.numbers, cues) for s in sentences)
+    return any(computed_in_sentence(number, s.inputs(), cues) for s in sentences)
 
 
 OWN_SENTENCES = 2
@@ -257,7 +257,7 @@ def _with_own(
             if page.head <= i < len(sentences) and (sentences[i].stems & stems) - mine
         ]
         for i in (index, *near):
-            if share_with(number, own, sentences[i].numbers, base=base is not None):
+            if share_with(number, own, sentences[i].inputs(), base=base is not None):
                 return (mine | sentences[i].stems) & stems
     return None
 
@@ -458,7 +458,7 @@ def _apart(
     pair_cues = replace(cues, complement=False)
     if precise:
         for index, words in ranked:
-            figures = page.sentences[index].numbers[:PAIRED_FIGURES]
+            figures = page.sentences[index].inputs()[:PAIRED_FIGURES]
             if any(
                 derivable(number, [f for f in figures if f.kind == k], pair_cues) for k in kinds
             ):
@@ -469,8 +469,8 @@ def _apart(
                 continue
             if words_a <= words_b or words_b <= words_a:
                 continue
-            for x in page.sentences[a].numbers[:PAIRED_FIGURES]:
-                for y in page.sentences[b].numbers[:PAIRED_FIGURES]:
+            for x in page.sentences[a].inputs()[:PAIRED_FIGURES]:
+                for y in page.sentences[b].inputs()[:PAIRED_FIGURES]:
                     if x.kind == y.kind and derivable(number, [x, y], pair_cues):
                         return words_a | words_b
     return None
@@ -504,7 +504,7 @@ def _measures(sentence: Sentence) -> frozenset[Value]:
 def _unshared(sentence: Sentence, shared: frozenset[Value]) -> list[StatedNumber]:
     """A sentence's figures (the first PAIRED_FIGURES) but those the other sentence of the
     pair repeats ("0.8 per 1,000 sessions" and "0.2 per 1,000 sessions": 0.8 and 0.2)."""
-    return [f for f in sentence.numbers[:PAIRED_FIGURES] if f.candidates.isdisjoint(shared)]
+    return [f for f in sentence.inputs()[:PAIRED_FIGURES] if f.candidates.isdisjoint(shared)]
 
 
 def _derived_from_rows(

@@ -43,6 +43,8 @@ LEAD_SENTENCES = 6
 table, at most this many (its caption)."""
 
 T = TypeVar("T")
+_MARGIN = ("±", "+/-")
+"""What an error margin is written after."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +73,14 @@ class Sentence:
     columns: tuple[frozenset[str], ...] = ()
     """A table row's: for each of its figures, the stems of its column's header (empty
     when no header is known: `rowlines.cell_columns`, `rowlines.token_columns`)."""
+
+    def inputs(self) -> tuple[StatedNumber, ...]:
+        """Its figures less its error margins ("± 1.6%", "(+/- 9.9 %)"): a margin says how
+        sure a figure is, it is no figure to compute another from (`research.sources.derived`)."""
+        if "±" not in self.norm and "+/-" not in self.norm:
+            return self.numbers
+        norm = self.norm
+        return tuple(f for f in self.numbers if not norm[: f.span[0]].rstrip().endswith(_MARGIN))
 
 
 @dataclass(slots=True)

@@ -81,7 +81,7 @@ def _levels(sentences: Sequence[Sentence]) -> Iterator[_Level]:
         text = sentence.norm
         shares = [
             f
-            for f in sentence.numbers
+            for f in sentence.inputs()
             if f.kind == "percent" and f.as_float is not None and "point" not in f.text.lower()
         ]
         shares.sort(key=lambda f: f.span)
@@ -141,4 +141,4 @@ def derivable_as_read(
     `points_between` reads it."""
     if is_points(number):
         return points_between(number, sentences, stems)
-    return derivable(number, [f for s in sentences for f in s.numbers])
+    return derivable(number, [f for s in sentences for f in s.inputs()])
