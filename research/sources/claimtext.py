@@ -22,6 +22,7 @@ from research.sources.registry import (
     _heading_title,
     normalize_url,
 )
+from research.sources.rowlines import pipe_cells
 from research.sources.words import split_sentences, stems_of
 
 
@@ -188,7 +189,7 @@ _AFTER_CITATION_MARK = re.compile(r"(?<= )\u2020+")
 
 
 def _row_text(row: str) -> str:
-    cells = [_tidy(_uncite(cell)) for cell in row.strip().strip("|").split("|")]
+    cells = [_tidy(_uncite(cell)) for cell in pipe_cells(row)]
     return "; ".join(cell for cell in cells if cell)
 
 

@@ -22,7 +22,7 @@ from types import MappingProxyType
 
 from research.sources.figures import StatedNumber
 from research.sources.pageindex import PageIndex, Sentence
-from research.sources.rowlines import cell_index
+from research.sources.rowlines import cell_index, first_cell
 from research.sources.words import stems_of
 
 LISTING_GAP = 2
@@ -130,7 +130,7 @@ def _table_rows(
         if not sentence.label:
             continue
         cells = {cell_index(sentence.norm, f.span[0]): f for f in sentence.numbers}
-        label = sentence.text.split("|")[1]
+        label = first_cell(sentence.text)
         rows.append(Row(len(titles) - 1, index, sentence.label | names_of(label), cells))
 
 

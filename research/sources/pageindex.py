@@ -29,7 +29,14 @@ from research.sources.figuretable import FigureTable
 from research.sources.flips import Clause, clause_around, read_clause
 from research.sources.linemarks import BLOCK_MARK
 from research.sources.quantities import unit_of
-from research.sources.rowlines import block_header, cell_columns, row_lines, token_columns
+from research.sources.rowlines import (
+    block_header,
+    cell_columns,
+    first_cell,
+    pipe_cells,
+    row_lines,
+    token_columns,
+)
 from research.sources.spelling import spell_numbers
 from research.sources.words import blank_numbers, split_sentences, stems_of
 
@@ -298,7 +305,7 @@ def _page_sentences(text: str) -> tuple[Sentence, ...]:
                 if header is None and line.startswith("|"):
                     header = sentence.stems
                 elif header:
-                    label = stems_of(line.split("|")[1])
+                    label = stems_of(first_cell(line))
                     sentence = replace(sentence, stems=sentence.stems | header, label=label)
                     sentence = _with_columns(sentence, cell_columns, heading)
                 elif row is not None:
@@ -352,7 +359,7 @@ _BARE_CELL = re.compile(r"\s*~?\d[\d,]*(?:\.\d+)?\s*")
 def column_units(header: str) -> list[str | None]:
     """The unit each column's header gives in parentheses or brackets ("Memory (MB)",
     "Time [s]"), or None, for the cells of a table row ("| a | b |")."""
-    cells = header.strip().strip("|").split("|")
+    cells = pipe_cells(header)
     out: list[str | None] = []
     for cell in cells:
         named = [m.group(1) for m in _HEADER_UNIT.finditer(cell) if unit_of(m.group(1))]
@@ -363,7 +370,7 @@ def column_units(header: str) -> list[str | None]:
 def with_units(row: str, units: Sequence[str | None]) -> str:
     """`row` with each bare figure cell followed by its column's unit ("| 512 |" under
     "Memory (MB)" reads "| 512 MB |"); cells that say more are left as they are."""
-    cells = row.strip().strip("|").split("|")
+    cells = pipe_cells(row)
     if len(cells) != len(units):
         return row
     read = [

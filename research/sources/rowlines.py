@@ -75,10 +75,20 @@ def row_lines(lines: Sequence[str]) -> list[str | None]:
 MAX_HEADER_TOKENS = 12
 
 
+def pipe_cells(row: str) -> list[str]:
+    """The cells of a pipe table row ("| a | b |": " a ", " b "), unstripped."""
+    return row.strip().strip("|").split("|")
+
+
+def first_cell(row: str) -> str:
+    """The first cell of a pipe table row that opens with a pipe, unstripped (its label)."""
+    return row.split("|")[1]
+
+
 def cell_columns(header: str, text: str, spans: Sequence[tuple[int, int]]) -> tuple[str, ...]:
     """For each figure of a pipe table row (`spans` in `text`, the row as read), its
     column's header cell ("" when the row has more cells than the header)."""
-    cells = header.strip().strip("|").split("|")
+    cells = pipe_cells(header)
     out: list[str] = []
     for start, _ in spans:
         index = cell_index(text, start)
