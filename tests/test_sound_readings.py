@@ -123,8 +123,6 @@ GROUPS: dict[str, list[Case]] = {"counts": COUNTS, "axes": AXES, "pairs": PAIRS}
 NOT_YET: frozenset[str] = frozenset(
     {
         "axes-06",
-        "pairs-04",
-        "pairs-05",
         "pairs-06",
     }
 )

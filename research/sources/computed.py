@@ -50,7 +50,7 @@ from research.sources.ownfigures import (
     taken_from,
 )
 from research.sources.pageindex import PageIndex, Sentence
-from research.sources.points import is_points, points_between
+from research.sources.points import is_points, listed, points_between, ratio_between
 from research.sources.quantities import step_of
 
 _PLUS = re.compile(r"\s*\+\s*")
@@ -129,8 +129,7 @@ def derived_elsewhere(
     closest = _closest(page, stems, counts)
     sentences = page.sentences
     if not is_points(number) and any(
-        derivable_in_sentence(number, with_sums(sentences[i]), cues.against(sentences[i].norm))
-        for i in closest[:DERIVING_SENTENCES]
+        _in_sentence(number, sentences[i], stems, cues) for i in closest[:DERIVING_SENTENCES]
     ):
         return frozenset()
     if is_points(number):
@@ -140,6 +139,17 @@ def derived_elsewhere(
     ):
         return frozenset()
     return _apart(page, stems, number, cues, counts)
+
+
+def _in_sentence(
+    number: StatedNumber, sentence: Sentence, stems: frozenset[str], cues: Cues
+) -> bool:
+    """Whether `number` is computed from one sentence's figures (`derivable_in_sentence`; a
+    multiple of two of the percentages it lists as `points.ratio_between` reads them)."""
+    cues = listed(number, (sentence,), cues.against(sentence.norm))
+    if cues.listed and ratio_between(number, (sentence,), stems):
+        return True
+    return derivable_in_sentence(number, with_sums(sentence), cues)
 
 
 def computed_elsewhere(
@@ -207,7 +217,9 @@ def derived_here(
         return True
     if is_points(number):
         return points_between(number, sentences, stems)
-    cues = cues_of(claim)
+    cues = listed(number, sentences, cues_of(claim))
+    if cues.listed and ratio_between(number, sentences, stems):
+        return True
     if is_duration(number):
         worded = [s for s in sentences if s.stems & stems]
         for kind in ("date", "year"):

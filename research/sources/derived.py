@@ -119,20 +119,24 @@ def _shares_and_changes(figures: Sequence[StatedNumber], cues: Cues) -> Iterator
             yield 100 * (a - b) / b
 
 
-def _multiples(figures: Sequence[StatedNumber], *, shrink: bool = False) -> Iterator[float]:
+def _multiples(
+    figures: Sequence[StatedNumber], *, shrink: bool = False, shares: bool = True
+) -> Iterator[float]:
     """Multiples of two figures; `shrink` (a claim's multiple under 1: "halved") only of a
-    later figure to an earlier, larger one ("from 60 to 30", never "from 30% to 60%")."""
+    later figure to an earlier, larger one ("from 60 to 30", never "from 30% to 60%");
+    of two percentages only when `shares` (see `Cues.listed`)."""
     for p in (f.magnitude for f in figures if f.kind == "percent" and f.magnitude):
         yield from (1 + p / 100, 1 - p / 100)  # "30% faster": 1.3 times; "50% less": 0.5
+    kinds = ("number", "percent") if shares else ("number",)
     if shrink:
-        for kind in ("number", "percent"):
+        for kind in kinds:
             ordered = [f.magnitude for f in figures if f.kind == kind and _counted(f)]
             for i, earlier in enumerate(ordered):
                 yield from (later / earlier for later in ordered[i + 1 :] if later and earlier)
         return
     for a, b in _pairs(figures, "number"):
         yield a / b
-    for a, b in _pairs(figures, "percent"):
+    for a, b in _pairs(figures, "percent") if shares else ():
         yield a / b  # a share that doubled, from 10% to 20%
 
 
@@ -232,6 +236,9 @@ class Cues:
     fall: bool = False
     """"fell", "less", "smaller": a change is counted from the larger figure (100 to 80 is
     20% less, never 25%)."""
+    listed: bool = False
+    """The figures hold more than two percentages: a multiple of two of them is of the two
+    the claim compares (`research.sources.points.ratio_between`), never of any pair."""
     share: bool = False
     """A percentage is a share of the larger figure, never the change between them (of two
     rows of a table, 41% of one is no "60% of" it, 59% less): set by whoever combines
@@ -389,7 +396,8 @@ def derivable(number: StatedNumber, figures: Sequence[StatedNumber], cues: Cues 
         if cues.complement and not points:
             derived = chain(derived, _complements(usable))
     elif number.multiple:
-        derived = _multiples(usable, shrink=number.magnitude is not None and number.magnitude < 1)
+        shrink = number.magnitude is not None and number.magnitude < 1
+        derived = _multiples(usable, shrink=shrink, shares=not cues.listed)
     else:
         unit = number.quantity.unit.dimension if number.quantity else None
         # a small bare figure is the difference of too many pairs to mean anything

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from itertools import combinations
+from dataclasses import dataclass, replace
+from itertools import combinations, permutations
 
-from research.sources.derived import derivable, within
+from research.sources.derived import Cues, derivable, within
 from research.sources.figures import RawFigure, StatedNumber
 from research.sources.pageindex import Sentence
 from research.sources.words import stems_of
@@ -31,7 +31,8 @@ LINK_WORDS = 8
 """Two figures of a series are at most this many words apart ("44.5% of respondents use
 the nightly toolchain, up from 39.1%")."""
 _CHANGE_BEFORE = re.compile(
-    r"(?:\b(?:up|down|rose|fell|grew|gained|lost|jumped|climbed|dropped|declined|increased"
+    r"(?:\b(?:(?<!made )(?<!make )(?<!makes )up|down|rose|fell|grew|gained|lost|jumped"
+    r"|climbed|dropped|declined|increased"
     r"|decreased|increase|decrease|growth|rise|fall|drop|gain|decline|jump)(?:\s+(?:by|of))?"
     r"|\+)\s*$",
     re.I,
@@ -130,6 +131,33 @@ def points_between(
     return any(
         within(number, [abs(a.value - b.value)]) and _paired(a, b, stems)
         for a, b in combinations(levels, 2)
+    )
+
+
+LISTED = 2
+"""Sentences holding more than this many percentages list them: a multiple of two of them
+is of the two the claim compares (`ratio_between`)."""
+
+
+def listed(number: StatedNumber, sentences: Sequence[Sentence], cues: Cues) -> Cues:
+    """`cues` for a claim's figure computed from `sentences`, `Cues.listed` when it is a
+    multiple and they hold more than LISTED percentages ("Linux 62%, macOS 14% and Windows
+    9%": "seven to one" is Linux to Windows only)."""
+    if not number.multiple:
+        return cues
+    count = sum(f.kind == "percent" for s in sentences for f in s.inputs())
+    return replace(cues, listed=True) if count > LISTED else cues
+
+
+def ratio_between(
+    number: StatedNumber, sentences: Sequence[Sentence], stems: frozenset[str]
+) -> bool:
+    """Whether a claim's multiple is the ratio of two percentages of `sentences` that are
+    the two the claim (its words: `stems`) compares (`_paired`, as `points_between`)."""
+    levels = list(_levels(sentences))
+    return any(
+        b.value > 0 and within(number, [a.value / b.value]) and _paired(a, b, stems)
+        for a, b in permutations(levels, 2)
     )
 
 
