@@ -9,6 +9,7 @@ says when a figure is given to other words; this module, when it belongs to the 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Collection, Iterable, Sequence
 
 from research.sources.counted import another_count
@@ -17,9 +18,9 @@ from research.sources.figuretable import same_sort
 from research.sources.pageindex import LEAD_SENTENCES, PageIndex, Sentence, holds, union
 from research.sources.slots import (
     SKIPPED_KINDS,
-    counted_in,
     introduced_with,
     sentence_context,
+    word_after,
 )
 
 BOUND_SHARE = 0.5
@@ -191,19 +192,25 @@ def loosely_bound(
     return not _counts_it_elsewhere(page, number, norm, numbers)
 
 
+_CLAUSE_END = re.compile(r"\s*[,;:.]")
+
+
 def _counts_it_elsewhere(
     page: PageIndex, number: StatedNumber, norm: str, numbers: Sequence[StatedNumber]
 ) -> bool:
-    """Whether the page puts what the claim's bare count counts (`counted_in`, one word)
-    right after a figure of its kind the claim lacks, and never after the claim's figure:
-    `counted.another_count` asked of every sentence holding the word (`counted_by_another`
-    asks it of the matching passage, reading two words after the page's counts)."""
-    counted = counted_in(norm, number)
-    if not counted:
+    """Whether the page puts what the claim's bare count counts (`slots.word_after`, the
+    word after it) after a figure of its kind the claim lacks, and never after the claim's
+    figure: `counted.another_count` asked of every sentence holding the word
+    (`counted_by_another` asks it of the matching passage, reading two words after the
+    page's counts). A figure followed by a comma, colon, semicolon or period counts nothing
+    ("On Windows 8.1, time.time() ...")."""
+    counted = word_after(norm, number)
+    if not counted or _CLAUSE_END.match(norm, number.span[1]):
         return False
     holding = sorted(set().union(*(page.sentence_postings.get(stem, ()) for stem in counted)))
     claimed = claimed_values(numbers)
-    return another_count(page, holding, number, counted, claimed, holding, reach=1) is not None
+    found = another_count(page, holding, number, counted, claimed, holding, word_after)
+    return found is not None
 
 
 def _binds(

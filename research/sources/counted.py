@@ -16,7 +16,7 @@ is no other count), nor a number that is part of a name ("RHEL 7", `names.after_
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 
 from research.sources.figures import StatedNumber, Value, claimed_values
 from research.sources.names import after_name
@@ -53,6 +53,11 @@ def counted_by_another(
     return None
 
 
+def _nouns_after(text: str, figure: StatedNumber) -> frozenset[str]:
+    """What a page's count counts: one of the `NOUN_WORDS` words after it (`counted_in`)."""
+    return counted_in(text, figure, NOUN_WORDS)
+
+
 def another_count(
     page: PageIndex,
     scope: Iterable[int],
@@ -60,15 +65,16 @@ def another_count(
     noun: frozenset[str],
     claimed: frozenset[Value],
     stating: Collection[int],
-    reach: int = NOUN_WORDS,
+    reads: Callable[[str, StatedNumber], frozenset[str]] | None = None,
 ) -> tuple[int, StatedNumber] | None:
-    """The first figure of the sentences `scope` (and the sentence) that counts `noun`
-    (`counted_in`, within `NOUN_WORDS` words), of the kind of the claim's `number`, that
-    the claim lacks (`claimed`), when no sentence of `stating` (those stating the claim's
-    figure) puts `noun` after the claim's figure: the page gives the claim's count's noun
-    to another count."""
-    rival = _rival(page, scope, number, noun, claimed, reach)
-    if rival is None or _ever_counts(page, number, noun, stating, reach):
+    """The first figure of the sentences `scope` that counts `noun` (as `reads` reads it;
+    by default one of the `NOUN_WORDS` words after it), of the kind of the claim's
+    `number`, that the claim lacks (`claimed`), when no sentence of `stating` (those
+    stating the claim's figure) puts `noun` after the claim's figure: the page gives the
+    claim's count's noun to another count."""
+    reads = reads or _nouns_after
+    rival = _rival(page, scope, number, noun, claimed, reads)
+    if rival is None or _ever_counts(page, number, noun, stating, reads):
         return None
     return rival
 
@@ -79,7 +85,7 @@ def _rival(
     number: StatedNumber,
     noun: frozenset[str],
     claimed: frozenset[Value],
-    reach: int,
+    reads: Callable[[str, StatedNumber], frozenset[str]],
 ) -> tuple[int, StatedNumber] | None:
     for index in scope:
         sentence = page.sentences[index]
@@ -91,7 +97,7 @@ def _rival(
                 and figure.candidates.isdisjoint(claimed)
                 and not number.matches(figure)
             ):
-                if noun <= counted_in(sentence.norm, figure, reach):
+                if noun <= reads(sentence.norm, figure):
                     return index, figure
     return None
 
@@ -101,12 +107,12 @@ def _ever_counts(
     number: StatedNumber,
     noun: frozenset[str],
     stating: Collection[int],
-    reach: int,
+    reads: Callable[[str, StatedNumber], frozenset[str]],
 ) -> bool:
     """Whether a sentence of the page (of `stating`, those stating the claim's figure) puts
     `noun` after the claim's figure."""
     return any(
-        noun <= counted_in(page.sentences[i].norm, figure, reach)
+        noun <= reads(page.sentences[i].norm, figure)
         for i in stating
         for figure in page.sentences[i].numbers
         if number.matches(figure)
