@@ -146,10 +146,19 @@ def _in_sentence(
 ) -> bool:
     """Whether `number` is computed from one sentence's figures (`derivable_in_sentence`; a
     multiple of two of the percentages it lists as `points.ratio_between` reads them)."""
-    cues = listed(number, (sentence,), cues.against(sentence.norm))
+    cues = _margined(listed(number, (sentence,), cues.against(sentence.norm)), (sentence,))
     if cues.listed and ratio_between(number, (sentence,), stems):
         return True
     return derivable_in_sentence(number, with_sums(sentence), cues)
+
+
+def _margined(cues: Cues, sentences: Sequence[Sentence]) -> Cues:
+    """`cues` with `Cues.margin` when `sentences` give a percentage that is an error margin."""
+    if any(len(s.inputs()) < len(s.numbers) for s in sentences) and any(
+        f.kind == "percent" for s in sentences for f in s.numbers
+    ):
+        return replace(cues, margin=True)
+    return cues
 
 
 def computed_elsewhere(
@@ -217,7 +226,7 @@ def derived_here(
         return True
     if is_points(number):
         return points_between(number, sentences, stems)
-    cues = listed(number, sentences, cues_of(claim))
+    cues = _margined(listed(number, sentences, cues_of(claim)), sentences)
     if cues.listed and ratio_between(number, sentences, stems):
         return True
     if is_duration(number):

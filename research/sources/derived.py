@@ -108,7 +108,7 @@ def _shares_and_changes(figures: Sequence[StatedNumber], cues: Cues) -> Iterator
     rise, fall = not cues.fall or cues.rise, not cues.rise or cues.fall
     for m in (f.magnitude for f in figures if not _counted(f) and f.magnitude):
         yield from (100 * (m - 1), 100 * (1 - 1 / m))  # "1.25x": 25% more, 20% less
-    if any(f.kind == "percent" for f in figures):
+    if cues.margin or any(f.kind == "percent" for f in figures):
         return  # the passage gives its own percentage: the claim's is not computed
     for a, b in _pairs(figures, "number"):
         if a < b:
@@ -236,6 +236,10 @@ class Cues:
     fall: bool = False
     """"fell", "less", "smaller": a change is counted from the larger figure (100 to 80 is
     20% less, never 25%)."""
+    margin: bool = False
+    """The text the figures are of gives a percentage that is no input (an error margin:
+    `pageindex.Sentence.inputs`): it is the percentage of its own that a share or a change
+    computed from two of them would be compared with, so none is."""
     listed: bool = False
     """The figures hold more than two percentages: a multiple of two of them is of the two
     the claim compares (`research.sources.points.ratio_between`), never of any pair."""
