@@ -118,11 +118,39 @@ PAIRS: list[Case] = [
     (_TWO, "Linux users outnumbered Windows users five to one.", False),
 ]
 
-GROUPS: dict[str, list[Case]] = {"counts": COUNTS, "axes": AXES, "pairs": PAIRS}
+_USERS = (
+    "Survey results\n\n"
+    "Linux users numbered 6,200, macOS users 1,400 and Windows users 900. The rest did not "
+    "say."
+)
+_TWO_USERS = "Survey results\n\nLinux users numbered 6,300 and Windows users 900."
+
+# the same with counts: a ratio or a difference of two counts of a list
+COUNTED_PAIRS: list[Case] = [
+    (_USERS, "Linux users outnumbered Windows users about seven to one.", True),
+    (_USERS, "Linux users outnumbered macOS users about seven to one.", False),
+    (_USERS, "There were 4,800 more Linux users than macOS users.", True),
+    (_USERS, "There were 5,300 more Linux users than macOS users.", False),
+    (_USERS, "There were 500 more macOS users than Windows users.", True),
+    (_USERS, "There were 500 more Linux users than Windows users.", False),
+    (_TWO_USERS, "Linux users outnumbered Windows users seven to one.", True),
+    (_TWO_USERS, "There were 5,400 more Linux users than Windows users.", True),
+    (_TWO_USERS, "There were 4,800 more Linux users than Windows users.", False),
+]
+
+GROUPS: dict[str, list[Case]] = {
+    "counts": COUNTS,
+    "axes": AXES,
+    "pairs": PAIRS,
+    "counted_pairs": COUNTED_PAIRS,
+}
 
 NOT_YET: frozenset[str] = frozenset(
     {
         "axes-06",
+        "counted_pairs-01",
+        "counted_pairs-03",
+        "counted_pairs-05",
         "pairs-06",
     }
 )
