@@ -149,8 +149,6 @@ NOT_YET: frozenset[str] = frozenset(
     {
         "axes-06",
         "counted_pairs-01",
-        "counted_pairs-03",
-        "counted_pairs-05",
         "pairs-06",
     }
 )

@@ -50,7 +50,7 @@ from research.sources.ownfigures import (
     taken_from,
 )
 from research.sources.pageindex import PageIndex, Sentence
-from research.sources.points import is_points, listed, points_between, ratio_between
+from research.sources.points import is_points, listed, paired_between, points_between
 from research.sources.quantities import step_of
 
 _PLUS = re.compile(r"\s*\+\s*")
@@ -147,7 +147,7 @@ def _in_sentence(
     """Whether `number` is computed from one sentence's figures (`derivable_in_sentence`; a
     multiple of two of the percentages it lists as `points.ratio_between` reads them)."""
     cues = _margined(listed(number, (sentence,), cues.against(sentence.norm)), (sentence,))
-    if cues.listed and ratio_between(number, (sentence,), stems):
+    if cues.listed and paired_between(number, (sentence,), stems, cues):
         return True
     return derivable_in_sentence(number, with_sums(sentence), cues)
 
@@ -227,7 +227,7 @@ def derived_here(
     if is_points(number):
         return points_between(number, sentences, stems)
     cues = _margined(listed(number, sentences, cues_of(claim)), sentences)
-    if cues.listed and ratio_between(number, sentences, stems):
+    if cues.listed and paired_between(number, sentences, stems, cues):
         return True
     if is_duration(number):
         worded = [s for s in sentences if s.stems & stems]

@@ -119,39 +119,54 @@ def _shares_and_changes(figures: Sequence[StatedNumber], cues: Cues) -> Iterator
             yield 100 * (a - b) / b
 
 
+def _unlisted(figures: Sequence[StatedNumber], listed: frozenset[str]) -> list[StatedNumber]:
+    """`figures` less the percentages and the bare counts of a list (`Cues.listed`): those
+    are paired only by the claim's words."""
+    return [
+        f
+        for f in figures
+        if f.kind not in listed or (f.kind == "number" and f.quantity is not None)
+    ]
+
+
 def _multiples(
-    figures: Sequence[StatedNumber], *, shrink: bool = False, shares: bool = True
+    figures: Sequence[StatedNumber], *, shrink: bool = False, listed: frozenset[str] = frozenset()
 ) -> Iterator[float]:
     """Multiples of two figures; `shrink` (a claim's multiple under 1: "halved") only of a
     later figure to an earlier, larger one ("from 60 to 30", never "from 30% to 60%");
-    of two percentages only when `shares` (see `Cues.listed`)."""
+    none of two figures of a list (`Cues.listed`)."""
     for p in (f.magnitude for f in figures if f.kind == "percent" and f.magnitude):
         yield from (1 + p / 100, 1 - p / 100)  # "30% faster": 1.3 times; "50% less": 0.5
-    kinds = ("number", "percent") if shares else ("number",)
+    if listed:
+        figures = _unlisted(figures, listed)
     if shrink:
-        for kind in kinds:
+        for kind in ("number", "percent"):
             ordered = [f.magnitude for f in figures if f.kind == kind and _counted(f)]
             for i, earlier in enumerate(ordered):
                 yield from (later / earlier for later in ordered[i + 1 :] if later and earlier)
         return
     for a, b in _pairs(figures, "number"):
         yield a / b
-    for a, b in _pairs(figures, "percent") if shares else ():
+    for a, b in _pairs(figures, "percent"):
         yield a / b  # a share that doubled, from 10% to 20%
 
 
 def _counts(
-    figures: Sequence[StatedNumber], unit: str | None, *, differences: bool
+    figures: Sequence[StatedNumber],
+    unit: str | None,
+    *,
+    differences: bool,
+    listed: frozenset[str] = frozenset(),
 ) -> Iterator[float]:
     """A count from a total and a share, or a difference of two figures (in `unit`'s
-    dimension, compared in base units)."""
+    dimension, compared in base units; not of two bare counts of a list: `Cues.listed`)."""
     totals = [f.magnitude for f in figures if f.kind == "number" and _counted(f)]
     shares = [f.magnitude for f in figures if f.kind == "percent"]
     for total in totals:
         for share in shares:
             if total and share:
                 yield total * share / 100
-    for a, b in _pairs(figures, "number", unit) if differences else ():
+    for a, b in _pairs(_unlisted(figures, listed), "number", unit) if differences else ():
         if a > b:
             yield a - b
 
@@ -240,9 +255,10 @@ class Cues:
     """The text the figures are of gives a percentage that is no input (an error margin:
     `pageindex.Sentence.inputs`): it is the percentage of its own that a share or a change
     computed from two of them would be compared with, so none is."""
-    listed: bool = False
-    """The figures hold more than two percentages: a multiple of two of them is of the two
-    the claim compares (`research.sources.points.ratio_between`), never of any pair."""
+    listed: frozenset[str] = frozenset()
+    """The kinds ("percent", "number": bare counts) of which the figures hold more than two:
+    a multiple or a difference of two of them is of the two the claim compares
+    (`research.sources.points.paired_between`), never of any pair."""
     share: bool = False
     """A percentage is a share of the larger figure, never the change between them (of two
     rows of a table, 41% of one is no "60% of" it, 59% less): set by whoever combines
@@ -325,7 +341,7 @@ def _sentence_changes(
         return
     rise, fall = not cues.fall or cues.rise, not cues.rise or cues.fall
     kind = "percent" if number.kind == "percent" else "number"
-    for a, b in _pairs(_usable(figures), kind):
+    for a, b in _pairs(_unlisted(_usable(figures), cues.listed), kind):
         if a <= b:
             continue
         if kind == "number":
@@ -368,11 +384,14 @@ def computed_in_sentence(number: StatedNumber, figures: Sequence[StatedNumber], 
 def within(number: StatedNumber, values: Iterable[float]) -> bool:
     """Whether one of `values` (in base units) is a claim's figure, within its hedge's band
     or, without one, its rounding (see the module docstring)."""
+    found = bounds_of(number)
+    return found is not None and any(found[0] <= value <= found[1] for value in values)
+
+
+def bounds_of(number: StatedNumber) -> tuple[float, float] | None:
+    """The values (in base units) `within` takes for a claim's figure, or None."""
     bounds = _range(number)
-    if bounds is None:
-        return False
-    low, high = _in_base(number, bounds)
-    return any(low <= value <= high for value in values)
+    return None if bounds is None else _in_base(number, bounds)
 
 
 def is_duration(number: StatedNumber) -> bool:
@@ -401,11 +420,11 @@ def derivable(number: StatedNumber, figures: Sequence[StatedNumber], cues: Cues 
             derived = chain(derived, _complements(usable))
     elif number.multiple:
         shrink = number.magnitude is not None and number.magnitude < 1
-        derived = _multiples(usable, shrink=shrink, shares=not cues.listed)
+        derived = _multiples(usable, shrink=shrink, listed=cues.listed)
     else:
         unit = number.quantity.unit.dimension if number.quantity else None
         # a small bare figure is the difference of too many pairs to mean anything
         large = isinstance(number.value, Decimal) and number.value >= 100
-        derived = _counts(usable, unit, differences=unit is not None or large)
+        derived = _counts(usable, unit, differences=unit is not None or large, listed=cues.listed)
     low, high = _in_base(number, bounds)
     return any(low <= value <= high for value in derived)

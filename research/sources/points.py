@@ -20,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from itertools import combinations, permutations
 
-from research.sources.derived import Cues, derivable, within
+from research.sources.derived import MAX_FIGURES, Cues, bounds_of, derivable, within
 from research.sources.figures import RawFigure, StatedNumber
 from research.sources.pageindex import Sentence
 from research.sources.words import stems_of
@@ -77,35 +77,50 @@ class _Level:
     """Joined to the sentence's previous percentage as one series."""
 
 
-def _levels(sentences: Sequence[Sentence]) -> Iterator[_Level]:
+def _of_kind(figure: StatedNumber, kind: str) -> bool:
+    """Whether a figure is a percentage (no difference in points) or, for kind "number", a
+    bare count (no quantity, no multiple)."""
+    if figure.kind != kind or figure.as_float is None:
+        return False
+    if kind == "percent":
+        return "point" not in figure.text.lower()
+    return figure.quantity is None and not figure.multiple
+
+
+def _levels(sentences: Sequence[Sentence], kind: str = "percent") -> Iterator[_Level]:
     for index, sentence in enumerate(sentences):
-        text = sentence.norm
-        shares = [
-            f
-            for f in sentence.inputs()
-            if f.kind == "percent" and f.as_float is not None and "point" not in f.text.lower()
-        ]
-        shares.sort(key=lambda f: f.span)
-        for order, figure in enumerate(shares):
-            start, end = figure.span
-            left = shares[order - 1].span[1] if order else 0
-            right = shares[order + 1].span[0] if order + 1 < len(shares) else len(text)
-            before, after = text[left:start], text[end:right]
-            if _CHANGE_BEFORE.search(before) or _CHANGE_AFTER.match(after):
-                continue
-            cut = [m.end() for m in _BREAK.finditer(before)]
-            after_end = next((m.start() for m in _BREAK.finditer(after)), len(after))
-            linked = (
-                bool(order) and len(before.split()) <= LINK_WORDS and bool(_LINK.search(before))
-            )
-            yield _Level(
+        for level in _sentence_levels(sentence, kind):
+            yield replace(level, sentence=index) if index else level
+
+
+def _sentence_levels(sentence: Sentence, kind: str) -> tuple[_Level, ...]:
+    """The levels of one sentence (as its page's sentence 0)."""
+    text = sentence.norm
+    shares = sorted((f for f in sentence.inputs() if _of_kind(f, kind)), key=lambda f: f.span)
+    if kind == "number":
+        shares = shares[:MAX_FIGURES]  # as `derived` combines counts: a table row's are many
+    out: list[_Level] = []
+    for order, figure in enumerate(shares):
+        start, end = figure.span
+        left = shares[order - 1].span[1] if order else 0
+        right = shares[order + 1].span[0] if order + 1 < len(shares) else len(text)
+        before, after = text[left:start], text[end:right]
+        if _CHANGE_BEFORE.search(before) or _CHANGE_AFTER.match(after):
+            continue
+        cut = [m.end() for m in _BREAK.finditer(before)]
+        after_end = next((m.start() for m in _BREAK.finditer(after)), len(after))
+        linked = bool(order) and len(before.split()) <= LINK_WORDS and bool(_LINK.search(before))
+        out.append(
+            _Level(
                 value=figure.as_float or 0.0,
-                sentence=index,
+                sentence=0,
                 order=order,
                 before=stems_of(before[cut[-1] if cut else 0 :]),
                 after=stems_of(after[:after_end]),
                 linked=linked,
             )
+        )
+    return tuple(out)
 
 
 def _own(mine: frozenset[str], theirs: frozenset[str], stems: frozenset[str]) -> bool:
@@ -135,30 +150,84 @@ def points_between(
 
 
 LISTED = 2
-"""Sentences holding more than this many percentages list them: a multiple of two of them
-is of the two the claim compares (`ratio_between`)."""
+"""Sentences holding more than this many percentages (or bare counts) list them: a multiple
+or a difference of two of them is of the two the claim compares (`paired_between`)."""
+
+
+def _kinds(number: StatedNumber) -> tuple[str, ...]:
+    """The kinds of figure whose lists a claim's figure is paired in: a multiple in a list
+    of percentages, a difference in one of bare counts (a multiple of counts is not yet: the
+    sums `computed.with_sums` reads are no list's items: "2^30 + 2^29" is 1.5 times 2^30)."""
+    if number.multiple:
+        return ("percent",)
+    return ("number",) if number.kind == "number" and number.quantity is None else ()
+
+
+def _some_pair(
+    number: StatedNumber, sentences: Sequence[Sentence], kind: str, low: float, high: float
+) -> bool:
+    """Whether two figures of `kind` of `sentences` (of each, the first MAX_FIGURES) have a
+    ratio (a difference, for a count) from `low` to `high`."""
+    values = [
+        f.as_float or 0.0
+        for s in sentences
+        for f in s.inputs()[:MAX_FIGURES]
+        if f.kind == kind and _of_kind(f, kind)
+    ]
+    if number.multiple:
+        return any(b > 0 and low <= a / b <= high for a, b in permutations(values, 2))
+    return any(low <= a - b <= high for a, b in permutations(values, 2))
+
+
+def _large(number: StatedNumber) -> bool:
+    """Whether a claim's count is large enough to be a difference of any two (`derivable`)."""
+    return (number.as_float or 0) >= 100
 
 
 def listed(number: StatedNumber, sentences: Sequence[Sentence], cues: Cues) -> Cues:
-    """`cues` for a claim's figure computed from `sentences`, `Cues.listed` when it is a
-    multiple and they hold more than LISTED percentages ("Linux 62%, macOS 14% and Windows
-    9%": "seven to one" is Linux to Windows only)."""
-    if not number.multiple:
-        return cues
-    count = sum(f.kind == "percent" for s in sentences for f in s.inputs())
-    return replace(cues, listed=True) if count > LISTED else cues
+    """`cues` for a claim's figure computed from `sentences`, with `Cues.listed` the kinds it
+    is a multiple or a difference of that they hold more than LISTED of ("Linux 62%, macOS
+    14% and Windows 9%": "seven to one" is Linux to Windows only)."""
+    kinds = _kinds(number)
+    if not kinds or not (number.multiple or cues.rise or cues.fall or _large(number)):
+        return cues  # a small count with no change named is no difference (`derivable`)
+    crowded = frozenset(kind for kind in kinds if _more_than(sentences, kind, LISTED))
+    return replace(cues, listed=crowded) if crowded else cues
 
 
-def ratio_between(
-    number: StatedNumber, sentences: Sequence[Sentence], stems: frozenset[str]
+def _more_than(sentences: Sequence[Sentence], kind: str, count: int) -> bool:
+    """Whether `sentences` hold more than `count` figures of `kind` (`_of_kind`)."""
+    for sentence in sentences:
+        for figure in sentence.inputs():
+            if figure.kind == kind and _of_kind(figure, kind):
+                count -= 1
+                if count < 0:
+                    return True
+    return False
+
+
+def paired_between(
+    number: StatedNumber, sentences: Sequence[Sentence], stems: frozenset[str], cues: Cues
 ) -> bool:
-    """Whether a claim's multiple is the ratio of two percentages of `sentences` that are
-    the two the claim (its words: `stems`) compares (`_paired`, as `points_between`)."""
-    levels = list(_levels(sentences))
-    return any(
-        b.value > 0 and within(number, [a.value / b.value]) and _paired(a, b, stems)
-        for a, b in permutations(levels, 2)
-    )
+    """Whether a claim's multiple (or difference of counts) is the ratio (difference) of two
+    figures of a kind `cues` list (`Cues.listed`) that are the two the claim (its words:
+    `stems`) compares (`_paired`, as `points_between`); a difference only of 100 or more,
+    as `derived.derivable` computes one."""
+    found = bounds_of(number)
+    if found is None or not (number.multiple or _large(number)):
+        return False
+    low, high = found
+    for kind in cues.listed:
+        if not _some_pair(number, sentences, kind, low, high):
+            continue  # no two figures of the kind make it: their words need not be read
+        levels = list(_levels(sentences, kind))
+        for a, b in permutations(levels, 2):
+            if b.value <= 0:
+                continue
+            value = a.value / b.value if number.multiple else a.value - b.value
+            if low <= value <= high and _paired(a, b, stems):
+                return True
+    return False
 
 
 def derivable_as_read(
