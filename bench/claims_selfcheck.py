@@ -46,6 +46,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from research.sources.claims import Support, check_claim, index_page  # noqa: E402
+from research.sources.figures import StatedNumber  # noqa: E402
 from research.sources.pageindex import PageIndex, Sentence  # noqa: E402
 
 TUNING = ("dev", "fresh", "unseen")
@@ -122,6 +123,19 @@ def run_half(half: str, show: bool) -> dict[str, Counter[str]]:
     return tally
 
 
+def _chosen(sentence: Sentence, doc: str) -> tuple[StatedNumber, random.Random] | None:
+    """The one count or percentage of a prose sentence that is swapped and made up (none in
+    a sentence of references or addresses), and the generator that chose it, seeded by the
+    sentence so that two versions of the check meet the same claims."""
+    if _NOISE.search(sentence.text):
+        return None
+    counts = [f for f in sentence.numbers if f.kind in ("number", "percent") and not f.multiple]
+    if not counts:
+        return None
+    rng = random.Random(zlib.crc32(f"{doc}\n{sentence.text}".encode()))
+    return rng.choice(counts), rng
+
+
 def _invent(
     page: PageIndex,
     text: str,
@@ -130,15 +144,12 @@ def _invent(
     show: bool,
     doc: str,
 ) -> None:
-    """One count or percentage of the sentence (chosen as `_one` chooses its swap, by a
-    generator of its own) made up: found nowhere on the page, it should be flagged."""
-    if _NOISE.search(sentence.text):
+    """The count or percentage `_one` swaps, made up: found nowhere on the page, it should
+    be flagged."""
+    chosen = _chosen(sentence, doc)
+    if chosen is None:
         return
-    counts = [f for f in sentence.numbers if f.kind in ("number", "percent") and not f.multiple]
-    if not counts:
-        return
-    rng = random.Random(zlib.crc32(f"{doc}\n{sentence.text}".encode()))
-    start, end = rng.choice(counts).span
+    start, end = chosen[0].span
     norm = sentence.norm
     for made_up in invented(norm[start:end]):
         if made_up in text:
@@ -176,13 +187,10 @@ def _one(
         start, end = figure.span
         for _how, text in reformatted(norm[start:end]):
             check("reformatted", norm[:start] + text + norm[end:], True)
-    if _NOISE.search(sentence.text):
+    chosen = _chosen(sentence, doc)
+    if chosen is None:
         return
-    counts = [f for f in sentence.numbers if f.kind in ("number", "percent") and not f.multiple]
-    if not counts:
-        return
-    rng = random.Random(zlib.crc32(f"{doc}\n{sentence.text}".encode()))  # paired across versions
-    figure = rng.choice(counts)
+    figure, rng = chosen
     key = (figure.kind, figure.quantity.unit.dimension if figure.quantity else None)
     start, end = figure.span
     others = [t for i, t in pool.get(key, []) if i != index and t not in norm]
