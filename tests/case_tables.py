@@ -10,10 +10,13 @@ from collections.abc import Collection, Mapping, Sequence
 
 import pytest
 
+from research.sources.claims import Support, check_claim, index_page
 
-def case_params(
-    groups: Mapping[str, Sequence[tuple[str, str, bool]]], not_yet: Collection[str]
-) -> list[object]:
+Case = tuple[str, str, bool]
+"""(page, claim, supported)."""
+
+
+def case_params(groups: Mapping[str, Sequence[Case]], not_yet: Collection[str]) -> list[object]:
     params: list[object] = []
     ids: set[str] = set()
     for group, cases in groups.items():
@@ -25,3 +28,9 @@ def case_params(
     if unknown := set(not_yet) - ids:
         raise ValueError(f"not-yet ids that name no case of the table: {sorted(unknown)}")
     return params
+
+
+def assert_checked(page: str, claim: str, supported: bool) -> None:
+    """The claim check finds `claim` SUPPORTED by `page` exactly when `supported`."""
+    check = check_claim(claim, index_page(page))
+    assert (check.support is Support.SUPPORTED) is supported, check

@@ -22,6 +22,9 @@ from typer.testing import CliRunner
 
 from research.cli import app
 
+# Before any test module imports it: its shared assertion reports like a test's own.
+pytest.register_assert_rewrite("case_tables")
+
 # A child `python -m research` or `research` (the service's jobs, the workers, the
 # catalogues' processes) imports this checkout, not whichever one the venv's editable
 # install points at. Set for the whole process, not per test: module-scoped fixtures start

@@ -15,12 +15,7 @@ reading fix removes its cases from that set, never edits a case.
 from __future__ import annotations
 
 import pytest
-from case_tables import case_params
-
-from research.sources.claims import Support, check_claim, index_page
-
-Case = tuple[str, str, bool]
-"""(page sentence, claim, supported)."""
+from case_tables import Case, assert_checked, case_params
 
 UNIT: list[Case] = [
     ("The archive is 512 kbytes in size.", "The archive is 0.5 MB in size.", True),
@@ -625,5 +620,4 @@ as a figure must also read on a page ("down to half", "a 2x reduction", "50% of"
 def test_a_careful_phrasing_is_read_as_the_figure_it_means(
     page: str, claim: str, supported: bool
 ) -> None:
-    check = check_claim(claim, index_page(f"Release notes\n\n{page}"))
-    assert (check.support is Support.SUPPORTED) is supported, check
+    assert_checked(f"Release notes\n\n{page}", claim, supported)

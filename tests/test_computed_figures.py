@@ -18,13 +18,9 @@ removes its cases from that set, never edits a case.
 from __future__ import annotations
 
 import pytest
-from case_tables import case_params
+from case_tables import Case, assert_checked, case_params
 
-from research.sources.claims import Support, check_claim, index_page
 from research.sources.namedrows import names_of
-
-Case = tuple[str, str, bool]
-"""(page, claim, supported)."""
 
 _CPU = (
     "Scheduler notes\n\n"
@@ -463,8 +459,7 @@ NOT_YET: frozenset[str] = frozenset({"apart-05", "apart-06"})
 def test_a_figure_the_page_computes_is_supported_and_a_wrong_one_is_not(
     page: str, claim: str, supported: bool
 ) -> None:
-    check = check_claim(claim, index_page(page))
-    assert (check.support is Support.SUPPORTED) is supported, check
+    assert_checked(page, claim, supported)
 
 
 def test_a_row_is_named_by_a_claim_word_squashed_to_its_letters() -> None:

@@ -20,12 +20,7 @@ written (strict xfail): a change removes its cases from that set, never edits a 
 from __future__ import annotations
 
 import pytest
-from case_tables import case_params
-
-from research.sources.claims import Support, check_claim, index_page
-
-Case = tuple[str, str, bool]
-"""(page, claim, supported)."""
+from case_tables import Case, assert_checked, case_params
 
 _SURVEY = (
     "Rust survey 2023\n\n"
@@ -388,5 +383,4 @@ NOT_YET_DERIVED: frozenset[str] = frozenset(
 def test_a_figure_computed_from_the_page_is_found_where_it_may_be(
     page: str, claim: str, supported: bool
 ) -> None:
-    check = check_claim(claim, index_page(page))
-    assert (check.support is Support.SUPPORTED) is supported, check
+    assert_checked(page, claim, supported)

@@ -17,12 +17,7 @@ cases from that set, never edits a case.
 from __future__ import annotations
 
 import pytest
-from case_tables import case_params
-
-from research.sources.claims import Support, check_claim, index_page
-
-Case = tuple[str, str, bool]
-"""(page, claim, supported)."""
+from case_tables import Case, assert_checked, case_params
 
 HYPERFINE = (
     "Benchmark\n\n"
@@ -143,5 +138,4 @@ way, so the figures cannot choose that line."""
 
 @pytest.mark.parametrize(("page", "claim", "supported"), case_params(GROUPS, NOT_YET_READ))
 def test_the_passage_holding_the_figures(page: str, claim: str, supported: bool) -> None:
-    check = check_claim(claim, index_page(page))
-    assert (check.support is Support.SUPPORTED) is supported, check
+    assert_checked(page, claim, supported)

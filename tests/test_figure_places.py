@@ -18,12 +18,7 @@ change removes its cases from that set, never edits a case.
 from __future__ import annotations
 
 import pytest
-from case_tables import case_params
-
-from research.sources.claims import Support, check_claim, index_page
-
-Case = tuple[str, str, bool]
-"""(page, claim, supported)."""
+from case_tables import Case, assert_checked, case_params
 
 _HISTORY = (
     "Cache history\n\n"
@@ -203,5 +198,4 @@ stated there too."""
 
 @pytest.mark.parametrize(("page", "claim", "supported"), case_params(GROUPS, NOT_YET_READ))
 def test_a_figure_belongs_to_its_words(page: str, claim: str, supported: bool) -> None:
-    check = check_claim(claim, index_page(page))
-    assert (check.support is Support.SUPPORTED) is supported, check
+    assert_checked(page, claim, supported)

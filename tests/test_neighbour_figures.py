@@ -25,13 +25,9 @@ removes its cases from that set, never edits a case.
 from __future__ import annotations
 
 import pytest
-from case_tables import case_params
+from case_tables import Case, assert_checked, case_params
 
-from research.sources.claims import Support, check_claim, index_page
 from research.sources.figures import claim_numbers
-
-Case = tuple[str, str, bool]
-"""(page, claim, supported)."""
 
 _ADOPTION = (
     "Adoption report\n\n"
@@ -133,8 +129,7 @@ NOT_YET: frozenset[str] = frozenset()
 
 @pytest.mark.parametrize(("page", "claim", "supported"), case_params(GROUPS, NOT_YET))
 def test_neighbour_figures(page: str, claim: str, supported: bool) -> None:
-    check = check_claim(claim, index_page(page))
-    assert (check.support is Support.SUPPORTED) is supported, check
+    assert_checked(page, claim, supported)
 
 
 READINGS: list[tuple[str, list[str]]] = [

@@ -41,12 +41,9 @@ change removes its cases from that set, never edits a case.
 from __future__ import annotations
 
 import pytest
-from case_tables import case_params
+from case_tables import Case, assert_checked, case_params
 
 from research.sources.claims import Support, check_claim, index_page
-
-Case = tuple[str, str, bool]
-"""(page, claim, supported)."""
 
 _DOWNLOADS = (
     "Package report\n\n"
@@ -370,8 +367,7 @@ NOT_YET_FLIPPED: frozenset[str] = frozenset()
 
 @pytest.mark.parametrize(("page", "claim", "supported"), case_params(GROUPS, NOT_YET_READ))
 def test_other_words_for_what_the_page_says(page: str, claim: str, supported: bool) -> None:
-    check = check_claim(claim, index_page(page))
-    assert (check.support is Support.SUPPORTED) is supported, check
+    assert_checked(page, claim, supported)
 
 
 @pytest.mark.parametrize(

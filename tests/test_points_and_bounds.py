@@ -29,12 +29,9 @@ removes its cases from that set, never edits a case.
 from __future__ import annotations
 
 import pytest
-from case_tables import case_params
+from case_tables import Case, assert_checked, case_params
 
-from research.sources.claims import Support, check_claim, index_page, quote_holds_quantity
-
-Case = tuple[str, str, bool]
-"""(page, claim, supported)."""
+from research.sources.claims import quote_holds_quantity
 
 _PLATFORMS = (
     "Platform survey 2025\n\n"
@@ -165,8 +162,7 @@ NOT_YET: frozenset[str] = frozenset({})
 
 @pytest.mark.parametrize(("page", "claim", "supported"), case_params(GROUPS, NOT_YET))
 def test_points_and_bounds(page: str, claim: str, supported: bool) -> None:
-    check = check_claim(claim, index_page(page))
-    assert (check.support is Support.SUPPORTED) is supported, check
+    assert_checked(page, claim, supported)
 
 
 _OS_QUOTE = "Of the respondents, 58% develop on Linux, 27% on macOS and 15% on Windows."

@@ -22,12 +22,7 @@ removes its cases from that set, never edits a case.
 from __future__ import annotations
 
 import pytest
-from case_tables import case_params
-
-from research.sources.claims import Support, check_claim, index_page
-
-Case = tuple[str, str, bool]
-"""(page, claim, supported)."""
+from case_tables import Case, assert_checked, case_params
 
 _BUILDS = (
     "Build report\n\n"
@@ -156,5 +151,4 @@ NOT_YET: frozenset[str] = frozenset(
 
 @pytest.mark.parametrize(("page", "claim", "supported"), case_params(GROUPS, NOT_YET))
 def test_sound_readings(page: str, claim: str, supported: bool) -> None:
-    check = check_claim(claim, index_page(page))
-    assert (check.support is Support.SUPPORTED) is supported, check
+    assert_checked(page, claim, supported)

@@ -22,12 +22,7 @@ change removes its cases from that set, never edits a case.
 from __future__ import annotations
 
 import pytest
-from case_tables import case_params
-
-from research.sources.claims import Support, check_claim, index_page
-
-Case = tuple[str, str, bool]
-"""(page, claim, supported)."""
+from case_tables import Case, assert_checked, case_params
 
 _OUTPUT = (
     "Parser benchmark\n\n"
@@ -227,5 +222,4 @@ NOT_YET_READ: frozenset[str] = frozenset()
 
 @pytest.mark.parametrize(("page", "claim", "supported"), case_params(GROUPS, NOT_YET_READ))
 def test_a_table_row_binds_its_figures(page: str, claim: str, supported: bool) -> None:
-    check = check_claim(claim, index_page(page))
-    assert (check.support is Support.SUPPORTED) is supported, check
+    assert_checked(page, claim, supported)
