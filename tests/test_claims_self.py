@@ -1,5 +1,6 @@
-"""A page's own sentence, cited back to it, is supported: the check never calls a
-sentence unsupported against the page it was copied from (a plain restatement cannot be
+"""A page's own sentence, cited back to it, is supported (a line that is a bare link is
+unverifiable: it claims nothing to check): the check never calls a sentence weak or
+unsupported against the page it was copied from (a plain restatement cannot be
 more plain). Over every prose sentence of the dev half's real pages, and for the
 repeated figures and hedges that once made a sentence contradict itself."""
 
