@@ -297,28 +297,6 @@ def _points_near(
     return frozenset() if points_between(number, chosen, stems) else None
 
 
-def _near_own(page: PageIndex, stems: frozenset[str], own: StatedNumber) -> list[list[int]]:
-    """For each of the OWN_SENTENCES sentences stating `own` holding the most of the claim's
-    words: it, and the sentence before or after it that holds a word of the claim it
-    lacks."""
-    sentences = page.sentences
-    stating = sorted(
-        page.figures.sentences_stating(own), key=lambda i: (-len(sentences[i].stems & stems), i)
-    )
-    out: list[list[int]] = []
-    for index in stating[:OWN_SENTENCES]:
-        mine = sentences[index].stems
-        out.append(
-            [index]
-            + [
-                i
-                for i in (index - 1, index + 1)
-                if page.head <= i < len(sentences) and (sentences[i].stems & stems) - mine
-            ]
-        )
-    return out
-
-
 def _left_in(
     number: StatedNumber, sentences: Sequence[Sentence], claim: str, others: Sequence[StatedNumber]
 ) -> bool:
