@@ -29,7 +29,6 @@ PER_SECOND = "/s "
 """The prefix of a rate's token."""
 UNDER = "under "
 """The prefix of an upper boundary's token."""
-TOKEN_PREFIXES = (TIMES, PER_SECOND, UNDER)
 
 _OF_AFTER = re.compile(r"\s+of\b")
 _MORE_AFTER = re.compile(
