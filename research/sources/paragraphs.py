@@ -36,10 +36,10 @@ def _continues(before: Sentence, after: Sentence) -> bool:
     return text[:1].islower() or _CONTINUES.match(text) is not None
 
 
-def own_paragraphs_end(sentences: Sequence[Sentence], first: int, end: int, last: int) -> int:
-    """Where the run of `sentences` first..end is cut so that it ends with the paragraph of
-    its sentence `last` (the last one stating a figure of the claim) or with the later
-    paragraphs that continue it (see the module docstring): `end` when none is cut off."""
+def own_paragraphs_end(sentences: Sequence[Sentence], end: int, last: int) -> int:
+    """Where a run of `sentences` ending before `end` is cut so that it ends with the
+    paragraph of its sentence `last` (the last one stating a figure of the claim) or with the
+    later paragraphs that continue it (see the module docstring): `end` when none is cut off."""
     for index in range(last + 1, end):
         before, after = sentences[index - 1], sentences[index]
         if after.line != before.line and not _continues(before, after):
@@ -65,7 +65,7 @@ def lent_by_later(
     if end - first < 2 or sentences[first].line == sentences[end - 1].line:
         return None
     last = max((i for s in stating for i in s if first <= i < end), default=-1)
-    cut = own_paragraphs_end(sentences, first, end, last) if last >= 0 else end
+    cut = own_paragraphs_end(sentences, end, last) if last >= 0 else end
     if cut == end:
         return None
     kept = frozenset().union(*(s.stems & stems for s in sentences[first:cut]))
