@@ -12,6 +12,8 @@ a count the page states in many sentences is checked too: "32 cores" all over a
 benchmark page is exactly the count a writer picks up by mistake. Not read: a count
 computed from the page's figures ("120 tickets each" of 1,440 tickets by 12 engineers: it
 is no other count), nor a number that is part of a name ("RHEL 7", `names.after_name`).
+The rule itself (`another_count`) is asked by `binding` too, of every sentence holding the
+word after the claim's count (`slots.word_after`).
 """
 
 from __future__ import annotations
