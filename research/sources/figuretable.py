@@ -1,6 +1,8 @@
 """A page's figures, read once, for a claim's figures to look up (pure): by value, by a
 hedge's band (sorted floats, bisected), and by quantity in each dimension (base units,
-sorted, bisected), so that no lookup scans the page or calls pint."""
+sorted, bisected), so that no lookup scans the page or calls pint; and the one test of
+two figures being of one sort (`sort_of`, `same_sort`, `dimension_of`: kind, multiple or
+not, unit dimension) that every rule comparing figures uses."""
 
 from __future__ import annotations
 

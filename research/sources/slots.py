@@ -16,6 +16,13 @@ often than they are the point); a rival figure must be of the same sort (`same_s
 and a sentence that also states another of the claim's figures of that kind is no rival (a
 list of several figures is not one slot). Only a claim the other rules find supported is
 checked: a weak one is already flagged.
+
+Beside that rule (`given_to_others`), the readings the figure rules share: the words
+around a figure that tie a sentence to it (`sentence_context`, `anchored`), a claim told
+the other way round in the sentence stating its figure (`told_the_other_way`), a figure
+one of a list (`enumerated`), the rows a sentence introduces (`introduced`,
+`introduced_with`, `same_lead_side`), and the noun a bare count counts (`word_after`,
+`counted_after`, `counted_in`).
 """
 
 from __future__ import annotations
