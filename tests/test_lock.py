@@ -385,11 +385,11 @@ def test_our_record_changed_or_replaced_is_written_back_and_reported(
     victim.write_text("not to be touched\n")
     data = json.loads(lock_path.read_text())
     if damage == "other pid":
-        lock_path.write_text(json.dumps({**data, "pid": live_pid}))
+        rewrite(lock_path, pid=live_pid)
     elif damage == "other host":
-        lock_path.write_text(json.dumps({**data, "host": "elsewhere"}))
+        rewrite(lock_path, host="elsewhere")
     elif damage == "older heartbeat":
-        lock_path.write_text(json.dumps({**data, "heartbeat": data["heartbeat"] - 7200}))
+        rewrite(lock_path, heartbeat=data["heartbeat"] - 7200)
     elif damage == "deleted":
         lock_path.unlink()
     elif damage == "junk":
@@ -706,9 +706,14 @@ def test_race_of_twenty_processes_has_one_winner(tmp_path: Path, lock_path: Path
 
 
 def rewrite(lock_path: Path, **fields: object) -> None:
+    """The lock record with `fields` changed, written whole in one step: a write the lock's
+    checker could read half done (truncated, then filled) would be an unreadable record
+    on a loaded machine, not the changed one a test means."""
     record = json.loads(lock_path.read_text())
     record.update(fields)
-    lock_path.write_text(json.dumps(record))
+    spare = lock_path.with_name("spare.json")
+    spare.write_text(json.dumps(record))
+    os.replace(spare, lock_path)
 
 
 @pytest.mark.parametrize(
