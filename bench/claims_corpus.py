@@ -21,17 +21,16 @@ Until the judge's modules are on this checkout, the judge mode says so and only 
 run (the hook is `product_judge`).
 
     python bench/claims_corpus.py                       # frozen half, both modes
-    python bench/claims_corpus.py --half blind          # blind half, aggregates only
+    python bench/claims_corpus.py --half sealed         # sealed half, aggregates only
     python bench/claims_corpus.py --half unseen --list  # a tuning half, every claim's outcome
     python bench/claims_corpus.py --json out.json
 
-The frozen and blind halves are held out: the bench prints only aggregate rates for them
-(`--list` is refused), so that nobody tunes a rule on their sentences. dev, fresh and unseen
-are tuning halves (fresh and unseen were held out when written, and were used up by the
-sessions that checked rules on them). Every half but dev has a MANIFEST.sha256 that
-tests/test_claims_corpus.py checks; none changes any more. `--write-manifest` rewrites the
-manifest of a half named in GROWING while its writers add documents (none is now: blind was
-completed and measured in session 4).
+The frozen and sealed halves are held out: the bench prints only aggregate rates for them
+(`--list` is refused), so that nobody tunes a rule on their sentences. dev, fresh, unseen and
+blind are tuning halves (fresh, unseen and blind were held out when written, and were used up
+by the sessions that checked rules on them). Every half but dev has a MANIFEST.sha256 that
+tests/test_claims_corpus.py checks. `--write-manifest` rewrites the manifest of a half named
+in GROWING while its writers add documents (sealed, in session 5).
 """
 
 from __future__ import annotations
@@ -62,9 +61,9 @@ KIND_NAMES = {
     "changed_figure": "a figure changed to another of the page",
     "flipped_meaning": "figures kept, meaning flipped",
 }
-HELD_OUT = ("frozen", "blind")
+HELD_OUT = ("frozen", "sealed")
 """Halves whose claims nobody tuning the rules may see: aggregate rates only."""
-GROWING: tuple[str, ...] = ()
+GROWING: tuple[str, ...] = ("sealed",)
 """Held-out halves whose writers add documents (and rewrite the manifest) during a session."""
 MANIFEST = "MANIFEST.sha256"
 GOALS = {"true_plain": "<= 3%", "true_careful": "<= 10%", "changed_figure": ">= 90%"}
@@ -119,7 +118,8 @@ def write_manifest(half: str, corpus: Path = CORPUS) -> int:
     if half not in GROWING:
         why = "has no manifest" if half == "dev" else "never changes"
         print(
-            f"--write-manifest is for a half being written (none is now): the {half} half {why}.",
+            f"--write-manifest is for a half being written ({', '.join(GROWING) or 'none'} now):"
+            f" the {half} half {why}.",
             file=sys.stderr,
         )
         return 2
@@ -314,7 +314,7 @@ def listing(outcomes: list[Outcome]) -> str:
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--half", choices=("frozen", "blind", "fresh", "unseen", "dev"), default="frozen"
+        "--half", choices=("frozen", "sealed", "blind", "fresh", "unseen", "dev"), default="frozen"
     )
     parser.add_argument("--mode", choices=("rules", "judge", "both"), default="both")
     parser.add_argument("--judge", choices=("all", "flagged"), default="all")

@@ -21,8 +21,8 @@ row) becomes a claim made automatically, in three ways:
   rules (what a computation from the page's figures lets through shows here first).
 
 No claim of any half is read; only counts are printed. Without `--half` the tuning halves
-are run (dev, fresh, unseen): whoever changes a rule runs it often, and a held-out half's
-pages (frozen, blind) are measured only when asked for by name, by whoever measures.
+are run (dev, fresh, unseen, blind): whoever changes a rule runs it often, and a held-out half's
+pages (frozen, sealed) are measured only when asked for by name, by whoever measures.
 
     python bench/claims_selfcheck.py                 # the tuning halves
     python bench/claims_selfcheck.py --half frozen   # a held-out half's pages, by name
@@ -49,8 +49,8 @@ from research.sources.claims import Support, check_claim, index_page  # noqa: E4
 from research.sources.figures import StatedNumber  # noqa: E402
 from research.sources.pageindex import PageIndex, Sentence  # noqa: E402
 
-TUNING = ("dev", "fresh", "unseen")
-HALVES = (*TUNING, "frozen", "blind")
+TUNING = ("dev", "fresh", "unseen", "blind")
+HALVES = (*TUNING, "frozen", "sealed")
 _NOISE = re.compile(r"https?://|\.\. \[|\[\d+\]_|\(\d\)|:pep:|``")
 
 

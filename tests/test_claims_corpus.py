@@ -23,9 +23,10 @@ FROZEN = CORPUS / "frozen"
 FRESH = CORPUS / "fresh"
 UNSEEN = CORPUS / "unseen"
 BLIND = CORPUS / "blind"
-GUARDED = (FROZEN, FRESH, UNSEEN, BLIND)
-"""Halves with a manifest: the held-out ones (frozen, blind) and the two tuning halves that
-were held out when written (fresh, unseen), which never change either."""
+SEALED = CORPUS / "sealed"
+GUARDED = (FROZEN, FRESH, UNSEEN, BLIND, SEALED)
+"""Halves with a manifest: the held-out ones (frozen, sealed) and the tuning halves that were
+held out when written (fresh, unseen, blind), which never change either."""
 BENCH = REPO / "bench" / "claims_corpus.py"
 KINDS = {
     "true_plain": "supported",
@@ -40,13 +41,14 @@ SIZE = {
     "fresh": (12, 100, 20),
     "unseen": (12, 100, 20),
     "blind": (12, 100, 20),
+    "sealed": (12, 100, 20),
 }
 """Per half: at least this many documents, claims, and claims of each kind."""
 
 
 def halves() -> list[Path]:
     """Every half: one that lost its claims fails its tests, it is not left out."""
-    return [FROZEN, FRESH, UNSEEN, BLIND, CORPUS / "dev"]
+    return [FROZEN, FRESH, UNSEEN, BLIND, SEALED, CORPUS / "dev"]
 
 
 def rows(half: Path) -> list[dict[str, Any]]:
@@ -106,9 +108,12 @@ def test_every_claim_is_well_formed_and_its_passage_is_on_its_page(half: Path) -
 
 @pytest.mark.parametrize("half", halves(), ids=lambda half: half.name)
 def test_a_complete_half_has_its_minimum_size(half: Path) -> None:
-    """Documents, claims, and claims of every kind, at least SIZE's."""
+    """Documents, claims, and claims of every kind, at least SIZE's (a half still being
+    written, named in the bench's GROWING, is skipped until it has its documents)."""
     n_docs, n_claims, per_kind = SIZE[half.name]
     docs = json.loads((half / "sources.json").read_text(encoding="utf-8"))
+    if half.name in load_bench().GROWING and len(docs) < n_docs:
+        pytest.skip(f"the {half.name} half is being written: {len(docs)} of {n_docs} documents")
     claims = rows(half)
     kinds = Counter(row["kind"] for row in claims)
     assert set(kinds) == set(KINDS), kinds
@@ -118,7 +123,14 @@ def test_a_complete_half_has_its_minimum_size(half: Path) -> None:
 
 def test_no_document_is_in_two_halves() -> None:
     docs = [path.stem for half in halves() for path in (half / "pages").glob("*.txt")]
-    assert {half.name for half in halves()} == {"frozen", "fresh", "unseen", "blind", "dev"}
+    assert {half.name for half in halves()} == {
+        "frozen",
+        "fresh",
+        "unseen",
+        "blind",
+        "sealed",
+        "dev",
+    }
     assert not [doc for doc, n in Counter(docs).items() if n > 1]
 
 
@@ -138,7 +150,7 @@ def test_the_corpus_bench_runs_and_keeps_the_frozen_half_aggregate(tmp_path: Pat
     if results["judge"] is not None:
         assert 0.0 <= results["judge"]["passage_recall"] <= 1.0
         assert results["judge"]["voided_changed_verdict"] == 0
-    for half in ("frozen", "blind"):
+    for half in ("frozen", "sealed"):
         refused = subprocess.run(
             [*bench, "--half", half, "--list"], capture_output=True, text=True, timeout=120
         )
@@ -174,7 +186,7 @@ def test_the_written_manifest_guards_a_half(tmp_path: Path) -> None:
 
 
 def test_write_manifest_is_for_the_halves_being_written_only() -> None:
-    for half in ("frozen", "blind", "fresh", "unseen", "dev"):
+    for half in ("frozen", "blind", "fresh", "unseen", "dev"):  # not sealed: being written
         proc = subprocess.run(
             [sys.executable, str(BENCH), "--half", half, "--write-manifest"],
             capture_output=True,
