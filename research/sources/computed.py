@@ -44,6 +44,7 @@ from research.sources.ownfigures import (
     base_of,
     converted,
     counted_words,
+    flanked,
     left_over,
     part_of,
     share_with,
@@ -116,7 +117,7 @@ def derived_elsewhere(
     sentences: their words are not one passage's, yet the claim restates them). A share or
     multiple of another of the claim's figures (`others`) as `_with_own` computes it; a
     quantity that is another of them in the unit the claim names (`ownfigures.converted`)."""
-    if converted(number, others, claim):
+    if converted(number, others, claim) or flanked(number, others, claim):
         return frozenset()
     own = _with_own(page, stems, claim, number, others)
     if own is not None or base_of(number, others, claim) is not None:
@@ -214,7 +215,10 @@ def derived_here(
     they give two: "four years after the project began" is not the years of a logo and of
     Windows support in the sentences between. A share or multiple of another of the
     claim's figures (`others`) only as `ownfigures` reads it ("65% of the 557,686,925": a
-    figure of the passage over 557,686,925, nothing else)."""
+    figure of the passage over 557,686,925, nothing else); one the claim computes from
+    the two of its figures either side of it (`ownfigures.flanked`)."""
+    if flanked(number, others, claim):
+        return True
     base = base_of(number, others, claim)
     figures = [f for s in sentences for f in s.inputs()]
     if base is not None:
