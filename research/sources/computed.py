@@ -25,18 +25,22 @@ tied to the claim:
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from decimal import Decimal
 
 from research.sources.derived import (
     Cues,
+    Reading,
     computed_in_sentence,
     cues_of,
     derivable,
     derivable_in_sentence,
+    derived_values,
     is_duration,
+    reading_of,
 )
 from research.sources.figures import StatedNumber, Value
 from research.sources.namedrows import named_rows, names_of
@@ -459,12 +463,15 @@ def _apart(
                 break
     least = max(2, (len(stems) + 1) // 2)
     pair_cues = replace(cues, complement=False)
+    reading = reading_of(number)
+    if reading is None:
+        return None  # `derivable` computes no figure like it
+    sentences = page.sentences
     if precise:
         for index, words in ranked:
-            figures = page.sentences[index].inputs()[:PAIRED_FIGURES]
-            if any(
-                derivable(number, [f for f in figures if f.kind == k], pair_cues) for k in kinds
-            ):
+            figures = sentences[index].inputs()[:PAIRED_FIGURES]
+            groups = ([f for f in figures if f.kind == k] for k in kinds)
+            if _derives(page, reading, pair_cues, ("one", index, kinds), groups):
                 return words
     for position, (a, words_a) in enumerate(ranked[:APART_SENTENCES]):
         for b, words_b in ranked[position + 1 : APART_SENTENCES]:
@@ -472,11 +479,39 @@ def _apart(
                 continue
             if words_a <= words_b or words_b <= words_a:
                 continue
-            for x in page.sentences[a].inputs()[:PAIRED_FIGURES]:
-                for y in page.sentences[b].inputs()[:PAIRED_FIGURES]:
-                    if x.kind == y.kind and derivable(number, [x, y], pair_cues):
-                        return words_a | words_b
+            pairs = _figure_pairs(sentences[a], sentences[b])
+            if _derives(page, reading, pair_cues, ("two", a, b), pairs):
+                return words_a | words_b
     return None
+
+
+def _figure_pairs(a: Sentence, b: Sentence) -> Iterable[list[StatedNumber]]:
+    """One figure of each sentence (the first PAIRED_FIGURES), of one kind."""
+    for x in a.inputs()[:PAIRED_FIGURES]:
+        for y in b.inputs()[:PAIRED_FIGURES]:
+            if x.kind == y.kind:
+                yield [x, y]
+
+
+def _derives(
+    page: PageIndex,
+    reading: Reading,
+    cues: Cues,
+    where: tuple[object, ...],
+    groups: Iterable[Sequence[StatedNumber]],
+) -> bool:
+    """Whether `derivable` computes the figure `reading` reads from one of `groups` of
+    figures (those of the sentences `where` names): the values they give a figure read this
+    way are worked out once per page (`PageMemo.derived`), the bounds of each claim's figure
+    looked up in them. `groups` is read only the first time."""
+    key = (reading.way, cues, where)
+    values = page.memo.derived.get(key)
+    if values is None:
+        found = {v for group in groups for v in derived_values(reading.way, group, cues)}
+        values = page.memo.derived[key] = tuple(sorted(v for v in found if v == v))  # no NaN
+    low, high = reading.bounds
+    at = bisect_left(values, low)
+    return at < len(values) and values[at] <= high
 
 
 PRECISE = 1e-3

@@ -405,26 +405,71 @@ def derivable(number: StatedNumber, figures: Sequence[StatedNumber], cues: Cues 
     complement of a percentage ("63% did not" from "37% did") only when `cues` say so."""
     if not figures:
         return False  # nothing to compute it from
+    reading = reading_of(number)
+    if reading is None:
+        return False
+    low, high = reading.bounds
+    return any(low <= value <= high for value in derived_values(reading.way, figures, cues))
+
+
+@dataclass(frozen=True, slots=True)
+class Way:
+    """How `derivable` computes a claim's figure from a page's, whatever its value: the
+    values it derives depend on this, the figures and the cues alone (so that they may be
+    worked out once for many figures: `computed.page_derivable`)."""
+
+    duration: bool
+    """A duration of a day or more: also the time between two dates (`_durations`)."""
+    kind: str
+    """"points", "percent", "multiple" or "count"."""
+    shrink: bool = False
+    """A multiple under 1 ("halved")."""
+    unit: str | None = None
+    """A count's dimension (None: a bare count)."""
+    differences: bool = False
+    """A count may be the difference of two figures."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """A claim's figure as `derivable` reads it: its `Way` and its bounds in base units."""
+
+    way: Way
+    bounds: tuple[float, float]
+
+
+def reading_of(number: StatedNumber) -> Reading | None:
+    """How `derivable` reads a claim's figure, or None when it computes none like it."""
     bounds = _range(number)
     if bounds is None or number.kind not in ("number", "percent"):
-        return False
-    if is_duration(number):
-        low, high = _in_base(number, bounds)
-        if any(low <= value <= high for value in _durations(figures)):
-            return True
-    usable = _usable(figures)
+        return None
+    duration = is_duration(number)
     if number.kind == "percent":
-        points = "point" in number.text.lower()
-        derived = _points(usable) if points else _shares_and_changes(usable, cues)
-        if cues.complement and not points:
-            derived = chain(derived, _complements(usable))
+        way = Way(duration, "points" if "point" in number.text.lower() else "percent")
     elif number.multiple:
         shrink = number.magnitude is not None and number.magnitude < 1
-        derived = _multiples(usable, shrink=shrink, listed=cues.listed)
+        way = Way(duration, "multiple", shrink=shrink)
     else:
         unit = number.quantity.unit.dimension if number.quantity else None
         # a small bare figure is the difference of too many pairs to mean anything
         large = isinstance(number.value, Decimal) and number.value >= 100
-        derived = _counts(usable, unit, differences=unit is not None or large, listed=cues.listed)
-    low, high = _in_base(number, bounds)
-    return any(low <= value <= high for value in derived)
+        way = Way(duration, "count", unit=unit, differences=unit is not None or large)
+    return Reading(way, _in_base(number, bounds))
+
+
+def derived_values(way: Way, figures: Sequence[StatedNumber], cues: Cues) -> Iterator[float]:
+    """The values (in base units) `derivable` computes from `figures` for a figure read
+    `way`."""
+    if way.duration:
+        yield from _durations(figures)
+    usable = _usable(figures)
+    if way.kind == "points":
+        yield from _points(usable)
+    elif way.kind == "percent":
+        yield from _shares_and_changes(usable, cues)
+        if cues.complement:
+            yield from _complements(usable)
+    elif way.kind == "multiple":
+        yield from _multiples(usable, shrink=way.shrink, listed=cues.listed)
+    else:
+        yield from _counts(usable, way.unit, differences=way.differences, listed=cues.listed)

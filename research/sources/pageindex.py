@@ -105,6 +105,9 @@ class PageMemo:
     """Stem -> the sentences whose context may hold it (`binding._reach`)."""
     rows: object = None
     """The rows a claim may name (`namedrows.named_rows`), once built."""
+    derived: dict[object, tuple[float, ...]] = field(default_factory=dict)
+    """(way, cues, sentences) -> the values `derived.derivable` computes from the sentences'
+    figures, sorted (`computed._derives`)."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
