@@ -147,12 +147,6 @@ SUB_KINDS = {"data_size": DATA_SIZE, "timestamp": TIMESTAMP, "ordinal_fraction":
 
 NOT_YET_READ: frozenset[str] = frozenset(
     {
-        "data_size-00",
-        "data_size-03",
-        "data_size-05",
-        "data_size-07",
-        "data_size-09",
-        "data_size-10",
         "timestamp-00",
         "timestamp-04",
         "ordinal_fraction-00",

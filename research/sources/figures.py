@@ -235,7 +235,11 @@ class StatedNumber:
                 return False
             if mine.unit.name != theirs.unit.name:
                 if self.band is not None:  # a hedge's band, not the rounding, says how near
-                    return any(self.within(theirs.base, mine.base * r) for r in readings(mine.unit))
+                    return any(
+                        self.within(theirs.base * t, mine.base * r)
+                        for r in readings(mine.unit)
+                        for t in readings(theirs.unit)
+                    )
                 return mine.same(theirs)
         if not self.candidates.isdisjoint(page.candidates):
             return True

@@ -65,7 +65,8 @@ class FigureTable:
     numbers: _Sorted
     """The numeric figures by value."""
     dimensions: Mapping[str, _Sorted]
-    """Dimension -> the quantities in it, by value in base units."""
+    """Dimension -> the quantities in it, by value in base units (a prefix of data in both
+    readings: `quantities.readings`)."""
     by_value: Mapping[Value, frozenset[int]]
     """Value -> the sentences with a figure that may mean it (a plain figure's lookup)."""
     percents_by_value: Mapping[Value, frozenset[int]]
@@ -92,9 +93,12 @@ class FigureTable:
                     exact.setdefault(value, []).append(index)
                 if isinstance(figure.value, Decimal):
                     numbers.append((float(figure.value), index))
-                if figure.quantity is not None:
-                    dimension = figure.quantity.unit.dimension
-                    dimensions.setdefault(dimension, []).append((figure.quantity.base, index))
+                if figure.quantity is not None:  # a prefix of data read both ways
+                    table = dimensions.setdefault(figure.quantity.unit.dimension, [])
+                    table.extend(
+                        (figure.quantity.base * ratio, index)
+                        for ratio in readings(figure.quantity.unit)
+                    )
         by_value: dict[Value, set[int]] = {}
         percents: dict[Value, set[int]] = {}
         counts: dict[Value, set[int]] = {}

@@ -164,14 +164,16 @@ class Quantity:
     def same(self, page: Quantity) -> bool:
         """Whether the page's quantity is this one: the same value in the same unit, or,
         in another unit of the dimension, within this figure's step (in either reading of
-        a prefix of data: `binary_ratio`)."""
+        a prefix of data, the claim's and the page's: `binary_ratio`; "33,554,432 bytes"
+        for a page's "32 MB")."""
         if page.unit.dimension != self.unit.dimension:
             return False
         if page.unit.name == self.unit.name:
             return _close(page.base, self.base)
         return any(
-            abs(page.base - self.base * ratio) < self.step * ratio * (1 - 1e-9)
+            abs(page.base * theirs - self.base * ratio) < self.step * ratio * (1 - 1e-9)
             for ratio in readings(self.unit)
+            for theirs in readings(page.unit)
         )
 
 

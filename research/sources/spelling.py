@@ -8,7 +8,8 @@
   second" per second (a unit of data); "sub-millisecond" under 1 millisecond; "a
   fortnight", "a decade", "a century" one of it (not "a week later": only units that "a"
   always counts).
-- A decimal without its leading zero (".85") with it; scientific notation ("1e6", "2.5 \u00d7
+- A decimal without its leading zero (".85") with it; a hex literal ("0x2000000") as its
+  value; scientific notation ("1e6", "2.5 \u00d7
   10^6") as its value.
 - Counts, rates and changes in words ("twice a day", "cut in half", "thousands of",
   "two workers", "only one"): `research.sources.wordcounts`.
@@ -165,6 +166,8 @@ _NUMERIC_DATE = re.compile(
 )
 """A date written with numbers only, day or month first: "05.03.2021" (dots: always the
 day first), "15/03/2021" or "03/15/2021" (slashes: whichever part cannot be a month)."""
+_HEX = re.compile(r"(?<![\w.])0[xX](?P<digits>[0-9a-fA-F]{1,16})(?![\w.])")
+"""A hex literal ("0x2000000", as a man page writes a limit): its value."""
 _LEADING_POINT = re.compile(r"(?<![\w.,])\.(?=\d)")
 """A decimal without its leading zero: ".85"."""
 _EXPONENT = re.compile(
@@ -265,14 +268,22 @@ def _fraction(match: re.Match[str]) -> str:
     unit = match.group("unit")
     of = match.group("of") or ""
     scale = unit is not None and unit.lower() in _SCALE_WORDS | {"percent"}
-    if unit and (scale or (of != f" {unit}" and unit_of(unit) is not None)):
-        # "half a minute", "a quarter of a million", "a tenth of a percent"
+    if unit and (scale or _fraction_of_unit(unit, of)):
+        # "half a minute", "a quarter of a million", "a tenth of a percent", "half megabyte"
         return f"{APPROX} {value:.6g} {unit}"
     rest = match.group("of") or ""
     share = _share(value * 100)
     if ends_with_hedge(match.string[max(0, match.start() - 16) : match.start()]):
         share = share.removeprefix(f"{APPROX} ")  # "nearly half": the writer's own hedge
     return share + rest
+
+
+def _fraction_of_unit(unit: str, of: str) -> bool:
+    """Whether a fraction names part of `unit` ("half a minute", "a quarter of an hour"):
+    a unit after "of" or "a", or right after the fraction when it measures time or data
+    ("half megabyte", "a half second"; not "a third party")."""
+    known = unit_of(unit)
+    return known is not None and (of != f" {unit}" or known.dimension in _MEASURES)
 
 
 _RATING = re.compile(r"\b(?:rat(?:e|es|ed|ing|ings)|scor(?:e|es|ed|ing)|grade[ds]?)\b[^.;:]*$")
@@ -616,6 +627,8 @@ def _written_with_symbols(text: str) -> str:
         text = _COMPOUND.sub(_compound, text)
     if _DOT_DIGIT.search(text):
         text = _LEADING_POINT.sub("0.", text)
+    if "0x" in text or "0X" in text:
+        text = _HEX.sub(lambda m: str(int(m.group("digits"), 16)), text)
     if "^" in text or "**" in text or _DIGIT_E.search(text):
         text = _EXPONENT.sub(_exponent, text)
     if ":" in text:
