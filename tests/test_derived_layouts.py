@@ -10,6 +10,12 @@ from corpus sentences:
   read as binary or decimal). Its twins must stay flagged: a wrong multiple, share or
   difference of the same two figures, an input of the claim that is not on the page, an
   input the page gives to other words, and two inputs of different dimensions.
+- `NEIGHBOUR`: both inputs in one sentence next to the one that holds the claim's context
+  ("With six workers, ... cut the link time by 4.4 seconds": "configured to use six
+  workers" and, two lines on, "Linking takes 3.1 seconds (down from 7.5 seconds)"), or in
+  two sentences next to each other after many that hold as many of the claim's words but
+  its commonest ones ("survey", "responses"). Twins: the difference of the next line's
+  figures (another subject's), a wrong difference.
 
 `NOT_YET` lists the cases that failed when they were written (strict xfail): a change
 removes its cases from that set, never edits a case.
@@ -189,9 +195,68 @@ OWN_PAIR: list[Case] = [
     ),
 ]
 
-GROUPS: dict[str, list[Case]] = {"own_pair": OWN_PAIR}
+_PROFILE = (
+    "Parallel linking\n\n"
+    "The linker can now run its passes in parallel, which cuts link times. When parallel "
+    "linking is enabled and configured to use six workers, we get the following profile for "
+    "the same release build as before.\n\n"
+    "Again, a few things stand out.\n"
+    "- Linking takes 3.1 seconds (down from 7.5 seconds).\n"
+    "- Code generation takes 12.0 seconds (down from 14.2 seconds).\n"
+    "- The workers are idle for part of the time."
+)
+_RESPONSES = (
+    "Developer survey 2024\n\n"
+    "Thank you to the 4,210 developers who responded to the survey this year. Most survey "
+    "responses came from backend developers (71%). Survey responses from web developers "
+    "mention TypeScript. Developers deploying to containers sent many survey responses. "
+    "Survey responses from mobile developers were few. Developers in embedded work sent "
+    "survey responses too.\n\n"
+    "Methodology\n\n"
+    "The survey was open for three weeks. We received a total of 5,880 responses. After data "
+    "cleaning to remove spam and duplicate answers, 4,210 were kept for the analysis. The "
+    "median survey response took nine minutes."
+)
 
-NOT_YET: frozenset[str] = frozenset()
+NEIGHBOUR: list[Case] = [
+    (
+        _PROFILE,
+        "With six workers, parallel linking cut the link time of the release build by 4.4 seconds.",
+        True,
+    ),
+    (  # the difference of code generation's times, not of linking's
+        _PROFILE,
+        "With six workers, parallel linking cut the link time of the release build by 2.2 seconds.",
+        False,
+    ),
+    (
+        _PROFILE,
+        "With six workers, parallel linking cut the link time of the release build by 4.9 seconds.",
+        False,
+    ),
+    (
+        _RESPONSES,
+        "About 1,700 of the responses to the 2024 developer survey were discarded during data "
+        "cleaning.",
+        True,
+    ),
+    (
+        _RESPONSES,
+        "About 1,200 of the responses to the 2024 developer survey were discarded during data "
+        "cleaning.",
+        False,
+    ),
+    (
+        _RESPONSES,
+        "About 2,500 of the responses to the 2024 developer survey were discarded during data "
+        "cleaning.",
+        False,
+    ),
+]
+
+GROUPS: dict[str, list[Case]] = {"own_pair": OWN_PAIR, "neighbour": NEIGHBOUR}
+
+NOT_YET: frozenset[str] = frozenset({"neighbour-00", "neighbour-03"})
 """Ids ("<group>-<index>") of the cases the check does not get right yet."""
 
 
