@@ -363,9 +363,10 @@ def _word_counts(page: PageIndex, stems: frozenset[str]) -> Counter[int]:
 
 
 def _closest(page: PageIndex, stems: frozenset[str], counts: Counter[int]) -> list[int]:
-    """The sentences holding at least half of `stems` (and two), the most first, then the
-    first on the page; a table row the claim names counts its table's introduction's
-    (`counts`: `_word_counts`, which this changes for such rows)."""
+    """The sentences holding at least half of `stems` (and two), the most first, then those
+    whose words are the rarest on the page (`_rarity`: "data cleaning" before "Go survey"
+    on a survey's page), then the first on the page; a table row the claim names counts its
+    table's introduction's (`counts`: `_word_counts`, which this changes for such rows)."""
     least = max(2, (len(stems) + 1) // 2)
     leads: dict[tuple[int, ...], frozenset[str]] = {}  # a table's introduction's claim words
     for index in {i for stem in stems for i in page.label_postings.get(stem, ())}:
@@ -379,7 +380,21 @@ def _closest(page: PageIndex, stems: frozenset[str], counts: Counter[int]) -> li
                 stem for stem in stems if any(stem in words for words in introduction)
             )
         counts[index] = len((row.stems & stems) | lead)
-    return [i for _, i in sorted((-c, i) for i, c in counts.items() if c >= least)]
+    held = [(c, i) for i, c in counts.items() if c >= least]
+    rarity = _rarity(page, stems)
+    sentences = page.sentences
+    return [
+        i
+        for _, _, i in sorted(
+            (-c, -sum(w for stem, w in rarity if stem in sentences[i].stems), i) for c, i in held
+        )
+    ]
+
+
+def _rarity(page: PageIndex, stems: frozenset[str]) -> list[tuple[str, float]]:
+    """Each of `stems` the page holds, weighed by how few sentences hold it."""
+    postings = page.sentence_postings
+    return [(stem, 1 / len(postings[stem])) for stem in stems if postings.get(stem)]
 
 
 def _row(sentence: Sentence) -> bool:
