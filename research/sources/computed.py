@@ -37,7 +37,6 @@ from research.sources.derived import (
     computed_in_sentence,
     cues_of,
     derivable,
-    derivable_in_sentence,
     derived_values,
     is_duration,
     reading_of,
@@ -132,29 +131,43 @@ def derived_elsewhere(
     cues = cues_of(claim)
     counts = _word_counts(page, stems)
     closest = _closest(page, stems, counts)
-    sentences = page.sentences
+    reading = reading_of(number)
     if not is_points(number) and any(
-        _in_sentence(number, sentences[i], stems, cues) for i in closest[:DERIVING_SENTENCES]
+        _in_sentence(page, i, number, reading, stems, cues) for i in closest[:DERIVING_SENTENCES]
     ):
         return frozenset()
     if is_points(number):
         return _points_near(page, stems, number, closest)
+    if reading is None:
+        return None  # `derivable` computes no figure like it: no pair does
+    pair_cues = replace(cues, complement=False)  # a complement takes one figure
     if any(
-        _with_neighbour(page, stems, index, number, cues) for index in closest[:PAIRED_SENTENCES]
+        _with_neighbour(page, stems, index, number, reading, pair_cues)
+        for index in closest[:PAIRED_SENTENCES]
     ):
         return frozenset()
-    return _apart(page, stems, number, cues, counts)
+    return _apart(page, stems, number, reading, pair_cues, counts)
 
 
 def _in_sentence(
-    number: StatedNumber, sentence: Sentence, stems: frozenset[str], cues: Cues
+    page: PageIndex,
+    index: int,
+    number: StatedNumber,
+    reading: Reading | None,
+    stems: frozenset[str],
+    cues: Cues,
 ) -> bool:
-    """Whether `number` is computed from one sentence's figures (`derivable_in_sentence`; a
-    multiple of two of the percentages it lists as `points.ratio_between` reads them)."""
+    """Whether `number` (read as `reading`) is computed from the figures of sentence `index`
+    (`derivable_in_sentence`; a multiple of two of the percentages it lists as
+    `points.ratio_between` reads them)."""
+    sentence = page.sentences[index]
     cues = _margined(listed(number, (sentence,), cues.against(sentence.norm)), (sentence,))
     if cues.listed and paired_between(number, (sentence,), stems, cues):
         return True
-    return derivable_in_sentence(number, with_sums(sentence), cues)
+    figures = with_sums(sentence)
+    if reading is not None and _derives(page, reading, cues, ("one", index), [figures]):
+        return True  # `derivable`, as `derivable_in_sentence` asks it first
+    return computed_in_sentence(number, figures, cues)
 
 
 def _margined(cues: Cues, sentences: Sequence[Sentence]) -> Cues:
@@ -402,10 +415,16 @@ def _row(sentence: Sentence) -> bool:
 
 
 def _with_neighbour(
-    page: PageIndex, stems: frozenset[str], anchor: int, number: StatedNumber, cues: Cues
+    page: PageIndex,
+    stems: frozenset[str],
+    anchor: int,
+    number: StatedNumber,
+    reading: Reading,
+    pair_cues: Cues,
 ) -> bool:
-    """Whether `number` is computed from one figure of sentence `anchor` and one of a
-    neighbour tied to it (see the module docstring)."""
+    """Whether `number` (read as `reading`) is computed from one figure of sentence `anchor`
+    and one of a neighbour tied to it (see the module docstring; `pair_cues`: the claim's,
+    less a complement, which takes one figure)."""
     sentences = page.sentences
     mine = sentences[anchor]
     duration = is_duration(number)
@@ -413,7 +432,6 @@ def _with_neighbour(
     inputs = sum(f.kind in kinds for f in mine.numbers)
     if _row(mine) or not inputs:
         return False
-    pair_cues = replace(cues, complement=False)  # a complement takes one figure: the anchor's
     near = [
         i
         for i in range(max(page.head, anchor - NEIGHBOURS), anchor + NEIGHBOURS + 1)
@@ -427,10 +445,9 @@ def _with_neighbour(
         shared = _measures(mine) & _measures(theirs)
         if inputs > 1 and not shared:
             continue  # with two figures of its own the anchor is where it was computed
-        for x in _unshared(mine, shared):
-            for y in _unshared(theirs, shared):
-                if derivable(number, [x, y], pair_cues):
-                    return True
+        pairs = ([x, y] for x in _unshared(mine, shared) for y in _unshared(theirs, shared))
+        if _derives(page, reading, pair_cues, ("near", anchor, index), pairs):
+            return True
     return False
 
 
@@ -447,7 +464,12 @@ def _named_pairs(named: dict[int, frozenset[str]]) -> list[tuple[int, int]]:
 
 
 def _apart(
-    page: PageIndex, stems: frozenset[str], number: StatedNumber, cues: Cues, counts: Counter[int]
+    page: PageIndex,
+    stems: frozenset[str],
+    number: StatedNumber,
+    reading: Reading,
+    pair_cues: Cues,
+    counts: Counter[int],
 ) -> frozenset[str] | None:
     """Whether `number` (unhedged, or hedged within a tenth either way) is computed from
     one figure each, of one kind (no count from a share of another sentence's total), of
@@ -477,16 +499,12 @@ def _apart(
             if len(ranked) == (PRECISE_SENTENCES if precise else APART_SENTENCES):
                 break
     least = max(2, (len(stems) + 1) // 2)
-    pair_cues = replace(cues, complement=False)
-    reading = reading_of(number)
-    if reading is None:
-        return None  # `derivable` computes no figure like it
     sentences = page.sentences
     if precise:
         for index, words in ranked:
             figures = sentences[index].inputs()[:PAIRED_FIGURES]
             groups = ([f for f in figures if f.kind == k] for k in kinds)
-            if _derives(page, reading, pair_cues, ("one", index, kinds), groups):
+            if _derives(page, reading, pair_cues, ("kinds", index, kinds), groups):
                 return words
     for position, (a, words_a) in enumerate(ranked[:APART_SENTENCES]):
         for b, words_b in ranked[position + 1 : APART_SENTENCES]:
@@ -573,6 +591,9 @@ def _derived_from_rows(
     ROWS_PER_NAME rows per name and group, the first. Rows are no part and whole: a
     percentage is a share of one of the other (`derived.Cues.share`) unless the claim names
     a change."""
+    reading = reading_of(number)
+    if reading is None:
+        return None  # `derivable` computes no figure like it
     found = named_rows(page)
     names = stems | names_of(claim)
     cues = cues_of(claim)
@@ -593,10 +614,11 @@ def _derived_from_rows(
             continue
         for a, b in pairs[group]:
             cells = found.rows[a].cells
-            for cell, y in found.rows[b].cells.items():
-                x = cells.get(cell)
-                if x is not None and derivable(number, [x, y], cues):
-                    rows = (found.rows[a].sentence, found.rows[b].sentence)
-                    held = stems & found.titles[group]
-                    return held.union(*(page.sentences[i].stems & stems for i in rows))
+            column = (
+                [x, y] for c, y in found.rows[b].cells.items() if (x := cells.get(c)) is not None
+            )
+            if _derives(page, reading, cues, ("rows", a, b), column):
+                rows = (found.rows[a].sentence, found.rows[b].sentence)
+                held = stems & found.titles[group]
+                return held.union(*(page.sentences[i].stems & stems for i in rows))
     return None
