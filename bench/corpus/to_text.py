@@ -5,6 +5,7 @@
     python bench/corpus/to_text.py rst pep-0602.rst out.txt # a raw text file, kept as is
     python bench/corpus/to_text.py man pipe.7 out.txt       # a man page, as `man` renders it
     python bench/corpus/to_text.py docsrc cpu.in out.txt    # a page of SQLite's docsrc
+    python bench/corpus/to_text.py docbook limits.sgml out.txt  # PostgreSQL's doc source
 
 Markdown is rendered to HTML (markdown-it, CommonMark with tables) and then goes through the
 product's own HTML extractor, as a README page fetched from the web would. A blog's
@@ -16,7 +17,11 @@ the plain-text path. A page of SQLite's documentation source ("docsrc", pages/*.
 with the generator's markup: its <tcl> blocks (keywords, fragments) are dropped, a link
 [target|label] or [label] becomes its label, <codeblock> becomes <pre>, and the HTML goes
 through the product's HTML extractor as the page on sqlite.org would (pages whose text the
-TCL generates, such as limits.in, cannot be made this way). Used once, when the corpus
+TCL generates, such as limits.in, cannot be made this way). A page of PostgreSQL's
+documentation source ("docbook", doc/src/sgml/*.sgml, DocBook XML) becomes plain HTML
+(docbook.py: sections, titles, paragraphs, lists, tables and listings kept, index terms
+and computed cross-reference labels dropped) and goes through the same HTML extractor as
+the page on postgresql.org would. Used once, when the corpus
 was written; the pages in bench/corpus/*/pages are its output, never edited.
 """
 
@@ -75,6 +80,11 @@ def main() -> int:
         found = extract(html.encode("utf-8"), "text/html; charset=utf-8")
     elif kind == "docsrc":
         html = docsrc_html(source.read_text(encoding="utf-8"))
+        found = extract(html.encode("utf-8"), "text/html; charset=utf-8")
+    elif kind == "docbook":
+        from docbook import docbook_html
+
+        html = docbook_html(source.read_text(encoding="utf-8"))
         found = extract(html.encode("utf-8"), "text/html; charset=utf-8")
     elif kind == "man":
         found = extract(man_text(source).encode("utf-8"), "text/plain; charset=utf-8")
