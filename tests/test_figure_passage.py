@@ -125,12 +125,8 @@ FIGURE_PASSAGE: list[Case] = [
 
 GROUPS = {"figure_passage": FIGURE_PASSAGE}
 
-NOT_YET_READ: frozenset[str] = frozenset({"figure_passage-01", "figure_passage-10"})
-"""figure_passage-01 (quickscan's time as "about 0.41 seconds"): the first benchmark's
-sentence holds more of the claim's words ("scan", "photo library") and gives 3.412 s, so
-the slot rule finds the time given to other words (`slots.given_to_others`): which
-benchmark the words describe is in its heading line, not in the paragraph before both.
-figure_passage-10 ("I refs" read as instruction references in a line of output that
+NOT_YET_READ: frozenset[str] = frozenset({"figure_passage-10"})
+"""figure_passage-10 ("I refs" read as instruction references in a line of output that
 gives other counts too): words tell which of the line's counts the claim restates, and
 "I refs" is not "instruction references"; its twin -11 (the misses' count) reads the same
 way, so the figures cannot choose that line."""

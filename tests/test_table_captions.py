@@ -142,7 +142,7 @@ GROUPS: dict[str, list[Case]] = {
     ],
 }
 
-NOT_YET_READ: set[str] = {"titled-00", "titled-01", "titled-06", "output-01", "output-02"}
+NOT_YET_READ: set[str] = set()
 
 
 @pytest.mark.parametrize(("page", "claim", "supported"), case_params(GROUPS, NOT_YET_READ))

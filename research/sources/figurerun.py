@@ -81,20 +81,15 @@ def figure_passage(
     lacks a figure the window is chosen for, and the window holds (with the title block)
     `least[0]` of the claim's words when a figure of it the page states in at most
     `least[2]` sentences may pin it, `least[1]` otherwise, and WORDS_LEAD of what `found`
-    holds, and that passage gives no rival to a figure of the claim outside it (a figure
-    that could stand in its place, `slots.same_slot`: not the "June 1" of a passage about
-    a survey's 5,752 responses; the caller reads any figure of its kind as a rival in a
-    passage holding most of the claim's words); each figure it was chosen for must be
-    bound to the claim there (`bound_alone`)."""
+    holds, and, unless the window holds more of the claim's words (with the captions of its
+    rows: a program's output under the paragraph describing its test), that passage gives
+    no rival to a figure of the claim outside it (a figure that could stand in its place,
+    `slots.same_slot`: not the "June 1" of a passage about a survey's 5,752 responses; the
+    caller reads any figure of its kind as a rival in a passage holding most of the claim's
+    words); each figure it was chosen for must be bound to the claim there
+    (`bound_alone`)."""
     if not any(chosen_by(n, numbers) for n in found.elsewhere):
         return None
-    claimed = claimed_values(numbers)
-    for sentence in page.sentences[found.run.first : found.run.end]:
-        for figure in sentence.numbers:
-            if figure.candidates.isdisjoint(claimed) and any(
-                same_slot(n, figure) for n in found.absent
-            ):
-                return None
     pinnable = any(
         n.kind not in ("year", "label", "version") and 0 < len(s) <= least[2]
         for n, s in zip(numbers, stating, strict=True)
@@ -106,6 +101,8 @@ def figure_passage(
     held = len(window[2] | (stems & page.head_stems))
     if held < share * len(stems) or held < WORDS_LEAD * found.matched:
         return None
+    if held <= found.matched and _rival_in(page, found, numbers):
+        return None
     inside = range(window[0], window[1])
     for number, sentences in zip(numbers, stating, strict=True):
         if not chosen_by(number, numbers):
@@ -115,6 +112,17 @@ def figure_passage(
         if not bound_alone(page, number, numbers, chosen, weights):
             return None
     return window
+
+
+def _rival_in(page: PageIndex, found: Found, numbers: Sequence[StatedNumber]) -> bool:
+    """Whether the passage `found` gives a rival to a figure of the claim outside it (a
+    figure that could stand in its place, `slots.same_slot`)."""
+    claimed = claimed_values(numbers)
+    return any(
+        figure.candidates.isdisjoint(claimed) and any(same_slot(n, figure) for n in found.absent)
+        for sentence in page.sentences[found.run.first : found.run.end]
+        for figure in sentence.numbers
+    )
 
 
 def chosen_by(number: StatedNumber, numbers: Sequence[StatedNumber]) -> bool:

@@ -44,7 +44,7 @@ def given_elsewhere(
     return (
         given_to_others(page, clauses, stems, numbers, stating)
         or told_the_other_way(page, where, clauses, stems, numbers)
-        or given_by_table(page, passage, stems, numbers, stating)
+        or given_by_table(page, passage, (clauses.text, stems), numbers, stating)
         or counted_by_another(page, passage, clauses.text, numbers, stating)
         or other_version(page, numbers, stating)
     )

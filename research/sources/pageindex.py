@@ -351,8 +351,25 @@ def _row_caption(before: Sequence[Sentence]) -> tuple[int, ...]:
             break
         first -= 1
         if _title_like(previous):
-            return (*previous.lead, *range(first, end))
+            return (*_heading_lead(before, first, end), *range(first, end))
     return tuple(range(first, end))
+
+
+def _heading_lead(before: Sequence[Sentence], first: int, end: int) -> tuple[int, ...]:
+    """What introduces the heading `before[first]` of a block of rows: its own `lead` (the
+    line ending with a colon right above it), or that of the title-like lines right above
+    it, back to the first that has one, within LEAD_SENTENCES of the block (a program's
+    output under "Importing crunch_primes" under "cmd: run_benchmarks.py crunch_primes.py"
+    under "The third test sums the primes below 100000::")."""
+    index = first
+    while index >= max(0, end - LEAD_SENTENCES):
+        sentence = before[index]
+        if sentence.lead:
+            return (*sentence.lead, *range(index, first))
+        if index == 0 or not _title_like(before[index - 1]) or before[index - 1].label:
+            break
+        index -= 1
+    return ()
 
 
 _HEADER_UNIT = re.compile(r"[(\[]\s*([^()\[\]]{1,16}?)\s*[)\]]")
@@ -393,6 +410,9 @@ def _caption(before: Sequence[Sentence]) -> tuple[int, ...]:
         and not _title_like(before[first - 1])
     ):
         first -= 1
+    if first == len(before) and first > 0 and _title_like(before[first - 1]):
+        first -= 1  # the table's own title right above it ("iPhone (Apple A14, clang 12)")
+        return (*_heading_lead(before, first, len(before)), *range(first, len(before)))
     return tuple(range(first, len(before)))
 
 

@@ -14,6 +14,10 @@ figure of a row the claim names, in a column whose header it does not name, whil
 names one other column of the row, holding a figure of the same sort it lacks
 (`Sentence.columns`). And `passage_row`: a figure stated only in rows outside the
 matching passage, while a row the passage introduces, with the same label, gives another.
+Two of the claim's cells swapped: a row it names states them in the columns other than
+those its words next to each name (`swapped_cells`), or rows of one table state them that
+its words next to each name the other way round (`swapped_rows`); the words next to a
+figure are its clause's, or those on the side of it where the claim writes the names.
 The other way round (`named_row`), the only row the claim names that holds all its
 figures is the passage the claim restates; and a figure stated outside the matching
 passage in a row the claim names, whose label no other row of its table has, of a table
@@ -22,13 +26,15 @@ the passage introduces or holds a row of, is bound to the claim (`in_named_row`)
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from itertools import zip_longest
 
 from research.sources.figures import StatedNumber, Value, claimed_values
 from research.sources.figuretable import same_sort
+from research.sources.flips import clause_breaks, clause_span
 from research.sources.pageindex import LEAD_SENTENCES, PageIndex, Sentence
 from research.sources.slots import Given, same_lead_side
+from research.sources.words import stems_of
 
 _SKIPPED = frozenset({"year", "label"})
 
@@ -36,18 +42,22 @@ _SKIPPED = frozenset({"year", "label"})
 def given_by_table(
     page: PageIndex,
     passage: range,
-    stems: frozenset[str],
+    claim: tuple[str, frozenset[str]],
     numbers: Sequence[StatedNumber],
     stating: Sequence[Collection[int]],
 ) -> Given | None:
-    """`other_row`, `other_column` or `passage_row`, for a claim with a figure stated in a
+    """`other_row`, `other_column`, `swapped_cells`, `swapped_rows` or `passage_row`, for a
+    claim (its text as its figures were read, its content words) with a figure stated in a
     table row (none of them reads any other)."""
     if all(page.labelled.isdisjoint(mine) for mine in stating):
         return None
+    text, stems = claim
     return (
         other_row(page, stems, numbers, stating)
         or other_column(page, stems, numbers, stating)
-        or passage_row(page, passage, numbers, stating)
+        or swapped_cells(page, text, stems, numbers, stating)
+        or swapped_rows(page, text, numbers, stating)
+        or passage_row(page, passage, stems, numbers, stating)
     )
 
 
@@ -61,13 +71,14 @@ def other_row(
     name, with the figure a row it names gives in the same place. `stems`: the claim's
     content words; `stating`: the sentences stating each of `numbers`."""
     claimed = claimed_values(numbers)
+    counts = claimed_values([n for n in numbers if n.count])
     for number, mine in zip(numbers, stating, strict=True):
         if number.kind in _SKIPPED or not mine:
             continue
         if not page.labelled.issuperset(mine) or any(_names(page, i, stems) for i in mine):
             continue  # stated in prose too, or in a row the claim names
         for index in sorted(mine):
-            found = _named_rival(page, index, number, stems, claimed)
+            found = _named_rival(page, index, number, stems, (claimed, counts))
             if found is not None:
                 return found
     return None
@@ -76,6 +87,7 @@ def other_row(
 def passage_row(
     page: PageIndex,
     run: range,
+    stems: frozenset[str],
     numbers: Sequence[StatedNumber],
     stating: Sequence[Collection[int]],
 ) -> Given | None:
@@ -103,9 +115,30 @@ def passage_row(
         ):
             continue  # stated in prose too, or in a row the passage introduces
         given = _same_label_row(page, number, mine, ours, claimed)
-        if given is not None:
+        if given is not None and not _captioned_as_well(page, mine, given.sentence, stems):
             return given
     return None
+
+
+def _captioned_as_well(
+    page: PageIndex, mine: Collection[int], other: int, stems: frozenset[str]
+) -> bool:
+    """Whether a row of `mine` has a title (the last sentence of its `Sentence.lead`, right
+    above its table) holding more of the claim's words (`stems`) than row `other`'s: the
+    passage ends with the next table's title ("twitter.json deserialization") while the
+    claim names the table its rows are in ("Serializing twitter.json")."""
+    theirs = len(_caption_words(page, other, stems))
+    return any(
+        len(_caption_words(page, index, stems)) > theirs
+        for index in mine
+        if page.sentences[index].lead
+    )
+
+
+def _caption_words(page: PageIndex, index: int, stems: frozenset[str]) -> frozenset[str]:
+    """The claim's words (`stems`) that the title of row `index`'s table holds."""
+    lead = page.sentences[index].lead
+    return stems & page.sentences[lead[-1]].stems if lead else frozenset()
 
 
 def _same_label_row(
@@ -194,16 +227,34 @@ def _named_rival(
     index: int,
     number: StatedNumber,
     stems: frozenset[str],
-    claimed: frozenset[Value],
+    values: tuple[frozenset[Value], frozenset[Value]],
 ) -> Given | None:
-    """The figure in `number`'s place in a row of `index`'s table that the claim names."""
+    """The figure in `number`'s place in a row of `index`'s table that the claim names.
+    `values`: the values of the claim's figures, and of those it states as counts."""
     row = page.sentences[index]
+    claimed, counts = values
     for other in _same_table(page, index):
-        if _names(page, other, stems):
+        if _names(page, other, stems) and _keeps_claimed(
+            row, number, page.sentences[other], counts
+        ):
             found = _in_place(row, number, page.sentences[other], claimed)
             if found is not None:
                 return Given(number, found, other)
     return None
+
+
+def _keeps_claimed(
+    row: Sentence, number: StatedNumber, other: Sentence, counts: frozenset[Value]
+) -> bool:
+    """Whether row `other` states a count of the claim (`counts`: "eight threads") wherever
+    `row` states one but `number`: "threaded (8 threads) 5.109192 seconds" is the row of a
+    claim about eight threads, "threaded (4 threads) 2.455215 seconds" is not, though both
+    are labelled "threaded"."""
+    return len(other.numbers) == len(row.numbers) and all(
+        theirs.candidates & counts
+        for figure, theirs in zip(row.numbers, other.numbers, strict=True)
+        if figure.candidates & counts and not number.matches(figure)
+    )
 
 
 def _names(page: PageIndex, index: int, stems: frozenset[str]) -> bool:
@@ -297,3 +348,114 @@ def in_named_row(
         ):
             return True
     return False
+
+
+def swapped_cells(
+    page: PageIndex,
+    text: str,
+    stems: frozenset[str],
+    numbers: Sequence[StatedNumber],
+    stating: Sequence[Collection[int]],
+) -> Given | None:
+    """The first of the claim's figures that a row it names states in one column while the
+    claim's words next to that figure name another column of the row, of two or more
+    figures it states in that row: two cells swapped ("parsed at 1.42 GB/s and
+    stringified at 1.72 GB/s" for "| yyjson | 1.72 | 1.42 |" under "| parse | stringify
+    |"). The words next to a figure are those after the claim's figure before it
+    (`_sides`), or, when the claim writes each column after its figure ("1.72 GB/s
+    parsing"), those before the next figure."""
+    rows: dict[int, list[StatedNumber]] = {}
+    for number, where in zip(numbers, stating, strict=True):
+        if number.kind not in _SKIPPED:
+            for index in page.labelled.intersection(where):
+                rows.setdefault(index, []).append(number)
+    for index in sorted(rows):
+        row, mine = page.sentences[index], rows[index]
+        if len(mine) < 2 or not row.columns or not row.label <= stems:
+            continue
+        told = frozenset().union(*row.columns) - frozenset.intersection(*row.columns)
+        told -= row.label  # words every header has (a unit) or the label's name no column
+        sides = _sides(text, mine, told.__and__)
+        if sides is None:
+            continue
+        for number, words in zip(mine, sides, strict=True):
+            named, places = _named_columns(row, number, words)
+            if named and not places & named:
+                theirs = row.numbers[min(named)]
+                if same_sort(theirs, number) and not number.matches(theirs):
+                    return Given(number, theirs, index)
+    return None
+
+
+def _sides(
+    text: str, mine: Sequence[StatedNumber], names: Callable[[frozenset[str]], object]
+) -> list[frozenset[str]] | None:
+    """For each of `mine` (claim figures a table states), the claim's words that name its
+    column or row (`names`: whether words name one): those of its clause when each is in
+    a clause of its own that names one (`flips.clause_span`: "forks took 3.1 s, against
+    0.7 s for threads"), else those on the side of it that names them: before it (back to
+    the one of them before it) when the words before the first of them name one, else
+    after it (to the next of them) when the words after the last of them do; None when
+    neither or both do."""
+    breaks = clause_breaks(text)
+    spans = [clause_span(text, *n.span, breaks) for n in mine]
+    own = [stems_of(text[a:b]) for a, b in spans]
+    if len(set(spans)) == len(spans) and all(names(words) for words in own):
+        return own
+    ends = sorted(n.span for n in mine)
+    before = [_between(text, ends, n.span, -1) for n in mine]
+    after = [_between(text, ends, n.span, 1) for n in mine]
+    leads, trails = bool(names(before[0])), bool(names(after[-1]))
+    if leads == trails:
+        return None
+    return before if leads else after
+
+
+def _between(
+    text: str, spans: Sequence[tuple[int, int]], span: tuple[int, int], side: int
+) -> frozenset[str]:
+    """The stems of `text` between `span` and the nearest of `spans` on `side` (-1: before
+    it, back to the start; 1: after it, to the end)."""
+    if side < 0:
+        start = max((end for _, end in spans if end <= span[0]), default=0)
+        return stems_of(text[start : span[0]])
+    stop = min((start for start, _ in spans if start >= span[1]), default=len(text))
+    return stems_of(text[span[1] : stop])
+
+
+def swapped_rows(
+    page: PageIndex,
+    text: str,
+    numbers: Sequence[StatedNumber],
+    stating: Sequence[Collection[int]],
+) -> Given | None:
+    """The first of the claim's figures stated in one row of a table only, while the
+    claim's words next to it (`_sides`) name another row of that table stating another of
+    its figures, and not its own row: two rows' figures swapped ("processes took 5.1 s
+    against 1.08 s for threads" for "threads 5.1 s" and "processes 1.08 s")."""
+    placed: list[tuple[StatedNumber, int]] = []
+    for number, mine in zip(numbers, stating, strict=True):
+        rows = page.labelled.intersection(mine)
+        if number.kind not in _SKIPPED and len(rows) == 1 and len(mine) == 1:
+            placed.append((number, next(iter(rows))))
+    sentences = page.sentences
+    labels = {index: sentences[index].label for _, index in placed}
+    if len(set(labels.values())) < 2:
+        return None
+    named = set(labels.values())
+    sides = _sides(text, [n for n, _ in placed], lambda words: any(x <= words for x in named))
+    if sides is None:
+        return None
+    for (number, index), words in zip(placed, sides, strict=True):
+        if labels[index] <= words:
+            continue
+        for other in labels:
+            if labels[other] != labels[index] and labels[other] <= words:
+                if set(sentences[other].lead) == set(sentences[index].lead):
+                    return Given(number, _swapped_with(sentences[other], placed), other)
+    return None
+
+
+def _swapped_with(row: Sentence, placed: Sequence[tuple[StatedNumber, int]]) -> StatedNumber:
+    """The claim's figure that `row` states (one of `placed`)."""
+    return next(f for f in row.numbers for n, _ in placed if n.matches(f))
