@@ -1,0 +1,96 @@
+"""Which figure a claim's words bind to when the page states two figures of one sort in
+parallel parts of a passage (issue 26), case by case: a page, a claim, and whether the check
+must find it SUPPORTED. Invented sentences, written before the rule they test.
+
+`CROSSED`: the page pairs two figures part by part ("In release 4.1 the default was 64;
+since release 5.0 it is 256"; or one sentence per version), and the claim pairs one part's
+first figure with the other part's second ("since release 4.1 ... 256"). Its true twins pair
+them as the page does, take both parts' figures, or take figures of one sort from both parts
+("grew from 12 to 30").
+
+`CONTRASTED`: the two parts tell their figures apart by the word before a noun they share
+("datagram sockets" / "stream sockets", "payload size" / "record size"), and the claim puts
+its figure with the other part's word ("stream sockets since release 3.18"). Its true twins
+keep the page's pairing, or name both parts' words.
+
+`NOT_YET_READ` lists the cases that failed when the table was written (strict xfail): a
+change removes its cases from that set, never edits a case.
+"""
+
+from __future__ import annotations
+
+import pytest
+from case_tables import Case, assert_checked, case_params
+
+_POOL = (
+    "Daemon limits\n\n"
+    "The connection pool is described below. In release 4.1, the default pool size was 64; "
+    "since release 5.0, the default pool size is 256. Each connection holds one socket."
+)
+_BLOCKS = (
+    "Block sizes\n\n"
+    "The block size is set when the volume is made. For versions 2.3.1 and earlier, the block "
+    "size must be a power of two between 1024 and 8192. Beginning with version 2.4.0, a block "
+    "size of 16384 is also accepted. Blocks are always written whole."
+)
+_MODULES = (
+    "Release history\n\n"
+    "The toolkit grew quickly. Version 1.0 shipped in March 2020 with 12 modules; version 2.0 "
+    "shipped in June 2021 with 30 modules."
+)
+_CACHE = "Cache design\n\nThe lookup cache holds 64 entries; each entry takes 128 bytes."
+
+CROSSED: list[Case] = [
+    (_POOL, "Since release 5.0, the default pool size has been 256.", True),
+    (_POOL, "In release 4.1, the default pool size was 64.", True),
+    (_POOL, "The default pool size rose from 64 in release 4.1 to 256 in release 5.0.", True),
+    (_POOL, "Since release 4.1, the default pool size has been 256.", False),
+    (_POOL, "In release 5.0, the default pool size was 64.", False),
+    (_BLOCKS, "From version 2.4.0 on, a block size of 16384 is also accepted.", True),
+    (_BLOCKS, "Versions 2.3.1 and earlier required a block size between 1024 and 8192.", True),
+    (_BLOCKS, "Versions 2.3.1 and earlier required a block size between 1024 and 16384.", False),
+    (_MODULES, "From version 1.0 to version 2.0 the toolkit grew from 12 to 30 modules.", True),
+    (_MODULES, "Version 2.0 shipped in June 2021 with 30 modules.", True),
+    (_MODULES, "Version 2.0 shipped in June 2021 with 12 modules.", False),
+    (_CACHE, "The lookup cache holds 64 entries of 128 bytes each.", True),
+]
+
+_SOCKETS = (
+    "Socket options\n\n"
+    "The PASSCRED option is supported for local datagram sockets since release 3.18; support "
+    "for local stream sockets was added in release 4.7. The option takes an integer."
+)
+_RECORDS = (
+    "Record layout\n\n"
+    "The record size may be any power of two from 256 to 4096. However, the payload size is "
+    "never allowed to be less than 200. In other words, with a record size of 256, the header "
+    "cannot exceed 56."
+)
+_BUFFERS = (
+    "Buffers\n\nEach worker has two buffers. The read buffer holds 4 MB; the write buffer holds "
+    "8 MB."
+)
+
+CONTRASTED: list[Case] = [
+    (_SOCKETS, "PASSCRED has worked with local datagram sockets since release 3.18.", True),
+    (_SOCKETS, "Local stream sockets gained PASSCRED support in release 4.7.", True),
+    (_SOCKETS, "PASSCRED has worked with local stream sockets since release 3.18.", False),
+    (_SOCKETS, "Support for local datagram sockets was added in release 4.7.", False),
+    (_RECORDS, "The payload size of a record is never allowed to be less than 200.", True),
+    (_RECORDS, "With a record size of 256, the header cannot exceed 56.", True),
+    (_RECORDS, "The payload size of a record is never allowed to be less than 256.", False),
+    (_BUFFERS, "Each worker's write buffer holds 8 MB.", True),
+    (_BUFFERS, "Writes go through an 8 MB buffer, twice the size of the read buffer.", True),
+    (_BUFFERS, "Each worker's write buffer holds 4 MB.", False),
+]
+
+NOT_YET_READ = {"crossed-03", "crossed-04", "crossed-10", "contrasted-02", "contrasted-03",
+                "contrasted-06"}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("page", "claim", "supported"),
+    case_params({"crossed": CROSSED, "contrasted": CONTRASTED}, NOT_YET_READ),
+)
+def test_figure_roles(page: str, claim: str, supported: bool) -> None:
+    assert_checked(page, claim, supported)
