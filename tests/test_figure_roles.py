@@ -84,8 +84,7 @@ CONTRASTED: list[Case] = [
     (_BUFFERS, "Each worker's write buffer holds 4 MB.", False),
 ]
 
-NOT_YET_READ = {"crossed-03", "crossed-04", "crossed-10", "contrasted-02", "contrasted-03",
-                "contrasted-06"}  # fmt: skip
+NOT_YET_READ = {"contrasted-06"}
 
 
 @pytest.mark.parametrize(

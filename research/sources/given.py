@@ -4,7 +4,8 @@ one, in the order the check asks them (pure: standard library only).
 `slots` (another sentence holds more of the claim's words and gives another figure; a
 parenthesis or the words next to a figure tie it to other words), `rows` (a table gives it
 to another row or column than the claim names), `counted` (the passage puts the claim's
-count's noun after another count), `versioned` (a schedule gives it to another version).
+count's noun after another count), `versioned` (a schedule gives it to another version),
+`roles` (the parallel parts of the matching passage pair it with other figures or words).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from research.sources.counted import counted_by_another
 from research.sources.figures import StatedNumber
 from research.sources.flips import Clauses
 from research.sources.pageindex import PageIndex
+from research.sources.roles import given_by_parts
 from research.sources.rows import given_by_table
 from research.sources.slots import MAX_SLOT_SENTENCES, Given, given_to_others, told_the_other_way
 from research.sources.versioned import other_version
@@ -47,4 +49,5 @@ def given_elsewhere(
         or given_by_table(page, passage, (clauses.text, stems), numbers, stating)
         or counted_by_another(page, passage, clauses.text, numbers, stating)
         or other_version(page, numbers, stating)
+        or given_by_parts(page, passage, clauses.text, numbers)
     )

@@ -108,6 +108,8 @@ class PageMemo:
     derived: dict[object, tuple[float, ...]] = field(default_factory=dict)
     """(way, cues, sentences) -> the values `derived.derivable` computes from the sentences'
     figures, sorted (`computed._derives`)."""
+    parts: dict[int, tuple[object, ...]] = field(default_factory=dict)
+    """Sentence -> its clauses that state a figure, read (`roles._Part`)."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
