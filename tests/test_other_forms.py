@@ -14,6 +14,9 @@ from __future__ import annotations
 import pytest
 from case_tables import Case, assert_checked, case_params
 
+from research.sources.figures import claim_numbers
+from research.sources.spelling import spell_numbers
+
 DATA_SIZE: list[Case] = [
     # a binary-prefixed size on the page, exact bytes in the claim
     (
@@ -113,6 +116,25 @@ TIMESTAMP: list[Case] = [
         "The build used a compiler revision dated July 2018.",
         False,
     ),
+    # the passage that names the month gives the day less exactly, no other day
+    (
+        "The build used the newest compiler revision, released in July 2019:\n"
+        "cc version 3.1 (rev 5af3) Wed Jul 10 14:02:55 2019",
+        "The build used the newest compiler revision, dated 10 July 2019.",
+        True,
+    ),
+    (
+        "The build used the newest compiler revision, released in July 2019:\n"
+        "cc version 3.1 (rev 5af3) Wed Jul 10 14:02:55 2019",
+        "The build used the newest compiler revision, dated 10 June 2019.",
+        False,
+    ),
+    (
+        "The build used the newest compiler revision, released in July 2019. The previous one "
+        "came out on 12 June 2019.",
+        "The build used the newest compiler revision, dated 12 June 2019.",
+        False,
+    ),
 ]
 
 ORDINAL_FRACTION: list[Case] = [
@@ -147,8 +169,6 @@ SUB_KINDS = {"data_size": DATA_SIZE, "timestamp": TIMESTAMP, "ordinal_fraction":
 
 NOT_YET_READ: frozenset[str] = frozenset(
     {
-        "timestamp-00",
-        "timestamp-04",
         "ordinal_fraction-00",
         "ordinal_fraction-01",
         "ordinal_fraction-02",
@@ -161,3 +181,21 @@ def test_a_quantity_in_another_form_is_read_as_the_figure_it_means(
     page: str, claim: str, supported: bool
 ) -> None:
     assert_checked(page, claim, supported)
+
+
+@pytest.mark.parametrize(
+    ("text", "times"),
+    [
+        ("The job started at 08:13 and failed.", ["08:13"]),
+        ("Thu 2017-10-12 08:13:07 CEST 2955 present /usr/bin/cat", ["08:13:07"]),
+        ("go version devel +08d2 Tue Mar 26 08:27:18 2013 +0100 linux/amd64", ["08:27:18"]),
+        ("The doors open at 9:42 pm sharp.", ["21:42"]),
+        ("The marathon took 2:11:05 in the end.", []),
+        ("Mix sand and cement at a ratio of 1:10 by volume.", []),
+        ("The clip runs 1:30 and loops.", []),
+        ("The clock showed 25:10 at the start.", []),
+    ],
+)
+def test_a_time_of_day_is_one_figure_and_a_duration_none(text: str, times: list[str]) -> None:
+    figures = claim_numbers(spell_numbers(text))
+    assert [n.value for n in figures if n.kind == "time"] == times, figures

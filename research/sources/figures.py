@@ -74,6 +74,7 @@ from research.sources.quantities import (
     unit_after,
 )
 from research.sources.registry import _BARE_URL, _CITATION, _FILE_REF
+from research.sources.timeofday import CLOCK, clock_key, time_of_day
 
 Value: TypeAlias = Decimal | str
 """A figure's value: a Decimal, or the text of a dotted version such as "3.12.1"."""
@@ -280,8 +281,24 @@ class StatedNumber:
 
 def claimed_values(numbers: Iterable[StatedNumber]) -> frozenset[Value]:
     """Every value any of `numbers` may stand for: a page figure none of them matches is
-    one the claim lacks."""
-    return frozenset(v for n in numbers for v in n.candidates)
+    one the claim lacks (a page's month holding a day of them, "March 2013" for "26 March
+    2013", it does not lack: that figure gives the day less exactly, no other day)."""
+    values: set[Value] = set()
+    for n in numbers:
+        values.update(n.candidates)
+        if n.kind == "date" and isinstance(n.value, str) and len(n.value) == _DAY_KEY_LENGTH:
+            values.add(_month_token(n.value[:7]))
+    return frozenset(values)
+
+
+_DAY_KEY_LENGTH = len("2013-03-26")
+"""A date's value with its day (a month's is "2013-03", a quarter's "2013-Q1")."""
+
+
+def _month_token(month: str) -> str:
+    """The candidate a page's month alone ("March 2013") shares with the claimed values of
+    a claim's day in it (`claimed_values`), and with nothing a claim's figure may mean."""
+    return f"month {month}"
 
 
 def _body_values(body: str) -> list[tuple[str, Value]]:
@@ -338,6 +355,8 @@ def raw_numbers(text: str, *, claim: bool = False) -> list[RawFigure]:
     dates = _dates(text, claim=claim)
     if "uarter" in text or "Q" in text:
         dates = sorted(dates + _quarters(text, claim=claim), key=lambda d: d.start)
+    if ":" in text:
+        dates = sorted(dates + _times(text, claim=claim), key=lambda d: d.start)
     found: list[RawFigure] = []
     taken = iter(dates)
     date = next(taken, None)
@@ -440,9 +459,26 @@ def _dates(text: str, *, claim: bool) -> list[RawFigure]:
         candidates: set[Value] = {key}
         if not claim:
             candidates |= {key[:7], _year_token(year)}  # a claim's year, not its month
+            if not day:
+                candidates.add(_month_token(key))
         elif not day:
             candidates.add(Decimal(year))  # "in September 2022": a page may name the month alone
         out.append(_date_figure(match, key, candidates, blank_end=-1))
+    return out
+
+
+def _times(text: str, *, claim: bool) -> list[RawFigure]:
+    """The times of day of `text` ("at 08:13", "2017-10-12 08:13:07 CEST": `timeofday`),
+    each one figure of kind "time"; a page's with seconds also gives its minute."""
+    out: list[RawFigure] = []
+    for match in CLOCK.finditer(text):
+        key = clock_key(match)
+        if key is None or not time_of_day(text, match.start(), match.end()):
+            continue
+        candidates: set[Value] = {key} if claim else {key, key[:5]}
+        figure = _date_figure(match, key, candidates)
+        figure.kind = "time"
+        out.append(figure)
     return out
 
 

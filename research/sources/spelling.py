@@ -62,6 +62,7 @@ from text_to_num import alpha2digit, text2num  # type: ignore[import-untyped]
 
 from research.sources import casefold
 from research.sources.quantities import HEDGES, ends_with_hedge, unit_of
+from research.sources.timeofday import ctime_dates, time_of_day
 from research.sources.wordcounts import spell_after, spell_before
 
 APPROX = "about"
@@ -519,6 +520,8 @@ def _clock_time(match: re.Match[str]) -> str:
     (90 s or 90 min)": both readings, and the ratio it may be ("1:20" is one in twenty)."""
     if _AT_TIME.search(match.string, max(0, match.start() - 12), match.start()):
         return match.group(0)  # a time of day or a ratio
+    if time_of_day(match.string, match.start(), match.end()):
+        return match.group(0)  # "2017-10-12 08:13:07": when, not how long
     a, b = int(match.group("a")), int(match.group("b"))
     frac = match.group("frac") or ""
     if match.group("c") is not None:
@@ -632,7 +635,7 @@ def _written_with_symbols(text: str) -> str:
     if "^" in text or "**" in text or _DIGIT_E.search(text):
         text = _EXPONENT.sub(_exponent, text)
     if ":" in text:
-        text = _CLOCK_TIME.sub(_clock_time, text)
+        text = _CLOCK_TIME.sub(_clock_time, ctime_dates(text))
     if _NUMERIC_DATE_HINT.search(text):
         text = _NUMERIC_DATE.sub(_numeric_date, text)
     if "^" in text or "**" in text:
