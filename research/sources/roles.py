@@ -2,16 +2,19 @@
 standard library only).
 
 A passage often states figures of one sort in parallel parts, the clauses of a sentence
-split at ";" or its sentences: "In release 4.1, the default was 64; since release 5.0, it
-is 256", "For versions 2.3.1 and earlier the size is at most 8192. Beginning with version
-2.4.0, 16384 is accepted". What the claim puts with its figure says which part it restates:
+(`_PART_BREAK`: a semicolon, ", and", "while", an "and" starting a phrase) or its
+sentences: "In release 4.1, the default was 64; since release 5.0, it is 256", "For
+versions 2.3.1 and earlier the size is at most 8192. Beginning with version 2.4.0, 16384
+is accepted". What the claim puts with its figure says which part it restates:
 - `crossed`: the claim pairs two of its figures of different sorts, a and b, that no part
   holds together, while a's part gives a figure of b's kind the claim lacks and b's part a
   figure of a's sort the claim lacks: the page pairs them the other way ("since release
   4.1, 256").
 - `contrasted`: the parts tell their figures apart by the word before a noun both use
   ("datagram sockets" / "stream sockets", "usable size" / "page size"), and the claim
-  writes the other part's pair of words, not its figure's ("stream sockets since 3.18").
+  writes the other part's pair of words, not its figure's ("stream sockets since 3.18");
+  the other part's figure is of the same kind, whatever its magnitude ("the minimum page
+  size is 512 bytes and the maximum page size is 65536 bytes").
 Two releases named after the same word are of one sort whichever kind each reads as
 ("Linux 2.6.18", a version, and "Linux 4.2", a number: `_alike`).
 """
@@ -27,13 +30,20 @@ from research.sources.pageindex import PageIndex
 from research.sources.slots import Given, same_slot
 from research.sources.words import token_stems
 
-_PART_BREAK = re.compile(r";\s")
+_PART_BREAK = re.compile(
+    r";\s|,\s+(?:and|while|whereas|but)\s|\s(?:while|whereas)\s"
+    r"|\sand\s(?=(?:the|a|an|for|in|on|since|from|with|its|their|before|after|until)\s)",
+    re.IGNORECASE,
+)
+"""Where a sentence's parallel parts meet: a semicolon, a contrast, or "and" starting a
+phrase of its own ("... 64, and since release 5.0 ...", "... 30 seconds and the read
+timeout ...": not the "and" of a range, "between 512 and 65536")."""
 _SEGMENT = re.compile(r"[^,;:()\[\]]+")
 _WORD = re.compile(r"[^\W\d_][\w'-]*")
 
 
 class _Part:
-    """A clause of a passage sentence (split at "; ") that states figures: its sentence,
+    """A clause of a passage sentence (split at `_PART_BREAK`) that states figures: its sentence,
     figures, text, their spans in it, and what is read from it on demand."""
 
     __slots__ = ("_named", "_pairs", "figures", "sentence", "spans", "text", "values")
@@ -105,7 +115,7 @@ class _Claim:
 
 
 def _parts(page: PageIndex, passage: range) -> list[_Part]:
-    """The clauses (split at "; ") of the passage's sentences that state a figure, each
+    """The clauses (split at `_PART_BREAK`) of the passage's sentences that state a figure, each
     sentence's read once per page (`PageMemo.parts`)."""
     out: list[_Part] = []
     memo = page.memo.parts
@@ -123,12 +133,12 @@ def _sentence_parts(page: PageIndex, index: int) -> tuple[_Part, ...]:
         return ()
     out: list[_Part] = []
     norm, start = sentence.norm, 0
-    bounds = [m.start() for m in _PART_BREAK.finditer(norm)] if "; " in norm else []
-    for end in [*bounds, len(norm)]:
+    bounds = [(m.start(), m.end()) for m in _PART_BREAK.finditer(norm)]
+    for end, after in [*bounds, (len(norm), len(norm))]:
         figures = tuple(f for f in sentence.numbers if start <= f.span[0] < end)
         if figures:
             out.append(_Part(index, figures, norm[start:end], start))
-        start = end + 1
+        start = after
     return tuple(out)
 
 
@@ -254,7 +264,7 @@ def contrasted(parts: Sequence[_Part], claim: _Claim) -> Given | None:
                 f
                 for f, their in zip(other.figures, other.named, strict=True)
                 if f.candidates.isdisjoint(claim.claimed)
-                and _alike(number, name, f, their)
+                and (_kin(number, f) or _alike(number, name, f, their))
                 and not number.matches(f)
             ]
             if rivals and _told_apart(claim, number, mine, other.pairs):
