@@ -239,6 +239,19 @@ def _postings(groups: Iterable[Iterable[T]]) -> Mapping[T, tuple[int, ...]]:
 
 
 _TABLE_RULE = re.compile(r"\|?(?:\s*:?-{2,}:?\s*\|)+\s*:?-*:?\s*")
+_GRID_RULE = re.compile(r"\+(?:[-=:]{2,}\+)+\s*")
+"""A reStructuredText grid table's rule line ("+=====+=====+" under its header)."""
+
+
+def _headed(first: str, after: Sequence[tuple[str, str | None]]) -> bool:
+    """Whether a pipe table's first line (`first`, with the line after it) is its header:
+    a rule line follows it ("|---|", "+===+"), or no cell but its first is a bare figure
+    (a table converted without its header, "| PostgreSQL: | 4.373 |", starts with a row)."""
+    if after and (_TABLE_RULE.fullmatch(after[0][0]) or _GRID_RULE.fullmatch(after[0][0])):
+        return True
+    return not any(_BARE_CELL.fullmatch(cell) for cell in pipe_cells(first)[1:])
+
+
 _BLOCK_LINE = re.compile(rf"^\s*{BLOCK_MARK}")
 
 
@@ -290,13 +303,18 @@ def _page_sentences(text: str) -> tuple[Sentence, ...]:
     units: list[str | None] = []
     lead: tuple[int, ...] = ()
     in_rows = False  # the previous line was a row written without pipes
-    for number, (line, row) in enumerate(_lines(text)):
+    lines = list(_lines(text))
+    for number, (line, row) in enumerate(lines):
+        if _GRID_RULE.fullmatch(line):
+            continue  # a grid table's "+----+----+" between its rows: no words, no figures
         if not line.startswith("|"):
             header = None
         elif _TABLE_RULE.fullmatch(line):
             continue  # "|---|---|": no words, no figures; it would only push rows apart
         if line.startswith("|") and header is None:
             lead, units, heading = _caption(out), column_units(line), line
+            if not _headed(line, lines[number + 1 : number + 2]):
+                header, units, heading = frozenset(), [], None  # its first line is a row
         elif row is not None and not in_rows:
             lead, heading = _row_caption(out), _row_header(out)
         elif row is None and not line.startswith("|"):
@@ -309,7 +327,7 @@ def _page_sentences(text: str) -> tuple[Sentence, ...]:
                 sentence = replace(_sentence(chunk, number, read), lead=lead)
                 if header is None and line.startswith("|"):
                     header = sentence.stems
-                elif header:
+                elif header is not None and line.startswith("|"):
                     label = stems_of(first_cell(line))
                     sentence = replace(sentence, stems=sentence.stems | header, label=label)
                     sentence = _with_columns(sentence, cell_columns, heading)

@@ -14,10 +14,13 @@ figure of a row the claim names, in a column whose header it does not name, whil
 names one other column of the row, holding a figure of the same sort it lacks
 (`Sentence.columns`). And `passage_row`: a figure stated only in rows outside the
 matching passage, while a row the passage introduces, with the same label, gives another.
-Two of the claim's cells swapped: a row it names states them in the columns other than
-those its words next to each name (`swapped_cells`), or rows of one table state them that
-its words next to each name the other way round (`swapped_rows`); the words next to a
-figure are its clause's, or those on the side of it where the claim writes the names.
+And `other_table`: a figure of a row the claim names, while the row with that label in
+another table, whose caption names more of the claim's words and figures, gives another
+(the same benchmark on the machine the claim names). Two of the claim's cells swapped: a
+row it names states them in the columns other than those its words next to each name
+(`swapped_cells`), or rows of one table state them that its words next to each name the
+other way round (`swapped_rows`); the words next to a figure are its clause's, or those
+on the side of it where the claim writes the names.
 The other way round (`named_row`), the only row the claim names that holds all its
 figures is the passage the claim restates; and a figure stated outside the matching
 passage in a row the claim names, whose label no other row of its table has, of a table
@@ -46,7 +49,8 @@ def given_by_table(
     numbers: Sequence[StatedNumber],
     stating: Sequence[Collection[int]],
 ) -> Given | None:
-    """`other_row`, `other_column`, `swapped_cells`, `swapped_rows` or `passage_row`, for a
+    """`other_row`, `other_column`, `other_table`, `swapped_cells`, `swapped_rows` or
+    `passage_row`, for a
     claim (its text as its figures were read, its content words) with a figure stated in a
     table row (none of them reads any other)."""
     if all(page.labelled.isdisjoint(mine) for mine in stating):
@@ -55,6 +59,7 @@ def given_by_table(
     return (
         other_row(page, stems, numbers, stating)
         or other_column(page, stems, numbers, stating)
+        or other_table(page, stems, numbers, stating)
         or swapped_cells(page, text, stems, numbers, stating)
         or swapped_rows(page, text, numbers, stating)
         or passage_row(page, passage, stems, numbers, stating)
@@ -459,3 +464,77 @@ def swapped_rows(
 def _swapped_with(row: Sentence, placed: Sequence[tuple[StatedNumber, int]]) -> StatedNumber:
     """The claim's figure that `row` states (one of `placed`)."""
     return next(f for f in row.numbers for n, _ in placed if n.matches(f))
+
+
+def table_headers(page: PageIndex, first: int, end: int) -> tuple[Sentence, ...]:
+    """The header rows of the pipe tables that rows first..end (a passage's) are in: what
+    a header states ("| Binary size | CPython 2.6.4 | CPython 3.1.1 |") is said of every
+    row of its table, as its words are (`pageindex`)."""
+    sentences = page.sentences
+    out: dict[int, None] = {}
+    for index in range(first, end):
+        if not sentences[index].label or not sentences[index].text.startswith("|"):
+            continue
+        top = index
+        while top > 0 and sentences[top - 1].text.startswith("|") and top - 1 not in out:
+            top -= 1
+        if top < index and not sentences[top].label:
+            out[top] = None
+    return tuple(sentences[i] for i in out)
+
+
+def other_table(
+    page: PageIndex,
+    stems: frozenset[str],
+    numbers: Sequence[StatedNumber],
+    stating: Sequence[Collection[int]],
+) -> Given | None:
+    """The first of the claim's figures that the page states only in rows, while a row
+    with the label of one of them (one the claim names) in another table, whose caption
+    (`Sentence.lead`) names more of the claim's words (but the labels') and figures than
+    any of theirs,
+    gives a figure of its sort in its place: the same benchmark on another machine ("On
+    the 64-bit machine, nbody ran 1.84x faster" where 1.84x is the row under "32-bit; gcc
+    4.0.3" and 2.86x the one under "64-bit"). Rows told apart by a count only the one
+    with the claim's counts ("threaded (8 threads)")."""
+    claimed = claimed_values(numbers)
+    counts = claimed_values([n for n in numbers if n.count])
+    for number, mine in zip(numbers, stating, strict=True):
+        if number.kind in _SKIPPED or not mine or not page.labelled.issuperset(mine):
+            continue
+        told = stems - frozenset().union(*(page.sentences[i].label for i in mine))
+        own = max(_caption_named(page, index, told, claimed) for index in mine)
+        best: tuple[int, Given] | None = None
+        for index in sorted(mine):
+            row = page.sentences[index]
+            if not row.lead or not row.label <= stems:
+                continue
+            for other in _label_rows(page, row.label):
+                theirs = page.sentences[other]
+                score = _caption_named(page, other, told, claimed)
+                if theirs.lead == row.lead or score <= own or (best and score <= best[0]):
+                    continue
+                found = _in_place(row, number, theirs, claimed)
+                if found is not None and _keeps_claimed(row, number, theirs, counts):
+                    best = (score, Given(number, found, other))
+        if best is not None:
+            return best[1]
+    return None
+
+
+def _label_rows(page: PageIndex, label: frozenset[str]) -> list[int]:
+    """The table rows (with a caption) labelled `label`."""
+    rarest = min(label, key=lambda stem: len(page.label_postings.get(stem, ())))
+    return [i for i in page.label_postings.get(rarest, ()) if page.sentences[i].label == label]
+
+
+def _caption_named(
+    page: PageIndex, index: int, stems: frozenset[str], claimed: frozenset[Value]
+) -> int:
+    """How many of the claim's words and figures (`stems`, `claimed`) the caption of row
+    `index` holds."""
+    sentences = page.sentences
+    lead = [sentences[i] for i in sentences[index].lead]
+    words = stems & frozenset().union(*(s.stems for s in lead))
+    figures = {v for s in lead for f in s.numbers for v in f.candidates & claimed}
+    return len(words) + len(figures)

@@ -177,14 +177,20 @@ def sentence_context(page: PageIndex, index: int, number: StatedNumber) -> list[
     """A sentence and its neighbours outside the title block that give no figure of the
     sort of `number` (one that does is a slot of its own: the next line of a list, the
     next row of a table), so "This corresponds to 82.5%" is read with the sentence
-    before it."""
+    before it; a table row's, not the title of the table after it (a line introducing
+    the next sentence: "64-bit; gcc 12.1" above the next machine's table)."""
     out = [index]
     sort = page.figures.of_sort(number)  # the sentences that may give such a figure
+    sentences = page.sentences
     for near in (index - 1, index + 1):
-        if page.head <= near < len(page.sentences) and (
-            near not in sort or not any(same_slot(number, f) for f in page.sentences[near].numbers)
+        if page.head <= near < len(sentences) and (
+            near not in sort or not any(same_slot(number, f) for f in sentences[near].numbers)
         ):
             out.append(near)
+    after = index + 2
+    if out[-1] == index + 1 and sentences[index].label and after < len(sentences):
+        if index + 1 in sentences[after].lead:
+            out.pop()  # the caption of the next table is none of this row's
     return out
 
 
