@@ -205,6 +205,14 @@ _PROFILE = (
     "- Code generation takes 12.0 seconds (down from 14.2 seconds).\n"
     "- The workers are idle for part of the time."
 )
+_PROFILE_LINES = (
+    "Parallel linking\n\n"
+    "When parallel linking is enabled and configured to use six workers, the same release "
+    "build gives these figures:\n"
+    "- Linking takes 3.1 seconds (down from 7.5 seconds).\n"
+    "- Code generation takes 12.0 seconds (down from 14.2 seconds).\n"
+    "- The workers are idle for part of the time."
+)
 _RESPONSES = (
     "Developer survey 2024\n\n"
     "Thank you to the 4,210 developers who responded to the survey this year. Most survey "
@@ -235,6 +243,22 @@ NEIGHBOUR: list[Case] = [
         False,
     ),
     (
+        _PROFILE_LINES,
+        "With six workers, parallel linking cut the link time of the release build by 4.4 seconds.",
+        True,
+    ),
+    (  # the next line's difference is code generation's
+        _PROFILE_LINES,
+        "With six workers, parallel linking cut the link time of the release build by 2.2 seconds.",
+        False,
+    ),
+    (  # the context figure is not the page's
+        _PROFILE_LINES,
+        "With eight workers, parallel linking cut the link time of the release build by 4.4 "
+        "seconds.",
+        False,
+    ),
+    (
         _RESPONSES,
         "About 1,700 of the responses to the 2024 developer survey were discarded during data "
         "cleaning.",
@@ -256,7 +280,7 @@ NEIGHBOUR: list[Case] = [
 
 GROUPS: dict[str, list[Case]] = {"own_pair": OWN_PAIR, "neighbour": NEIGHBOUR}
 
-NOT_YET: frozenset[str] = frozenset({"neighbour-00"})
+NOT_YET: frozenset[str] = frozenset()
 """Ids ("<group>-<index>") of the cases the check does not get right yet."""
 
 
