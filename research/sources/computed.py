@@ -539,16 +539,11 @@ def _apart(
     kinds = ("date", "year") if is_duration(number) else ("number", "percent")
     precise = _precise(number)
     ranked: list[tuple[int, frozenset[str]]] = []
-    for _, index in sorted((-c, i) for i, c in counts.items() if c >= 2):
-        sentence = page.sentences[index]
-        if (
-            index >= page.head
-            and not _row(sentence)
-            and any(f.kind in kinds for f in sentence.numbers)
-        ):
-            ranked.append((index, sentence.stems & stems))
-            if len(ranked) == (PRECISE_SENTENCES if precise else APART_SENTENCES):
-                break
+    prose = _prose_with(page, kinds)
+    for _, index in sorted((-c, i) for i, c in counts.items() if c >= 2 and i in prose):
+        ranked.append((index, page.sentences[index].stems & stems))
+        if len(ranked) == (PRECISE_SENTENCES if precise else APART_SENTENCES):
+            break
     least = max(2, (len(stems) + 1) // 2)
     sentences = page.sentences
     if precise:
@@ -567,6 +562,21 @@ def _apart(
             if _derives(page, reading, pair_cues, ("two", a, b), pairs):
                 return words_a | words_b
     return None
+
+
+def _prose_with(page: PageIndex, kinds: tuple[str, ...]) -> frozenset[int]:
+    """The sentences after the title block, no table row, that give a figure of one of
+    `kinds` (kept in the page's memo)."""
+    found = page.memo.prose_with.get(kinds)
+    if found is None:
+        found = page.memo.prose_with[kinds] = frozenset(
+            index
+            for index, sentence in enumerate(page.sentences)
+            if index >= page.head
+            and not _row(sentence)
+            and any(f.kind in kinds for f in sentence.numbers)
+        )
+    return found
 
 
 def _figure_pairs(a: Sentence, b: Sentence) -> Iterable[list[StatedNumber]]:

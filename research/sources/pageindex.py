@@ -105,6 +105,9 @@ class PageMemo:
     """Stem -> the sentences whose context may hold it (`binding._reach`)."""
     rows: object = None
     """The rows a claim may name (`namedrows.named_rows`), once built."""
+    prose_with: dict[tuple[str, ...], frozenset[int]] = field(default_factory=dict)
+    """Kinds of figure -> the sentences after the title block, no table row, giving one of
+    those kinds (`computed._apart`)."""
     derived: dict[object, tuple[float, ...]] = field(default_factory=dict)
     """(way, cues, sentences) -> the values `derived.derivable` computes from the sentences'
     figures, sorted (`computed._derives`)."""
