@@ -573,9 +573,10 @@ def check_claim(
     if row is not None:
         support, run = Support.SUPPORTED, _Run(row, row + 1, frozenset(), 0, 0)
         reason = "every figure in the table row the claim names"
-    flip = meaning_flip(parsed.numbers, parsed.clauses, page, range(run.first, run.end))
-    if flip is not None and support in (Support.SUPPORTED, Support.WEAK):
-        support, reason = Support.UNSUPPORTED, f"meaning flipped: {flip}"
+    if support in (Support.SUPPORTED, Support.WEAK):  # a flip only turns these around
+        flip = meaning_flip(parsed.numbers, parsed.clauses, page, range(run.first, run.end))
+        if flip is not None:
+            support, reason = Support.UNSUPPORTED, f"meaning flipped: {flip}"
     focus = found.conflicts
     if support is Support.SUPPORTED:
         given = given_elsewhere(
