@@ -45,7 +45,7 @@ class Weights:
     rare word's weight per other claim figure it holds; each sentence's weight worked out
     once: `bound` and `loosely_bound` weigh many of the same sentences."""
 
-    __slots__ = ("_done", "_read", "number", "others", "page", "total", "words")
+    __slots__ = ("_done", "_held", "_read", "number", "others", "page", "total", "words")
 
     def __init__(
         self,
@@ -60,15 +60,27 @@ class Weights:
         self.total = math.fsum(_rarity(page, w) for w in sorted(self.words))
         self._done: dict[int, float] = {}
         self._read: dict[int, tuple[list[int], float]] = {}
+        self._held: dict[int, int] = {}
 
     def __call__(self, index: int) -> float:
         found = self._done.get(index)
         if found is None:
             near, words = self._words(index)
-            window = [self.page.sentences[i] for i in near]
-            figures = sum(holds(window, n) for n in self.others)
-            found = self._done[index] = words + _figure_weight(self.page) * figures
+            found = self._done[index] = words + _figure_weight(self.page) * self._figures(near)
         return found
+
+    def _figures(self, window: Iterable[int]) -> int:
+        """How many of the claim's other figures the sentences `window` state (`holds`),
+        each sentence asked once: the windows of nearby sentences overlap."""
+        held = 0
+        for index in window:
+            found = self._held.get(index)
+            if found is None:
+                one = (self.page.sentences[index],)
+                found = sum(1 << k for k, n in enumerate(self.others) if holds(one, n))
+                self._held[index] = found
+            held |= found
+        return held.bit_count()
 
     def reaches(self, index: int, least: float) -> bool:
         """Whether sentence `index` weighs at least `least`; the claim's other figures are
@@ -92,9 +104,9 @@ class Weights:
     def count(self, index: int) -> int:
         """How many of the claim's words and other figures sentence `index` holds with its
         context (`_window`), each counted once: its weight, unweighted."""
-        window = [self.page.sentences[i] for i in self._words(index)[0]]
-        held = union(sentence.stems & self.words for sentence in window)
-        return len(held) + sum(holds(window, n) for n in self.others)
+        near = self._words(index)[0]
+        held = union(self.page.sentences[i].stems & self.words for i in near)
+        return len(held) + self._figures(near)
 
     def _bound(self, index: int) -> float:
         """What sentence `index` weighs at most: its weight, or, until that is worked out,
