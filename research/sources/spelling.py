@@ -219,8 +219,10 @@ _SUB_UNIT = re.compile(r"\bsub-(?P<unit>[a-z]+)\b", re.IGNORECASE)
 _DAY_PROBES = (datetime(2000, 1, 1), datetime(2000, 1, 2))
 
 
+@lru_cache(maxsize=4096)
 def _count(word: str | None) -> int | None:
-    """A small whole number written as digits or words ("six", "twenty-one", "a")."""
+    """A small whole number written as digits or words ("six", "twenty-one", "a"); kept, as
+    most words the patterns try are no number (text2num raises for each)."""
     if word is None or word.lower() in ("a", "an"):
         return 1
     if word.isdigit():
@@ -295,7 +297,7 @@ RATING_REACH = 50
 
 def _ratio(match: re.Match[str]) -> str:
     written = match.group("b").replace(",", "")
-    a, b = _count(match.group("a")), _count(re.sub(r"^an? ", "one ", written))
+    a, b = _count(match.group("a")), _count(_A_OR_AN.sub("one ", written))
     if a is None or b is None or not 0 < a < b <= 1000:
         return match.group(0)
     before = match.string[max(0, match.start() - RATING_REACH) : match.start()]
@@ -304,7 +306,13 @@ def _ratio(match: re.Match[str]) -> str:
     return _share(100 * a / b)
 
 
+_A_OR_AN = re.compile(r"^an? ")
+
+
 def _noun_ratio(match: re.Match[str]) -> str:
+    if not match.group("every") and match.group("a").lower() != "one":
+        if " " not in match.group("noun"):
+            return match.group(0)  # what the last test below says, without text2num
     a, b = _count(match.group("a")), _count(match.group("b"))
     if a is None and " " in match.group("noun"):  # "roughly one cycle in eleven": from "one"
         again = _NOUN_RATIO.match(match.string, match.start("noun"))
