@@ -134,7 +134,7 @@ NAMED_BOTH: list[Case] = [
     (_STARTS, "The warm start time is 300 ms.", False),
 ]
 
-NOT_YET_READ = {"contrasted-06", "both-00", "both-02"}
+NOT_YET_READ = {"contrasted-06"}
 
 
 @pytest.mark.parametrize(
