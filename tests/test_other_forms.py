@@ -170,8 +170,6 @@ SUB_KINDS = {"data_size": DATA_SIZE, "timestamp": TIMESTAMP, "ordinal_fraction":
 NOT_YET_READ: frozenset[str] = frozenset(
     {
         "ordinal_fraction-00",
-        "ordinal_fraction-01",
-        "ordinal_fraction-02",
     }
 )
 

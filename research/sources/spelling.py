@@ -32,6 +32,9 @@
   points" 0.25 percentage points; "an
   order of magnitude" and "two orders of magnitude" "of the order of" 10× and 100×
   (the hedge's band: 5 to 20 times).
+- A fraction whose ordinal is past "tenth", which text2num writes in digits: "one
+  thirty-second of the" about 3.1% ("a thirty-second delay" stays 30 seconds), "millionths
+  of a second" microseconds, "a hundredth of a second" 1 centisecond.
 - A score out of a scale after a rating word ("rated it 8 out of 10") stays a score (8,
   on a scale of 10), not a share; a micro sign alone after a figure ("374.5\u00b5", as
   benchstat writes its "sec/op" column) is microseconds.
@@ -204,6 +207,7 @@ _DIGIT_E = re.compile(r"\d[eE][+-]?\d")
 _NUMERIC_DATE_HINT = re.compile(r"\d[./][0-3]?\d[./](?:18|19|20)\d\d")
 _CLOCK_HINT = re.compile(r"\d[hm]\d")
 _A_TIME_HINT = re.compile(r" an? (?:second|minute|hour|day|week|month|year)")
+_ORDINAL_DIGITS = re.compile(r"\d(?:st|nd|rd|th)s? of ")
 _MULTIPLE_STEMS = ("doubl", "twice", "tripl", "trebl", "quadrupl")
 
 
@@ -441,7 +445,37 @@ def _word_unit(match: re.Match[str]) -> str:
     unit = match.group("unit")
     if match.group("n").lower() in ("a", "an") or count is None or unit_of(unit) is None:
         return match.group(0)
+    if unit.lower() == "second" and match.string.startswith(" of ", match.end()):
+        return match.group(0)  # "one thirty-second of the pages": a fraction, 1/32
     return f"{count}-{unit}"
+
+
+_ORDINAL_PART = re.compile(
+    r"\b(?:(?P<count>\d+|an?|one) )?(?P<den>[1-9]\d+)(?:st|nd|rd|th)(?P<plural>s)?"
+    r" of(?: an?)? (?P<unit>[^\W\d_]+)",
+    re.IGNORECASE,
+)
+"""A fraction whose ordinal text2num wrote in digits ("one 32nd of the", "1000000ths of a
+second"): past "tenth", which the fraction table reads before text2num runs."""
+_PREFIXES = {100: "centi", 1000: "milli", 10**6: "micro", 10**9: "nano"}
+"""A unit's part that is a power of ten, as the prefix pint names it."""
+
+
+def _ordinal_part(match: re.Match[str]) -> str:
+    """ "one 32nd of the" -> "about 3.1% of the", "1000000ths of a second" ->
+    "microseconds", "three 1000ths of a second" -> "3 milliseconds"; "the 5th of November"
+    (no count, one) stays."""
+    written, den, unit = match.group("count"), int(match.group("den")), match.group("unit")
+    prefix = _PREFIXES.get(den)
+    named = prefix is not None and unit_of(f"{prefix}{unit}") is not None
+    if written is None:  # "thousandths of a second": a unit; "the 25th of December" stays
+        return f"{prefix}{unit}s" if named and match.group("plural") else match.group(0)
+    count = _count(written)
+    if count is None or not 0 < count < den:
+        return match.group(0)
+    if named:
+        return f"{count} {prefix}{unit}"
+    return f"{_share(100 * count / den)} of {unit}"
 
 
 def _to_one(match: re.Match[str]) -> str:
@@ -485,6 +519,15 @@ def _words_to_digits(text: str) -> str:
         pos = match.end()
     out.append(alpha2digit(text[pos:], "en") if pos < len(text) else "")
     return "".join(out)
+
+
+def _number_words(text: str) -> str:
+    """Number words as digits (`_words_to_digits`), then the fractions whose ordinal that
+    wrote in digits ("one 32nd of the": `_ordinal_part`)."""
+    text = _words_to_digits(text)
+    if " of " in text and _ORDINAL_DIGITS.search(text):
+        text = _ORDINAL_PART.sub(_ordinal_part, text)
+    return text
 
 
 @lru_cache(maxsize=4096)
@@ -627,7 +670,7 @@ def spell_numbers(text: str) -> str:
             text = _MAGNITUDE.sub(_magnitude, text)
         if _holds_any(text, _MULTIPLE_STEMS):
             text = _MULTIPLE.sub(lambda m: f"{_MULTIPLES[casefold.key(m.group(0))]}\u00d7", text)
-        text = spell_after(_words_to_digits(text), lower)
+        text = spell_after(_number_words(text), lower)
     return _written_with_symbols(text)
 
 
