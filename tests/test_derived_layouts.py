@@ -16,6 +16,10 @@ from corpus sentences:
   two sentences next to each other after many that hold as many of the claim's words but
   its commonest ones ("survey", "responses"). Twins: the difference of the next line's
   figures (another subject's), a wrong difference.
+- `HEADER_UNIT`: a table whose header gives each column's unit after a comma ("Build
+  time, s", "Binary size, KiB"): a difference of two rows' cells in that unit, a cell in
+  another unit of it. Twins: a wrong difference, one column's figure read in the other's
+  unit.
 
 `NOT_YET` lists the cases that failed when they were written (strict xfail): a change
 removes its cases from that set, never edits a case.
@@ -278,9 +282,41 @@ NEIGHBOUR: list[Case] = [
     ),
 ]
 
-GROUPS: dict[str, list[Case]] = {"own_pair": OWN_PAIR, "neighbour": NEIGHBOUR}
+_BUILDS = (
+    "Build comparison\n\n"
+    "We built the same project with each tool, best of three runs.\n"
+    "| Tool | Build time, s | Binary size, KiB |\n"
+    "|---|---|---|\n"
+    "| quickbuild | 3.5 | 212 |\n"
+    "| slowmake | 15.5 | 400 |\n"
+    "| midtool | 8.0 | 15 |\n"
+    "The binaries were stripped before they were measured."
+)
 
-NOT_YET: frozenset[str] = frozenset()
+HEADER_UNIT: list[Case] = [
+    (_BUILDS, "Building with slowmake took 12 seconds longer than with quickbuild.", True),
+    (_BUILDS, "Building with slowmake took 20 seconds longer than with quickbuild.", False),
+    (_BUILDS, "The slowmake binary came to about 410 kB.", True),
+    (  # the build time's figure, read as a size
+        _BUILDS,
+        "The midtool binary came to about 8 kB.",
+        False,
+    ),
+    (  # the binary size's figure, read as a time
+        _BUILDS,
+        "Building with slowmake took 400 seconds.",
+        False,
+    ),
+    (_BUILDS, "Building with slowmake took about a quarter of a minute.", True),
+]
+
+GROUPS: dict[str, list[Case]] = {
+    "own_pair": OWN_PAIR,
+    "neighbour": NEIGHBOUR,
+    "header_unit": HEADER_UNIT,
+}
+
+NOT_YET: frozenset[str] = frozenset({"header_unit-00", "header_unit-05"})
 """Ids ("<group>-<index>") of the cases the check does not get right yet."""
 
 
