@@ -401,11 +401,15 @@ _BARE_CELL = re.compile(r"\s*~?\d[\d,]*(?:\.\d+)?\s*")
 
 def column_units(header: str) -> list[str | None]:
     """The unit each column's header gives in parentheses or brackets ("Memory (MB)",
-    "Time [s]"), or None, for the cells of a table row ("| a | b |")."""
+    "Time [s]") or after its last comma ("Compile Time, s", "Release,MB/s"), or None, for
+    the cells of a table row ("| a | b |")."""
     cells = pipe_cells(header)
     out: list[str | None] = []
     for cell in cells:
         named = [m.group(1) for m in _HEADER_UNIT.finditer(cell) if unit_of(m.group(1))]
+        if not named and "," in cell:
+            tail = cell.rsplit(",", 1)[1].strip()
+            named = [tail] if tail and unit_of(tail) else []
         out.append(named[-1] if len(named) == 1 else None)
     return out
 
