@@ -279,17 +279,14 @@ def _best_run(
             parts.append(part)
         _shortest_runs(first, parts, runs)
     stated: dict[int, int] = {}
-    candidates = [
-        _Run(
-            first=a,
-            end=b,
-            held=held,
-            figures=_figures_in(sentences, a, b, numbers, stated),
-            words=sum(s.words for s in sentences[a:b]),
-        )
-        for (a, b), held in runs.items()
-    ]
-    return min(candidates, key=lambda r: (-r.score, r.words, r.first))
+    best_key: tuple[int, int, int] | None = None
+    for (a, b), held in runs.items():  # the first of the best, as min() picks it
+        figures = _figures_in(sentences, a, b, numbers, stated)
+        words = sum(s.words for s in sentences[a:b])
+        key = (-(len(held) + figures), words, a)  # `_Run.score`, then the shortest, the first
+        if best_key is None or key < best_key:
+            best_key, chosen = key, (a, b, held, figures, words)
+    return _Run(*chosen)
 
 
 def _figures_in(
@@ -327,7 +324,7 @@ def _shortest_runs(
     for a, b in enumerate(stops):
         if b > count:
             break  # no run from here on holds them all
-        if not any(stops[later] <= b for later in range(a + 1, b)):
+        if min(stops[a + 1 : b], default=b + 1) > b:  # no later start ends by b
             runs[first + a, first + b] = frozenset().union(*parts[a:b])
 
 
@@ -451,11 +448,11 @@ def _match(
     in_run = page.sentences[run.first : run.end]
     lent: list[frozenset[str]] = []  # words of sentences far off a figure is computed from
     context = (*head, *in_run, *rows_next_to(page, run.first, run.end, stems))
+    shown = [holds(in_run, n) or holds(head, n) for n in numbers]  # in the passage or head
     derived = [
         n
-        for n, s in zip(numbers, stating, strict=True)
-        if not holds(in_run, n)
-        and not holds(head, n)
+        for n, s, here in zip(numbers, stating, shown, strict=True)
+        if not here
         and (
             derived_here(n, context, parsed.norm, stems, numbers)
             or enumerated(page, parsed.norm, n)
@@ -473,12 +470,8 @@ def _match(
     ]
     elsewhere = [
         n
-        for n in numbers
-        if n not in missing
-        and n not in derived
-        and n.kind != "label"
-        and not holds(in_run, n)
-        and not holds(head, n)
+        for n, here in zip(numbers, shown, strict=True)
+        if n not in missing and n not in derived and n.kind != "label" and not here
     ]
     absent = _absent(page, parsed, run, elsewhere, stating)
     return _Match(
