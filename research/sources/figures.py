@@ -829,6 +829,9 @@ def stated_number(raw: RawFigure, *, count: bool = False) -> StatedNumber:
     )
 
 
+_SPACES = re.compile(r"\s+")
+
+
 def claim_text(text: str) -> str:
     """The claim as checked: without URLs, file references and citation markers."""
-    return re.sub(r"\s+", " ", without_references(text)).strip()
+    return _SPACES.sub(" ", without_references(text)).strip()

@@ -271,10 +271,13 @@ def unit_after(text: str, end: int) -> tuple[Unit, int] | None:
     return (unit, match.end()) if unit else None
 
 
+_NOT_DIGITS = re.compile(r"[^\d.]")
+
+
 def step_of(written: str, value: Decimal) -> Decimal:
     """Half a unit of the last written digit of a figure as written ("1,950" -> 5, "2" ->
     0.5, "0.25" -> 0.005, "12,000" -> 500), scaled like `value` ("1.2 million" -> 50,000)."""
-    digits = re.sub(r"[^\d.]", "", written.replace(",", "")).strip(".") or "0"
+    digits = _NOT_DIGITS.sub("", written.replace(",", "")).strip(".") or "0"
     whole, _, frac = digits.partition(".")
     if frac:
         unit = Decimal(1).scaleb(-len(frac))
