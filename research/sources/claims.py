@@ -157,7 +157,7 @@ from research.sources.names import glued_name
 from research.sources.pageindex import PageIndex, Sentence, dateline, holds, index_page
 from research.sources.paragraphs import lent_by_later
 from research.sources.points import counts_things, derivable_as_read
-from research.sources.rows import in_named_row, named_row, table_headers
+from research.sources.rows import ends_before_caption, in_named_row, named_row, table_headers
 from research.sources.slots import (
     anchored,
     enumerated,
@@ -605,8 +605,12 @@ def _by_figures(
 ) -> tuple[_Match, Support, str] | None:
     """The match and verdict of the passage holding every figure (`figure_passage`) when
     that passage supports the claim (see the module)."""
-    if found.missing or (found.conflicts and found.coverage >= SUPPORTED_COVERAGE):
+    if found.missing:
         return None
+    run = found.run
+    if found.conflicts and found.coverage >= SUPPORTED_COVERAGE:
+        if not ends_before_caption(page, run.first, run.end):
+            return None  # the passage holding the claim's words gives other figures
     least = (WEAK_COVERAGE, SUPPORTED_COVERAGE, PINNING_SENTENCES)
     window = figure_passage(page, parsed.stems, parsed.numbers, found.stating, found, least)
     if window is None:

@@ -86,8 +86,8 @@ def figure_passage(
     no rival to a figure of the claim outside it (a figure that could stand in its place,
     `slots.same_slot`: not the "June 1" of a passage about a survey's 5,752 responses; the
     caller reads any figure of its kind as a rival in a passage holding most of the claim's
-    words); each figure it was chosen for must be bound to the claim there
-    (`bound_alone`)."""
+    words); each figure it was chosen for and that it states (not its rows' caption) must
+    be bound to the claim there (`bound_alone`)."""
     if not any(chosen_by(n, numbers) for n in found.elsewhere):
         return None
     pinnable = any(
@@ -101,28 +101,44 @@ def figure_passage(
     held = len(window[2] | (stems & page.head_stems))
     if held < share * len(stems) or held < WORDS_LEAD * found.matched:
         return None
-    if held <= found.matched and _rival_in(page, found, numbers):
+    if held <= found.matched and _rival_in(page, found, numbers, stems & window[2]):
         return None
     inside = range(window[0], window[1])
     for number, sentences in zip(numbers, stating, strict=True):
-        if not chosen_by(number, numbers):
-            continue
-        weights = Weights(page, number, stems, numbers)
         chosen = [i for i in sentences if i in inside]
+        if not chosen_by(number, numbers) or not chosen:
+            continue  # context, or stated by the caption of the window's rows
+        weights = Weights(page, number, stems, numbers)
         if not bound_alone(page, number, numbers, chosen, weights):
             return None
     return window
 
 
-def _rival_in(page: PageIndex, found: Found, numbers: Sequence[StatedNumber]) -> bool:
+def _rival_in(
+    page: PageIndex, found: Found, numbers: Sequence[StatedNumber], held: frozenset[str]
+) -> bool:
     """Whether the passage `found` gives a rival to a figure of the claim outside it (a
-    figure that could stand in its place, `slots.same_slot`)."""
+    figure that could stand in its place, `slots.same_slot`), other than in a table row
+    that holds, with its caption, fewer of the claim's words than the figure window
+    (`held`): the last rows of another test's output before the caption of the claim's."""
     claimed = claimed_values(numbers)
-    return any(
-        figure.candidates.isdisjoint(claimed) and any(same_slot(n, figure) for n in found.absent)
-        for sentence in page.sentences[found.run.first : found.run.end]
-        for figure in sentence.numbers
-    )
+    sentences = page.sentences
+    for index in range(found.run.first, found.run.end):
+        sentence = sentences[index]
+        if sentence.label and len(_with_caption(page, index) & held) < len(held):
+            continue
+        for figure in sentence.numbers:
+            if figure.candidates.isdisjoint(claimed) and any(
+                same_slot(n, figure) for n in found.absent
+            ):
+                return True
+    return False
+
+
+def _with_caption(page: PageIndex, index: int) -> frozenset[str]:
+    """The stems of sentence `index` and of those introducing it."""
+    sentences = page.sentences
+    return sentences[index].stems.union(*(sentences[i].stems for i in sentences[index].lead))
 
 
 def chosen_by(number: StatedNumber, numbers: Sequence[StatedNumber]) -> bool:
@@ -174,7 +190,11 @@ def figure_window(
     them. Its words include those of the sentences that introduce its sentences
     (`Sentence.lead`: a table's caption, the line ending with a colon before an output).
     None when no passage holds them all."""
-    need = [s for n, s in zip(numbers, stating, strict=True) if chosen_by(n, numbers)]
+    need = [
+        _with_rows(page, s, stems)
+        for n, s in zip(numbers, stating, strict=True)
+        if chosen_by(n, numbers)
+    ]
     if not need or any(not s for s in need):
         return None
     pids = set.intersection(*(page.passages_of(s) for s in need))
@@ -196,6 +216,19 @@ def figure_window(
         if best is None or key[:4] < best[:4]:
             best = key
     return None if best is None else (best[2], best[3], best[4])
+
+
+def _with_rows(page: PageIndex, stating: Collection[int], stems: frozenset[str]) -> set[int]:
+    """The sentences stating a figure and the table rows they introduce that the claim
+    names (all their label's words among its `stems`): a figure of a program's output's
+    caption ("sums the primes below 100000::") is its rows' too, for a claim naming one
+    ("eight threads"); one naming none chooses no row by its figure alone."""
+    out = set(stating)
+    for index in stating:
+        out.update(
+            row for row in page.rows_introduced_by(index) if page.sentences[row].label <= stems
+        )
+    return out
 
 
 def _shrunk(

@@ -108,6 +108,8 @@ class PageMemo:
     prose_with: dict[tuple[str, ...], frozenset[int]] = field(default_factory=dict)
     """Kinds of figure -> the sentences after the title block, no table row, giving one of
     those kinds (`computed._apart`)."""
+    introduces: dict[int, tuple[int, ...]] | None = None
+    """Sentence -> the table rows it introduces (`PageIndex.rows_introduced_by`), once built."""
     derived: dict[object, tuple[float, ...]] = field(default_factory=dict)
     """(way, cues, sentences) -> the values `derived.derivable` computes from the sentences'
     figures, sorted (`computed._derives`)."""
@@ -171,6 +173,18 @@ class PageIndex:
         for index in sentences:
             found |= self.sentence_masks[index]
         return found
+
+    def rows_introduced_by(self, index: int) -> tuple[int, ...]:
+        """The table rows whose `Sentence.lead` holds sentence `index` (a table's caption,
+        the paragraph ending with a colon above a program's output)."""
+        found = self.memo.introduces
+        if found is None:
+            built: dict[int, list[int]] = {}
+            for row in sorted(self.labelled):
+                for lead in self.sentences[row].lead:
+                    built.setdefault(lead, []).append(row)
+            found = self.memo.introduces = {k: tuple(v) for k, v in built.items()}
+        return found.get(index, ())
 
     def passages_of(self, sentences: Iterable[int]) -> set[int]:
         """The passages that hold any of `sentences`."""

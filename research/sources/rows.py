@@ -467,13 +467,17 @@ def _swapped_with(row: Sentence, placed: Sequence[tuple[StatedNumber, int]]) -> 
 
 
 def table_headers(page: PageIndex, first: int, end: int) -> tuple[Sentence, ...]:
-    """The header rows of the pipe tables that rows first..end (a passage's) are in: what
-    a header states ("| Binary size | CPython 2.6.4 | CPython 3.1.1 |") is said of every
-    row of its table, as its words are (`pageindex`)."""
+    """The header rows and the captions (`Sentence.lead`) of the tables that rows
+    first..end (a passage's) are in: what a header states ("| Binary size | CPython 2.6.4
+    | CPython 3.1.1 |") or a caption ("The third test sums the primes below 100000::") is
+    said of every row of its table, as a header's words are (`pageindex`)."""
     sentences = page.sentences
     out: dict[int, None] = {}
     for index in range(first, end):
-        if not sentences[index].label or not sentences[index].text.startswith("|"):
+        if not sentences[index].label:
+            continue
+        out.update(dict.fromkeys(i for i in sentences[index].lead if not first <= i < end))
+        if not sentences[index].text.startswith("|"):
             continue
         top = index
         while top > 0 and sentences[top - 1].text.startswith("|") and top - 1 not in out:
@@ -538,3 +542,17 @@ def _caption_named(
     words = stems & frozenset().union(*(s.stems for s in lead))
     figures = {v for s in lead for f in s.numbers for v in f.candidates & claimed}
     return len(words) + len(figures)
+
+
+def ends_before_caption(page: PageIndex, first: int, end: int) -> bool:
+    """Whether the passage first..end is the last rows of a table and then (a part of) the
+    caption of the next one: its figures are another table's ("processes (8 procs)
+    0.417899 seconds" above "The third test sums the primes below 100000::")."""
+    sentences = page.sentences
+    rows = [i for i in range(first, end) if sentences[i].label]
+    if not rows:
+        return False
+    leads = {i for row in rows for i in sentences[row].lead}
+    return any(
+        i > rows[-1] and i not in leads and page.rows_introduced_by(i) for i in range(first, end)
+    )
