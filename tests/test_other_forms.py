@@ -165,11 +165,53 @@ ORDINAL_FRACTION: list[Case] = [
     ),
 ]
 
-SUB_KINDS = {"data_size": DATA_SIZE, "timestamp": TIMESTAMP, "ordinal_fraction": ORDINAL_FRACTION}
+RANGE_WORDS: list[Case] = [
+    # "one" and "two", which text2num leaves as words, at one end of a range of figures
+    (
+        "To cut the noise, the retry count was raised from one to twelve.",
+        "To cut the noise, the retry count was raised from 1 to 12.",
+        True,
+    ),
+    (
+        "To cut the noise, the retry count was raised from one to twelve.",
+        "To cut the noise, the retry count was raised from 2 to 12.",
+        False,
+    ),
+    (
+        "When idle, the pool shrinks from 16 workers to one.",
+        "When idle, the pool shrinks from sixteen workers to 1.",
+        True,
+    ),
+    (
+        "When idle, the pool shrinks from 16 workers to one.",
+        "When idle, the pool shrinks from sixteen workers to 2.",
+        False,
+    ),
+    (
+        "Valid levels run from 1 (the fastest) to 9 (the smallest output).",
+        "Valid levels run from one, the fastest, to nine, which gives the smallest output.",
+        True,
+    ),
+    (
+        "Valid levels run from 1 (the fastest) to 9 (the smallest output).",
+        "Valid levels run from two, the fastest, to nine, which gives the smallest output.",
+        False,
+    ),
+]
+
+SUB_KINDS = {
+    "data_size": DATA_SIZE,
+    "timestamp": TIMESTAMP,
+    "ordinal_fraction": ORDINAL_FRACTION,
+    "range_words": RANGE_WORDS,
+}
 
 NOT_YET_READ: frozenset[str] = frozenset(
     {
         "ordinal_fraction-00",
+        "range_words-00",
+        "range_words-02",
+        "range_words-05",
     }
 )
 
