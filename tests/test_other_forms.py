@@ -209,9 +209,6 @@ SUB_KINDS = {
 NOT_YET_READ: frozenset[str] = frozenset(
     {
         "ordinal_fraction-00",
-        "range_words-00",
-        "range_words-02",
-        "range_words-05",
     }
 )
 

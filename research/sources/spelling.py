@@ -16,7 +16,8 @@
 - Number words through text2num's `alpha2digit` ("twelve thousand" -> 12000, "forty-two"
   -> 42, "four hundred and five" -> 405); a figure already followed by a scale word
   ("1.5 million") is left to the figure reader; "one" and "two", which text2num leaves,
-  before a unit ("two minutes").
+  before a unit ("two minutes") and at one end of a range of figures ("from one to 20",
+  "from 16 workers to one").
 - Fractions and ratios, the project's own small table (no library reads them): "a fifth",
   "two thirds", "one in six", "1 in 1,000", "one in a thousand", "three of every four",
   "one user in four", "two packages
@@ -527,7 +528,20 @@ def _number_words(text: str) -> str:
     text = _words_to_digits(text)
     if " of " in text and _ORDINAL_DIGITS.search(text):
         text = _ORDINAL_PART.sub(_ordinal_part, text)
+    if "from " in text or "From " in text:
+        text = _FROM_SMALL.sub(lambda m: f"{m.group(1)}{_SMALL[casefold.key(m.group(2))]}", text)
+        text = _TO_SMALL.sub(lambda m: f"{m.group(1)}{_SMALL[casefold.key(m.group(2))]}", text)
     return text
+
+
+_FROM_SMALL = re.compile(
+    r"(\bfrom )(zero|one|two)\b(?=,?[^.;:]{0,60}?\bto (?:minus )?\d)", re.IGNORECASE
+)
+_TO_SMALL = re.compile(
+    r"(\bfrom (?:minus )?\d[\d.,]*(?![.,]?\d)[^.;:]{0,60}?\bto )(zero|one|two)\b", re.IGNORECASE
+)
+"""The end of a range of figures that text2num leaves as a word ("from one to 20", "from
+16 workers to one"): a figure like the other end."""
 
 
 @lru_cache(maxsize=4096)
