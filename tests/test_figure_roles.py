@@ -160,7 +160,7 @@ COMMAS: list[Case] = [
     (_MACHINE, "The tests ran on a 16-core Ryzen 3700 at 3.6Ghz.", False),
 ]
 
-NOT_YET_READ = {"contrasted-06", "commas-02"}
+NOT_YET_READ = {"contrasted-06"}
 
 
 @pytest.mark.parametrize(

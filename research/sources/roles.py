@@ -2,14 +2,15 @@
 standard library only).
 
 A passage often states figures of one sort in parallel parts, the clauses of a sentence
-(`_PART_BREAK`: a semicolon, ", and", "while", an "and" starting a phrase) or its
-sentences: "In release 4.1, the default was 64; since release 5.0, it is 256", "For
+(`_PART_BREAK`: a semicolon, ", and", "while", a comma or an "and" starting a phrase) or
+its sentences: "In release 4.1, the default was 64; since release 5.0, it is 256", "For
 versions 2.3.1 and earlier the size is at most 8192. Beginning with version 2.4.0, 16384
 is accepted". What the claim puts with its figure says which part it restates:
 - `crossed`: the claim pairs two of its figures of different sorts, a and b, that no part
   holds together, while a's part gives a figure of b's kind the claim lacks and b's part a
-  figure of a's sort the claim lacks: the page pairs them the other way ("since release
-  4.1, 256").
+  figure of a's sort the claim lacks, after the same word as a and in the same order: the
+  page pairs them the other way ("since release 4.1, 256"; not a machine's specifications,
+  "3.6Ghz (4.4Ghz boost), with 16GiB memory at 3200Mhz").
 - `contrasted`: the parts tell their figures apart by the word before a noun both use
   ("datagram sockets" / "stream sockets", "usable size" / "page size"), and the claim
   writes the other part's pair of words, not its figure's ("stream sockets since 3.18");
@@ -32,12 +33,14 @@ from research.sources.words import token_stems
 
 _PART_BREAK = re.compile(
     r";\s|,\s+(?:and|while|whereas|but)\s|\s(?:while|whereas)\s"
+    r"|,\s(?=(?:with|on|in|for|since|from|under|at)\s)"
     r"|\sand\s(?=(?:the|a|an|for|in|on|since|from|with|its|their|before|after|until)\s)",
     re.IGNORECASE,
 )
-"""Where a sentence's parallel parts meet: a semicolon, a contrast, or "and" starting a
-phrase of its own ("... 64, and since release 5.0 ...", "... 30 seconds and the read
-timeout ...": not the "and" of a range, "between 512 and 65536")."""
+"""Where a sentence's parallel parts meet: a semicolon, a contrast, a comma or an "and"
+starting a phrase of its own ("... 64, and since release 5.0 ...", "... 30 seconds and the
+read timeout ...", "... 80 seconds, with 8 threads ...": not the "and" of a range, "between
+512 and 65536")."""
 _SEGMENT = re.compile(r"[^,;:()\[\]]+")
 _WORD = re.compile(r"[^\W\d_][\w'-]*")
 
@@ -194,36 +197,53 @@ def _kin(mine: StatedNumber, theirs: StatedNumber) -> bool:
 
 def crossed(parts: Sequence[_Part], claim: _Claim) -> Given | None:
     """A claim figure b that the claim pairs with its figure a (in one clause of the claim:
-    no "; " between them), of another sort, where no part holds both, a's part gives a
-    figure of b's kind that is of a's sort no more and the claim lacks, and b's part a
-    figure of a's sort the claim lacks (see the module)."""
-    numbers, held, claimed = claim.numbers, claim.held, claim.claimed
+    no "; " between them), of another sort, where no part holds both, and the parts are
+    parallel the other way (`_crossing`: see the module)."""
+    numbers, held = claim.numbers, claim.held
     for a, at in zip(numbers, held, strict=True):
         for b, bt in zip(numbers, held, strict=True):
             if not at or not bt or a is b or any(p in bt for p in at):
                 continue
-            if same_slot(a, b, lenient=True) or not _paired(claim.norm, a, b):
+            if same_slot(a, b) or not _paired(claim.norm, a, b):
                 continue
+            name = _name_of(claim.norm, a.span)
             for mine in bt:
-                if not _gives_alike(mine, a, _name_of(claim.norm, a.span), claimed):
-                    continue
                 for other in at:
-                    found = [
-                        f
-                        for f in _lacked(other, claimed)
-                        if _kin(b, f) and not same_slot(a, f, lenient=True)
-                    ]
-                    if found:
-                        return Given(b, found[0], other.sentence)
+                    found = _crossing((mine, b), (other, a), name, claim.claimed)
+                    if found is not None:
+                        return Given(b, found, other.sentence)
     return None
 
 
-def _gives_alike(part: _Part, number: StatedNumber, name: str, claimed: frozenset[Value]) -> bool:
-    """Whether a part gives a figure the claim lacks that could stand where `number` does."""
-    return any(
-        f.candidates.isdisjoint(claimed) and _alike(number, name, f, their)
-        for f, their in zip(part.figures, part.named, strict=True)
-    )
+def _crossing(
+    mine: tuple[_Part, StatedNumber],
+    other: tuple[_Part, StatedNumber],
+    name: str,
+    claimed: frozenset[Value],
+) -> StatedNumber | None:
+    """The figure b' of b's kind, of a's sort no more, the claim lacks, that a's part gives
+    where b's part gives b, when b's part gives a figure a' of a's sort the claim lacks in
+    the same order ("a' ... b" and "a ... b'", or "b ... a'" and "b' ... a") and after the
+    same word as a ("Linux 2.2", "Linux 2.4"; "with 4 threads", "with 8 threads"): the page
+    pairs a with b' and a' with b. `mine`: b's part and b; `other`: a's part and a; `name`: the
+    word before a in the claim."""
+    part, b = mine
+    a_part, a = other
+    b_at = next(i for i, f in enumerate(part.figures) if b.matches(f))
+    a_at = next(i for i, f in enumerate(a_part.figures) if a.matches(f))
+    named = a_part.named[a_at]
+    for i, (f, their) in enumerate(zip(part.figures, part.named, strict=True)):
+        if their != named or not f.candidates.isdisjoint(claimed) or not _alike(a, name, f, their):
+            continue
+        for j, g in enumerate(a_part.figures):
+            if (
+                g.candidates.isdisjoint(claimed)
+                and _kin(b, g)
+                and not same_slot(a, g)
+                and (i < b_at) == (a_at < j)
+            ):
+                return g
+    return None
 
 
 def _paired(norm: str, a: StatedNumber, b: StatedNumber) -> bool:
