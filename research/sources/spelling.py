@@ -628,7 +628,11 @@ def _fractions(text: str, lower: str) -> str:
 
 def _ratios(text: str, lower: str) -> str:
     text = _RATIO.sub(_ratio, text)
-    return _NOUN_RATIO.sub(_noun_ratio, text) if " in " in lower else text
+    # `_noun_ratio` rewrites only a ratio of "one" or of "every" (a rewrite before this one
+    # may have written "every": `lower` is the text as it came)
+    if " in " in lower and _holds_any(text, ("one", "every")):
+        return _NOUN_RATIO.sub(_noun_ratio, text)
+    return text
 
 
 def _dozens_and_folds(text: str, lower: str) -> str:
