@@ -170,8 +170,10 @@ def _in_sentence(
     if cues.listed and paired_between(number, (sentence,), stems, cues):
         return True
     figures = with_sums(sentence)
-    if reading is not None and _derives(page, reading, cues, ("one", index), [figures]):
-        return True  # `derivable`, as `derivable_in_sentence` asks it first
+    if reading is not None:  # `derivable`, as `derivable_in_sentence` asks it first
+        table = _derived(page, reading, cues)
+        if _derives(table, reading, cues, ("one", index), [figures]):
+            return True
     return computed_in_sentence(number, figures, cues)
 
 
@@ -445,13 +447,14 @@ def _with_neighbour(
     worded = [i for i in near if sentences[i].stems & (stems | mine.stems)]
     if duration and not any(f.kind in kinds for i in worded for f in sentences[i].numbers):
         worded += [i for i in near if abs(i - anchor) == 1]  # the next date of a history
+    table = _derived(page, reading, pair_cues)
     for index in worded:
         theirs = sentences[index]
         shared = _measures(mine) & _measures(theirs)
         if inputs > 1 and not shared:
             continue  # with two figures of its own the anchor is where it was computed
         pairs = ([x, y] for x in _unshared(mine, shared) for y in _unshared(theirs, shared))
-        if _derives(page, reading, pair_cues, ("near", anchor, index), pairs):
+        if _derives(table, reading, pair_cues, ("near", anchor, index), pairs):
             return True
     return False
 
@@ -546,11 +549,12 @@ def _apart(
             break
     least = max(2, (len(stems) + 1) // 2)
     sentences = page.sentences
+    table = _derived(page, reading, pair_cues)
     if precise:
         for index, words in ranked:
             figures = sentences[index].inputs()[:PAIRED_FIGURES]
             groups = ([f for f in figures if f.kind == k] for k in kinds)
-            if _derives(page, reading, pair_cues, ("kinds", index, kinds), groups):
+            if _derives(table, reading, pair_cues, ("kinds", index, kinds), groups):
                 return words
     for position, (a, words_a) in enumerate(ranked[:APART_SENTENCES]):
         for b, words_b in ranked[position + 1 : APART_SENTENCES]:
@@ -559,7 +563,7 @@ def _apart(
             if words_a <= words_b or words_b <= words_a:
                 continue
             pairs = _figure_pairs(sentences[a], sentences[b])
-            if _derives(page, reading, pair_cues, ("two", a, b), pairs):
+            if _derives(table, reading, pair_cues, ("two", a, b), pairs):
                 return words_a | words_b
     return None
 
@@ -587,8 +591,14 @@ def _figure_pairs(a: Sentence, b: Sentence) -> Iterable[list[StatedNumber]]:
                 yield [x, y]
 
 
+def _derived(page: PageIndex, reading: Reading, cues: Cues) -> dict[object, tuple[float, ...]]:
+    """The page's values `derivable` computes for a figure read as `reading` with `cues`, by
+    the sentences they are of (`PageMemo.derived`; `_derives` fills it)."""
+    return page.memo.derived.setdefault((reading.way, cues), {})
+
+
 def _derives(
-    page: PageIndex,
+    table: dict[object, tuple[float, ...]],
     reading: Reading,
     cues: Cues,
     where: tuple[object, ...],
@@ -596,13 +606,12 @@ def _derives(
 ) -> bool:
     """Whether `derivable` computes the figure `reading` reads from one of `groups` of
     figures (those of the sentences `where` names): the values they give a figure read this
-    way are worked out once per page (`PageMemo.derived`), the bounds of each claim's figure
-    looked up in them. `groups` is read only the first time."""
-    key = (reading.way, cues, where)
-    values = page.memo.derived.get(key)
+    way are worked out once per page (`table`: `_derived`'s for `reading` and `cues`), the
+    bounds of each claim's figure looked up in them. `groups` is read only the first time."""
+    values = table.get(where)
     if values is None:
         found = {v for group in groups for v in derived_values(reading.way, group, cues)}
-        values = page.memo.derived[key] = tuple(sorted(v for v in found if v == v))  # no NaN
+        values = table[where] = tuple(sorted(v for v in found if v == v))  # no NaN
     low, high = reading.bounds
     at = bisect_left(values, low)
     return at < len(values) and values[at] <= high
@@ -670,6 +679,7 @@ def _derived_from_rows(
     pairs = {g: _named_pairs(rows) for g, rows in named.items()}
     weights = {g: found.title_weight(g, stems) for g, found_pairs in pairs.items() if found_pairs}
     best = max(weights.values(), default=0.0)
+    table = _derived(page, reading, cues)
     for group, weight in weights.items():
         if weight < best - 1e-9:
             continue
@@ -678,7 +688,7 @@ def _derived_from_rows(
             column = (
                 [x, y] for c, y in found.rows[b].cells.items() if (x := cells.get(c)) is not None
             )
-            if _derives(page, reading, cues, ("rows", a, b), column):
+            if _derives(table, reading, cues, ("rows", a, b), column):
                 rows = (found.rows[a].sentence, found.rows[b].sentence)
                 held = stems & found.titles[group]
                 return held.union(*(page.sentences[i].stems & stems for i in rows))

@@ -110,9 +110,9 @@ class PageMemo:
     those kinds (`computed._apart`)."""
     introduces: dict[int, tuple[int, ...]] | None = None
     """Sentence -> the table rows it introduces (`PageIndex.rows_introduced_by`), once built."""
-    derived: dict[object, tuple[float, ...]] = field(default_factory=dict)
-    """(way, cues, sentences) -> the values `derived.derivable` computes from the sentences'
-    figures, sorted (`computed._derives`)."""
+    derived: dict[object, dict[object, tuple[float, ...]]] = field(default_factory=dict)
+    """(way, cues) -> sentences -> the values `derived.derivable` computes from the
+    sentences' figures, sorted (`computed._derives`)."""
     parts: dict[int, tuple[object, ...]] = field(default_factory=dict)
     """Sentence -> its clauses that state a figure, read (`roles._Part`)."""
 
