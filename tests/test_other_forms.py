@@ -100,6 +100,20 @@ TIMESTAMP: list[Case] = [
         "The backup finished at 9:42 pm on 15 June 2019, according to its log.",
         True,
     ),
+    # a clock the page gives without a word of time: a time of day for a claim that says so
+    (
+        "The meeting runs 10:30\u201311:00 in room B.",
+        "The meeting starts at 10:30 in room B.",
+        True,
+    ),
+    (
+        "The meeting runs 10:30\u201311:00 in room B.",
+        "The meeting starts at 10:45 in room B.",
+        False,
+    ),
+    ("Doors open 19:00, the show starts 20:15.", "The show starts at 20:15.", True),
+    ("Doors open 19:00, the show starts 20:15.", "The show starts at 20:45.", False),
+    ("The clip runs 1:30 and then loops.", "The clip runs 1:30 and then loops.", True),
     # a date out of a ctime-style version string
     (
         "The build used the compiler below.\ncc version 3.1 (rev 5af3) Wed Jul 10 14:02:55 2019",
@@ -229,7 +243,7 @@ def test_a_quantity_in_another_form_is_read_as_the_figure_it_means(
         ("The doors open at 9:42 pm sharp.", ["21:42"]),
         ("The marathon took 2:11:05 in the end.", []),
         ("Mix sand and cement at a ratio of 1:10 by volume.", []),
-        ("The clip runs 1:30 and loops.", []),
+        ("The clip runs 1:30 and loops.", ["01:30"]),  # also 90 s or 90 min
         ("The clock showed 25:10 at the start.", []),
     ],
 )

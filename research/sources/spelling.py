@@ -66,7 +66,7 @@ from text_to_num import alpha2digit, text2num  # type: ignore[import-untyped]
 
 from research.sources import casefold
 from research.sources.quantities import HEDGES, ends_with_hedge, unit_of
-from research.sources.timeofday import ctime_dates, time_of_day
+from research.sources.timeofday import both_readings, ctime_dates, time_of_day
 from research.sources.wordcounts import spell_after, spell_before
 
 APPROX = "about"
@@ -593,7 +593,7 @@ def _clock_time(match: re.Match[str]) -> str:
         return f"{a * 3600 + b * 60 + int(match.group('c'))}{frac} s"
     if frac:
         return f"{a * 60 + b}{frac} s"
-    return f"{match.group(0)} ({a * 60 + b} s or {a * 60 + b} min)"  # or a ratio: kept
+    return both_readings(match.group(0), a * 60 + b)  # or a ratio or a time of day: kept
 
 
 def _sub_unit(match: re.Match[str]) -> str:

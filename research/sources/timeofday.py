@@ -5,6 +5,8 @@ when, "1:30:00" alone how long), and a timestamp's date (pure).
   after "at", "by", "until", "from", "to", "since" or a date (ISO "2017-10-12", "October
   12, 2017", "12 Oct 2017", "Mar 26", a weekday), or before "am"/"pm", a zone ("UTC",
   "CEST", "+0100") or a year (a ctime string: "Tue Mar 26 08:27:18 2013").
+- `both_readings(clock, value)`: a clock nothing tells, as both durations it may be; a
+  time of day too (so "at 10:30" matches "10:30\u201311:00").
 - `clock_key(match)`: its canonical "HH:MM" or "HH:MM:SS" (24 hours; "9:42 pm" 21:42), the
   figure `research.sources.figures` reads it as; a page's with seconds also matches the
   claim's minute ("at 08:13" for "08:13:07").
@@ -55,12 +57,23 @@ _CTIME = re.compile(
 )
 
 
+_BOTH_AFTER = re.compile(r" \(\d+ s or \d+ min\)")
+"""What `both_readings` writes after a clock."""
+
+
+def both_readings(clock: str, value: int) -> str:
+    """A clock that nothing around it tells ("runs 1:30", "10:30\u201311:00") with both its
+    readings as a duration, m:ss and h:mm: "1:30 (90 s or 90 min)". It may also be a time
+    of day (`time_of_day`)."""
+    return f"{clock} ({value} s or {value} min)"
+
+
 def time_of_day(text: str, start: int, end: int) -> bool:
-    """Whether the clock at text[start:end] tells a time of day (see the module
-    docstring), not a duration or a ratio."""
+    """Whether the clock at text[start:end] may tell a time of day (see the module
+    docstring): not a duration nor a ratio; one written with `both_readings` may be."""
     if _BEFORE.search(text, max(0, start - _REACH), start):
         return True
-    return _AFTER.match(text, end) is not None
+    return _AFTER.match(text, end) is not None or _BOTH_AFTER.match(text, end) is not None
 
 
 def clock_key(match: re.Match[str]) -> str | None:
