@@ -35,6 +35,7 @@ from itertools import zip_longest
 from research.sources.figures import StatedNumber, Value, claimed_values
 from research.sources.figuretable import same_sort
 from research.sources.flips import clause_breaks, clause_span
+from research.sources.namedrows import squashed_of
 from research.sources.pageindex import LEAD_SENTENCES, PageIndex, Sentence
 from research.sources.slots import Given, same_lead_side
 from research.sources.words import stems_of
@@ -57,7 +58,7 @@ def given_by_table(
         return None
     text, stems = claim
     return (
-        other_row(page, stems, numbers, stating)
+        other_row(page, stems, numbers, stating, text)
         or other_column(page, stems, numbers, stating)
         or other_table(page, stems, numbers, stating)
         or swapped_cells(page, text, stems, numbers, stating)
@@ -71,17 +72,22 @@ def other_row(
     stems: frozenset[str],
     numbers: Sequence[StatedNumber],
     stating: Sequence[Collection[int]],
+    text: str = "",
 ) -> Given | None:
     """The first of the claim's figures that the page states only in rows the claim does not
     name, with the figure a row it names gives in the same place. `stems`: the claim's
-    content words; `stating`: the sentences stating each of `numbers`."""
-    claimed = claimed_values(numbers)
-    counts = claimed_values([n for n in numbers if n.count])
+    content words (with its words squashed, `namedrows.squashed_of` of its `text`: "in-situ"
+    names "rapidjson(insitu)"); `stating`: the sentences stating each of `numbers`."""
+    claimed = counts = frozenset[Value]()
     for number, mine in zip(numbers, stating, strict=True):
-        if number.kind in _SKIPPED or not mine:
-            continue
-        if not page.labelled.issuperset(mine) or any(_names(page, i, stems) for i in mine):
-            continue  # stated in prose too, or in a row the claim names
+        if number.kind in _SKIPPED or not mine or not page.labelled.issuperset(mine):
+            continue  # stated in prose too
+        if not claimed:
+            claimed = claimed_values(numbers)
+            counts = claimed_values([n for n in numbers if n.count])
+            stems |= squashed_of(text)
+        if any(_names(page, i, stems) for i in mine):
+            continue  # stated in a row the claim names
         for index in sorted(mine):
             found = _named_rival(page, index, number, stems, (claimed, counts))
             if found is not None:
@@ -255,11 +261,14 @@ def _keeps_claimed(
     `row` states one but `number`: "threaded (8 threads) 5.109192 seconds" is the row of a
     claim about eight threads, "threaded (4 threads) 2.455215 seconds" is not, though both
     are labelled "threaded"."""
-    return len(other.numbers) == len(row.numbers) and all(
-        theirs.candidates & counts
-        for figure, theirs in zip(row.numbers, other.numbers, strict=True)
-        if figure.candidates & counts and not number.matches(figure)
-    )
+    if not counts:
+        return True
+    for place, figure in enumerate(row.numbers):
+        if figure.candidates & counts and not number.matches(figure):
+            theirs = _same_column(row, place, other)
+            if theirs is None or not theirs.candidates & counts:
+                return False
+    return True
 
 
 def _names(page: PageIndex, index: int, stems: frozenset[str]) -> bool:
@@ -278,19 +287,38 @@ def _in_place(
     row: Sentence, number: StatedNumber, other: Sentence, claimed: frozenset[Value]
 ) -> StatedNumber | None:
     """The figure of row `other` in the place where `row` states `number`, when it is of the
-    same sort and the claim lacks it; rows of another shape have their figures in other
-    columns."""
-    if len(other.numbers) != len(row.numbers):
-        return None
+    same sort and the claim lacks it: in the same column (`Sentence.columns`: "| Boost
+    Format 1.88 | boost::format | 3.89 |" has a figure in its first cell that "| Folly
+    Format | folly::format | 1.28 |" lacks), or, without headers, at the same position of
+    a row of the same shape."""
     for place, figure in enumerate(row.numbers):
-        theirs = other.numbers[place]
+        if not number.matches(figure):
+            continue
+        theirs = _same_column(row, place, other)
         if (
-            number.matches(figure)
+            theirs is not None
             and same_sort(figure, theirs)
             and theirs.candidates.isdisjoint(claimed)
         ):
             return theirs
     return None
+
+
+def _same_column(row: Sentence, place: int, other: Sentence) -> StatedNumber | None:
+    """The figure of `other` in the column of `row`'s figure at `place` (by its header
+    when that names one column only, else by position in rows of the same shape)."""
+    same_shape = len(other.numbers) == len(row.numbers)
+    if same_shape and other.columns == row.columns:
+        return other.numbers[place]  # the common case: one table's rows alike
+    if len(row.columns) == len(row.numbers) and len(other.columns) == len(other.numbers):
+        header = row.columns[place]
+        if header and row.columns.count(header) == 1:
+            if other.columns.count(header) != 1:
+                return None
+            return other.numbers[other.columns.index(header)]
+    if not same_shape:
+        return None
+    return other.numbers[place]
 
 
 def _same_table(page: PageIndex, index: int) -> Iterator[int]:
