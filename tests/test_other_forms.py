@@ -55,6 +55,21 @@ DATA_SIZE: list[Case] = [
         "The magic number at offset zero is 10,000 in every file.",
         False,
     ),
+    # a hex literal's value in words, and exact bytes for a decimal-prefixed size read as binary
+    (
+        "The limit is 0x7fffffff on every platform.",
+        "The limit is about 2.1 billion on every platform.",
+        True,
+    ),
+    (
+        "The limit is 0x7fffffff on every platform.",
+        "The limit is about 4.3 billion on every platform.",
+        False,
+    ),
+    ("The disk holds 2 GB of logs.", "The disk holds 2,147,483,648 bytes of logs.", True),
+    ("The disk holds 2 GB of logs.", "The disk holds 4,294,967,296 bytes of logs.", False),
+    ("The cap is 4 GiB per file.", "The cap is roughly 4.3 billion bytes per file.", True),
+    ("The cap is 4 GiB per file.", "The cap is roughly 4.3 million bytes per file.", False),
     # "half megabyte" without "a": half of that unit
     (
         "The sampler takes one sample per half megabyte allocated on the heap.",
@@ -114,6 +129,32 @@ TIMESTAMP: list[Case] = [
     ("Doors open 19:00, the show starts 20:15.", "The show starts at 20:15.", True),
     ("Doors open 19:00, the show starts 20:15.", "The show starts at 20:45.", False),
     ("The clip runs 1:30 and then loops.", "The clip runs 1:30 and then loops.", True),
+    # an ISO timestamp's time of day, and a mail header's
+    (
+        "The tag was pushed 2023-05-04T10:22:00Z after the freeze.",
+        "The tag was pushed at 10:22 UTC on 4 May 2023, after the freeze.",
+        True,
+    ),
+    (
+        "The tag was pushed 2023-05-04T10:22:00Z after the freeze.",
+        "The tag was pushed at 11:22 UTC on 4 May 2023, after the freeze.",
+        False,
+    ),
+    (
+        "The tag was pushed 2023-05-04T10:22:00Z after the freeze.",
+        "The tag was pushed on 4 May 2023, after the freeze.",
+        True,
+    ),
+    (
+        "Date: Tue, 26 Mar 2013 08:27:18 +0100\nThe patch was merged.",
+        "The patch was merged at 08:27 on 26 March 2013.",
+        True,
+    ),
+    (
+        "Date: Tue, 26 Mar 2013 08:27:18 +0100\nThe patch was merged.",
+        "The patch was merged at 08:27 on 25 March 2013.",
+        False,
+    ),
     # a date out of a ctime-style version string
     (
         "The build used the compiler below.\ncc version 3.1 (rev 5af3) Wed Jul 10 14:02:55 2019",

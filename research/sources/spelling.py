@@ -48,7 +48,8 @@
   "March 3, 2021" and "3rd March 2021" all become "3 March 2021", and "2021-03" "March
   2021", which the figure reader takes as one date; a weekday written before a date
   ("Tuesday, 2021-10-05") is part of it, not a word of the sentence (a schedule names the
-  weekday of every date); an ISO timestamp ("2021-03-03T10:00:00Z") is its day; a date in
+  weekday of every date); an ISO timestamp ("2021-03-03T10:00:00Z") is its day and its
+  time of day ("3 March 2021 10:00:00": `research.sources.timeofday`); a date in
   numbers only is read day first with dots ("05.03.2021": 5 March), and with slashes
   whichever way only one reading is a date ("15/03/2021", "03/15/2021"; "03/05/2021"
   stays as written).
@@ -153,7 +154,9 @@ _MONTH_NAMES = sorted(
 _MONTH = "(?:" + "|".join(_MONTH_NAMES) + r")\.?"
 _WEEKDAY = r"(?:(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day|Mon|Tue|Wed|Thu|Fri|Sat|Sun)\.?,? "
 _TIME = r"(?:T\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?)"
-"""The time of an ISO timestamp ("2021-03-03T10:00:00Z"): part of its date."""
+"""The time of an ISO timestamp ("2021-03-03T10:00:00Z"): part of its date, written after it
+as a time of day ("3 March 2021 10:00:00")."""
+_ISO_CLOCK = re.compile(r"T(\d\d:\d\d(?::\d\d)?)")
 _DATE = re.compile(
     rf"(?<![\w.-])(?:{_WEEKDAY})?(?:(?:18|19|20)\d\d-(?:0[1-9]|1[0-2])(?:-[0-3]\d{_TIME}?)?"
     r"(?![\w-])"
@@ -553,7 +556,8 @@ def _canonical_date(written: str) -> str:
         return written
     if first.day != second.day:
         return f"{first:%B %Y}"
-    return f"{first.day} {first:%B %Y}"
+    clock = _ISO_CLOCK.search(written)  # "2021-03-03T10:00:00Z": its time of day too
+    return f"{first.day} {first:%B %Y}" + (f" {clock.group(1)}" if clock else "")
 
 
 def _numeric_date(match: re.Match[str]) -> str:
