@@ -157,9 +157,21 @@ _LAST_WORD = re.compile(r"([^\W\d_][\w'-]*)\s*$")
 _RELEASES = frozenset({"version", "number", "label"})
 
 
+def _word_run_start(text: str, end: int) -> int:
+    """Where the run of word characters (and ' -) before the spaces that end at `end`
+    starts: `_LAST_WORD` matches nowhere before it (tried from the text's start, it tried
+    every word of the sentence)."""
+    at = end
+    while at > 0 and text[at - 1].isspace():
+        at -= 1
+    while at > 0 and (text[at - 1].isalnum() or text[at - 1] in "_'-"):
+        at -= 1
+    return at
+
+
 def _name_of(text: str, span: tuple[int, int]) -> str:
     """The stem of the word right before a figure ("linux" for "Linux 4.2"), or ""."""
-    found = _LAST_WORD.search(text, 0, span[0])
+    found = _LAST_WORD.search(text, _word_run_start(text, span[0]), span[0])
     stems = sorted(token_stems(found.group(1))) if found else []
     return stems[0] if stems else ""
 
