@@ -12,8 +12,9 @@ is accepted". What the claim puts with its figure says which part it restates:
   page pairs them the other way ("since release 4.1, 256"; not a machine's specifications,
   "3.6Ghz (4.4Ghz boost), with 16GiB memory at 3200Mhz").
 - `contrasted`: the parts tell their figures apart by the word before a noun both use
-  ("datagram sockets" / "stream sockets", "usable size" / "page size"), and the claim
-  writes the other part's pair of words, not its figure's ("stream sockets since 3.18");
+  ("datagram sockets" / "stream sockets", "usable size" / "page size") or after a
+  preposition both use ("on x86" / "on Alpha"), and the claim writes the other part's
+  pair of words, not its figure's ("stream sockets since 3.18");
   the other part's figure is of the same kind, whatever its magnitude ("the minimum page
   size is 512 bytes and the maximum page size is 65536 bytes").
 Two releases named after the same word are of one sort whichever kind each reads as
@@ -43,6 +44,9 @@ read timeout ...", "... 80 seconds, with 8 threads ...": not the "and" of a rang
 512 and 65536")."""
 _SEGMENT = re.compile(r"[^,;:()\[\]]+")
 _WORD = re.compile(r"[^\W\d_][\w'-]*")
+_DETERMINERS = frozenset(
+    {"the", "a", "an", "this", "that", "these", "those", "its", "their", "our", "his", "her"}
+)
 
 
 class _Part:
@@ -266,9 +270,11 @@ def _paired(norm: str, a: StatedNumber, b: StatedNumber) -> bool:
 
 
 def _pairs(text: str, spans: Sequence[tuple[int, int]]) -> dict[tuple[str, str], int]:
-    """Each pair of content words right next to each other in `text` (no stopword, figure
-    (`spans`) or clause mark , ; : parentheses between them), as stems, with where it
-    starts: a noun and the word that tells it apart ("stream sockets", "usable size")."""
+    """Each pair of words right next to each other in `text` (no figure (`spans`) or
+    clause mark , ; : parentheses between them), the second a content word, as stems, with
+    where it starts: a noun and the word that tells it apart ("stream sockets", "usable
+    size"), or a stopword, "_" and itself, and the word after it past any article ("_on"
+    and "x86" for "on x86", "on the x86")."""
     out: dict[tuple[str, str], int] = {}
     edges = [0, *(x for span in spans for x in span), len(text)]
     for start, end in zip(edges[::2], edges[1::2], strict=True):
@@ -279,7 +285,10 @@ def _pairs(text: str, spans: Sequence[tuple[int, int]]) -> dict[tuple[str, str],
                 here = segment.start() + word.start()
                 if stems and last is not None:
                     out.setdefault((last[0], stems[0]), last[1])
-                last = (stems[0], here) if stems else None
+                if stems:
+                    last = (stems[0], here)
+                elif word.group().lower() not in _DETERMINERS:
+                    last = ("_" + word.group().lower(), here)
     return out
 
 
@@ -319,15 +328,18 @@ def _told_apart(
     theirs: frozenset[tuple[str, str]],
 ) -> bool:
     """Whether the claim writes, nearer its figure `number` than any other, a pair of words
-    (x, noun) of the other part (`theirs`), whose noun the figure's parts (`mine`) write
-    after another word y, and never writes y ("a median of 120 ms, below the mean response
-    time" names its own part's "median" too)."""
+    (x, w) of the other part (`theirs`) where the figure's parts (`mine`) write w after
+    another word y ("stream sockets" / "datagram sockets"), or, x a preposition, write
+    another word z after x ("on x86" / "on Alpha"), and never writes y or z ("a median of
+    120 ms, below the mean response time" names its own part's "median" too)."""
     said, spans = claim.said, claim.spans
     own = frozenset().union(*(p.pairs for p in mine))
-    for (x, noun), at in said.items():
-        if (x, noun) not in theirs or (x, noun) in own or _nearest(spans, at) != number.span:
+    for (x, w), at in said.items():
+        if (x, w) not in theirs or (x, w) in own or _nearest(spans, at) != number.span:
             continue
-        ys = {y for y, n in own if n == noun and y != x}
+        ys = {y for y, n in own if n == w and y != x and not y.startswith("_")}
+        if x.startswith("_"):  # a preposition (`_pairs`)
+            ys |= {z for a, z in own if a == x and z != w}
         if ys and ys.isdisjoint(claim.words):
             return True
     return False
