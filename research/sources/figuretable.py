@@ -125,11 +125,11 @@ class FigureTable:
             dimensions=MappingProxyType({k: _sorted(v) for k, v in dimensions.items()}),
         )
 
-    def _candidates(self, number: StatedNumber) -> set[int]:
+    def _candidates(self, number: StatedNumber, *, windows: bool = True) -> set[int]:
         found: set[int] = set()
         for value in number.candidates:
             found.update(self.exact.get(value, ()))
-        for window in number.windows():
+        for window in number.windows() if windows else ():
             found.update(_between(self.numbers, *window))
         mine = number.quantity
         if mine is not None and mine.unit.dimension in self.dimensions:
@@ -155,9 +155,13 @@ class FigureTable:
             for value in number.candidates:
                 found.update(pool.get(value, ()))
             return found
-        if number.quantity is None and not number.multiple:
+        bare = number.quantity is None and not number.multiple
+        if bare:
             # a bare figure with a band: a page figure in its window matches it when it is a
-            # percentage like it (`StatedNumber.matches`, without a call per figure)
+            # percentage like it (`StatedNumber.matches`, without a call per figure); one
+            # that is not, or whose bound the band does not meet, matches it only by a
+            # value (a token) it may mean, which the exact lookup below finds, so the
+            # window's figures are not asked again (a wide band, "up to 15%", holds hundreds)
             percent = number.kind == "percent"  # a count's is none (`StatedNumber.count`)
             kinds = (True,) if percent else (False,) if number.count else (True, False)
             for window in number.windows():
@@ -167,7 +171,7 @@ class FigureTable:
                         not figure.bound or number.meets_bound(figure)
                     ):
                         found.add(self.owner[index])
-        for index in self._candidates(number):
+        for index in self._candidates(number, windows=not bare):
             owner = self.owner[index]
             if owner not in found and number.matches(self.figures[index]):
                 found.add(owner)
