@@ -44,6 +44,11 @@ read timeout ...", "... 80 seconds, with 8 threads ...": not the "and" of a rang
 512 and 65536")."""
 _SEGMENT = re.compile(r"[^,;:()\[\]]+")
 _WORD = re.compile(r"[^\W\d_][\w'-]*")
+_QUALIFIERS = frozenset(
+    f"_{word}" for word in ("on", "in", "for", "with", "without", "under", "using", "via")
+)
+"""The prepositions whose next word names what a part's figures hold for ("on x86", "with
+clang"), as `_pairs` writes them; not "per" ("per kWh", "per kilowatt-hour": a unit)."""
 _DETERMINERS = frozenset(
     {"the", "a", "an", "this", "that", "these", "those", "its", "their", "our", "his", "her"}
 )
@@ -329,16 +334,17 @@ def _told_apart(
 ) -> bool:
     """Whether the claim writes, nearer its figure `number` than any other, a pair of words
     (x, w) of the other part (`theirs`) where the figure's parts (`mine`) write w after
-    another word y ("stream sockets" / "datagram sockets"), or, x a preposition, write
-    another word z after x ("on x86" / "on Alpha"), and never writes y or z ("a median of
-    120 ms, below the mean response time" names its own part's "median" too)."""
+    another word y ("stream sockets" / "datagram sockets"), or, x a preposition of
+    `_QUALIFIERS`, write another word z after x ("on x86" / "on Alpha"), and never writes y
+    or z ("a median of 120 ms, below the mean response time" names its own part's "median"
+    too)."""
     said, spans = claim.said, claim.spans
     own = frozenset().union(*(p.pairs for p in mine))
     for (x, w), at in said.items():
         if (x, w) not in theirs or (x, w) in own or _nearest(spans, at) != number.span:
             continue
         ys = {y for y, n in own if n == w and y != x and not y.startswith("_")}
-        if x.startswith("_"):  # a preposition (`_pairs`)
+        if x in _QUALIFIERS:  # a preposition naming where or how (`_pairs`)
             ys |= {z for a, z in own if a == x and z != w}
         if ys and ys.isdisjoint(claim.words):
             return True
