@@ -25,9 +25,11 @@ parallel parts ("3.6Ghz (4.4Ghz boost), with 16GiB memory at 3200Mhz").
 `ANCHORED` (added before the change it tests): the parts tell their figures apart by the
 word after a preposition they share ("on x86 ... 16, on Alpha ... 32"), and the claim puts
 its figure after the other part's ("On x86 ... 32"); its true twins keep the page's
-pairing or name both parts. Two of them fail on another rule when the table was written
-(`slots.told_the_other_way` reads "default alignment" as 16's alone, the page writing it
-once for all three parts).
+pairing or name both parts, or write a unit after "per" in another spelling ("per kWh"
+for "per kilowatt-hour": a unit, not a qualifier; added after the change, which read
+"per" as a qualifier until the labelled fixture caught it). Two of them fail on another
+rule when the table was written (`slots.told_the_other_way` reads "default alignment" as
+16's alone, the page writing it once for all three parts).
 
 `NAMED_BOTH` (added after the readings, before the change it tests): true claims that
 write the other part's pair of words as well as their own figure's word, apart ("a median
@@ -176,6 +178,11 @@ _HOSTS = (
     "laptop, reads ran at 500 MB/s and writes at 200 MB/s."
 )
 
+_PRICES = (
+    "Prices\n\nPacks cost 115 dollars per kilowatt-hour in 2024, while cells alone cost 78 "
+    "dollars per kWh."
+)
+
 ANCHORED: list[Case] = [
     (_ARCH, "On Alpha the default alignment is 32.", True),
     (_ARCH, "On MIPS the default alignment is 8.", True),
@@ -184,6 +191,8 @@ ANCHORED: list[Case] = [
     (_HOSTS, "On the laptop, reads ran at 500 MB/s.", True),
     (_HOSTS, "Reads ran at 500 MB/s on the laptop against 900 MB/s on the server.", True),
     (_HOSTS, "On the laptop, reads ran at 900 MB/s.", False),
+    (_PRICES, "Packs cost $115 per kWh in 2024.", True),
+    (_PRICES, "Packs cost $78 per kWh in 2024.", False),
 ]
 
 NOT_YET_READ = {"contrasted-06", "anchored-00", "anchored-01"}
