@@ -562,7 +562,9 @@ def check_claim(
             found, support, reason = chosen
     run = found.run
     numbers, stating = parsed.numbers, found.stating
-    row = None if support is Support.SUPPORTED else named_row(page, parsed.stems, numbers, stating)
+    row = None
+    if support is not Support.SUPPORTED:
+        row = named_row(page, parsed.stems, numbers, stating, parsed.text)
     if row is not None:
         support, run = Support.SUPPORTED, _Run(row, row + 1, frozenset(), 0, 0)
         reason = "every figure in the table row the claim names"

@@ -72,16 +72,10 @@ _NOT_ALNUM = re.compile(r"[^a-z0-9]+")
 
 def names_of(text: str) -> frozenset[str]:
     """The names a text gives: its stems and its words squashed ("fast_float": "fastfloat")."""
-    return stems_of(text) | squashed_of(text)
-
-
-def squashed_of(text: str) -> frozenset[str]:
-    """A text's words squashed to letters and digits, of at least SQUASHED_LETTERS
-    ("in-situ": "insitu")."""
     squashed = (_NOT_ALNUM.sub("", word.lower()) for word in _WORD.findall(text))
-    return frozenset(
+    return stems_of(text) | {
         word for word in squashed if len(word) >= SQUASHED_LETTERS and not word.isdigit()
-    )
+    }
 
 
 def named_rows(page: PageIndex) -> Rows:

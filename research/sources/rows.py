@@ -29,18 +29,20 @@ the passage introduces or holds a row of, is bound to the claim (`in_named_row`)
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Iterator, Sequence
 from itertools import zip_longest
 
 from research.sources.figures import StatedNumber, Value, claimed_values
 from research.sources.figuretable import same_sort
 from research.sources.flips import clause_breaks, clause_span
-from research.sources.namedrows import squashed_of
+from research.sources.namedrows import SQUASHED_LETTERS
 from research.sources.pageindex import LEAD_SENTENCES, PageIndex, Sentence
 from research.sources.slots import Given, same_lead_side
 from research.sources.words import stems_of
 
 _SKIPPED = frozenset({"year", "label"})
+_NOT_ALNUM = re.compile(r"[^a-z0-9]+")
 
 
 def given_by_table(
@@ -57,11 +59,12 @@ def given_by_table(
     if all(page.labelled.isdisjoint(mine) for mine in stating):
         return None
     text, stems = claim
+    names = stems | squashed_stems(text)  # "in-situ", "in-place" name "insitu", "_inplace"
     return (
-        other_row(page, stems, numbers, stating, text)
-        or other_column(page, stems, numbers, stating)
+        other_row(page, names, numbers, stating)
+        or other_column(page, names, numbers, stating)
         or other_table(page, stems, numbers, stating)
-        or swapped_cells(page, text, stems, numbers, stating)
+        or swapped_cells(page, text, names, numbers, stating)
         or swapped_rows(page, text, numbers, stating)
         or passage_row(page, passage, stems, numbers, stating)
     )
@@ -72,20 +75,16 @@ def other_row(
     stems: frozenset[str],
     numbers: Sequence[StatedNumber],
     stating: Sequence[Collection[int]],
-    text: str = "",
 ) -> Given | None:
     """The first of the claim's figures that the page states only in rows the claim does not
     name, with the figure a row it names gives in the same place. `stems`: the claim's
-    content words (with its words squashed, `namedrows.squashed_of` of its `text`: "in-situ"
-    names "rapidjson(insitu)"); `stating`: the sentences stating each of `numbers`."""
-    claimed = counts = frozenset[Value]()
+    content words (and its words squashed, `squashed_stems`); `stating`: the sentences
+    stating each of `numbers`."""
+    claimed = claimed_values(numbers)
+    counts = claimed_values([n for n in numbers if n.count])
     for number, mine in zip(numbers, stating, strict=True):
         if number.kind in _SKIPPED or not mine or not page.labelled.issuperset(mine):
             continue  # stated in prose too
-        if not claimed:
-            claimed = claimed_values(numbers)
-            counts = claimed_values([n for n in numbers if n.count])
-            stems |= squashed_of(text)
         if any(_names(page, i, stems) for i in mine):
             continue  # stated in a row the claim names
         for index in sorted(mine):
@@ -334,23 +333,53 @@ def named_row(
     stems: frozenset[str],
     numbers: Sequence[StatedNumber],
     stating: Sequence[Collection[int]],
+    text: str = "",
 ) -> int | None:
-    """A table row whose first cell the claim names (all its words) and that holds every
-    figure of the claim but its years, the only row with that first cell: the row is the
-    passage, whatever else the claim says around it ("a plain memcpy ran at 13.7 GB/s"
-    for "| memcpy | 13700 MB/s |"). `stems`: the claim's content words; `stating`: the
-    sentences stating each of `numbers`."""
-    figures = [n for n in numbers if n.kind != "year"]
+    """A table row whose first cell the claim names (all its words, or its words squashed:
+    "in-place" names "rapidjson_inplace") and that holds every figure of the claim but its
+    years, itself or in its caption (`Sentence.lead`: "with g++ 8.2:"), one of them
+    itself, the only row with that first cell: the row is the passage, whatever else the
+    claim says around it ("a plain memcpy ran at 13.7 GB/s" for "| memcpy | 13700 MB/s
+    |"). `stems`: the claim's content words; `text`: the claim; `stating`: the sentences
+    stating each of `numbers`."""
+    figures = [s for n, s in zip(numbers, stating, strict=True) if n.kind != "year"]
     if not figures or any(not s for s in stating):
         return None
-    rows = set.intersection(
-        *(set(s) for n, s in zip(numbers, stating, strict=True) if n.kind != "year")
-    )
+    own = set().union(*figures)
+    rows = set.intersection(*(_with_introduced(page, s) for s in figures)) & own
+    if not rows:
+        return None
+    names = stems | squashed_stems(text)
     for index in sorted(rows):
         label = page.sentences[index].label
-        if label and label <= stems and _one_row_named(page, label):
+        if label and label <= names and _one_row_named(page, label):
             return index
     return None
+
+
+_JOINED = re.compile(r"[^\W_]+(?:[-_.][^\W_]+)+")
+"""A word joined by hyphens, underscores or dots ("in-situ", "compile_commands.json")."""
+
+
+def squashed_stems(text: str) -> frozenset[str]:
+    """A claim's joined words squashed ("in-situ": "insitu") and their stems ("in-place":
+    "inplac", as "rapidjson_inplace" is read), of at least SQUASHED_LETTERS."""
+    joined = _JOINED.findall(text)
+    if not joined:
+        return frozenset()
+    squashed = [_NOT_ALNUM.sub("", word.lower()) for word in joined]
+    kept = [word for word in squashed if len(word) >= SQUASHED_LETTERS]
+    return frozenset(kept) | stems_of(" ".join(kept)) if kept else frozenset()
+
+
+def _with_introduced(page: PageIndex, stating: Collection[int]) -> set[int]:
+    """The sentences stating a figure and the pipe table rows they introduce (a caption's
+    figure; a block of rows written without pipes has its header line among its caption,
+    whose figures name columns: "Version 3.10 cold 3.10 hot 3.11")."""
+    out = set(stating)
+    for index in stating:
+        out.update(i for i in page.rows_introduced_by(index) if page.sentences[i].text[:1] == "|")
+    return out
 
 
 def _one_row_named(page: PageIndex, label: frozenset[str]) -> bool:
