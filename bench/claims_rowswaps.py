@@ -8,7 +8,7 @@ same column, a changed figure of the kind writers make when they read the wrong 
 should be flagged; and claims naming one column's header with that column's figure, then
 with another column's figure of the same row. Counts are printed with the table rules
 (`research.sources.rows`) and without them, so that what those rules add is seen. Only
-the tuning halves are read (dev, fresh, unseen): never frozen nor blind.
+the tuning halves are read (dev, fresh, unseen, blind): never frozen nor sealed.
 
     python bench/claims_rowswaps.py
 """
@@ -24,10 +24,11 @@ sys.path.insert(0, str(REPO))
 
 from research.sources import given, rows  # noqa: E402
 from research.sources.claims import Support, check_claim, index_page  # noqa: E402
+from research.sources.figuretable import same_sort  # noqa: E402
 from research.sources.pageindex import PageIndex, Sentence  # noqa: E402
 from research.sources.words import stems_of  # noqa: E402
 
-HALVES = ("dev", "fresh", "unseen")
+HALVES = ("dev", "fresh", "unseen", "blind")
 _SKIPPED = ("version", "label", "year")
 
 
@@ -91,7 +92,7 @@ def column_claims(page: PageIndex) -> tuple[list[str], list[str]]:
                 if a == b or not named or named == other or mine.kind in _SKIPPED:
                     continue
                 if (
-                    not rows._same_sort(mine, theirs)
+                    not same_sort(mine, theirs)
                     or mine.matches(theirs)
                     or theirs.matches(mine)
                 ):
