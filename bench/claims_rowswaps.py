@@ -91,11 +91,7 @@ def column_claims(page: PageIndex) -> tuple[list[str], list[str]]:
                 mine, theirs = row.numbers[a], row.numbers[b]
                 if a == b or not named or named == other or mine.kind in _SKIPPED:
                     continue
-                if (
-                    not same_sort(mine, theirs)
-                    or mine.matches(theirs)
-                    or theirs.matches(mine)
-                ):
+                if not same_sort(mine, theirs) or mine.matches(theirs) or theirs.matches(mine):
                     continue  # a speed for a ratio is a missing unit, not a changed figure
                 true.append(_claim(page, row, a, row))
                 swapped.append(_claim(page, row, a, row).replace(_text(row, a), _text(row, b)))
