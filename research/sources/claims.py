@@ -138,7 +138,12 @@ from research.sources.claimtext import (
     rewrite_report_citations,
     unit_lines,
 )
-from research.sources.computed import computed_elsewhere, derived_here, rows_next_to
+from research.sources.computed import (
+    computed_elsewhere,
+    computed_from_rows,
+    derived_here,
+    rows_next_to,
+)
 from research.sources.figurerun import figure_passage
 from research.sources.figures import (
     LINE_MARKER,
@@ -457,6 +462,7 @@ def _match(
             derived_here(n, context, parsed.norm, stems, numbers)
             or enumerated(page, parsed.norm, n)
             or (not s and computed_elsewhere(page, stems, parsed.norm, n, lent, numbers))
+            or (s and computed_from_rows(page, stems, parsed.norm, n, lent))
         )
     ]
     matched = len(run.held.union(stems & page.head_stems, *lent))

@@ -201,6 +201,42 @@ def computed_elsewhere(
     return found is not None
 
 
+_COMPARATIVE_AFTER = re.compile(
+    r"[\s,]*(?:[^\W\d_]+\s+){0,2}?(?:longer|shorter|more|less|fewer|faster|slower|higher"
+    r"|lower|larger|smaller|bigger|sooner|later|earlier)\b",
+    re.IGNORECASE,
+)
+"""A comparative right after a figure and its unit: the figure is a difference ("50 seconds
+longer", "12 ms faster")."""
+
+
+def computed_from_rows(
+    page: PageIndex,
+    stems: frozenset[str],
+    claim: str,
+    number: StatedNumber,
+    lent: list[frozenset[str]],
+) -> bool:
+    """Whether `number`, which the page states somewhere, is computed from two rows of one
+    table or listing that the claim names (`_derived_from_rows`), adding the claim's words
+    they hold to `lent`: a "50 seconds longer" of two rows' compile times is no other
+    column's "50". Only a figure the claim says it computed: a multiple, a percentage, a
+    duration between two dates, or a difference a comparative follows ("50 seconds
+    longer"); "read twitter.json at 0.26 GB/s" and "fell by a fifth, to 115 dollars" are
+    no difference of two rows."""
+    if not (
+        number.multiple
+        or number.kind == "percent"
+        or is_duration(number)
+        or _COMPARATIVE_AFTER.match(claim, number.span[1])
+    ):
+        return False
+    found = _derived_from_rows(page, stems, claim, number)
+    if found is not None:
+        lent.append(found)
+    return found is not None
+
+
 NEXT_ROWS = 2
 """Rows of a table right before or after the passage that it may compute with, at most."""
 
@@ -505,6 +541,17 @@ def _next_to_context(
     )
 
 
+def _undominated(named: dict[int, frozenset[str]]) -> dict[int, frozenset[str]]:
+    """`named` (row -> the claim's words naming it) less the rows another row is named by
+    more of the claim's words than, all of theirs among them: "the second beta" names
+    "beta 2" (#2, beta) rather than "beta 1" (beta)."""
+    return {
+        row: names
+        for row, names in named.items()
+        if not any(names < other for other in named.values())
+    }
+
+
 def _named_pairs(named: dict[int, frozenset[str]]) -> list[tuple[int, int]]:
     """The pairs of rows (of `named`: row -> the claim's words naming it) that the claim
     names each by a word the other lacks."""
@@ -658,27 +705,36 @@ def _derived_from_rows(
     compression speeds; "nine months separated the first alpha from the final release" from
     a schedule's lines), of the groups whose captions hold the most of the claim's words,
     each weighed by how few captions hold it (`namedrows.Rows.title_weight`); at most
-    ROWS_PER_NAME rows per name and group, the first. Rows are no part and whole: a
+    ROWS_PER_NAME rows per name and group, the first, less those another names by more
+    of the claim's words (`_undominated`: "the second beta" is "beta 2", whose rank
+    `namedrows` reads). Rows are no part and whole: a
     percentage is a share of one of the other (`derived.Cues.share`) unless the claim names
     a change."""
     reading = reading_of(number)
     if reading is None:
         return None  # `derivable` computes no figure like it
     found = named_rows(page)
+    if len(found.rows) < 2:
+        return None
     names = stems | names_of(claim)
-    cues = cues_of(claim)
-    cues = replace(cues, share=not (cues.rise or cues.fall or cues.complement))  # no part/whole
     named: dict[int, dict[int, frozenset[str]]] = {}  # group -> row -> the claim's names
     for name in names:
-        taken: Counter[int] = Counter()  # group -> rows this name took there
-        for index in found.postings.get(name, ())[:MAX_NAMED_ROWS]:
+        ids = found.postings.get(name)
+        if not ids or name.startswith("#"):
+            continue  # a rank ("the second beta") tells rows apart, it names none alone
+        taken: dict[int, int] = {}  # group -> rows this name took there
+        for index in ids[:MAX_NAMED_ROWS]:
             row = found.rows[index]
-            taken[row.group] += 1
+            taken[row.group] = taken.get(row.group, 0) + 1
             if taken[row.group] <= ROWS_PER_NAME:
                 named.setdefault(row.group, {})[index] = row.names & names
-    pairs = {g: _named_pairs(rows) for g, rows in named.items()}
+    pairs = {g: _named_pairs(_undominated(rows)) for g, rows in named.items()}
     weights = {g: found.title_weight(g, stems) for g, found_pairs in pairs.items() if found_pairs}
-    best = max(weights.values(), default=0.0)
+    if not weights:
+        return None
+    best = max(weights.values())
+    cues = cues_of(claim)
+    cues = replace(cues, share=not (cues.rise or cues.fall or cues.complement))  # no part/whole
     table = _derived(page, reading, cues)
     for group, weight in weights.items():
         if weight < best - 1e-9:

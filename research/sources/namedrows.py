@@ -9,7 +9,9 @@ computed in the table under "canada.json serialization", not in the one under
 "twitter.json serialization".
 
 A row's names are its label's stems and its label's words squashed to letters and digits
-("fastfloat" names the row a claim calls "fast_float"). Built once per page
+("fastfloat" names the row a claim calls "fast_float"), and the rank a bare count up to ten
+of its label gives ("beta 2": "#2", as a claim's "second beta" names it; a rank tells rows
+apart but names none alone: `research.sources.computed`). Built once per page
 (`named_rows`, kept in the page's memo).
 """
 
@@ -18,8 +20,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from types import MappingProxyType
 
+from research.sources import casefold
 from research.sources.figures import StatedNumber
 from research.sources.pageindex import PageIndex, Sentence
 from research.sources.rowlines import cell_index, first_cell
@@ -70,12 +74,33 @@ _WORD = re.compile(r"\S+?(?=['\u2019]s\b|[^\w'\u2019]*(?:\s|$))")
 _NOT_ALNUM = re.compile(r"[^a-z0-9]+")
 
 
+_ORDINALS = {
+    "first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5", "sixth": "6",
+    "seventh": "7", "eighth": "8", "ninth": "9", "tenth": "10",
+}  # fmt: skip
+_ORDINAL = re.compile(rf"\b(?:{'|'.join(_ORDINALS)})\b", re.IGNORECASE)
+_COUNT = re.compile(r"(?<![\w.,-])(?:[1-9]|10)(?![\w.,-])")
+"""A bare count up to ten in a label, not part of a version or another figure ("beta 2",
+not "3.7.1")."""
+
+
+@lru_cache(maxsize=1024)
 def names_of(text: str) -> frozenset[str]:
-    """The names a text gives: its stems and its words squashed ("fast_float": "fastfloat")."""
+    """The names a text gives: its stems, its words squashed ("fast_float": "fastfloat"),
+    and the rank its ordinal words give ("the second beta": "#2")."""
     squashed = (_NOT_ALNUM.sub("", word.lower()) for word in _WORD.findall(text))
-    return stems_of(text) | {
-        word for word in squashed if len(word) >= SQUASHED_LETTERS and not word.isdigit()
-    }
+    ranks = {"#" + _ORDINALS[casefold.key(m.group(0))] for m in _ORDINAL.finditer(text)}
+    return (
+        stems_of(text)
+        | {word for word in squashed if len(word) >= SQUASHED_LETTERS and not word.isdigit()}
+        | ranks
+    )
+
+
+def _label_names(label: str) -> frozenset[str]:
+    """`names_of` a row's label, with the rank a bare count up to ten gives ("beta 2":
+    "#2", which "the second beta" names)."""
+    return names_of(label) | {"#" + m.group(0) for m in _COUNT.finditer(label)}
 
 
 def named_rows(page: PageIndex) -> Rows:
@@ -131,7 +156,7 @@ def _table_rows(
             continue
         cells = {cell_index(sentence.norm, f.span[0]): f for f in sentence.numbers}
         label = first_cell(sentence.text)
-        rows.append(Row(len(titles) - 1, index, sentence.label | names_of(label), cells))
+        rows.append(Row(len(titles) - 1, index, sentence.label | _label_names(label), cells))
 
 
 _COLON = re.compile(r"\s?:\s+")
@@ -173,7 +198,7 @@ def _listing_rows(
         if len(segments) > 1 or index - last > LISTING_GAP + 1:
             titles.append(_title(sentences, index))
         for label, figures in segments:
-            names = names_of(label)
+            names = _label_names(label)
             if names and figures:
                 rows.append(Row(len(titles) - 1, index, names, dict(enumerate(figures))))
         last = index if len(segments) == 1 else -LISTING_GAP - 2
