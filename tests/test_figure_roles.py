@@ -35,6 +35,14 @@ rule when the table was written (`slots.told_the_other_way` reads "default align
 write the other part's pair of words as well as their own figure's word, apart ("a median
 of 120 ms, below the mean response time"), with the changed twins.
 
+`ELIDED` (added at the end of the session, for the next change; not yet read): parallel
+parts that write their subject, verb or qualifier once, in the first part ("Among
+developers with less than two years of experience, VS Code's share rose to 54%, and
+GoLand's fell to 22%"). A true claim restating the second part with the shared words
+("GoLand's share fell to 22% among developers with less than two years of experience") is
+flagged by `slots.told_the_other_way`, which reads the shared words as next to the first
+part's figure only; each has its changed twin, which must stay flagged.
+
 `NOT_YET_READ` lists the cases that failed when the table was written (strict xfail): a
 change removes its cases from that set, never edits a case.
 """
@@ -195,7 +203,44 @@ ANCHORED: list[Case] = [
     (_PRICES, "Packs cost $78 per kWh in 2024.", False),
 ]
 
-NOT_YET_READ = {"contrasted-06", "anchored-00", "anchored-01"}
+_EDITORS = (
+    "Editors\n\nVS Code was used by 44% of respondents. Among developers with less than two "
+    "years of experience, VS Code's share rose to 54%, and GoLand's fell to 22%."
+)
+_PARSER = (
+    "Results\n\nOn the Xeon server, the parser reached 2.4 GB/s with AVX2 and 1.1 GB/s "
+    "without it. Memory use stayed under 40 MB."
+)
+_RELEASES = (
+    "History\n\nVersion 1.0 shipped in March 2019 with 12 commands, and version 2.0 "
+    "followed in June 2020 with 30 commands."
+)
+
+ELIDED: list[Case] = [
+    (
+        _EDITORS,
+        "GoLand's share fell to 22% among developers with less than two years of experience.",
+        True,
+    ),
+    (
+        _EDITORS,
+        "VS Code's share fell to 22% among developers with less than two years of experience.",
+        False,
+    ),
+    (_PARSER, "Without AVX2, the parser ran at 1.1 GB/s on the Xeon server.", True),
+    (_PARSER, "With AVX2, the parser ran at 1.1 GB/s on the Xeon server.", False),
+    (_RELEASES, "Version 2.0 shipped in June 2020 with 30 commands.", True),
+    (_RELEASES, "Version 2.0 shipped in June 2020 with 12 commands.", False),
+]
+
+NOT_YET_READ = {
+    "contrasted-06",
+    "anchored-00",
+    "anchored-01",
+    "elided-00",
+    "elided-02",
+    "elided-04",
+}
 
 
 @pytest.mark.parametrize(
@@ -207,6 +252,7 @@ NOT_YET_READ = {"contrasted-06", "anchored-00", "anchored-01"}
             "joined": JOINED,
             "commas": COMMAS,
             "anchored": ANCHORED,
+            "elided": ELIDED,
             "both": NAMED_BOTH,
         },
         NOT_YET_READ,
