@@ -829,9 +829,6 @@ def stated_number(raw: RawFigure, *, count: bool = False) -> StatedNumber:
     )
 
 
-_SPACES = re.compile(r"\s+")
-
-
 def claim_text(text: str) -> str:
     """The claim as checked: without URLs, file references and citation markers."""
-    return _SPACES.sub(" ", without_references(text)).strip()
+    return " ".join(without_references(text).split())  # runs of spaces as one, none at the ends
