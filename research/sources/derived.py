@@ -104,7 +104,8 @@ def _pairs(
 
 def _shares_and_changes(figures: Sequence[StatedNumber], cues: Cues) -> Iterator[float]:
     """Shares and changes; a change in the claim's direction only, when its words say one
-    (`Cues.rise`, `Cues.fall`; both or neither: either)."""
+    (`Cues.rise`, `Cues.fall`; both or neither: either); no share for a percentage a
+    comparative follows (`Cues.compared`)."""
     rise, fall = not cues.fall or cues.rise, not cues.rise or cues.fall
     for m in (f.magnitude for f in figures if not _counted(f) and f.magnitude):
         yield from (100 * (m - 1), 100 * (1 - 1 / m))  # "1.25x": 25% more, 20% less
@@ -112,9 +113,8 @@ def _shares_and_changes(figures: Sequence[StatedNumber], cues: Cues) -> Iterator
         return  # the passage gives its own percentage: the claim's is not computed
     for a, b in _pairs(figures, "number"):
         if a < b:
-            yield from (
-                [100 * a / b, 100 * (b - a) / b] if fall and not cues.share else [100 * a / b]
-            )
+            yield from [] if cues.compared else [100 * a / b]
+            yield from [100 * (b - a) / b] if fall and not cues.share else []
         elif rise and not cues.share:
             yield 100 * (a - b) / b
 
@@ -225,6 +225,11 @@ _FALL = re.compile(
     r"|reduc(?:ed|es|tion)|lost|los(?:es|ing)|fewer|less|lower|smaller|down)\b",
     re.I,
 )
+_COMPARED = re.compile(
+    r"\d\s?%\s+(?:[^\W\d_]+\s+)?(?:faster|slower|more|less|fewer|higher|lower|larger"
+    r"|smaller|bigger|longer|shorter|cheaper|better|worse)\b",
+    re.I,
+)
 _TOTAL = re.compile(r"\b(?:in total|a total|combined|together|altogether|in all|all told)\b", re.I)
 
 
@@ -264,6 +269,11 @@ class Cues:
     rows of a table, 41% of one is no "60% of" it, 59% less): set by whoever combines
     figures that are no part and whole, when the claim names no change."""
 
+    compared: bool = False
+    """A percentage is followed by a comparative ("35% faster than", "20% more"): it is a
+    change of two figures, never the share of one in the other (0.44 s is 67% of 0.66 s,
+    no "67% faster")."""
+
     def against(self, page: str) -> Cues:
         """These cues for figures of `page` (a passage's text): no complement where the
         page says "not" too ("4 in 5 speak a language other than ..." is no complement
@@ -287,6 +297,7 @@ def cues_of(claim: str) -> Cues:
         total=bool(_TOTAL.search(claim)),
         rise=bool(_RISE.search(claim)),
         fall=bool(_FALL.search(claim)),
+        compared=bool(_COMPARED.search(claim)),
     )
 
 
