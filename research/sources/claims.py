@@ -138,6 +138,7 @@ from research.sources.claimtext import (
     rewrite_report_citations,
     unit_lines,
 )
+from research.sources.comparisons import contradicted
 from research.sources.computed import (
     computed_elsewhere,
     computed_from_rows,
@@ -576,6 +577,7 @@ def check_claim(
         reason = "every figure in the table row the claim names"
     if support in (Support.SUPPORTED, Support.WEAK):  # a flip only turns these around
         flip = meaning_flip(parsed.numbers, parsed.clauses, page, range(run.first, run.end))
+        flip = flip or contradicted(parsed.norm, parsed.numbers)  # "faster: 1.5 vs 1.7 GB/s"
         if flip is not None:
             support, reason = Support.UNSUPPORTED, f"meaning flipped: {flip}"
     focus = found.conflicts
