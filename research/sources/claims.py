@@ -163,7 +163,13 @@ from research.sources.names import glued_name
 from research.sources.pageindex import PageIndex, Sentence, dateline, holds, index_page
 from research.sources.paragraphs import lent_by_later
 from research.sources.points import counts_things, derivable_as_read
-from research.sources.rows import ends_before_caption, in_named_row, named_row, table_headers
+from research.sources.rows import (
+    caption_words,
+    ends_before_caption,
+    in_named_row,
+    named_row,
+    table_headers,
+)
 from research.sources.slots import (
     anchored,
     enumerated,
@@ -447,7 +453,8 @@ def _match(
         run = _best_run(page, stems, numbers, stating)
     if run.end == run.first and stems & page.head_stems:
         run = _Run(0, page.head, frozenset(), 0, 0)  # only the title block matches
-    head = (*head, *table_headers(page, run.first, run.end))  # "| Size | CPython 2.6.4 |"
+    tables = table_headers(page, run.first, run.end)  # "| Size | CPython 2.6.4 |"
+    head = (*head, *tables)
     cut = lent_by_later(page.sentences, stems, numbers, stating, run.first, run.end, run.held)
     if cut is not None:  # a later paragraph lent it words: they are its own figure's
         run = _Run(run.first, cut[0], cut[1], run.figures, cut[2], cut=True)
@@ -466,7 +473,10 @@ def _match(
             or (s and computed_from_rows(page, stems, parsed.norm, n, lent))
         )
     ]
-    matched = len(run.held.union(stems & page.head_stems, *lent))
+    held = run.held.union(stems & page.head_stems, *lent)
+    if len(held) < SUPPORTED_COVERAGE * len(stems):  # a row's caption's words are its own
+        held |= caption_words(page, run.first, run.end, stems)
+    matched = len(held)
     missing = [
         n
         for n, s in zip(numbers, stating, strict=True)

@@ -613,3 +613,27 @@ def ends_before_caption(page: PageIndex, first: int, end: int) -> bool:
     return any(
         i > rows[-1] and i not in leads and page.rows_introduced_by(i) for i in range(first, end)
     )
+
+
+def caption_words(page: PageIndex, first: int, end: int, stems: frozenset[str]) -> frozenset[str]:
+    """The claim's words (`stems`) that the captions of the passage's table rows hold (a
+    row's words are its caption's too), unless a row with the same label in another
+    table has a caption holding a word of the claim that none of these holds: which
+    table the claim restates is then for the words the passage holds to say."""
+    sentences = page.sentences
+    rows = [i for i in range(first, end) if sentences[i].label and sentences[i].lead]
+    if not rows:
+        return frozenset()
+    leads = {i for row in rows for i in sentences[row].lead}
+    held = stems & frozenset().union(*(sentences[i].stems for i in leads))
+    if not held:
+        return held
+    for row in rows:
+        for other in _label_rows(page, sentences[row].label):
+            theirs = sentences[other].lead
+            if theirs == sentences[row].lead:
+                continue
+            words = stems & frozenset().union(*(sentences[i].stems for i in theirs))
+            if words - held - sentences[row].label:
+                return frozenset()
+    return held
