@@ -26,7 +26,7 @@ from research.sources.figures import (
     stated_number,
 )
 from research.sources.figuretable import FigureTable
-from research.sources.flips import Clause, clause_around, read_clause
+from research.sources.flips import Clause, clause_around, clause_breaks, read_clause
 from research.sources.linemarks import BLOCK_MARK
 from research.sources.quantities import unit_of
 from research.sources.rowlines import (
@@ -97,6 +97,10 @@ class PageMemo:
 
     clauses: dict[tuple[int, int], tuple[Clause, frozenset[str]]] = field(default_factory=dict)
     """(sentence, figure) -> `PageIndex.clause_of`."""
+    clause_reads: dict[str, tuple[Clause, frozenset[str]]] = field(default_factory=dict)
+    """A clause's text -> it read, and its stems (two figures of one clause share it)."""
+    breaks: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
+    """Sentence -> where it breaks into clauses (`flips.clause_breaks`)."""
     rarities: dict[str, float] = field(default_factory=dict)
     """Stem -> its weight (`binding._rarity`)."""
     near: dict[int, list[frozenset[str]]] = field(default_factory=dict)
@@ -160,11 +164,18 @@ class PageIndex:
     def clause_of(self, index: int, figure: int) -> tuple[Clause, frozenset[str]]:
         """The clause of sentence `index` around its `figure`-th figure, read for
         `flips.flipped_clauses`, and its stems."""
-        found = self.memo.clauses.get((index, figure))
+        memo = self.memo
+        found = memo.clauses.get((index, figure))
         if found is None:
             sentence = self.sentences[index]
-            text = clause_around(sentence.norm, *sentence.numbers[figure].span)
-            found = self.memo.clauses[index, figure] = (read_clause(text), stems_of(text))
+            breaks = memo.breaks.get(index)
+            if breaks is None:
+                breaks = memo.breaks[index] = clause_breaks(sentence.norm)
+            text = clause_around(sentence.norm, *sentence.numbers[figure].span, breaks)
+            found = memo.clause_reads.get(text)
+            if found is None:
+                found = memo.clause_reads[text] = (read_clause(text), stems_of(text))
+            memo.clauses[index, figure] = found
         return found
 
     def passages_mask(self, sentences: Iterable[int]) -> int:
