@@ -589,11 +589,11 @@ def _apart(
     kinds = ("date", "year") if is_duration(number) else ("number", "percent")
     precise = _precise(number)
     ranked: list[tuple[int, frozenset[str]]] = []
-    prose = _prose_with(page, kinds)
-    for _, index in sorted((-c, i) for i, c in counts.items() if c >= 2 and i in prose):
-        ranked.append((index, page.sentences[index].stems & stems))
-        if len(ranked) == (PRECISE_SENTENCES if precise else APART_SENTENCES):
-            break
+    for _, index in sorted((-c, i) for i, c in counts.items() if c >= 2):
+        if _prose_with(page, index, kinds):
+            ranked.append((index, page.sentences[index].stems & stems))
+            if len(ranked) == (PRECISE_SENTENCES if precise else APART_SENTENCES):
+                break
     least = max(2, (len(stems) + 1) // 2)
     sentences = page.sentences
     table = _derived(page, reading, pair_cues)
@@ -615,15 +615,15 @@ def _apart(
     return None
 
 
-def _prose_with(page: PageIndex, kinds: tuple[str, ...]) -> frozenset[int]:
-    """The sentences after the title block, no table row, that give a figure of one of
-    `kinds` (kept in the page's memo)."""
-    found = page.memo.prose_with.get(kinds)
+def _prose_with(page: PageIndex, index: int, kinds: tuple[str, ...]) -> bool:
+    """Whether sentence `index` is after the title block, no table row, and gives a figure
+    of one of `kinds` (kept in the page's memo: many claims rank the same sentences)."""
+    known = page.memo.prose_with.setdefault(kinds, {})
+    found = known.get(index)
     if found is None:
-        found = page.memo.prose_with[kinds] = frozenset(
-            index
-            for index, sentence in enumerate(page.sentences)
-            if index >= page.head
+        sentence = page.sentences[index]
+        found = known[index] = (
+            index >= page.head
             and not _row(sentence)
             and any(f.kind in kinds for f in sentence.numbers)
         )

@@ -109,9 +109,9 @@ class PageMemo:
     """Stem -> the sentences whose context may hold it (`binding._reach`)."""
     rows: object = None
     """The rows a claim may name (`namedrows.named_rows`), once built."""
-    prose_with: dict[tuple[str, ...], frozenset[int]] = field(default_factory=dict)
-    """Kinds of figure -> the sentences after the title block, no table row, giving one of
-    those kinds (`computed._apart`)."""
+    prose_with: dict[tuple[str, ...], dict[int, bool]] = field(default_factory=dict)
+    """Kinds of figure -> sentence -> whether it is after the title block, no table row, and
+    gives one of those kinds (`computed._prose_with`), for the sentences asked about."""
     introduces: dict[int, tuple[int, ...]] | None = None
     """Sentence -> the table rows it introduces (`PageIndex.rows_introduced_by`), once built."""
     derived: dict[object, dict[object, tuple[float, ...]]] = field(default_factory=dict)
