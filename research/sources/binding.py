@@ -13,9 +13,10 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 
 from research.sources.counted import another_count
-from research.sources.figures import StatedNumber, Value, claimed_values
+from research.sources.figures import StatedNumber, claimed_values
 from research.sources.figuretable import same_sort
 from research.sources.pageindex import LEAD_SENTENCES, PageIndex, Sentence, holds, union
+from research.sources.rawfigure import Value
 from research.sources.slots import (
     SKIPPED_KINDS,
     introduced_with,

@@ -45,7 +45,7 @@ from research.sources.derived import (
     is_duration,
     reading_of,
 )
-from research.sources.figures import StatedNumber, Value
+from research.sources.figures import StatedNumber
 from research.sources.namedrows import named_rows, names_of
 from research.sources.ownfigures import (
     base_of,
@@ -60,6 +60,7 @@ from research.sources.ownfigures import (
 from research.sources.pageindex import PageIndex, Sentence
 from research.sources.points import is_points, listed, paired_between, points_between
 from research.sources.quantities import step_of
+from research.sources.rawfigure import Value
 
 _PLUS = re.compile(r"\s*\+\s*")
 

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Sequence
 
-from research.sources.figures import StatedNumber, Value, claimed_values
+from research.sources.figures import StatedNumber, claimed_values
 from research.sources.names import after_name
 from research.sources.pageindex import PageIndex
+from research.sources.rawfigure import Value
 from research.sources.slots import Given, counted_in
 
 NOUN_WORDS = 2

@@ -19,9 +19,10 @@ from collections.abc import Collection, Sequence
 from typing import Protocol
 
 from research.sources.binding import Weights
-from research.sources.figures import StatedNumber, Value, claimed_values
+from research.sources.figures import StatedNumber, claimed_values
 from research.sources.figuretable import same_sort
 from research.sources.pageindex import PageIndex, Sentence
+from research.sources.rawfigure import Value
 from research.sources.slots import same_slot
 
 CONTEXT_KINDS = ("year", "date", "label")

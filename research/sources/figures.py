@@ -44,9 +44,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import TypeAlias
 
-from research.sources import casefold
+from research.sources import casefold, datefigures
 from research.sources.equivalents import (
     boundary,
     multiple_tokens,
@@ -73,12 +72,8 @@ from research.sources.quantities import (
     step_of,
     unit_after,
 )
+from research.sources.rawfigure import RawFigure, Value
 from research.sources.registry import _BARE_URL, _CITATION, _FILE_REF
-from research.sources.timeofday import CLOCK, clock_key, time_of_day
-
-Value: TypeAlias = Decimal | str
-"""A figure's value: a Decimal, or the text of a dotted version such as "3.12.1"."""
-
 
 _SEP = "\u00a0\u2007\u2009\u202f"  # no-break, figure, thin and narrow no-break spaces
 _NOT_LETTER = r"(?![^\W\d_])"
@@ -110,13 +105,6 @@ _DECIMAL_COMMA = re.compile(r"\d+,(?:\d{1,2}|\d{4,})")  # never three digits: 2,
 _VERSION = re.compile(r"\d+(?:\.\d+){2,}")
 _RANGE_JOIN = re.compile(r"\s*(?:-|\u2013|\u2014|to|and)\s*[$\u20ac\u00a3\u00a5]?\s*")
 _YEAR_TAIL_JOIN = frozenset({"/", "-", "\u2013"})
-_MONTHS = (
-    "January February March April May June July August September October November December"
-).split()
-_DATE = re.compile(
-    rf"(?<![\w.,])(?:(?P<day>[0-3]?\d) )?(?P<month>{'|'.join(_MONTHS)})"
-    r" (?P<year>(?:18|19|20)\d\d)\b"
-)
 _LIST_JOIN = re.compile(
     r"\s*(?:,\s*(?:or\s+|and\s+)?|\s(?:or|and|to)\s|[-\u2013]|\s[-\u2013]\s)\s*"
 )
@@ -286,19 +274,13 @@ def claimed_values(numbers: Iterable[StatedNumber]) -> frozenset[Value]:
     values: set[Value] = set()
     for n in numbers:
         values.update(n.candidates)
-        if n.kind == "date" and isinstance(n.value, str) and len(n.value) == _DAY_KEY_LENGTH:
-            values.add(_month_token(n.value[:7]))
+        if (
+            n.kind == "date"
+            and isinstance(n.value, str)
+            and len(n.value) == datefigures.DAY_KEY_LENGTH
+        ):
+            values.add(datefigures.month_token(n.value[:7]))
     return frozenset(values)
-
-
-_DAY_KEY_LENGTH = len("2013-03-26")
-"""A date's value with its day (a month's is "2013-03", a quarter's "2013-Q1")."""
-
-
-def _month_token(month: str) -> str:
-    """The candidate a page's month alone ("March 2013") shares with the claimed values of
-    a claim's day in it (`claimed_values`), and with nothing a claim's figure may mean."""
-    return f"month {month}"
 
 
 def _body_values(body: str) -> list[tuple[str, Value]]:
@@ -324,39 +306,14 @@ def _body_values(body: str) -> list[tuple[str, Value]]:
     return [(part, Decimal(part)) for part in parts]
 
 
-@dataclass(slots=True)
-class RawFigure:
-    start: int
-    end: int
-    text: str
-    value: Value
-    kind: str
-    scale: int | None
-    letter: bool
-    candidates: set[Value]
-    band: tuple[float, float] | None = None
-    quantity: Quantity | None = None
-    multiple: bool = False
-    blank_end: int = 0
-    """Where its blank ends: after its unit, which is no content word ("MB/s"); -1: not
-    blanked (a date's month is a content word)."""
-    blank_start: int = -1
-    """Where its blank starts when not at `start`: at a claim's hedge ("more than"),
-    which is no content word either; -1: at `start`."""
-    tokens: set[str] = field(default_factory=set)
-    bound: int = 0
-    reach: bool = False
-    side: int = 0
-
-
 def raw_numbers(text: str, *, claim: bool = False) -> list[RawFigure]:
     """The figures of `text`, in order (see the module docstring for the forms); a claim's
     also with their rounding and their values in other units."""
-    dates = _dates(text, claim=claim)
+    dates = datefigures.dates(text, claim=claim)
     if "uarter" in text or "Q" in text:
-        dates = sorted(dates + _quarters(text, claim=claim), key=lambda d: d.start)
+        dates = sorted(dates + datefigures.quarters(text, claim=claim), key=lambda d: d.start)
     if ":" in text:
-        dates = sorted(dates + _times(text, claim=claim), key=lambda d: d.start)
+        dates = sorted(dates + datefigures.times(text, claim=claim), key=lambda d: d.start)
     found: list[RawFigure] = []
     taken = iter(dates)
     date = next(taken, None)
@@ -394,92 +351,7 @@ def _compared_counts(text: str, found: list[RawFigure]) -> None:
         if kinds in (("year", "number"), ("number", "year")):
             year = first if first.kind == "year" else second
             year.kind = "number"
-            year.candidates.discard(_year_token(int(year.value)))
-
-
-def _year_token(year: int) -> str:
-    """The candidate a year shares with a page's date in it: a claim's "2021" matches "3
-    March 2021", a claim's "April 2021" (whose other candidate is the bare year) does not."""
-    return f"year {year}"
-
-
-_QUARTER = re.compile(
-    r"(?<![\w.,])(?:Q(?P<q>[1-4])|(?P<nth>first|second|third|fourth|1st|2nd|3rd|4th) quarter"
-    r"(?: of)?) (?P<year>(?:18|19|20)\d\d)\b",
-    re.IGNORECASE,
-)
-_NTH = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
-
-
-def _quarters(text: str, *, claim: bool) -> list[RawFigure]:
-    """A quarter of a year ("Q1 2021", "the first quarter of 2021"), one figure: a claim's
-    is any of its months (and its year, as a month is); a page's is the quarter."""
-    out: list[RawFigure] = []
-    for match in _QUARTER.finditer(text):
-        year = int(match.group("year"))
-        quarter = int(match.group("q") or _NTH[casefold.key(match.group("nth"))])
-        key = f"{year:04d}-Q{quarter}"
-        candidates: set[Value] = {key}
-        if claim:
-            months = range(3 * quarter - 2, 3 * quarter + 1)
-            candidates |= {f"{year:04d}-{m:02d}" for m in months} | {Decimal(year)}
-        else:
-            candidates.add(_year_token(year))
-        out.append(_date_figure(match, key, candidates))
-    return out
-
-
-def _date_figure(
-    match: re.Match[str], key: str, candidates: set[Value], blank_end: int = 0
-) -> RawFigure:
-    """A date read from `match`: its key ("2021-03", "2021-Q1") and what it may match."""
-    return RawFigure(
-        start=match.start(),
-        end=match.end(),
-        text=match.group(0),
-        value=key,
-        kind="date",
-        scale=None,
-        letter=False,
-        candidates=candidates,
-        blank_end=blank_end,
-    )
-
-
-def _dates(text: str, *, claim: bool) -> list[RawFigure]:
-    """The dates of `text` as `spell_numbers` writes them ("3 March 2021", "March 2021"),
-    each one figure; a page's day also gives its month and year, and its month its year."""
-    out: list[RawFigure] = []
-    if not any(month in text for month in _MONTHS):
-        return out  # the pattern needs a month's name
-    for match in _DATE.finditer(text):
-        year, month = int(match.group("year")), _MONTHS.index(match.group("month")) + 1
-        day = match.group("day")
-        key = f"{year:04d}-{month:02d}" + (f"-{int(day):02d}" if day else "")
-        candidates: set[Value] = {key}
-        if not claim:
-            candidates |= {key[:7], _year_token(year)}  # a claim's year, not its month
-            if not day:
-                candidates.add(_month_token(key))
-        elif not day:
-            candidates.add(Decimal(year))  # "in September 2022": a page may name the month alone
-        out.append(_date_figure(match, key, candidates, blank_end=-1))
-    return out
-
-
-def _times(text: str, *, claim: bool) -> list[RawFigure]:
-    """The times of day of `text` ("at 08:13", "2017-10-12 08:13:07 CEST": `timeofday`),
-    each one figure of kind "time"; a page's with seconds also gives its minute."""
-    out: list[RawFigure] = []
-    for match in CLOCK.finditer(text):
-        key = clock_key(match)
-        if key is None or not time_of_day(text, match.start(), match.end()):
-            continue
-        candidates: set[Value] = {key} if claim else {key, key[:5]}
-        figure = _date_figure(match, key, candidates)
-        figure.kind = "time"
-        out.append(figure)
-    return out
+            year.candidates.discard(datefigures.year_token(int(year.value)))
 
 
 # A page's short option of digits ("gzip -9", "| zstd -19 |") is a tool's level: it also
@@ -550,7 +422,7 @@ def _figures_of(text: str, match: re.Match[str]) -> list[RawFigure]:
         kind = _kind(text, match, part, value, index, last)
         candidates: set[Value] = {value}
         if kind == "year":
-            candidates.add(_year_token(int(value)))
+            candidates.add(datefigures.year_token(int(value)))
         if scale is not None and last and isinstance(value, Decimal):
             candidates = {value.scaleb(scale)}
             if match.group("letter"):

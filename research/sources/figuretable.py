@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 from types import MappingProxyType
 
-from research.sources.figures import StatedNumber, Value
+from research.sources.figures import StatedNumber
 from research.sources.quantities import readings
+from research.sources.rawfigure import Value
 
 _Sorted = tuple[tuple[float, ...], tuple[int, ...]]
 """Sorted values and, for each, the index of its figure."""

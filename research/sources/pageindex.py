@@ -20,7 +20,6 @@ from research.sources.bitsets import mask_of
 from research.sources.figures import (
     LINE_MARKER,
     StatedNumber,
-    Value,
     claimed_values,
     raw_numbers,
     stated_number,
@@ -29,6 +28,7 @@ from research.sources.figuretable import FigureTable
 from research.sources.flips import Clause, clause_around, clause_breaks, read_clause
 from research.sources.linemarks import BLOCK_MARK
 from research.sources.quantities import unit_of
+from research.sources.rawfigure import Value
 from research.sources.rowlines import (
     block_header,
     cell_columns,

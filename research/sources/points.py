@@ -21,8 +21,9 @@ from dataclasses import dataclass, replace
 from itertools import combinations, permutations
 
 from research.sources.derived import MAX_FIGURES, Cues, bounds_of, derivable, within
-from research.sources.figures import RawFigure, StatedNumber
+from research.sources.figures import StatedNumber
 from research.sources.pageindex import Sentence
+from research.sources.rawfigure import RawFigure
 from research.sources.words import stems_of
 
 _BREAK = re.compile(r"[;:.!?]\s|,(?!\d)|\s(?:while|whereas|but)\s", re.I)

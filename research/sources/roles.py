@@ -27,8 +27,9 @@ import re
 from collections.abc import Sequence
 from typing import cast
 
-from research.sources.figures import StatedNumber, Value, claimed_values
+from research.sources.figures import StatedNumber, claimed_values
 from research.sources.pageindex import PageIndex
+from research.sources.rawfigure import Value
 from research.sources.slots import Given, same_slot
 from research.sources.words import token_stems
 

@@ -33,11 +33,12 @@ import re
 from collections.abc import Callable, Collection, Iterator, Sequence
 from itertools import zip_longest
 
-from research.sources.figures import StatedNumber, Value, claimed_values
+from research.sources.figures import StatedNumber, claimed_values
 from research.sources.figuretable import same_sort
 from research.sources.flips import clause_breaks, clause_span
 from research.sources.namedrows import SQUASHED_LETTERS
 from research.sources.pageindex import LEAD_SENTENCES, PageIndex, Sentence
+from research.sources.rawfigure import Value
 from research.sources.slots import Given, same_lead_side
 from research.sources.words import stems_of
 

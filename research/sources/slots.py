@@ -34,10 +34,11 @@ from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from research.sources.figures import StatedNumber, Value, claimed_values
+from research.sources.figures import StatedNumber, claimed_values
 from research.sources.flips import Clauses
 from research.sources.pageindex import PageIndex, Sentence, holds
 from research.sources.quantities import unit_of
+from research.sources.rawfigure import Value
 from research.sources.words import stems_of, token_stems
 
 MIN_RIVAL_SHARE = 0.5

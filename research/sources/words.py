@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from research.core.similarity import content_word, distinct_tokens
-from research.sources.figures import RawFigure
+from research.sources.rawfigure import RawFigure
 
 STEM_CHARS = 6
 
