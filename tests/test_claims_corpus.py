@@ -236,3 +236,18 @@ def test_the_scripted_judge_quotes_the_page_verbatim_and_lies_off_the_page() -> 
         "not_said",
         "another passage",
     )
+
+
+def test_the_hash_bench_prints_one_digest_over_the_halves_it_is_given() -> None:
+    """bench/claims_hash.py: the same checkout gives the same digest twice, and another set
+    of halves another digest (so a verdict that changes changes it)."""
+    bench = [sys.executable, str(REPO / "bench" / "claims_hash.py")]
+    runs = [
+        subprocess.run([*bench, *args], capture_output=True, text=True, timeout=300)
+        for args in (["--half", "dev"], ["--half", "dev"], ["--half", "fresh"])
+    ]
+    assert all(run.returncode == 0 for run in runs), [run.stderr for run in runs]
+    digests = [run.stdout.split()[0] for run in runs]
+    assert re.fullmatch(r"[0-9a-f]{64}", digests[0])
+    assert digests[0] == digests[1] != digests[2]
+    assert "(dev and bench/claims.py's 500 claims)" in runs[0].stdout
