@@ -134,10 +134,15 @@ class _DocBook(HTMLParser):
 
 
 def docbook_html(source: str) -> str:
+    """The DocBook `source` as an HTML page; ValueError when the parser cannot read it (a
+    marked section other than CDATA, IGNORE or INCLUDE: `<![foo[`)."""
     source = _CDATA.sub(lambda block: html.escape(block.group(1), quote=False), source)
     parser = _DocBook()
-    parser.feed(source)
-    parser.close()
+    try:
+        parser.feed(source)
+        parser.close()
+    except AssertionError as error:  # how html.parser reports markup it cannot read
+        raise ValueError(f"unreadable markup: {error}") from None
     head = html.escape(" ".join(parser.title.split()), quote=False)
     body = "".join(parser.out)
     return f"<html><head><title>{head}</title></head><body><article>{body}</article></body></html>"

@@ -35,7 +35,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from research.sources.extract import extract  # noqa: E402
+from research.sources.extract import Extracted, extract  # noqa: E402
 
 _FRONT_MATTER = re.compile(r"\A(\+\+\+|---)\n.*?\n\1\n", re.DOTALL)
 _TEMPLATE_TAG = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.DOTALL)
@@ -72,29 +72,37 @@ def man_text(path: Path) -> str:
 
 def main() -> int:
     kind, source, out = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
-    if kind in ("md", "site"):
-        text = source.read_text(encoding="utf-8")
-        if kind == "site":
-            text = _TEMPLATE_TAG.sub("", _FRONT_MATTER.sub("", text))
-        html = markdown_html(text, source.name)
-        found = extract(html.encode("utf-8"), "text/html; charset=utf-8")
-    elif kind == "docsrc":
-        html = docsrc_html(source.read_text(encoding="utf-8"))
-        found = extract(html.encode("utf-8"), "text/html; charset=utf-8")
-    elif kind == "docbook":
-        from docbook import docbook_html
-
-        html = docbook_html(source.read_text(encoding="utf-8"))
-        found = extract(html.encode("utf-8"), "text/html; charset=utf-8")
-    elif kind == "man":
-        found = extract(man_text(source).encode("utf-8"), "text/plain; charset=utf-8")
-    else:
-        found = extract(source.read_bytes(), "text/plain; charset=utf-8")
+    try:
+        found = _extracted(kind, source)
+    except (OSError, ValueError) as error:  # no such file, not UTF-8, unreadable markup
+        print(f"{source}: {error}", file=sys.stderr)
+        return 1
     if found is None:
         print(f"{source}: nothing readable", file=sys.stderr)
         return 1
     out.write_text(found.text + "\n", encoding="utf-8")
     return 0
+
+
+def _extracted(kind: str, source: Path) -> Extracted | None:
+    """The text of `source` read as `kind` (see the module docstring)."""
+    if kind in ("md", "site"):
+        text = source.read_text(encoding="utf-8")
+        if kind == "site":
+            text = _TEMPLATE_TAG.sub("", _FRONT_MATTER.sub("", text))
+        html = markdown_html(text, source.name)
+        return extract(html.encode("utf-8"), "text/html; charset=utf-8")
+    if kind == "docsrc":
+        html = docsrc_html(source.read_text(encoding="utf-8"))
+        return extract(html.encode("utf-8"), "text/html; charset=utf-8")
+    if kind == "docbook":
+        from docbook import docbook_html
+
+        html = docbook_html(source.read_text(encoding="utf-8"))
+        return extract(html.encode("utf-8"), "text/html; charset=utf-8")
+    if kind == "man":
+        return extract(man_text(source).encode("utf-8"), "text/plain; charset=utf-8")
+    return extract(source.read_bytes(), "text/plain; charset=utf-8")
 
 
 if __name__ == "__main__":
