@@ -334,7 +334,7 @@ def named_row(
     stems: frozenset[str],
     numbers: Sequence[StatedNumber],
     stating: Sequence[Collection[int]],
-    text: str = "",
+    text: str,
 ) -> int | None:
     """A table row whose first cell the claim names (all its words, or its words squashed:
     "in-place" names "rapidjson_inplace") and that holds every figure of the claim but its
