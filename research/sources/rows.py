@@ -138,16 +138,17 @@ def _captioned_as_well(
     above its table) holding more of the claim's words (`stems`) than row `other`'s: the
     passage ends with the next table's title ("twitter.json deserialization") while the
     claim names the table its rows are in ("Serializing twitter.json")."""
-    theirs = len(_caption_words(page, other, stems))
+    theirs = len(_title_words(page, other, stems))
     return any(
-        len(_caption_words(page, index, stems)) > theirs
+        len(_title_words(page, index, stems)) > theirs
         for index in mine
         if page.sentences[index].lead
     )
 
 
-def _caption_words(page: PageIndex, index: int, stems: frozenset[str]) -> frozenset[str]:
-    """The claim's words (`stems`) that the title of row `index`'s table holds."""
+def _title_words(page: PageIndex, index: int, stems: frozenset[str]) -> frozenset[str]:
+    """The claim's words (`stems`) that the title of row `index`'s table holds (the last
+    sentence of its `Sentence.lead`; `caption_words` reads all of it)."""
     lead = page.sentences[index].lead
     return stems & page.sentences[lead[-1]].stems if lead else frozenset()
 
