@@ -5,8 +5,8 @@ A page with many figures holds some pair for almost any figure, so the inputs mu
 tied to the claim:
 - the figures of one sentence, of the DERIVING_SENTENCES sentences holding the most of
   the claim's words (at least half of them; a table row with the sentences that introduce
-  its table), as `derived.derivable_in_sentence` combines them (a quotient, a sum or a
-  product only when the claim's words say so);
+  its table), as `derived.derivable` and `derived.computed_in_sentence` combine them (a
+  quotient, a sum or a product only when the claim's words say so);
 - one figure of such a sentence (of the PAIRED_SENTENCES closest) and one of a sentence
   at most NEIGHBOURS sentences away that holds a word of the claim or of that sentence
   ("The index held 48,000 crates ..." and, a paragraph later, "By December it held 60,000
@@ -164,14 +164,14 @@ def _in_sentence(
     cues: Cues,
 ) -> bool:
     """Whether `number` (read as `reading`) is computed from the figures of sentence `index`
-    (`derivable_in_sentence`; a multiple of two of the percentages it lists as
-    `points.ratio_between` reads them)."""
+    (`derivable`, then `computed_in_sentence`; a multiple of two of the percentages it
+    lists as `points.ratio_between` reads them)."""
     sentence = page.sentences[index]
     cues = _margined(listed(number, (sentence,), cues.against(sentence.norm)), (sentence,))
     if cues.listed and paired_between(number, (sentence,), stems, cues):
         return True
     figures = with_sums(sentence)
-    if reading is not None:  # `derivable`, as `derivable_in_sentence` asks it first
+    if reading is not None:  # `derivable` first
         table = _derived(page, reading, cues)
         if _derives(table, reading, cues, ("one", index), [figures]):
             return True
@@ -271,7 +271,7 @@ def derived_here(
     """Whether `number` is computed (`derivable`) from the figures of `sentences` (the
     matching passage and the title block), a complement only where they do not say "not"
     themselves (`derived.Cues.against`), or from those of one of them as
-    `derivable_in_sentence` computes it (a quotient, a sum, a change the claim names). A
+    `computed_in_sentence` computes it (a quotient, a sum, a change the claim names). A
     duration only between dates (or years) of sentences holding the claim's words when
     they give two: "four years after the project began" is not the years of a logo and of
     Windows support in the sentences between. A share or multiple of another of the

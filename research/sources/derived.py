@@ -9,7 +9,7 @@ duration of a day or more between two dates or two years ("supported for a littl
 three years" from 2016-09-12 and 2019-09-11: `_durations`); a difference only for a
 quantity with a unit or a figure of at least 100. When the claim's words say so
 (`Cues`): the complement of a percentage ("63% did not" from "37% did"), and, of two
-figures of one sentence (`derivable_in_sentence`), a quotient ("120 tickets each" from
+figures of one sentence (`computed_in_sentence`), a quotient ("120 tickets each" from
 1,440 tickets and 12 engineers; "83 a second" from 7.2 million in 24 hours), a sum or a
 product ("512 GB in total" from 8 nodes of 64 GB), a difference of any size or the
 relative change of two percentages when they say which way ("added three" from 12 to 15,
@@ -368,18 +368,11 @@ def _complements(figures: Sequence[StatedNumber]) -> Iterator[float]:
             yield 100 - p  # "63% did not" from "37% did"
 
 
-def derivable_in_sentence(
-    number: StatedNumber, figures: Sequence[StatedNumber], cues: Cues = NO_CUES
-) -> bool:
-    """Whether a claim's figure is computed from `figures` (one sentence's): as `derivable`
-    does, or, when the claim says so (`cues`), as a quotient, a sum or a product of two of
-    them (`_per_units_and_totals`), or a change the way it says (`_sentence_changes`)."""
-    return derivable(number, figures, cues) or computed_in_sentence(number, figures, cues)
-
-
 def computed_in_sentence(number: StatedNumber, figures: Sequence[StatedNumber], cues: Cues) -> bool:
     """Whether a claim's figure is one of the computations of two figures of one sentence
-    that only its words call for (`derivable_in_sentence` less `derivable`)."""
+    (`figures`) that only its words call for, beyond what `derivable` computes: a quotient,
+    a sum or a product of two of them (`_per_units_and_totals`), or a change the way they
+    say (`_sentence_changes`)."""
     if not (cues.per_unit or cues.total or cues.rise or cues.fall) or len(figures) < 2:
         return False
     bounds = _range(number)
@@ -427,7 +420,7 @@ def derivable(number: StatedNumber, figures: Sequence[StatedNumber], cues: Cues 
 class Way:
     """How `derivable` computes a claim's figure from a page's, whatever its value: the
     values it derives depend on this, the figures and the cues alone (so that they may be
-    worked out once for many figures: `computed.page_derivable`)."""
+    worked out once for many figures: `computed._derives`)."""
 
     duration: bool
     """A duration of a day or more: also the time between two dates (`_durations`)."""
