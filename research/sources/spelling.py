@@ -67,7 +67,14 @@ from text_to_num import alpha2digit, text2num  # type: ignore[import-untyped]
 
 from research.sources import casefold
 from research.sources.quantities import HEDGES, ends_with_hedge, unit_of
-from research.sources.timeofday import both_readings, ctime_dates, time_of_day
+from research.sources.timeofday import (
+    MONTH,
+    MONTH_NAMES,
+    WEEKDAY,
+    both_readings,
+    ctime_dates,
+    time_of_day,
+)
 from research.sources.wordcounts import spell_after, spell_before
 
 APPROX = "about"
@@ -148,11 +155,7 @@ _MULTIPLE = re.compile(rf"\b(?:{'|'.join(_MULTIPLES)})\b", re.IGNORECASE)
 _SCALED_DIGITS = re.compile(
     r"\d[\d.,]*[ \u00a0-]?(?:thousand|million|billion|trillion)\b", re.IGNORECASE
 )
-_MONTH_NAMES = sorted(
-    (name for names in dateparser.parserinfo.MONTHS for name in names), key=len, reverse=True
-)
-_MONTH = "(?:" + "|".join(_MONTH_NAMES) + r")\.?"
-_WEEKDAY = r"(?:(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day|Mon|Tue|Wed|Thu|Fri|Sat|Sun)\.?,? "
+_WEEKDAY = WEEKDAY + " "
 _TIME = r"(?:T\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?)"
 """The time of an ISO timestamp ("2021-03-03T10:00:00Z"): part of its date, written after it
 as a time of day ("3 March 2021 10:00:00")."""
@@ -161,14 +164,14 @@ _DATE = re.compile(
     rf"(?<![\w.-])(?:{_WEEKDAY})?(?:(?:18|19|20)\d\d-(?:0[1-9]|1[0-2])(?:-[0-3]\d{_TIME}?)?"
     r"(?![\w-])"
     rf"|(?<!/)(?:18|19|20)\d\d/(?:0[1-9]|1[0-2])/[0-3]\d(?![\w/])"
-    rf"|[0-3]?\d(?:st|nd|rd|th)?[ -](?:of )?{_MONTH}[ ,-]+(?:18|19|20)\d\d\b"
-    rf"|{_MONTH} [0-3]?\d(?:st|nd|rd|th)?,? (?:18|19|20)\d\d\b"
-    rf"|{_MONTH},? (?:18|19|20)\d\d\b)"
+    rf"|[0-3]?\d(?:st|nd|rd|th)?[ -](?:of )?{MONTH}[ ,-]+(?:18|19|20)\d\d\b"
+    rf"|{MONTH} [0-3]?\d(?:st|nd|rd|th)?,? (?:18|19|20)\d\d\b"
+    rf"|{MONTH},? (?:18|19|20)\d\d\b)"
 )
 _WORDS = re.compile(r"[A-Za-z]")
 _FRACTION_WORD = re.compile("|".join(_DENOMINATORS))
 _MONTH_OR_ISO = re.compile(
-    rf"(?=[{''.join(sorted({name[0] for name in _MONTH_NAMES}))}\d])(?:{_MONTH}|\d{{4}}[-/]\d\d)"
+    rf"(?=[{''.join(sorted({name[0] for name in MONTH_NAMES}))}\d])(?:{MONTH}|\d{{4}}[-/]\d\d)"
 )
 """A month's name or an ISO date's year and month; the look-ahead, a first letter of them,
 lets the search skip every other place quickly (it is tried on every claim and sentence)."""
@@ -733,17 +736,17 @@ def _written_with_symbols(text: str) -> str:
 _NAMED_ISO_DATE = re.compile(r"(?<=[A-Za-z])-(?=(?:18|19|20)\d\d-(?:0[1-9]|1[0-2])-[0-3]\d\b)")
 """The hyphen between a name and the ISO date it carries ("nightly-2025-12-01")."""
 _YEARLESS = re.compile(
-    rf"\b(?P<first>{_MONTH} [0-3]?\d|[0-3]?\d {_MONTH})(?!\d|,? (?:18|19|20)\d\d)"
-    rf"(?P<rest>[^.;\d]{{1,40}}?\b(?:{_MONTH} [0-3]?\d,?|[0-3]?\d {_MONTH}) "
+    rf"\b(?P<first>{MONTH} [0-3]?\d|[0-3]?\d {MONTH})(?!\d|,? (?:18|19|20)\d\d)"
+    rf"(?P<rest>[^.;\d]{{1,40}}?\b(?:{MONTH} [0-3]?\d,?|[0-3]?\d {MONTH}) "
     r"(?P<year>(?:18|19|20)\d\d))\b"
 )
 """A day without its year before another day of the same sentence with one: "opened on
 December 5 and ran until December 22, 2022" (the first is a day of 2022 too)."""
 _DAY_RANGE = re.compile(
-    rf"\b(?:(?P<month>{_MONTH}) (?P<a>[0-3]?\d)\s?(?P<sep>[-\u2013]|to|until|through)\s?"
+    rf"\b(?:(?P<month>{MONTH}) (?P<a>[0-3]?\d)\s?(?P<sep>[-\u2013]|to|until|through)\s?"
     r"(?P<b>[0-3]?\d),? (?P<year>(?:18|19|20)\d\d)"
     r"|(?P<a2>[0-3]?\d)\s?(?P<sep2>[-\u2013]|to|and|until|through)\s?(?P<b2>[0-3]?\d)"
-    rf" (?P<month2>{_MONTH}),? (?P<year2>(?:18|19|20)\d\d))\b"
+    rf" (?P<month2>{MONTH}),? (?P<year2>(?:18|19|20)\d\d))\b"
 )
 """A range of days of one month: "September 9\u201323, 2024", "from 9 to 23 September 2024"."""
 

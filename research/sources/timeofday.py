@@ -21,15 +21,15 @@ import re
 
 from dateutil import parser as dateparser  # type: ignore[import-untyped]
 
-_MONTH = (
-    "(?:"
-    + "|".join(
-        sorted((name for names in dateparser.parserinfo.MONTHS for name in names), key=len)[::-1]
-    )
-    + r")\.?"
+MONTH_NAMES = sorted(
+    (name for names in dateparser.parserinfo.MONTHS for name in names), key=len, reverse=True
 )
+"""The months' names and abbreviations python-dateutil reads, the longest first."""
+MONTH = "(?:" + "|".join(MONTH_NAMES) + r")\.?"
+"""A month's name or abbreviation (a pattern's text; `research.sources.spelling`'s too)."""
+WEEKDAY = r"(?:(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day|Mon|Tue|Wed|Thu|Fri|Sat|Sun)\.?,?"
+"""A weekday's name or abbreviation (a pattern's text)."""
 _YEAR = r"(?:18|19|20)\d\d"
-_WEEKDAY = r"(?:(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day|Mon|Tue|Wed|Thu|Fri|Sat|Sun)\.?,?"
 CLOCK = re.compile(
     r"(?<![\w:.,/])(?P<h>[0-2]?\d):(?P<m>[0-5]\d)(?::(?P<s>[0-5]\d))?(?:\.\d+)?"
     r"(?:\s?(?P<ampm>[ap])\.?m\b\.?)?(?![\w:]|\.\d)",
@@ -39,9 +39,9 @@ CLOCK = re.compile(
 _BEFORE = re.compile(
     rf"(?:\b(?:at|by|until|till|from|to|since)"
     rf"|(?<![\w-]){_YEAR}-[01]\d-[0-3]\d"
-    rf"|\b{_MONTH} [0-3]?\d(?:st|nd|rd|th)?(?:,? {_YEAR})?"
-    rf"|\b[0-3]?\d(?:st|nd|rd|th)? (?:of )?{_MONTH},? {_YEAR}"
-    rf"|\b{_WEEKDAY})"
+    rf"|\b{MONTH} [0-3]?\d(?:st|nd|rd|th)?(?:,? {_YEAR})?"
+    rf"|\b[0-3]?\d(?:st|nd|rd|th)? (?:of )?{MONTH},? {_YEAR}"
+    rf"|\b{WEEKDAY})"
     r",?(?: at)?\s+$",
     re.IGNORECASE,
 )
@@ -53,7 +53,7 @@ _AFTER = re.compile(
 _REACH = 40
 """How many characters before a clock are looked at for a date or a word of time."""
 _CTIME = re.compile(
-    rf"\b(?P<day>{_MONTH} [0-3]?\d) (?P<time>[0-2]?\d:[0-5]\d(?::[0-5]\d)?) (?P<year>{_YEAR})\b"
+    rf"\b(?P<day>{MONTH} [0-3]?\d) (?P<time>[0-2]?\d:[0-5]\d(?::[0-5]\d)?) (?P<year>{_YEAR})\b"
 )
 
 
