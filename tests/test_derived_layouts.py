@@ -10,19 +10,24 @@ from corpus sentences:
   read as binary or decimal). Its twins must stay flagged: a wrong multiple, share or
   difference of the same two figures, an input of the claim that is not on the page, an
   input the page gives to other words, and two inputs of different dimensions.
+  Added later, one per guard of `ownfigures.flanked` that no case exercised: a multiple and
+  a share of a count and seconds, a difference with no "than" or "of" before its second
+  figure.
 - `NEIGHBOUR`: both inputs in one sentence next to the one that holds the claim's context
   ("With six workers, ... cut the link time by 4.4 seconds": "configured to use six
   workers" and, two lines on, "Linking takes 3.1 seconds (down from 7.5 seconds)"), or in
   two sentences next to each other after many that hold as many of the claim's words but
   its commonest ones ("survey", "responses"). Twins: the difference of the next line's
-  figures (another subject's), a wrong difference.
+  figures (another subject's), a wrong difference, and (added later) the difference as a
+  plain figure, with no word saying which way it goes.
 - `HEADER_UNIT`: a table whose header gives each column's unit after a comma ("Build
   time, s", "Binary size, KiB"): a difference of two rows' cells in that unit, a cell in
   another unit of it. Twins: a wrong difference, one column's figure read in the other's
   unit.
 - `STATED_ELSEWHERE`: a figure computed from two rows or lines the claim names that the
   page also states, for something else, elsewhere ("12 modules" beside a "12 seconds
-  longer" of two rows' build times). Twins: the same figure of two other rows.
+  longer" of two rows' build times). Twins: the same figure of two other rows, and (added
+  later) the two rows' difference as a plain figure the claim does not say it computed.
 - `COMPARED`: a percentage followed by a comparative ("50% faster than", "33% less time
   than") is a change of two figures, never the share of one in the other. Twins: the
   share read as a change.
@@ -76,6 +81,13 @@ _LIMITS = (
     "The administrator may raise each limit at boot. A single buffer may hold at most 16 MB. "
     "Buffers are allocated on first use. Each worker keeps up to 64 buffers. The pool is "
     "shared by 12 workers. All buffers together may use up to 4 GB of memory."
+)
+
+_POOL_TIMEOUT = (
+    "Worker pool\n\n"
+    "Each worker keeps up to 64 buffers. Buffers are allocated on first use.\n\n"
+    "Timeouts\n\n"
+    "Idle buffers are freed after 16 seconds. The timeout can be changed at run time."
 )
 
 OWN_PAIR: list[Case] = [
@@ -203,6 +215,33 @@ OWN_PAIR: list[Case] = [
         "All buffers together (4 GB) may use 128 times the size of a single buffer (16 MB).",
         False,
     ),
+    # a multiple and a share of two figures of different dimensions (a count, seconds),
+    # each stated apart on the page (`ownfigures._flanks`: one kind and dimension)
+    (
+        _POOL_TIMEOUT,
+        "Each worker keeps up to 64 buffers, four times the 16 seconds after which idle ones "
+        "are freed.",
+        False,
+    ),
+    (
+        _POOL_TIMEOUT,
+        "Idle buffers are freed after 16 seconds, 25% of the 64 buffers a worker keeps.",
+        False,
+    ),
+    # a difference of the claim's two figures that it says is of something else: no "than"
+    # or "of" between it and the second (`ownfigures.flanked`)
+    (
+        _SUITES,
+        "With 10,000 rows in one transaction, the new loader finished in 0.60 seconds, 1.8 "
+        "seconds sooner on its second run, and the old loader in 2.40 seconds.",
+        False,
+    ),
+    (
+        _SUITES,
+        "With 10,000 rows in one transaction, the new loader finished in 0.60 seconds, 1.8 "
+        "seconds after it started streaming, and the old loader in 2.40 seconds.",
+        False,
+    ),
 ]
 
 _PROFILE = (
@@ -286,6 +325,10 @@ NEIGHBOUR: list[Case] = [
         "cleaning.",
         False,
     ),
+    # the neighbour's difference as a plain figure, no word saying which way it goes
+    # (`computed._next_to_context`: only with `Cues.rise` or `Cues.fall`)
+    (_PROFILE, "With six workers, linking the release build took 4.4 seconds.", False),
+    (_PROFILE_LINES, "With six workers, the release build spent 4.4 seconds linking.", False),
 ]
 
 _BUILDS = (
@@ -338,6 +381,22 @@ _SCHEDULE = (
 
 _SCHEDULE_ALONE = _SCHEDULE.replace("The team held 5 planning meetings", "The team met")
 
+_NIGHTLY = (
+    "Build tools\n\n"
+    "We timed each tool on a clean checkout, best of three runs.\n"
+    "| Tool | Build time, s |\n"
+    "|---|---|\n"
+    "| quickbuild | 3.5 |\n"
+    "| slowmake | 15.5 |\n"
+    "| midtool | 8.0 |\n\n"
+    "Caching\n\n"
+    "All tools keep a cache of object files between runs. The cache keeps at most 12 versions "
+    "of each file. It can be cleared by hand.\n\n"
+    "Nightly job\n\n"
+    "In March we switched the nightly job on the shared laptop from quickbuild to slowmake. "
+    "Nobody noticed."
+)
+
 STATED_ELSEWHERE: list[Case] = [
     (
         _BUILDS_NOTES,
@@ -364,6 +423,32 @@ STATED_ELSEWHERE: list[Case] = [
     (  # the same, on a page that states no 5 at all: a figure nowhere on the page
         _SCHEDULE_ALONE,
         "Version 4.2.0 spent about five months between its second beta and the final release.",
+        False,
+    ),
+    (
+        _NIGHTLY,
+        "The nightly job on the shared laptop took 12 seconds longer after the switch from "
+        "quickbuild to slowmake.",
+        True,
+    ),
+    (
+        _NIGHTLY,
+        "The nightly job on the shared laptop took 20 seconds longer after the switch from "
+        "quickbuild to slowmake.",
+        False,
+    ),
+    # the two rows' difference as a plain figure, which the claim does not say it computed
+    # (`computed.computed_from_rows`: a comparative, multiple, percentage or duration only)
+    (
+        _NIGHTLY,
+        "The nightly job on the shared laptop took 12 seconds after the switch from quickbuild "
+        "to slowmake.",
+        False,
+    ),
+    (
+        _NIGHTLY,
+        "After the switch from quickbuild to slowmake, the nightly job on the shared laptop "
+        "took 12 seconds per build.",
         False,
     ),
 ]

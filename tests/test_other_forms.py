@@ -190,6 +190,19 @@ TIMESTAMP: list[Case] = [
         "The build used the newest compiler revision, dated 12 June 2019.",
         False,
     ),
+    # a clock in a timestamp whose day comes before its month ("Tue 26 Mar 08:27:18 2013",
+    # which `timeofday.ctime_dates` leaves as it is): a time of day by the year after it,
+    # never a duration of 8 hours 27 minutes
+    (
+        "Build log\n\nThe last nightly build started Tue 26 Mar 08:27:18 2013 and passed.",
+        "The last nightly build started at 08:27.",
+        True,
+    ),
+    (
+        "Build log\n\nThe last nightly build started Tue 26 Mar 08:27:18 2013 and passed.",
+        "The last nightly build ran for 8 hours and 27 minutes.",
+        False,
+    ),
 ]
 
 ORDINAL_FRACTION: list[Case] = [
@@ -217,6 +230,12 @@ ORDINAL_FRACTION: list[Case] = [
         "The probe waits a thirty-second interval between retries.",
         "The probe waits half a minute between retries.",
         True,
+    ),
+    # "thirty-second of" is a fraction, 1/32, not 30 seconds (`spelling._word_unit`)
+    (
+        "After a failure the client waits 30 seconds before it retries.",
+        "After a failure the client waits one thirty-second of a minute before it retries.",
+        False,
     ),
 ]
 
@@ -281,6 +300,7 @@ def test_a_quantity_in_another_form_is_read_as_the_figure_it_means(
         ("The job started at 08:13 and failed.", ["08:13"]),
         ("Thu 2017-10-12 08:13:07 CEST 2955 present /usr/bin/cat", ["08:13:07"]),
         ("go version devel +08d2 Tue Mar 26 08:27:18 2013 +0100 linux/amd64", ["08:27:18"]),
+        ("The build started Tue 26 Mar 08:27:18 2013 on host a.", ["08:27:18"]),
         ("The doors open at 9:42 pm sharp.", ["21:42"]),
         ("The marathon took 2:11:05 in the end.", []),
         ("Mix sand and cement at a ratio of 1:10 by volume.", []),

@@ -342,6 +342,14 @@ GROUPS: dict[str, list[Case]] = {
             "for pycsv.",
             True,
         ),
+        # the bound's "more" with the smaller figure first (`comparisons.contradicted` skips
+        # a comparative bounding a figure)
+        (
+            _MACHINES,
+            "On the cloud VM, pycsv read input.csv at more than 140 MB/s, against 812 MB/s "
+            "for fastcsv.",
+            True,
+        ),
     ],
     # Two variants of one benchmark, each table under a paragraph saying which: the words
     # of the claim that only a caption holds tell the tables apart.
