@@ -64,15 +64,16 @@ def quarters(text: str, *, claim: bool) -> list[RawFigure]:
 
 
 def date_figure(
-    match: re.Match[str], key: str, candidates: set[Value], blank_end: int = 0
+    match: re.Match[str], key: str, candidates: set[Value], blank_end: int = 0, kind: str = "date"
 ) -> RawFigure:
-    """A date read from `match`: its key ("2021-03", "2021-Q1") and what it may match."""
+    """A date (or a time of day, `kind` "time") read from `match`: its key ("2021-03",
+    "2021-Q1", "08:13") and what it may match."""
     return RawFigure(
         start=match.start(),
         end=match.end(),
         text=match.group(0),
         value=key,
-        kind="date",
+        kind=kind,
         scale=None,
         letter=False,
         candidates=candidates,
@@ -110,7 +111,5 @@ def times(text: str, *, claim: bool) -> list[RawFigure]:
         if key is None or not time_of_day(text, match.start(), match.end()):
             continue
         candidates: set[Value] = {key} if claim else {key, key[:5]}
-        figure = date_figure(match, key, candidates)
-        figure.kind = "time"
-        out.append(figure)
+        out.append(date_figure(match, key, candidates, kind="time"))
     return out
